@@ -1,0 +1,119 @@
+"""Atomic writes and small file helpers (npz, json, tables).
+
+Every file the pipeline produces is written to a temporary file in the same folder and moved
+into place with ``os.replace``, so an interrupted job never leaves a half-written output that a
+resumed run would mistake for a finished one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io as _io
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "atomic_path",
+    "write_text",
+    "write_json",
+    "read_json",
+    "save_npz",
+    "load_npz",
+    "write_table",
+    "format_value",
+]
+
+
+@contextlib.contextmanager
+def atomic_path(path, suffix: str | None = None):
+    """Yield a temporary path beside ``path``; move it onto ``path`` only if the block succeeds."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix or path.suffix)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_json(path, obj) -> None:
+    write_text(path, json.dumps(obj, indent=1, sort_keys=True) + "\n")
+
+
+def read_json(path):
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def save_npz(path, **arrays) -> None:
+    """Save arrays atomically (uncompressed npz; no pickled objects)."""
+    for name, value in arrays.items():
+        if np.asarray(value).dtype == object:
+            raise TypeError(f"array {name!r} has dtype object: npz files here never hold pickles")
+    with atomic_path(path, suffix=".npz") as tmp:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+
+
+def load_npz(path) -> dict:
+    with np.load(path, allow_pickle=False) as data:
+        return {k: data[k] for k in data.files}
+
+
+def format_value(value, digits: int = 3) -> str:
+    """Fixed-precision text for a table cell; refuses NaN/inf so none reaches a table."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    v = float(value)
+    if not np.isfinite(v):
+        raise ValueError(f"non-finite value {v} would reach a table")
+    return f"{v:.{digits}f}"
+
+
+def write_table(csv_path, md_path, rows: list[dict], columns: list[str], *, title: str = "",
+                notes: str = "", digits: int = 3, md_columns: list[str] | None = None) -> None:
+    """Write one table as tidy CSV and as a Markdown table (with title and notes).
+
+    ``rows`` are dicts keyed by column; values are formatted by :func:`format_value`, so the
+    two files hold the same numbers and are byte-identical for identical inputs.
+    """
+    if not rows:
+        raise ValueError("a table needs at least one row")
+    cells = [{c: format_value(r.get(c), digits) for c in columns} for r in rows]
+    buf = _io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    w.writeheader()
+    w.writerows(cells)
+    write_text(csv_path, buf.getvalue())
+
+    shown = md_columns or columns
+    lines = []
+    if title:
+        lines += [f"# {title}", ""]
+    lines.append("| " + " | ".join(shown) + " |")
+    lines.append("|" + "|".join("---" for _ in shown) + "|")
+    for c in cells:
+        lines.append("| " + " | ".join(c[k] for k in shown) + " |")
+    if notes:
+        lines += ["", notes.strip()]
+    write_text(md_path, "\n".join(lines) + "\n")

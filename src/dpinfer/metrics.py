@@ -1,0 +1,205 @@
+"""Summaries of posterior draws that every study reuses.
+
+- posterior means and central credible intervals; coverage with its binomial standard error
+- acceptance summaries of data-augmentation samplers
+- unbiased MMD^2 with a Gaussian kernel (median-heuristic or fixed bandwidth)
+- calibration: quantile of the true parameter in its posterior sample, and the KS statistic
+  of those quantiles against U(0, 1)
+- effective sample size (for Monte Carlo error bars in tests)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "posterior_mean",
+    "central_interval",
+    "covers",
+    "coverage",
+    "binomial_se",
+    "acceptance_summary",
+    "median_heuristic",
+    "mmd2_unbiased",
+    "quantile_of_truth",
+    "ks_uniform",
+    "ks_critical_value",
+    "effective_sample_size",
+    "mc_standard_error",
+]
+
+
+def _as_draws(draws) -> np.ndarray:
+    a = np.asarray(draws, dtype=float)
+    if a.ndim == 1:
+        a = a[:, None]
+    if a.ndim != 2 or a.shape[0] == 0:
+        raise ValueError(f"draws must be (n_draws,) or (n_draws, dim) and non-empty, got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError("draws contain NaN or inf")
+    return a
+
+
+def posterior_mean(draws) -> np.ndarray:
+    """Mean over draws (axis 0)."""
+    return _as_draws(draws).mean(axis=0)
+
+
+def central_interval(draws, level: float = 0.9) -> tuple[np.ndarray, np.ndarray]:
+    """Equal-tailed credible interval: the (1-level)/2 and (1+level)/2 sample quantiles."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    a = _as_draws(draws)
+    lo, hi = np.quantile(a, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=0)
+    return lo, hi
+
+
+def covers(lower, upper, truth) -> np.ndarray:
+    """Whether each interval [lower, upper] contains the true value (closed interval)."""
+    lower, upper, truth = (np.asarray(v, dtype=float) for v in (lower, upper, truth))
+    return (lower <= truth) & (truth <= upper)
+
+
+def coverage(hits) -> np.ndarray:
+    """Empirical coverage: mean of boolean hits over replicates (axis 0)."""
+    h = np.asarray(hits, dtype=float)
+    if h.shape[0] == 0:
+        raise ValueError("coverage of zero replicates")
+    return h.mean(axis=0)
+
+
+def binomial_se(p, n: int) -> np.ndarray:
+    """Standard error sqrt(p (1-p) / n) of a proportion estimated from n replicates."""
+    p = np.asarray(p, dtype=float)
+    return np.sqrt(np.clip(p * (1.0 - p), 0.0, None) / n)
+
+
+def acceptance_summary(per_sweep) -> dict:
+    """Mean and minimum of per-sweep acceptance rates (fraction of records accepted)."""
+    a = np.asarray(per_sweep, dtype=float)
+    if a.size == 0:
+        raise ValueError("no sweeps")
+    return {"mean": float(a.mean()), "min": float(a.min())}
+
+
+# ----------------------------------------------------------------------------- MMD
+def median_heuristic(x, y) -> float:
+    """Median of pairwise Euclidean distances in the pooled sample (bandwidth of the kernel)."""
+    z = np.vstack([_as_draws(x), _as_draws(y)])
+    m = z.shape[0]
+    if m > 2000:  # the median of a 2000-point subsample is plenty and keeps this O(1) in n
+        idx = np.linspace(0, m - 1, 2000).astype(np.int64)
+        z = z[idx]
+    d = _pairwise_distances(z)
+    iu = np.triu_indices(z.shape[0], k=1)
+    med = float(np.median(d[iu]))
+    return med if med > 0 else 1.0
+
+
+@njit(cache=True)
+def _pairwise_distances(z):
+    m, d = z.shape
+    out = np.zeros((m, m))
+    for i in range(m):
+        for j in range(i + 1, m):
+            s = 0.0
+            for k in range(d):
+                t = z[i, k] - z[j, k]
+                s += t * t
+            out[i, j] = math.sqrt(s)
+            out[j, i] = out[i, j]
+    return out
+
+
+@njit(cache=True)
+def _mean_kernel(a, b, inv2h2, same):
+    n, m = a.shape[0], b.shape[0]
+    d = a.shape[1]
+    total = 0.0
+    for i in range(n):
+        j0 = i + 1 if same else 0
+        for j in range(j0, m):
+            s = 0.0
+            for k in range(d):
+                t = a[i, k] - b[j, k]
+                s += t * t
+            total += math.exp(-s * inv2h2)
+    if same:
+        return 2.0 * total / (n * (n - 1))
+    return total / (n * m)
+
+
+def mmd2_unbiased(x, y, bandwidth: float | None = None) -> float:
+    """Unbiased MMD^2 (Gretton et al. 2012, Eq. 3) with k(a, b) = exp(-|a-b|^2 / (2 h^2)).
+
+    ``bandwidth`` h defaults to the median heuristic over the pooled sample. Can be slightly
+    negative (it is unbiased); callers decide whether to clip for display.
+    """
+    a, b = _as_draws(x), _as_draws(y)
+    if a.shape[1] != b.shape[1]:
+        raise ValueError("x and y must have the same dimension")
+    if a.shape[0] < 2 or b.shape[0] < 2:
+        raise ValueError("need at least two draws in each sample")
+    h = median_heuristic(a, b) if bandwidth is None else float(bandwidth)
+    if not h > 0:
+        raise ValueError(f"bandwidth must be positive, got {h}")
+    c = 1.0 / (2.0 * h * h)
+    return float(_mean_kernel(a, a, c, True) + _mean_kernel(b, b, c, True) - 2.0 * _mean_kernel(a, b, c, False))
+
+
+# ----------------------------------------------------------------------------- calibration
+def quantile_of_truth(draws, truth) -> np.ndarray:
+    """Fraction of posterior draws below the true value, per coordinate (ties count half)."""
+    a = _as_draws(draws)
+    t = np.asarray(truth, dtype=float).reshape(1, -1)
+    return (a < t).mean(axis=0) + 0.5 * (a == t).mean(axis=0)
+
+
+def ks_uniform(u) -> float:
+    """Kolmogorov-Smirnov distance between the empirical CDF of ``u`` and U(0, 1)."""
+    u = np.sort(np.asarray(u, dtype=float).ravel())
+    n = u.size
+    if n == 0:
+        raise ValueError("no quantiles")
+    i = np.arange(1, n + 1)
+    return float(max(np.max(i / n - u), np.max(u - (i - 1) / n)))
+
+
+def ks_critical_value(n: int, alpha: float = 0.05) -> float:
+    """Asymptotic critical value sqrt(-log(alpha/2) / 2) / sqrt(n) of the one-sample KS test."""
+    return math.sqrt(-0.5 * math.log(alpha / 2.0)) / math.sqrt(n)
+
+
+# ----------------------------------------------------------------------------- Monte Carlo error
+def effective_sample_size(chain) -> np.ndarray:
+    """ESS per coordinate from the initial positive sequence of autocorrelations (Geyer 1992)."""
+    a = _as_draws(chain)
+    n = a.shape[0]
+    out = np.empty(a.shape[1])
+    for j in range(a.shape[1]):
+        x = a[:, j] - a[:, j].mean()
+        var = x @ x / n
+        if var == 0:
+            out[j] = n
+            continue
+        f = np.fft.rfft(x, 2 * n)
+        acf = np.fft.irfft(f * np.conj(f))[:n] / (n * var)
+        # tau = -1 + 2 * sum of the leading positive pair sums rho_2m + rho_2m+1, m = 0, 1, ...
+        gamma_sum = 0.0
+        for k in range(0, n - 1, 2):
+            pair = acf[k] + acf[k + 1]
+            if pair <= 0:
+                break
+            gamma_sum += pair
+        tau = max(1.0, -1.0 + 2.0 * gamma_sum)  # capped at ESS = n: conservative error bars
+        out[j] = n / tau
+    return out
+
+
+def mc_standard_error(chain) -> np.ndarray:
+    """Monte Carlo standard error of the chain mean, sd / sqrt(ESS)."""
+    a = _as_draws(chain)
+    return a.std(axis=0, ddof=1) / np.sqrt(effective_sample_size(a))

@@ -1,0 +1,1 @@
+# bernstein2020 rules: written by the bernstein2020 study issue.
