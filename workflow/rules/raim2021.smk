@@ -1,1 +1,1 @@
-# raim2021 rules: written by the raim2021 study issue.
+# raim2021 rules (to be written)

@@ -1,0 +1,1 @@
+# bernstein2020_ch4 rules (to be written)

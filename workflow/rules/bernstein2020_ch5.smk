@@ -1,0 +1,1 @@
+# bernstein2020_ch5 rules (to be written)
