@@ -24,6 +24,8 @@ __all__ = [
     "read_json",
     "save_npz",
     "load_npz",
+    "write_csv",
+    "write_markdown",
     "write_table",
     "format_value",
 ]
@@ -90,30 +92,34 @@ def format_value(value, digits: int = 3) -> str:
     return f"{v:.{digits}f}"
 
 
-def write_table(csv_path, md_path, rows: list[dict], columns: list[str], *, title: str = "",
-                notes: str = "", digits: int = 3, md_columns: list[str] | None = None) -> None:
-    """Write one table as tidy CSV and as a Markdown table (with title and notes).
-
-    ``rows`` are dicts keyed by column; values are formatted by :func:`format_value`, so the
-    two files hold the same numbers and are byte-identical for identical inputs.
-    """
+def write_csv(path, rows: list[dict], columns: list[str], digits: int = 3) -> None:
+    """Tidy CSV: one row per dict, cells formatted by :func:`format_value`."""
     if not rows:
         raise ValueError("a table needs at least one row")
-    cells = [{c: format_value(r.get(c), digits) for c in columns} for r in rows]
     buf = _io.StringIO()
     w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     w.writeheader()
-    w.writerows(cells)
-    write_text(csv_path, buf.getvalue())
+    w.writerows({c: format_value(r.get(c), digits) for c in columns} for r in rows)
+    write_text(path, buf.getvalue())
 
-    shown = md_columns or columns
-    lines = []
-    if title:
-        lines += [f"# {title}", ""]
-    lines.append("| " + " | ".join(shown) + " |")
-    lines.append("|" + "|".join("---" for _ in shown) + "|")
-    for c in cells:
-        lines.append("| " + " | ".join(c[k] for k in shown) + " |")
+
+def write_markdown(path, rows: list[dict], columns: list[str], *, title: str = "", notes: str = "",
+                   digits: int = 3) -> None:
+    """A Markdown table with an optional title and notes below it."""
+    if not rows:
+        raise ValueError("a table needs at least one row")
+    lines = [f"# {title}", ""] if title else []
+    lines.append("| " + " | ".join(columns) + " |")
+    lines.append("|" + "|".join("---" for _ in columns) + "|")
+    for r in rows:
+        lines.append("| " + " | ".join(format_value(r.get(c), digits) for c in columns) + " |")
     if notes:
         lines += ["", notes.strip()]
-    write_text(md_path, "\n".join(lines) + "\n")
+    write_text(path, "\n".join(lines) + "\n")
+
+
+def write_table(csv_path, md_path, rows: list[dict], columns: list[str], *, title: str = "",
+                notes: str = "", digits: int = 3) -> None:
+    """Write one table as tidy CSV and as Markdown with the same columns and numbers."""
+    write_csv(csv_path, rows, columns, digits)
+    write_markdown(md_path, rows, columns, title=title, notes=notes, digits=digits)

@@ -1,1 +1,177 @@
-# bernstein2020_ch4 rules (to be written)
+# bernstein2020 Chapter 4: noise-aware Gibbs over sufficient statistics for exponential families.
+# Targets fig4_2, fig4_3, fig4_4, figB_1. Logic: dpinfer.studies.bernstein2020_ch4.
+from snakemake.utils import validate
+
+CH4 = config.get("bernstein2020", {}).get("chapter4", {})
+CH4_ENABLED = "bernstein2020" in config and CH4.get("enabled", True)
+CH4_DIR = f"{RESULTS}/bernstein2020/ch4"
+# the settings one trial depends on: editing a figure setting (ecdf, trace) reruns no trial
+CH4_TRIAL_KEYS = ("iterations", "burnin", "replicates", "chunk_size", "mmd_draws", "mmd_bandwidth",
+                  "binomial", "multinomial", "exponential", "ops")
+CH4_TRIAL = {k: CH4[k] for k in CH4_TRIAL_KEYS if k in CH4}
+
+if CH4_ENABLED:
+    validate(CH4, "../schemas/bernstein2020_ch4.schema.yaml")
+    if CH4["mmd_draws"] > CH4["iterations"]:
+        config_error("bernstein2020.chapter4.mmd_draws", "must not exceed iterations (draws are thinned)")
+    if CH4["ecdf"]["n"] not in CH4["n_grid"] or CH4["ecdf"]["epsilon"] not in CH4["epsilons"]:
+        config_error("bernstein2020.chapter4.ecdf", "the (n, epsilon) of fig4_3 must be in n_grid x epsilons")
+    if CH4["chunk_size"] > CH4["replicates"]:
+        config_error("bernstein2020.chapter4.chunk_size", "must not exceed replicates")
+    register_targets(
+        "bernstein2020",
+        [("fig4_2", "figure"), ("fig4_3", "figure"), ("fig4_4", "figure"), ("figB_1", "figure")],
+    )
+
+
+def ch4_run_files(wildcards):
+    """Every chunk file of the calibration grid (models x n x epsilon x chunks)."""
+    k = n_chunks(CH4["replicates"], CH4["chunk_size"])
+    return [
+        f"{CH4_DIR}/runs/{model}/n{n}_eps{fmt_eps(eps)}/chunk{c}.npz"
+        for model in CH4["models"]
+        for n in CH4["n_grid"]
+        for eps in CH4["epsilons"]
+        for c in range(k)
+    ]
+
+
+def ch4_model(wildcards):
+    return wildcards.model
+
+
+def ch4_n(wildcards):
+    return int(wildcards.n)
+
+
+def ch4_epsilon(wildcards):
+    return float(wildcards.eps)
+
+
+def ch4_chunk(wildcards):
+    return int(wildcards.chunk)
+
+
+rule bernstein2020_ch4_chunk:
+    output:
+        runs=f"{CH4_DIR}/runs/{{model}}/n{{n}}_eps{{eps}}/chunk{{chunk}}.npz",
+    log:
+        f"{LOGS}/bernstein2020/ch4/runs/{{model}}_n{{n}}_eps{{eps}}_{{chunk}}.log",
+    wildcard_constraints:
+        model="binomial|multinomial|exponential",
+        n=r"\d+",
+        eps=r"[0-9.e-]+",
+        chunk=r"\d+",
+    params:
+        step="bernstein2020_ch4:run_chunk",
+        seed=config["seed"],
+        model=ch4_model,
+        n=ch4_n,
+        epsilon=ch4_epsilon,
+        chunk=ch4_chunk,
+        cfg=CH4_TRIAL,
+    resources:
+        runtime=15,
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_ch4_aggregate:
+    input:
+        runs=ch4_run_files,
+    output:
+        summary=f"{CH4_DIR}/summary.npz",
+        csv=f"{CH4_DIR}/calibration_utility.csv",
+        md=f"{CH4_DIR}/calibration_utility.md",
+    log:
+        f"{LOGS}/bernstein2020/ch4/aggregate.log",
+    params:
+        step="bernstein2020_ch4:aggregate",
+        cfg=CH4,
+    resources:
+        runtime=5,
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_ch4_traces:
+    output:
+        traces=f"{CH4_DIR}/traces.npz",
+    log:
+        f"{LOGS}/bernstein2020/ch4/traces.log",
+    params:
+        step="bernstein2020_ch4:run_traces",
+        seed=config["seed"],
+        cfg=CH4,
+    resources:
+        runtime=5,
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_fig4_2:
+    input:
+        summary=rules.bernstein2020_ch4_aggregate.output.summary,
+    output:
+        pdf=f"{RESULTS}/bernstein2020/fig4_2.pdf",
+        png=f"{RESULTS}/bernstein2020/fig4_2.png",
+    log:
+        f"{LOGS}/bernstein2020/fig4_2.log",
+    params:
+        step="bernstein2020_ch4:render_fig4_2",
+        cfg=CH4,
+    resources:
+        runtime=5,
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_fig4_3:
+    input:
+        summary=rules.bernstein2020_ch4_aggregate.output.summary,
+    output:
+        pdf=f"{RESULTS}/bernstein2020/fig4_3.pdf",
+        png=f"{RESULTS}/bernstein2020/fig4_3.png",
+    log:
+        f"{LOGS}/bernstein2020/fig4_3.log",
+    params:
+        step="bernstein2020_ch4:render_fig4_3",
+        cfg=CH4,
+    resources:
+        runtime=5,
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_fig4_4:
+    input:
+        summary=rules.bernstein2020_ch4_aggregate.output.summary,
+    output:
+        pdf=f"{RESULTS}/bernstein2020/fig4_4.pdf",
+        png=f"{RESULTS}/bernstein2020/fig4_4.png",
+    log:
+        f"{LOGS}/bernstein2020/fig4_4.log",
+    params:
+        step="bernstein2020_ch4:render_fig4_4",
+        cfg=CH4,
+    resources:
+        runtime=5,
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_figB_1:
+    input:
+        traces=rules.bernstein2020_ch4_traces.output.traces,
+    output:
+        pdf=f"{RESULTS}/bernstein2020/figB_1.pdf",
+        png=f"{RESULTS}/bernstein2020/figB_1.png",
+    log:
+        f"{LOGS}/bernstein2020/figB_1.log",
+    params:
+        step="bernstein2020_ch4:render_figB_1",
+        cfg=CH4,
+    resources:
+        runtime=5,
+    script:
+        STEP_SCRIPT

@@ -1,5 +1,7 @@
 # Helpers shared by the study rule files: target registry, chunking, seeds, config checks.
 # Logic lives in dpinfer.pipeline so tests reach it; this file only wires it to the config.
+import os
+
 from dpinfer.pipeline import chunk_replicates, fmt_eps, n_chunks, target_paths
 
 RESULTS = "results"

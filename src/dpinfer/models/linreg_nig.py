@@ -1,0 +1,383 @@
+"""Bayesian linear regression with a normal-inverse-gamma prior (bernstein2020, Ch. 5).
+
+Model (one covariate plus an intercept, as in the thesis's experiments): x ~ p(x),
+y | x ~ N(theta_0 x + theta_1, sigma^2), theta = [slope, intercept], and
+(theta, sigma^2) ~ NIG(mu0, Lambda0, a0, b0) with Lambda0 a *precision*:
+theta | sigma^2 ~ N(mu0, sigma^2 Lambda0^{-1}), sigma^2 ~ InvGamma(a0, b0).
+
+The sufficient statistics are kept as the 5-vector of the distinct non-constant entries of
+[X'X, X'y, y'y] with X = [x, 1]:
+
+    s = [sum x, sum x^2, sum y, sum x y, sum y^2]      (n = sum 1 is public)
+
+Contents:
+
+- :func:`nig_posterior` / :func:`nig_draws`: the conjugate update of Eq. (5.1).
+- :func:`clt_mean_cov`: mean and covariance of t(x, y) for one individual from the moments
+  E[x^k], k <= 4, and (theta, sigma^2) (Eqs. 5.2 and 5.3, written for d = 1 plus intercept).
+- :func:`project_statistics`: projection of s so that the (d+1)x(d+1) matrix A'A, A = [X, 1, y],
+  is positive semi-definite (Sec. 5.2.4.3); n, sum x and sum y stay fixed.
+- Hierarchical normal data prior x ~ N(mu_x, tau^2), (mu_x, tau^2) ~ NIW(m0, kappa, psi, nu):
+  :func:`niw_posterior`, :func:`gaussian_moments`, :func:`prior_predictive_moments`.
+
+The numba kernels (``_...``) are shared with the samplers in ``dpinfer.samplers.gibbs_ss`` and
+``dpinfer.samplers.mcmc_ind``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "NIGPrior",
+    "NIWPrior",
+    "N_STATS",
+    "sufficient_statistics",
+    "nig_posterior",
+    "nig_draws",
+    "clt_mean_cov",
+    "project_statistics",
+    "niw_posterior",
+    "gaussian_moments",
+    "prior_predictive_moments",
+    "moment_bounds",
+    "simulate_dataset",
+    "sensitivity_statistics",
+    "sensitivity_moments",
+]
+
+N_STATS = 5  # [sum x, sum x^2, sum y, sum xy, sum y^2]
+
+
+@dataclass(frozen=True)
+class NIGPrior:
+    """NIG(mu0, Lambda0, a0, b0) on (theta, sigma^2); ``lam0`` is the 2x2 prior precision."""
+
+    mu0: np.ndarray
+    lam0: np.ndarray
+    a0: float
+    b0: float
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "NIGPrior":
+        mu0 = np.asarray(cfg["mu0"], dtype=float)
+        lam0 = np.diag(np.asarray(cfg["lambda0_diag"], dtype=float))
+        if mu0.shape != (2,) or lam0.shape != (2, 2) or np.any(np.diag(lam0) <= 0):
+            raise ValueError("NIG prior needs mu0 of length 2 and two positive precisions")
+        if cfg["a0"] <= 0 or cfg["b0"] <= 0:
+            raise ValueError("a0 and b0 must be positive")
+        return cls(mu0, lam0, float(cfg["a0"]), float(cfg["b0"]))
+
+
+@dataclass(frozen=True)
+class NIWPrior:
+    """Scalar NIW(m0, kappa, psi, nu): tau^2 ~ InvGamma(nu/2, psi/2), mu_x | tau^2 ~ N(m0, tau^2/kappa)."""
+
+    m0: float
+    kappa: float
+    psi: float
+    nu: float
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "NIWPrior":
+        p = cls(float(cfg["m0"]), float(cfg["kappa"]), float(cfg["psi"]), float(cfg["nu"]))
+        if p.kappa <= 0 or p.psi <= 0 or p.nu <= 4:
+            raise ValueError("NIW prior needs kappa > 0, psi > 0 and nu > 4 (finite fourth moments)")
+        return p
+
+
+# ----------------------------------------------------------------------------- statistics
+def sufficient_statistics(x, y) -> np.ndarray:
+    """s = [sum x, sum x^2, sum y, sum x y, sum y^2] of one data set."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    return np.array([x.sum(), x @ x, y.sum(), x @ y, y @ y])
+
+
+def sensitivity_statistics(width_x: float, width_y: float, d: int = 2) -> float:
+    """Thesis Sec. 5.2.1: Delta_s = w_x^2 d(d+1)/2 + w_x w_y d + w_y^2 (d counts the unit feature)."""
+    return width_x**2 * d * (d + 1) / 2 + width_x * width_y * d + width_y**2
+
+
+def sensitivity_moments(width_x: float, n_unique: int = 5) -> float:
+    """Thesis Sec. 5.2.4.4: D w_x^4 for the D = 5 unique fourth-moment entries (d = 2)."""
+    return n_unique * width_x**4
+
+
+def moment_bounds(lo: float, hi: float) -> np.ndarray:
+    """(4, 2) array: the range of x^k, k = 1..4, for x in [lo, hi] (clipping noisy moments)."""
+    out = np.empty((4, 2))
+    grid = np.array([lo, hi, 0.0]) if lo < 0 < hi else np.array([lo, hi])
+    for k in range(1, 5):
+        v = grid**k
+        out[k - 1] = v.min(), v.max()
+    return out
+
+
+# ----------------------------------------------------------------------------- NIG conjugacy
+@njit(cache=True)
+def _nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n):
+    """Eq. (5.1) from s; fills mu_n (2) and lam_n (2, 2); returns (a_n, b_n)."""
+    # X = [x, 1]: X'X = [[sxx, sx], [sx, n]], X'y = [sxy, sy]
+    lam_n[0, 0] = s[1] + lam0[0, 0]
+    lam_n[0, 1] = s[0] + lam0[0, 1]
+    lam_n[1, 0] = s[0] + lam0[1, 0]
+    lam_n[1, 1] = n + lam0[1, 1]
+    r0 = s[3] + lam0[0, 0] * mu0[0] + lam0[0, 1] * mu0[1]
+    r1 = s[2] + lam0[1, 0] * mu0[0] + lam0[1, 1] * mu0[1]
+    det = lam_n[0, 0] * lam_n[1, 1] - lam_n[0, 1] * lam_n[1, 0]
+    mu_n[0] = (lam_n[1, 1] * r0 - lam_n[0, 1] * r1) / det
+    mu_n[1] = (lam_n[0, 0] * r1 - lam_n[1, 0] * r0) / det
+    q0 = (mu0[0] * (lam0[0, 0] * mu0[0] + lam0[0, 1] * mu0[1])
+          + mu0[1] * (lam0[1, 0] * mu0[0] + lam0[1, 1] * mu0[1]))
+    qn = mu_n[0] * r0 + mu_n[1] * r1  # mu_n' Lambda_n mu_n = mu_n' r
+    a_n = a0 + 0.5 * n
+    b_n = b0 + 0.5 * (s[4] + q0 - qn)
+    return a_n, b_n
+
+
+@njit(cache=True)
+def _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta):
+    """One (theta, sigma^2) ~ NIG(mu_n, lam_n, a_n, b_n); fills theta, returns sigma^2."""
+    sigma2 = b_n / rng.gamma(a_n, 1.0)
+    # theta = mu_n + sigma * L'^{-1} xi with lam_n = L L' (2x2 Cholesky)
+    l00 = math.sqrt(lam_n[0, 0])
+    l10 = lam_n[1, 0] / l00
+    l11 = math.sqrt(max(lam_n[1, 1] - l10 * l10, 1e-300))
+    sd = math.sqrt(sigma2)
+    e0 = rng.standard_normal()
+    e1 = rng.standard_normal()
+    v1 = e1 / l11
+    v0 = (e0 - l10 * v1) / l00
+    theta[0] = mu_n[0] + sd * v0
+    theta[1] = mu_n[1] + sd * v1
+    return sigma2
+
+
+@njit(cache=True)
+def _nig_draws_kernel(rng, mu_n, lam_n, a_n, b_n, out):
+    theta = np.empty(2)
+    for k in range(out.shape[0]):
+        out[k, 2] = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
+        out[k, 0] = theta[0]
+        out[k, 1] = theta[1]
+
+
+def nig_posterior(s, n: int, prior: NIGPrior):
+    """(mu_n, Lambda_n, a_n, b_n) of Eq. (5.1) from s = [sx, sxx, sy, sxy, syy] and public n."""
+    s = np.asarray(s, dtype=float)
+    if s.shape != (N_STATS,):
+        raise ValueError(f"s must have {N_STATS} entries")
+    mu_n, lam_n = np.empty(2), np.empty((2, 2))
+    a_n, b_n = _nig_update(s, float(n), prior.mu0, prior.lam0, prior.a0, prior.b0, mu_n, lam_n)
+    if not b_n > 0:
+        raise ValueError("b_n <= 0: project the statistics first (project_statistics)")
+    return mu_n, lam_n, a_n, b_n
+
+
+def nig_draws(rng: np.random.Generator, s, n: int, prior: NIGPrior, size: int) -> np.ndarray:
+    """``size`` draws of (theta_0, theta_1, sigma^2) from the NIG posterior given s."""
+    mu_n, lam_n, a_n, b_n = nig_posterior(s, n, prior)
+    out = np.empty((int(size), 3))
+    _nig_draws_kernel(rng, mu_n, lam_n, a_n, b_n, out)
+    return out
+
+
+# ----------------------------------------------------------------------------- PSD projection
+@njit(cache=True)
+def _project_statistics(s, n):
+    """Project s in place so A'A (A = [x, 1, y]) is PSD; returns True if s changed.
+
+    With n > 0, A'A is PSD iff the Schur complement of n, the centred scatter matrix
+    C = [[Sxx - Sx^2/n, Sxy - Sx Sy/n], [., Syy - Sy^2/n]], is PSD. C is replaced by its
+    eigenvalue-clipped version (nearest PSD matrix in Frobenius norm); n, Sx, Sy are kept.
+    """
+    c00 = s[1] - s[0] * s[0] / n
+    c01 = s[3] - s[0] * s[2] / n
+    c11 = s[4] - s[2] * s[2] / n
+    tr = c00 + c11
+    det = c00 * c11 - c01 * c01
+    if c00 >= 0.0 and c11 >= 0.0 and det >= 0.0:
+        return False
+    half = 0.5 * tr
+    disc = math.sqrt(max(half * half - det, 0.0))
+    l1 = half + disc  # larger eigenvalue
+    if l1 <= 0.0:
+        c00 = 0.0
+        c01 = 0.0
+        c11 = 0.0
+    else:
+        # eigenvector of l1
+        if abs(c01) > 1e-300:
+            v0 = l1 - c11
+            v1 = c01
+        elif c00 >= c11:
+            v0 = 1.0
+            v1 = 0.0
+        else:
+            v0 = 0.0
+            v1 = 1.0
+        nv = math.sqrt(v0 * v0 + v1 * v1)
+        v0 /= nv
+        v1 /= nv
+        c00 = l1 * v0 * v0
+        c01 = l1 * v0 * v1
+        c11 = l1 * v1 * v1
+    s[1] = c00 + s[0] * s[0] / n
+    s[3] = c01 + s[0] * s[2] / n
+    s[4] = c11 + s[2] * s[2] / n
+    return True
+
+
+def project_statistics(s, n: int) -> np.ndarray:
+    """Copy of s projected to valid sufficient statistics (see :func:`_project_statistics`)."""
+    out = np.array(s, dtype=float)
+    if out.shape != (N_STATS,) or n < 1:
+        raise ValueError("s must have 5 entries and n must be positive")
+    _project_statistics(out, float(n))
+    return out
+
+
+# ----------------------------------------------------------------------------- CLT of s | theta
+@njit(cache=True)
+def _clt_mean_cov(theta0, theta1, sigma2, m, mu_t, cov_t):
+    """See :func:`_clt_mean_cov_work` (allocating wrapper)."""
+    _clt_mean_cov_work(theta0, theta1, sigma2, m, mu_t, cov_t, np.empty((3, 5, 5)))
+
+
+@njit(cache=True)
+def _clt_mean_cov_work(theta0, theta1, sigma2, m, mu_t, cov_t, work):
+    """Mean (5) and covariance (5, 5) of t(x, y) = [x, x^2, y, xy, y^2] for one individual.
+
+    ``m`` holds the raw moments E[x^k], k = 0..4. With l = theta0 x + theta1, the conditional
+    moments E[y^q | x] are polynomials in x (q <= 4), so every E[x^p y^q] with p + q <= 4 is a
+    linear combination of m; this is Eqs. (5.2)-(5.3) of the thesis written out for x = [x, 1].
+    """
+    # powers of l as coefficient vectors in x (degree <= 4); work is a (3, 5, 5) scratch array
+    lp = work[0]
+    cy = work[1]
+    e = work[2]
+    lp[:, :] = 0.0
+    lp[0, 0] = 1.0
+    for k in range(1, 5):
+        for j in range(k + 1):
+            c = 0.0
+            if j >= 1:
+                c += theta0 * lp[k - 1, j - 1]
+            if j <= k - 1:
+                c += theta1 * lp[k - 1, j]
+            lp[k, j] = c
+    # E[y^q | x] as polynomials: q = 0..4
+    s2 = sigma2
+    for j in range(5):
+        cy[0, j] = lp[0, j]
+        cy[1, j] = lp[1, j]
+        cy[2, j] = lp[2, j] + s2 * lp[0, j]
+        cy[3, j] = lp[3, j] + 3.0 * s2 * lp[1, j]
+        cy[4, j] = lp[4, j] + 6.0 * s2 * lp[2, j] + 3.0 * s2 * s2 * lp[0, j]
+    # E[x^p y^q] for p + q <= 4 (entries with p + q > 4 are never read)
+    for q in range(5):
+        for p in range(5 - q):
+            acc = 0.0
+            for j in range(q + 1):
+                acc += cy[q, j] * m[p + j]
+            e[p, q] = acc
+    pp = (1, 2, 0, 1, 0)
+    qq = (0, 0, 1, 1, 2)
+    for i in range(5):
+        mu_t[i] = e[pp[i], qq[i]]
+    for i in range(5):
+        for j in range(i, 5):
+            v = e[pp[i] + pp[j], qq[i] + qq[j]] - mu_t[i] * mu_t[j]
+            cov_t[i, j] = v
+            cov_t[j, i] = v
+
+
+def clt_mean_cov(theta, sigma2: float, moments):
+    """(mu_t, Sigma_t) of t(x, y) for one individual; ``moments`` = E[x^k], k = 1..4."""
+    m = np.concatenate([[1.0], np.asarray(moments, dtype=float)])
+    if m.shape != (5,):
+        raise ValueError("moments must hold E[x], E[x^2], E[x^3], E[x^4]")
+    theta = np.asarray(theta, dtype=float)
+    mu_t, cov_t = np.empty(5), np.empty((5, 5))
+    _clt_mean_cov(float(theta[0]), float(theta[1]), float(sigma2), m, mu_t, cov_t)
+    return mu_t, cov_t
+
+
+# ----------------------------------------------------------------------------- data prior
+@njit(cache=True)
+def _gaussian_moments(mu, tau2, m):
+    """Raw moments E[x^k], k = 0..4, of N(mu, tau2) into m (closed form)."""
+    m[0] = 1.0
+    m[1] = mu
+    m[2] = mu * mu + tau2
+    m[3] = mu * mu * mu + 3.0 * mu * tau2
+    m[4] = mu**4 + 6.0 * mu * mu * tau2 + 3.0 * tau2 * tau2
+
+
+@njit(cache=True)
+def _niw_draw(rng, sx, sxx, n, m0, kappa, psi, nu):
+    """(mu_x, tau^2) ~ NIW posterior given sum x, sum x^2 and n (n may be 0: the prior)."""
+    kn = kappa + n
+    nun = nu + n
+    if n > 0:
+        xbar = sx / n
+        scatter = max(sxx - sx * sx / n, 0.0)
+        psin = psi + scatter + kappa * n / kn * (xbar - m0) ** 2
+    else:
+        psin = psi
+    mn = (kappa * m0 + sx) / kn
+    tau2 = 0.5 * psin / rng.gamma(0.5 * nun, 1.0)
+    mu = mn + math.sqrt(tau2 / kn) * rng.standard_normal()
+    return mu, tau2
+
+
+def niw_posterior(sx: float, sxx: float, n: int, prior: NIWPrior):
+    """Parameters (m_n, kappa_n, psi_n, nu_n) of the scalar NIW posterior given sum x, sum x^2."""
+    kn = prior.kappa + n
+    scatter = max(sxx - sx * sx / n, 0.0) if n > 0 else 0.0
+    xbar = sx / n if n > 0 else prior.m0
+    psin = prior.psi + scatter + prior.kappa * n / kn * (xbar - prior.m0) ** 2
+    return (prior.kappa * prior.m0 + sx) / kn, kn, psin, prior.nu + n
+
+
+def gaussian_moments(mu: float, tau2: float) -> np.ndarray:
+    """E[x^k], k = 1..4, of N(mu, tau2)."""
+    m = np.empty(5)
+    _gaussian_moments(float(mu), float(tau2), m)
+    return m[1:]
+
+
+def prior_predictive_moments(prior: NIWPrior) -> np.ndarray:
+    """E[x^k], k = 1..4, of x ~ N(mu_x, tau^2) with (mu_x, tau^2) ~ NIW (closed form).
+
+    tau^2 ~ InvGamma(alpha = nu/2, beta = psi/2): E tau^2 = beta/(alpha-1),
+    E tau^4 = beta^2/((alpha-1)(alpha-2)); mu_x = m0 + tau u / sqrt(kappa) with u ~ N(0, 1).
+    """
+    al, be = prior.nu / 2.0, prior.psi / 2.0
+    t2 = be / (al - 1.0)
+    t4 = be * be / ((al - 1.0) * (al - 2.0))
+    m0, k = prior.m0, prior.kappa
+    # E[mu^j] and E[mu^j tau^2] terms, expanding x = m0 + tau (u/sqrt(k) + w), u, w ~ N(0, 1)
+    v2 = 1.0 / k + 1.0  # variance factor of (u/sqrt(k) + w)
+    e1 = m0
+    e2 = m0**2 + v2 * t2
+    e3 = m0**3 + 3.0 * m0 * v2 * t2
+    e4 = m0**4 + 6.0 * m0**2 * v2 * t2 + 3.0 * v2 * v2 * t4
+    return np.array([e1, e2, e3, e4])
+
+
+def simulate_dataset(rng: np.random.Generator, n: int, prior: NIGPrior, data_prior: NIWPrior):
+    """Draw (theta, sigma^2), (mu_x, tau^2) and a data set (x, y) of n records from the model."""
+    sigma2 = prior.b0 / rng.gamma(prior.a0, 1.0)
+    cov = sigma2 * np.linalg.inv(prior.lam0)
+    theta = rng.multivariate_normal(prior.mu0, cov, method="cholesky")
+    tau2 = 0.5 * data_prior.psi / rng.gamma(0.5 * data_prior.nu, 1.0)
+    mu_x = data_prior.m0 + math.sqrt(tau2 / data_prior.kappa) * rng.standard_normal()
+    x = mu_x + math.sqrt(tau2) * rng.standard_normal(n)
+    y = theta[0] * x + theta[1] + math.sqrt(sigma2) * rng.standard_normal(n)
+    return {"theta": theta, "sigma2": sigma2, "mu_x": mu_x, "tau2": tau2, "x": x, "y": y}

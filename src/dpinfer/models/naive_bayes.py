@@ -1,0 +1,106 @@
+"""Naive-Bayes log-linear model of ju2022 (Sec. 4): data, sufficient statistics, conjugacy.
+
+A record is a class y in {0..I-1} and K categorical features, each with J levels;
+p_i = P(y = i) and pi[k, j, i] = P(x_k = j | y = i). The sufficient statistic is the stack of
+K tables n[k, j, i] = #(y = i, x_k = j), released with Laplace noise on every cell.
+Priors: p ~ Dirichlet(alpha_p), pi[k, :, i] ~ Dirichlet(alpha[k, :, i]).
+
+Arrays are (K, J, I) as in the authors' data files (values[k][j][i]).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..io import read_json
+
+__all__ = ["NaiveBayesTruth", "load_reference", "simulate_records", "count_tables",
+           "class_counts", "posterior_mean_p", "sensitivity_l1"]
+
+
+@dataclass(frozen=True)
+class NaiveBayesTruth:
+    """True parameters, priors and the fixed confidential data of the authors' study."""
+
+    p: np.ndarray          # (I,)
+    pi: np.ndarray         # (K, J, I)
+    alpha_p: np.ndarray    # (I,)
+    alpha: np.ndarray      # (K, J, I)
+    counts: np.ndarray     # (K, J, I) confidential counts of the fixed data set (int)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.pi.shape
+
+    @property
+    def n_records(self) -> int:
+        return int(self.counts[0].sum())
+
+
+def _values(path: Path, name: str) -> np.ndarray:
+    return np.asarray(read_json(path)["objects"][name]["values"])
+
+
+def load_reference(data_dir, prior_concentration: float | None = None) -> NaiveBayesTruth:
+    """Load the authors' log-linear parameters and confidential tables from ``data_dir``.
+
+    ``prior_concentration`` overrides the Dirichlet parameters (all equal) when given.
+    """
+    d = Path(data_dir)
+    par = d / "loglinear_datageneratingparameters.json"
+    dat = d / "loglinear_notdpdata_N100.json"
+    p = _values(par, "p").astype(float)
+    pi = _values(par, "pijk").astype(float)
+    alpha_p = _values(par, "alp").astype(float)
+    alpha = _values(par, "alpha").astype(float)
+    if prior_concentration is not None:
+        alpha_p = np.full_like(alpha_p, float(prior_concentration))
+        alpha = np.full_like(alpha, float(prior_concentration))
+    counts = _values(dat, "nijk").astype(np.int64)
+    if counts.shape != pi.shape or not np.allclose(pi.sum(axis=1), 1.0) or not np.isclose(p.sum(), 1.0):
+        raise ValueError(f"inconsistent log-linear reference data in {d}")
+    if not np.all(counts.sum(axis=(1, 2)) == counts[0].sum()):
+        raise ValueError("every feature table must count the same records")
+    return NaiveBayesTruth(p=p, pi=pi, alpha_p=alpha_p, alpha=alpha, counts=counts)
+
+
+def simulate_records(rng: np.random.Generator, p, pi, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Draw n records: classes (n,) and answers (n, K)."""
+    p, pi = np.asarray(p, float), np.asarray(pi, float)
+    K = pi.shape[0]
+    classes = rng.choice(p.size, size=n, p=p)
+    answers = np.empty((n, K), dtype=np.int64)
+    for k in range(K):
+        cum = np.cumsum(pi[k][:, classes], axis=0)  # (J, n)
+        u = rng.random(n)
+        answers[:, k] = np.minimum((u[None, :] > cum).sum(axis=0), pi.shape[1] - 1)
+    return classes.astype(np.int64), answers
+
+
+def count_tables(classes, answers, J: int, I: int) -> np.ndarray:
+    """The (K, J, I) tables n[k, j, i] = #(class i, feature k at level j)."""
+    classes, answers = np.asarray(classes), np.asarray(answers)
+    K = answers.shape[1]
+    t = np.zeros((K, J, I), dtype=np.int64)
+    for k in range(K):
+        np.add.at(t[k], (answers[:, k], classes), 1)
+    return t
+
+
+def class_counts(tables) -> np.ndarray:
+    """Class counts n_i, read off the first feature table."""
+    return np.asarray(tables)[0].sum(axis=0)
+
+
+def posterior_mean_p(tables, alpha_p) -> np.ndarray:
+    """Non-private posterior mean of p: (n_i + alpha_i) / (N + sum alpha)."""
+    n = class_counts(tables).astype(float) + np.asarray(alpha_p, float)
+    return n / n.sum()
+
+
+def sensitivity_l1(K: int) -> int:
+    """L1 sensitivity 2K of the K stacked tables under replace-one-record neighbours."""
+    return 2 * int(K)

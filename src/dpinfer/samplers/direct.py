@@ -1,0 +1,775 @@
+"""Direct samplers for weighted densities f(x) = w(x) g(x) / psi (raim2021).
+
+The direct sampler (Walker et al. 2011) augments u | x ~ U(0, w(x)/c), c = sup w, so that
+
+    p(u) = (c / psi) P(A_u),  A_u = {x : w(x) > u c},   x | u ~ g truncated to A_u.
+
+Weights (unimodal, closed-form log c and level-set roots; slides "Back to disclosure avoidance
+example" and FACTS.md Sec. 4):
+
+- ``lognormal`` (z, mu, s2): log w(x) = -log(z-x) - (log(z-x) - mu)^2 / (2 s2), x < z
+  (the lognormal density of y = z - x);
+- ``normal`` (z, mu, s2): log w(x) = -(z - x - mu)^2 / (2 s2).
+
+Bases (CDF, quantile, truncated quantile): ``laplace`` Laplace(0, lambda) and ``dgeom`` the
+double geometric DGeom(rho), P(k) = rho/(2-rho) (1-rho)^|k| on the integers.
+
+Customised direct sampler (CD, slides "A customized direct sampler"): a step function h* >= P(A_u)
+is built on knots in [0, 1], u is drawn from h = h*/a and accepted with probability
+P(A_u)/h*(u) (slides "Accept-reject algorithm"), which makes every draw exact whatever the
+knots; the 2021 package skipped this step (FACTS.md Sec. 2.7). x | u is then drawn by the
+inverse CDF of g truncated to A_u. Knot rules (``METHODS``):
+
+- ``small_rects`` / ``equal_steps``: the 2021 package's Stepdown: bisection in log u for u_L
+  (the first u with P(A_u) < P(A_0)) and u_H (the first u with P(A_u) = 0), then N+1 knots by the
+  Small Rectangles algorithm (split the largest rectangle |R_j| at its midpoint) or equal steps;
+- ``quantile``: our fast rule for the Gibbs sampler. Knots at u = w(q_k)/c for a few base
+  quantiles q_k (so every piece spans at most one quantile step of base mass on each side of
+  A_u), refined by a few small-rectangle splits. No bisection, so about 10 evaluations of
+  P(A_u) per draw instead of about 180.
+
+Rejected proposals are added as knots (``adapt``), as the slides suggest. Everything runs in
+log scale: knot positions are log u, heights log P(A_u), areas by log-sum-exp, so u_L far below
+the smallest double (the z = 2 case) or P(A_u) below 1e-300 do not underflow.
+
+The basic direct sampler (BD, slides "Basic direct sampler") is here for comparison: knots k/N,
+Bernstein-polynomial mixture for u, rejection from g for x | u (approximate in u).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "WEIGHTS",
+    "BASES",
+    "METHODS",
+    "Weight",
+    "Base",
+    "DirectSettings",
+    "base_quantile_points",
+    "log_weight",
+    "log_p_of_u",
+    "base_cdf",
+    "base_log_pr",
+    "stepdown",
+    "direct_sample",
+    "basic_direct_sample",
+    "envelope_acceptance",
+]
+
+WEIGHTS = {"lognormal": 0, "normal": 1}
+BASES = {"laplace": 0, "dgeom": 1}
+METHODS = {"small_rects": 0, "equal_steps": 1, "quantile": 2}
+
+W_LOGNORMAL = 0
+W_NORMAL = 1
+B_LAPLACE = 0
+B_DGEOM = 1
+M_SMALL_RECTS = 0
+M_EQUAL_STEPS = 1
+M_QUANTILE = 2
+
+_LOG_HALF = math.log(0.5)
+_NEG_INF = -np.inf
+
+# Default base-quantile levels of the ``quantile`` knot rule (see docs/deviations_parts/raim2021.md).
+DEFAULT_LEVELS = (1e-12, 0.01, 0.2, 0.5, 0.8, 0.99, 1.0 - 1e-12)
+# ... and weight-sd multiples k whose level sets u = exp(-k^2/2) are always knots.
+DEFAULT_WEIGHT_SDS = (0.5, 1.5, 3.0)
+
+
+# ============================================================================ weights
+@njit(cache=True)
+def _log_c(wt, mu, s2):
+    """log sup w."""
+    if wt == W_LOGNORMAL:
+        return -mu + 0.5 * s2
+    return 0.0
+
+
+@njit(cache=True)
+def _log_w(wt, z, mu, s2, x):
+    """log w(x) (unnormalised, -inf outside the support)."""
+    if wt == W_LOGNORMAL:
+        if not x < z:
+            return _NEG_INF
+        r = math.log(z - x)
+        d = r - mu
+        return -r - d * d / (2.0 * s2)
+    d = z - x - mu
+    return -d * d / (2.0 * s2)
+
+
+@njit(cache=True)
+def _roots(wt, z, mu, s2, lu):
+    """Ends (x1, x2) of A_u = {x : log w(x) > log c + lu}, lu = log u <= 0."""
+    if lu == _NEG_INF:
+        if wt == W_LOGNORMAL:
+            return _NEG_INF, z
+        return _NEG_INF, np.inf
+    if lu > 0.0:
+        lu = 0.0
+    d = math.sqrt(-2.0 * s2 * lu)
+    if wt == W_LOGNORMAL:
+        m = mu - s2
+        return z - math.exp(m + d), z - math.exp(m - d)
+    return z - mu - d, z - mu + d
+
+
+# ============================================================================ bases
+@njit(cache=True)
+def _laplace_log_pr(lam, x1, x2):
+    """log P(x1 < X < x2), X ~ Laplace(0, lam); one-sided intervals use the tail formula."""
+    if not x2 > x1:
+        return _NEG_INF
+    if x1 >= 0.0:
+        return _LOG_HALF - x1 / lam + math.log(-math.expm1(-(x2 - x1) / lam))
+    if x2 <= 0.0:
+        return _LOG_HALF + x2 / lam + math.log(-math.expm1(-(x2 - x1) / lam))
+    p = 1.0 - 0.5 * math.exp(x1 / lam) - 0.5 * math.exp(-x2 / lam)
+    if p <= 0.0:
+        return _NEG_INF
+    return math.log(p)
+
+
+@njit(cache=True)
+def _laplace_cdf(lam, x):
+    if x <= 0.0:
+        return 0.5 * math.exp(x / lam)
+    return 1.0 - 0.5 * math.exp(-x / lam)
+
+
+@njit(cache=True)
+def _laplace_quantile(lam, p):
+    if p <= 0.5:
+        return lam * math.log(2.0 * p)
+    return -lam * math.log(2.0 - 2.0 * p)
+
+
+@njit(cache=True)
+def _laplace_trunc(lam, x1, x2, v):
+    """Inverse-CDF draw of Laplace(0, lam) truncated to (x1, x2) from v ~ U(0, 1)."""
+    if x1 >= 0.0:
+        x = x1 - lam * math.log1p(v * math.expm1(-(x2 - x1) / lam))
+    elif x2 <= 0.0:
+        x = x2 + lam * math.log1p(v * math.expm1(-(x2 - x1) / lam))
+    else:
+        g1 = _laplace_cdf(lam, x1)
+        g2 = _laplace_cdf(lam, x2)
+        x = _laplace_quantile(lam, g1 + v * (g2 - g1))
+    return min(max(x, x1), x2)
+
+
+@njit(cache=True)
+def _dgeom_range(x1, x2):
+    """Integers a..b strictly inside (x1, x2) (floats, may be infinite)."""
+    return np.floor(x1) + 1.0, np.ceil(x2) - 1.0
+
+
+@njit(cache=True)
+def _dgeom_log_pr(rho, x1, x2):
+    """log P(x1 < K < x2), K ~ DGeom(rho); one-sided ranges use the geometric tail."""
+    a, b = _dgeom_range(x1, x2)
+    if a > b:
+        return _NEG_INF
+    lq = math.log1p(-rho)
+    l2r = math.log(2.0 - rho)
+    if a >= 1.0:
+        return a * lq + math.log(-math.expm1((b - a + 1.0) * lq)) - l2r
+    if b <= -1.0:
+        return -b * lq + math.log(-math.expm1((b - a + 1.0) * lq)) - l2r
+    p = 1.0 - math.exp((1.0 - a) * lq - l2r) - math.exp((b + 1.0) * lq - l2r)
+    if p <= 0.0:
+        return _NEG_INF
+    return math.log(p)
+
+
+@njit(cache=True)
+def _dgeom_cdf(rho, x):
+    k = np.floor(x)
+    lq = math.log1p(-rho)
+    if k >= 0.0:
+        return 1.0 - math.exp((k + 1.0) * lq) / (2.0 - rho)
+    return math.exp(-k * lq) / (2.0 - rho)
+
+
+@njit(cache=True)
+def _dgeom_quantile(rho, p):
+    """Smallest integer k with F(k) >= p."""
+    lq = math.log1p(-rho)
+    if p <= (1.0 - rho) / (2.0 - rho):  # F(-1)
+        return np.ceil(-math.log(p * (2.0 - rho)) / lq)
+    return max(0.0, np.ceil(math.log((1.0 - p) * (2.0 - rho)) / lq) - 1.0)
+
+
+@njit(cache=True)
+def _dgeom_trunc(rho, x1, x2, v):
+    """Inverse-CDF draw of DGeom(rho) truncated to the integers in (x1, x2)."""
+    a, b = _dgeom_range(x1, x2)
+    lq = math.log1p(-rho)
+    if a >= 1.0 or b <= -1.0:
+        m = b - a + 1.0
+        j = np.ceil(math.log1p(v * math.expm1(m * lq)) / lq) - 1.0
+        j = min(max(j, 0.0), m - 1.0)
+        return a + j if a >= 1.0 else b - j
+    g1 = _dgeom_cdf(rho, a - 1.0)
+    g2 = _dgeom_cdf(rho, b)
+    k = _dgeom_quantile(rho, g1 + v * (g2 - g1))
+    return min(max(k, a), b)
+
+
+@njit(cache=True)
+def _log_pr(bt, par, x1, x2):
+    if bt == B_LAPLACE:
+        return _laplace_log_pr(par, x1, x2)
+    return _dgeom_log_pr(par, x1, x2)
+
+
+@njit(cache=True)
+def _trunc(bt, par, x1, x2, v):
+    if bt == B_LAPLACE:
+        return _laplace_trunc(par, x1, x2, v)
+    return _dgeom_trunc(par, x1, x2, v)
+
+
+@njit(cache=True)
+def _quantile(bt, par, p):
+    if bt == B_LAPLACE:
+        return _laplace_quantile(par, p)
+    return _dgeom_quantile(par, p)
+
+
+@njit(cache=True)
+def _log_p(wt, z, mu, s2, bt, par, lu):
+    """log P(A_u) as a function of lu = log u."""
+    x1, x2 = _roots(wt, z, mu, s2, lu)
+    return _log_pr(bt, par, x1, x2)
+
+
+@njit(cache=True)
+def _log_p_plain(wt, z, mu, s2, bt, par, lu):
+    """log P(A_u) as the 2021 package computed it: a plain difference of CDFs, logged after.
+
+    Used only by the u_L / u_H bisections, whose end points are floating-point ties of these
+    differences (FACTS.md 2.3); the envelope heights use the accurate :func:`_log_p`.
+    """
+    x1, x2 = _roots(wt, z, mu, s2, lu)
+    if bt == B_LAPLACE:
+        p = _laplace_cdf(par, x2) - _laplace_cdf(par, x1)
+    else:
+        a, b = _dgeom_range(x1, x2)
+        p = _dgeom_cdf(par, b) - _dgeom_cdf(par, a - 1.0) if a <= b else 0.0
+    return math.log(p) if p > 0.0 else _NEG_INF
+
+
+# ============================================================================ knots
+@njit(cache=True)
+def _log_sub(a, b):
+    """log(e^a - e^b) for a >= b; -inf when equal."""
+    if b == _NEG_INF:
+        return a
+    if not a > b:
+        return _NEG_INF
+    return a + math.log(-math.expm1(b - a))
+
+
+@njit(cache=True)
+def _log_mid(a, b):
+    """log((e^a + e^b) / 2): arithmetic midpoint in u of two log-u values, a <= b."""
+    if a == _NEG_INF:
+        return b + _LOG_HALF
+    return b + math.log1p(math.exp(a - b)) + _LOG_HALF
+
+
+@njit(cache=True)
+def _bisect_u_lower(wt, z, mu, s2, bt, par, lpmax, tol):
+    """log u_L: bisection in log u on the predicate log P(A_u) < log P(A_0) (FACTS.md 2.2)."""
+    lo = -1.0
+    for _ in range(1100):
+        if not _log_p_plain(wt, z, mu, s2, bt, par, lo) < lpmax:
+            break
+        lo *= 2.0
+    hi = 0.0
+    delta = tol * (0.0 - lo)
+    x = 0.5 * (lo + hi)
+    while hi - lo > delta:
+        if _log_p_plain(wt, z, mu, s2, bt, par, x) < lpmax:
+            hi = x
+        else:
+            lo = x
+        xn = 0.5 * (lo + hi)
+        if not (lo < xn < hi):
+            break
+        x = xn
+    return x
+
+
+@njit(cache=True)
+def _bisect_u_upper(wt, z, mu, s2, bt, par, lu_lower, tol):
+    """log u_H: bisection on [log u_L, 0] for the first u with P(A_u) = 0 (FACTS.md 2.3)."""
+    lo = lu_lower
+    hi = 0.0
+    delta = tol * (0.0 - lu_lower)
+    x = 0.5 * (lo + hi)
+    while hi - lo > delta:
+        if _log_p_plain(wt, z, mu, s2, bt, par, x) == _NEG_INF:
+            hi = x
+        else:
+            lo = x
+        xn = 0.5 * (lo + hi)
+        if not (lo < xn < hi):
+            break
+        x = xn
+    return x
+
+
+@njit(cache=True)
+def _rect_log_area(lu, lh, j):
+    """log |R| of the rectangle between knots j and j+1: (P_j - P_{j+1}) (u_{j+1} - u_j)."""
+    lw = _log_sub(lu[j + 1], lu[j])
+    lhgt = _log_sub(lh[j], lh[j + 1])
+    if lw == _NEG_INF or lhgt == _NEG_INF:
+        return _NEG_INF
+    return lw + lhgt
+
+
+@njit(cache=True)
+def _insert(lu, lh, m, pos, lu_new, lh_new):
+    """Insert a knot at index pos of the first m entries; returns the new count."""
+    for k in range(m, pos, -1):
+        lu[k] = lu[k - 1]
+        lh[k] = lh[k - 1]
+    lu[pos] = lu_new
+    lh[pos] = lh_new
+    return m + 1
+
+
+@njit(cache=True)
+def _small_rects(wt, z, mu, s2, bt, par, lu, lh, m, first, last, n_split):
+    """Small Rectangles algorithm: n_split times, split the knot interval (among first..last-1)
+    of largest rectangle area |R_j| at its arithmetic midpoint in u. Areas are cached, so a
+    split costs one P(A_u) evaluation and O(knots) comparisons. Returns the new knot count."""
+    if n_split <= 0:
+        return m
+    area = np.empty(m + n_split)
+    for j in range(first, last):
+        area[j] = _rect_log_area(lu, lh, j)
+    for _ in range(n_split):
+        best = -1
+        best_area = _NEG_INF
+        for j in range(first, last):
+            if area[j] > best_area:
+                best_area = area[j]
+                best = j
+        if best < 0:
+            break
+        lm = _log_mid(lu[best], lu[best + 1])
+        if not (lu[best] < lm < lu[best + 1]):
+            break
+        m = _insert(lu, lh, m, best + 1, lm, _log_p(wt, z, mu, s2, bt, par, lm))
+        for k in range(last, best + 1, -1):
+            area[k] = area[k - 1]
+        last += 1
+        area[best] = _rect_log_area(lu, lh, best)
+        area[best + 1] = _rect_log_area(lu, lh, best + 1)
+    return m
+
+
+@njit(cache=True)
+def _stepdown_knots(wt, z, mu, s2, bt, par, method, n_knots, tol, lu, lh):
+    """Knots of the 2021 Stepdown: [u=0 pseudo-knot, u_L, ..., u_H (N+1 knots), u=1].
+
+    Fills lu (log u) and lh (log P(A_u)); returns the count, or 0 when P(A_0) = 0.
+    """
+    lpmax = _log_p(wt, z, mu, s2, bt, par, _NEG_INF)
+    if lpmax == _NEG_INF:
+        return 0
+    lu_l = _bisect_u_lower(wt, z, mu, s2, bt, par,
+                           _log_p_plain(wt, z, mu, s2, bt, par, _NEG_INF), tol)
+    lu_h = _bisect_u_upper(wt, z, mu, s2, bt, par, lu_l, tol)
+    lu[0] = _NEG_INF
+    lh[0] = lpmax
+    if method == M_EQUAL_STEPS:
+        r = math.exp(lu_l - lu_h)
+        for j in range(n_knots + 1):
+            lu[1 + j] = lu_h + math.log(r + (j / n_knots) * (1.0 - r))
+            lh[1 + j] = _log_p(wt, z, mu, s2, bt, par, lu[1 + j])
+        m = n_knots + 2
+    else:
+        lu[1] = lu_l
+        lh[1] = _log_p(wt, z, mu, s2, bt, par, lu_l)
+        lu[2] = lu_h
+        lh[2] = _log_p(wt, z, mu, s2, bt, par, lu_h)
+        m = _small_rects(wt, z, mu, s2, bt, par, lu, lh, 3, 1, 2, n_knots - 1)
+    # Close the envelope at u = 1 (P(A_1) = 0) so h* >= P(A_u) holds above u_H too.
+    if lu[m - 1] < 0.0:
+        lu[m] = 0.0
+        lh[m] = _NEG_INF
+        m += 1
+    return m
+
+
+@njit(cache=True)
+def _add_knot(lu, lh, m, v):
+    """Insert log u = v (height to be filled) into the sorted knots 1..m-1; skip duplicates,
+    v = -inf and v >= 0. Returns the new count."""
+    if v == _NEG_INF or not v < 0.0 or m >= lu.size - 1:
+        return m
+    pos = m
+    while pos > 1 and lu[pos - 1] > v:
+        pos -= 1
+    if lu[pos - 1] == v:
+        return m
+    return _insert(lu, lh, m, pos, v, np.nan)
+
+
+@njit(cache=True)
+def _tail_point(bt, par, log_level):
+    """|q| with P(X < -|q|) = exp(log_level): base quantile far in the tail, from the log level."""
+    if bt == B_LAPLACE:
+        return -par * (log_level + math.log(2.0))
+    lq = math.log1p(-par)
+    return np.floor((log_level + math.log(2.0 - par)) / lq)
+
+
+@njit(cache=True)
+def _quantile_knots(wt, z, mu, s2, bt, par, qpts, ugrid, n_split, lu, lh):
+    """Knots of our fast rule, then n_split small-rectangle splits. Candidate knots:
+
+    - u = w(q_k)/c at base quantiles q_k: between two consecutive knots neither end of A_u
+      crosses a q_k, so P(A_u) drops by at most one quantile step per end (base-dominated case);
+    - fixed u = exp(-k^2/2) (``ugrid``): the level sets of w at k weight-sds from its mode
+      (weight-dominated case);
+    - double geometric base: the two integers next to the mode of w (the top of the staircase);
+    - when the first knot is below 1e-12 (w far out in the base's tail): two base tail points
+      of mass 1e-4 u_1, so the envelope above the knots holds negligible area.
+    """
+    lpmax = _log_p(wt, z, mu, s2, bt, par, _NEG_INF)
+    if lpmax == _NEG_INF:
+        return 0
+    lc = _log_c(wt, mu, s2)
+    lu[0] = _NEG_INF
+    lh[0] = lpmax
+    m = 1
+    for k in range(qpts.size):
+        m = _add_knot(lu, lh, m, _log_w(wt, z, mu, s2, qpts[k]) - lc)
+    for k in range(ugrid.size):
+        m = _add_knot(lu, lh, m, ugrid[k])
+    if bt == B_DGEOM:
+        xm = z - math.exp(mu - s2) if wt == W_LOGNORMAL else z - mu
+        fm = np.floor(xm)
+        m = _add_knot(lu, lh, m, _log_w(wt, z, mu, s2, fm) - lc)
+        m = _add_knot(lu, lh, m, _log_w(wt, z, mu, s2, fm + 1.0) - lc)
+    if m > 1 and lu[1] < -27.6:
+        q = _tail_point(bt, par, lu[1] + math.log(1e-4))
+        m = _add_knot(lu, lh, m, _log_w(wt, z, mu, s2, q) - lc)
+        m = _add_knot(lu, lh, m, _log_w(wt, z, mu, s2, -q) - lc)
+    for k in range(1, m):
+        lh[k] = _log_p(wt, z, mu, s2, bt, par, lu[k])
+    lu[m] = 0.0
+    lh[m] = _NEG_INF
+    m += 1
+    return _small_rects(wt, z, mu, s2, bt, par, lu, lh, m, 0, m - 1, n_split)
+
+
+@njit(cache=True)
+def _build(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh):
+    """Envelope knots for one (w, g); returns the knot count (0 when P(A_0) = 0).
+    qpts is the anchor array of :func:`base_quantile_points` (quantile rule only)."""
+    if method == M_QUANTILE:
+        nq = int(qpts[0])
+        return _quantile_knots(wt, z, mu, s2, bt, par, qpts[1:1 + nq], qpts[1 + nq:], n_knots,
+                               lu, lh)
+    return _stepdown_knots(wt, z, mu, s2, bt, par, method, n_knots, tol, lu, lh)
+
+
+# ============================================================================ drawing
+@njit(cache=True)
+def _cumulate(lu, lh, m, cum):
+    """Cumulative (unnormalised, max-scaled) piece areas of the envelope; returns max log area."""
+    top = _NEG_INF
+    for j in range(m - 1):
+        a = lh[j] + _log_sub(lu[j + 1], lu[j])
+        cum[j] = a
+        if a > top:
+            top = a
+    s = 0.0
+    for j in range(m - 1):
+        s += math.exp(cum[j] - top) if cum[j] > _NEG_INF else 0.0
+        cum[j] = s
+    return top
+
+
+@njit(cache=True)
+def _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop, rng):
+    """Accept-reject draw of u from p(u) under the step envelope, then x | u.
+
+    Returns (x, number of proposals, new knot count); x is NaN after max_prop rejections.
+    """
+    _cumulate(lu, lh, m, cum)
+    n_prop = 0
+    cap = lu.size
+    while n_prop < max_prop:
+        n_prop += 1
+        total = cum[m - 2]
+        v = rng.random() * total
+        j = 0
+        while j < m - 2 and cum[j] <= v:
+            j += 1
+        r = math.exp(lu[j] - lu[j + 1])
+        lu_prop = lu[j + 1] + math.log(r + rng.random() * (1.0 - r))
+        x1, x2 = _roots(wt, z, mu, s2, lu_prop)
+        lp = _log_pr(bt, par, x1, x2)
+        if math.log(rng.random()) < lp - lh[j]:
+            return _trunc(bt, par, x1, x2, rng.random()), n_prop, m
+        if adapt and m < cap and lu[j] < lu_prop < lu[j + 1]:
+            m = _insert(lu, lh, m, j + 1, lu_prop, lp)
+            _cumulate(lu, lh, m, cum)
+    return np.nan, n_prop, m
+
+
+@njit(cache=True)
+def direct_draw(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, max_prop,
+                lu, lh, cum, rng):
+    """One exact CD-sampler draw with a fresh envelope (the Gibbs sampler's unit of work).
+
+    lu, lh, cum are workspace arrays (size >= knots + adaptations). Returns (x, proposals).
+    """
+    m = _build(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh)
+    if m == 0:
+        return np.nan, 0
+    x, n_prop, _ = _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt,
+                                       max_prop, rng)
+    return x, n_prop
+
+
+@njit(cache=True)
+def _direct_many(n, wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, max_prop,
+                 rebuild, cap, rng, out, props):
+    lu = np.empty(cap)
+    lh = np.empty(cap)
+    cum = np.empty(cap)
+    m = _build(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh)
+    if m == 0:
+        out[:] = np.nan
+        return
+    for i in range(n):
+        if rebuild and i > 0:
+            m = _build(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh)
+        out[i], props[i], m = _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum,
+                                                  adapt, max_prop, rng)
+
+
+# ============================================================================ basic direct sampler
+@njit(cache=True)
+def _base_draw(bt, par, rng):
+    if bt == B_LAPLACE:
+        return rng.laplace(0.0, par)
+    return float(rng.geometric(par) - rng.geometric(par))
+
+
+@njit(cache=True)
+def _basic_many(n, wt, z, mu, s2, bt, par, n_knots, max_iter, rng, out, tries):
+    """BD sampler: k ~ q, u ~ Beta(k+1, N-k+1), x ~ g until w(x) > u c (at most max_iter)."""
+    q = np.empty(n_knots + 1)
+    for k in range(n_knots + 1):
+        lu = math.log(k / n_knots) if k > 0 else _NEG_INF
+        q[k] = math.exp(_log_p(wt, z, mu, s2, bt, par, lu))
+    cum = np.cumsum(q)
+    lc = _log_c(wt, mu, s2)
+    for i in range(n):
+        v = rng.random() * cum[n_knots]
+        k = 0
+        while k < n_knots and cum[k] <= v:
+            k += 1
+        lu = math.log(rng.beta(k + 1.0, n_knots - k + 1.0))
+        out[i] = np.nan
+        t = 0
+        while t < max_iter:
+            t += 1
+            x = _base_draw(bt, par, rng)
+            if _log_w(wt, z, mu, s2, x) > lc + lu:
+                out[i] = x
+                break
+        tries[i] = t
+
+
+# ============================================================================ public API
+@dataclass(frozen=True)
+class Weight:
+    """Unimodal weight w: ``kind`` in WEIGHTS, location z, mu, variance s2 (FACTS.md Sec. 4)."""
+
+    kind: str
+    z: float
+    mu: float
+    s2: float
+
+    def __post_init__(self):
+        if self.kind not in WEIGHTS:
+            raise ValueError(f"weight kind must be one of {sorted(WEIGHTS)}, got {self.kind!r}")
+        if not (math.isfinite(self.z) and math.isfinite(self.mu)):
+            raise ValueError("z and mu must be finite")
+        if not (math.isfinite(self.s2) and self.s2 > 0):
+            raise ValueError(f"s2 must be finite and positive, got {self.s2!r}")
+
+    @property
+    def code(self) -> int:
+        return WEIGHTS[self.kind]
+
+    @property
+    def log_c(self) -> float:
+        return float(_log_c(self.code, self.mu, self.s2))
+
+
+@dataclass(frozen=True)
+class Base:
+    """Base g: ``laplace`` with par = lambda > 0, or ``dgeom`` with par = rho in (0, 1)."""
+
+    kind: str
+    par: float
+
+    def __post_init__(self):
+        if self.kind not in BASES:
+            raise ValueError(f"base kind must be one of {sorted(BASES)}, got {self.kind!r}")
+        ok = self.par > 0 and (self.kind == "laplace" or self.par < 1)
+        if not (math.isfinite(self.par) and ok):
+            raise ValueError(f"invalid {self.kind} parameter {self.par!r}")
+
+    @property
+    def code(self) -> int:
+        return BASES[self.kind]
+
+
+@dataclass(frozen=True)
+class DirectSettings:
+    """Knot rule and its size: ``n_knots`` is N for small_rects/equal_steps (N+1 knots in
+    [u_L, u_H]) and the number of small-rectangle refinements for ``quantile``."""
+
+    method: str = "quantile"
+    n_knots: int = 2
+    tol: float = 1e-10
+    levels: tuple = DEFAULT_LEVELS
+    weight_sds: tuple = DEFAULT_WEIGHT_SDS
+    adapt: bool = True
+    max_proposals: int = 10_000
+
+    def __post_init__(self):
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {sorted(METHODS)}, got {self.method!r}")
+        if self.n_knots < (0 if self.method == "quantile" else 1):
+            raise ValueError(f"n_knots too small: {self.n_knots}")
+        if not 0 < self.tol < 1:
+            raise ValueError(f"tol must lie in (0, 1), got {self.tol}")
+        if any(not 0 < p < 1 for p in self.levels):
+            raise ValueError("quantile levels must lie in (0, 1)")
+
+    @property
+    def code(self) -> int:
+        return METHODS[self.method]
+
+    def capacity(self) -> int:
+        """Workspace size: knots + pseudo-knots + room for adaptations."""
+        return self.n_knots + len(self.levels) + len(self.weight_sds) + 10 + (64 if self.adapt else 0)
+
+
+def base_quantile_points(base: Base, levels=DEFAULT_LEVELS, weight_sds=DEFAULT_WEIGHT_SDS) -> np.ndarray:
+    """Anchor array of the ``quantile`` knot rule: [count, base quantiles G^-(p) at ``levels``,
+    log u = -k^2/2 for k in ``weight_sds``]."""
+    q = [_quantile(base.code, base.par, float(p)) for p in levels]
+    return np.array([len(q), *q, *(-0.5 * k * k for k in weight_sds)], dtype=float)
+
+
+def log_weight(weight: Weight, x) -> np.ndarray:
+    x = np.atleast_1d(np.asarray(x, dtype=float))
+    return np.array([_log_w(weight.code, weight.z, weight.mu, weight.s2, v) for v in x])
+
+
+def base_cdf(base: Base, x) -> np.ndarray:
+    x = np.atleast_1d(np.asarray(x, dtype=float))
+    f = _laplace_cdf if base.code == B_LAPLACE else _dgeom_cdf
+    return np.array([f(base.par, v) for v in x])
+
+
+def base_log_pr(base: Base, x1: float, x2: float) -> float:
+    return float(_log_pr(base.code, base.par, float(x1), float(x2)))
+
+
+def log_p_of_u(weight: Weight, base: Base, log_u) -> np.ndarray:
+    """log P(A_u) at each log u (the curve of the knots figure)."""
+    lu = np.atleast_1d(np.asarray(log_u, dtype=float))
+    w = (weight.code, weight.z, weight.mu, weight.s2, base.code, base.par)
+    return np.array([_log_p(*w, v) for v in lu])
+
+
+def stepdown(weight: Weight, base: Base, settings: DirectSettings) -> dict:
+    """The step-function envelope: knots (log u, log P(A_u)) including the u = 0 pseudo-knot
+    and the closing knot u = 1, the log normaliser a, and (small_rects/equal_steps) u_L, u_H."""
+    cap = settings.capacity() + 4
+    lu = np.empty(cap)
+    lh = np.empty(cap)
+    qpts = base_quantile_points(base, settings.levels, settings.weight_sds)
+    m = _build(weight.code, weight.z, weight.mu, weight.s2, base.code, base.par,
+               settings.code, settings.n_knots, settings.tol, qpts, lu, lh)
+    if m == 0:
+        raise ValueError("P(A_0) = 0: no u with P(A_u) > 0")
+    cum = np.empty(cap)
+    top = _cumulate(lu, lh, m, cum)
+    return {"log_u": lu[:m].copy(), "log_h": lh[:m].copy(),
+            "log_a": float(top + math.log(cum[m - 2]))}
+
+
+def envelope_acceptance(weight: Weight, base: Base, settings: DirectSettings) -> float:
+    """Acceptance probability (psi/c)/a of the accept step, psi/c = int_0^1 P(A_u) du by
+    quadrature in t = -log u (for tests and the error-bound figure)."""
+    from scipy.integrate import quad
+
+    env = stepdown(weight, base, settings)
+    w = (weight.code, weight.z, weight.mu, weight.s2, base.code, base.par)
+    knots = env["log_u"][1:-1]
+    pts = sorted(set(float(-k) for k in knots if np.isfinite(k) and k < 0))
+    # int_0^1 P(A_u) du = int_0^inf P(A_{e^-t}) e^-t dt, in pieces between the knots
+    edges = [0.0] + pts + [max(pts[-1] * 2 if pts else 50.0, 800.0)]
+    total = 0.0
+    for a, b in zip(edges[:-1], edges[1:]):
+        if b > a:
+            total += quad(lambda t: math.exp(_log_p(*w, -t) - t), a, b, limit=200,
+                          epsabs=0, epsrel=1e-10)[0]
+    return total / math.exp(env["log_a"])
+
+
+def direct_sample(n: int, weight: Weight, base: Base, rng: np.random.Generator,
+                  settings: DirectSettings = DirectSettings(), rebuild: bool = False):
+    """n exact draws from f(x) proportional to w(x) g(x) by the CD sampler.
+
+    ``rebuild=True`` builds a fresh envelope for every draw (as the Gibbs sampler does).
+    Returns (x, proposals per draw).
+    """
+    if n < 0:
+        raise ValueError("n must be non-negative")
+    out = np.empty(n)
+    props = np.zeros(n, dtype=np.int64)
+    qpts = base_quantile_points(base, settings.levels, settings.weight_sds)
+    _direct_many(n, weight.code, float(weight.z), float(weight.mu), float(weight.s2),
+                 base.code, float(base.par), settings.code, settings.n_knots, settings.tol,
+                 qpts, settings.adapt, settings.max_proposals, rebuild, settings.capacity(),
+                 rng, out, props)
+    if np.isnan(out).any():
+        raise RuntimeError("direct sampler failed (P(A_0) = 0 or too many rejections)")
+    return out, props
+
+
+def basic_direct_sample(n: int, weight: Weight, base: Base, rng: np.random.Generator,
+                        n_knots: int = 100, max_iter: int = 10_000):
+    """n draws by the basic direct sampler (approximate in u); NaN where x | u hit max_iter.
+
+    Returns (x, tries per draw)."""
+    out = np.empty(n)
+    tries = np.zeros(n, dtype=np.int64)
+    _basic_many(n, weight.code, float(weight.z), float(weight.mu), float(weight.s2),
+                base.code, float(base.par), n_knots, max_iter, rng, out, tries)
+    return out, tries
