@@ -1,7 +1,5 @@
 # bernstein2020 Chapter 4: noise-aware Gibbs over sufficient statistics for exponential families.
 # Targets fig4_2, fig4_3, fig4_4, figB_1. Logic: dpinfer.studies.bernstein2020_ch4.
-from snakemake.utils import validate
-
 CH4 = config.get("bernstein2020", {}).get("chapter4", {})
 CH4_ENABLED = "bernstein2020" in config and CH4.get("enabled", True)
 CH4_DIR = f"{RESULTS}/bernstein2020/ch4"
@@ -11,7 +9,7 @@ CH4_TRIAL_KEYS = ("iterations", "burnin", "replicates", "chunk_size", "mmd_draws
 CH4_TRIAL = {k: CH4[k] for k in CH4_TRIAL_KEYS if k in CH4}
 
 if CH4_ENABLED:
-    validate(CH4, "../schemas/bernstein2020_ch4.schema.yaml")
+    validate_section(["bernstein2020", "chapter4"], "../schemas/bernstein2020_ch4.schema.yaml")
     if CH4["mmd_draws"] > CH4["iterations"]:
         config_error("bernstein2020.chapter4.mmd_draws", "must not exceed iterations (draws are thinned)")
     if CH4["ecdf"]["n"] not in CH4["n_grid"] or CH4["ecdf"]["epsilon"] not in CH4["epsilons"]:
@@ -22,34 +20,6 @@ if CH4_ENABLED:
         "bernstein2020",
         [("fig4_2", "figure"), ("fig4_3", "figure"), ("fig4_4", "figure"), ("figB_1", "figure")],
     )
-
-
-def ch4_run_files(wildcards):
-    """Every chunk file of the calibration grid (models x n x epsilon x chunks)."""
-    k = n_chunks(CH4["replicates"], CH4["chunk_size"])
-    return [
-        f"{CH4_DIR}/runs/{model}/n{n}_eps{fmt_eps(eps)}/chunk{c}.npz"
-        for model in CH4["models"]
-        for n in CH4["n_grid"]
-        for eps in CH4["epsilons"]
-        for c in range(k)
-    ]
-
-
-def ch4_model(wildcards):
-    return wildcards.model
-
-
-def ch4_n(wildcards):
-    return int(wildcards.n)
-
-
-def ch4_epsilon(wildcards):
-    return float(wildcards.eps)
-
-
-def ch4_chunk(wildcards):
-    return int(wildcards.chunk)
 
 
 rule bernstein2020_ch4_chunk:
@@ -65,10 +35,10 @@ rule bernstein2020_ch4_chunk:
     params:
         step="bernstein2020_ch4:run_chunk",
         seed=config["seed"],
-        model=ch4_model,
-        n=ch4_n,
-        epsilon=ch4_epsilon,
-        chunk=ch4_chunk,
+        model="{model}",
+        n=wildcard_int("n"),
+        epsilon=wildcard_float("eps"),
+        chunk=wildcard_int("chunk"),
         cfg=CH4_TRIAL,
     resources:
         runtime=15,

@@ -1,9 +1,6 @@
 # bernstein2020 Chapter 5: private Bayesian linear regression (thesis Figs 5.4-5.9).
 # DAG: synthetic chunk (simulate + release + all methods per trial) -> summary -> Figs 5.4-5.8;
 #      cirrhosis chunk (splits + release + methods) -> Fig 5.9.
-from snakemake.utils import validate
-
-from dpinfer.studies.bernstein2020_ch5 import setting_name, synthetic_settings
 
 CH5 = config["bernstein2020"]["chapter5"]
 CH5_ENABLED = study_enabled("bernstein2020") and CH5.get("enabled", True)
@@ -11,59 +8,10 @@ CH5_DIR = f"{RESULTS}/bernstein2020/ch5"
 CH5_SYNTHETIC_FIGURES = ["fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8"]
 
 
-def check_bernstein2020_ch5(c):
-    key = "bernstein2020.chapter5"
-    syn = c["synthetic"]
-    if syn["eps_vs_n"] not in syn["epsilons"]:
-        config_error(f"{key}.synthetic.eps_vs_n", "must be one of synthetic.epsilons (Figs 5.4-5.8 share it)")
-    if syn["n_vs_eps"] not in syn["n_values"]:
-        config_error(f"{key}.synthetic.n_vs_eps", "must be one of synthetic.n_values")
-    lo, hi = syn["bounds"]
-    if not lo < hi:
-        config_error(f"{key}.synthetic.bounds", "needs lower < upper")
-    if c["mmd"]["draws"] > c["conjugate_draws"]:
-        config_error(f"{key}.mmd.draws", "cannot exceed conjugate_draws (the Non-Private reference)")
-    if c["mmd"]["draws"] > min(c["gibbs"]["keep"], c["mcmc_ind"]["keep"]):
-        config_error(f"{key}.mmd.draws", "cannot exceed gibbs.keep or mcmc_ind.keep")
-    if not os.path.exists(c["cirrhosis"]["data"]):
-        config_error(f"{key}.cirrhosis.data", f"missing data file {c['cirrhosis']['data']}")
-
-
 if CH5_ENABLED:
-    validate(CH5, "../schemas/bernstein2020_ch5.schema.yaml")
+    validate_section(["bernstein2020", "chapter5"], "../schemas/bernstein2020_ch5.schema.yaml")
     check_bernstein2020_ch5(CH5)
     register_targets("bernstein2020", [(f, "figure") for f in CH5_SYNTHETIC_FIGURES + ["fig5_9"]])
-
-
-def ch5_synthetic_chunks(wildcards):
-    k = n_chunks(CH5["synthetic"]["trials"], CH5["chunk_size"])
-    return [
-        f"{CH5_DIR}/runs/{setting_name(n, e)}/chunk{c}.npz"
-        for n, e in synthetic_settings(CH5)
-        for c in range(k)
-    ]
-
-
-def ch5_cirrhosis_chunks(wildcards):
-    cir = CH5["cirrhosis"]
-    k = n_chunks(cir["splits"], cir["chunk_size"])
-    return [f"{CH5_DIR}/cirrhosis/eps{fmt_eps(e)}/chunk{c}.npz" for e in cir["epsilons"] for c in range(k)]
-
-
-def ch5_chunk_index(wildcards):
-    return int(wildcards.chunk)
-
-
-def ch5_epsilon(wildcards):
-    return float(wildcards.eps)
-
-
-def ch5_setting(wildcards):
-    return wildcards.setting
-
-
-def ch5_figure(wildcards):
-    return wildcards.fig
 
 
 rule bernstein2020_ch5_synthetic_chunk:
@@ -77,8 +25,8 @@ rule bernstein2020_ch5_synthetic_chunk:
     params:
         step="bernstein2020_ch5:run_synthetic_chunk",
         seed=config["seed"],
-        setting=ch5_setting,
-        chunk=ch5_chunk_index,
+        setting="{setting}",
+        chunk=wildcard_int("chunk"),
         cfg=CH5,
     resources:
         runtime=15,
@@ -116,7 +64,7 @@ rule bernstein2020_ch5_synthetic_figure:
         fig="fig5_[45678]",
     params:
         step="bernstein2020_ch5:plot_synthetic",
-        figure=ch5_figure,
+        figure="{fig}",
         cfg=CH5,
     resources:
         runtime=5,
@@ -137,8 +85,8 @@ rule bernstein2020_ch5_cirrhosis_chunk:
     params:
         step="bernstein2020_ch5:run_cirrhosis_chunk",
         seed=config["seed"],
-        epsilon=ch5_epsilon,
-        chunk=ch5_chunk_index,
+        epsilon=wildcard_float("eps"),
+        chunk=wildcard_int("chunk"),
         cfg=CH5,
     resources:
         runtime=15,

@@ -1,29 +1,6 @@
 # ju2022: Ju, Awan, Gong, Rao (NeurIPS 2022), data-augmentation MCMC (Algorithm 1).
 # DAG: chunk (release + chain per replicate) -> aggregate per experiment -> figures / tables.
-from snakemake.utils import validate
-
-validate(config["ju2022"], "../schemas/ju2022.schema.yaml")
-
-JU = config["ju2022"]
-JU_DIR = f"{RESULTS}/ju2022"
-JU_DATA_FILES = [
-    f"{JU['data_dir']}/loglinear_datageneratingparameters.json",
-    f"{JU['data_dir']}/loglinear_notdpdata_N100.json",
-    f"{JU['data_dir']}/linearregression_XY_N100p2.json",
-    f"{JU['data_dir']}/linearregression_datageneratingparam_N100p2.json",
-]
-
-
-def check_ju2022(ju):
-    if ju["burnin"] >= ju["iterations"]:
-        config_error("ju2022.burnin", f"must be smaller than ju2022.iterations ({ju['iterations']})")
-    lo, hi = ju["linreg"]["clamp"]
-    if not lo < hi:
-        config_error("ju2022.linreg.clamp", "needs lower < upper")
-    for path in JU_DATA_FILES:
-        if not os.path.exists(path):
-            config_error("ju2022.data_dir", f"missing data file {path}")
-
+validate_section(["ju2022"], "../schemas/ju2022.schema.yaml")
 
 if study_enabled("ju2022"):
     check_ju2022(JU)
@@ -46,48 +23,6 @@ wildcard_constraints:
     experiment="[A-Za-z][A-Za-z0-9_]*",
     eps="[0-9][0-9.e+-]*",
     chunk="[0-9]+",
-
-
-def ju2022_chunk_files(wildcards):
-    exp = JU["experiments"][wildcards.experiment]
-    k = n_chunks(exp["replicates"], JU["chunk_size"])
-    return [
-        f"{JU_DIR}/runs/{wildcards.experiment}/eps{fmt_eps(e)}/chunk{c}.npz"
-        for e in exp["epsilons"]
-        for c in range(k)
-    ]
-
-
-def ju2022_chunk_settings(wildcards):
-    exp = JU["experiments"][wildcards.experiment]
-    return {
-        "seed": config["seed"],
-        "experiment": wildcards.experiment,
-        "model_name": exp["model"],
-        "design": exp["design"],
-        "epsilon": float(wildcards.eps),
-        "chunk": int(wildcards.chunk),
-        "chunk_size": JU["chunk_size"],
-        "replicates": exp["replicates"],
-        "n_records": exp.get("n_records", 100),
-        "iterations": JU["iterations"],
-        "burnin": JU["burnin"],
-        "credible_level": JU["credible_level"],
-        "data_dir": JU["data_dir"],
-        "model": JU[exp["model"]],
-    }
-
-
-def ju2022_epsilons(wildcards):
-    return JU["experiments"][wildcards.experiment]["epsilons"]
-
-
-def ju2022_model(wildcards):
-    return JU["experiments"][wildcards.experiment]["model"]
-
-
-def ju2022_design(wildcards):
-    return JU["experiments"][wildcards.experiment]["design"]
 
 
 rule ju2022_chunk:

@@ -78,7 +78,9 @@ _LOG_HALF = math.log(0.5)
 _NEG_INF = -np.inf
 
 # Default base-quantile levels of the ``quantile`` knot rule (see docs/deviations_parts/raim2021.md).
-DEFAULT_LEVELS = (1e-12, 0.01, 0.2, 0.5, 0.8, 0.99, 1.0 - 1e-12)
+DEFAULT_LEVELS = (1e-12, 0.1, 0.5, 0.9, 1.0 - 1e-12)
+# Double geometric base: integers on each side of the weight's mode that become knots.
+N_MODE_INTEGERS = 3
 # ... and weight-sd multiples k whose level sets u = exp(-k^2/2) are always knots.
 DEFAULT_WEIGHT_SDS = (0.5, 1.5, 3.0)
 
@@ -438,70 +440,157 @@ def _tail_point(bt, par, log_level):
 
 
 @njit(cache=True)
-def _quantile_knots(wt, z, mu, s2, bt, par, qpts, ugrid, n_split, lu, lh):
-    """Knots of our fast rule, then n_split small-rectangle splits. Candidate knots:
+def _integer_bound(rho, x_end, qs, kl, lo, hi, fm, luj):
+    """log upper bound on P(A_u), DGeom base: A_u lies strictly between the nearest excluded
+    points on either side of the mode (quantile points qs[lo], qs[hi], the mode integers
+    fm - j / fm + 1 + j whose knots are <= u, and the support end x_end), so P(A_u) is at most
+    (number of integers strictly between) x (largest pmf among them)."""
+    nq = qs.size
+    a = qs[lo] if lo >= 0 else -np.inf
+    b = qs[hi] if hi < nq else np.inf
+    b = min(b, x_end)
+    for j in range(N_MODE_INTEGERS):
+        if kl[nq + 2 * j] <= luj:
+            a = max(a, fm - j)
+        if kl[nq + 2 * j + 1] <= luj:
+            b = min(b, fm + 1.0 + j)
+    if a == -np.inf or b == np.inf:
+        return np.inf
+    ia = np.floor(a) + 1.0
+    ib = np.ceil(b) - 1.0
+    if ia > ib:
+        return _NEG_INF
+    d0 = 0.0 if ia <= 0.0 <= ib else min(abs(ia), abs(ib))
+    return math.log(ib - ia + 1.0) + math.log(rho / (2.0 - rho)) + d0 * math.log1p(-rho)
+
+
+@njit(cache=True)
+def _quantile_knots(wt, z, mu, s2, bt, par, qs, ugrid, table, n_split, lu, lh, cum):
+    """Knots of our fast rule (``quantile``). Candidate knots (log u):
 
     - u = w(q_k)/c at base quantiles q_k: between two consecutive knots neither end of A_u
-      crosses a q_k, so P(A_u) drops by at most one quantile step per end (base-dominated case);
+      crosses a q_k, so P(A_u) drops by at most one quantile cell per end (base-dominated case);
     - fixed u = exp(-k^2/2) (``ugrid``): the level sets of w at k weight-sds from its mode
       (weight-dominated case);
-    - double geometric base: the two integers next to the mode of w (the top of the staircase);
+    - double geometric base: N_MODE_INTEGERS integers on each side of the mode of w, where
+      P(A_u) jumps when w is narrow next to the integer grid (small y);
     - when the first knot is below 1e-12 (w far out in the base's tail): two base tail points
-      of mass 1e-4 u_1, so the envelope above the knots holds negligible area.
+      of mass 1e-4 u_1, evaluated exactly, so the envelope above the knots has negligible area.
+
+    Heights cost no evaluation of P(A_u): A_u lies strictly between the nearest quantile points
+    on either side of the mode of w whose knots are <= u, so P(A_u) is at most the base mass
+    between them, read from ``table`` (precomputed per base). These bounds go to cum[2]; lh is
+    NaN (not evaluated) and becomes exact when a proposal in the piece is rejected. With
+    n_split > 0 all heights are evaluated and n_split small-rectangle splits follow.
     """
     lpmax = _log_p(wt, z, mu, s2, bt, par, _NEG_INF)
     if lpmax == _NEG_INF:
         return 0
     lc = _log_c(wt, mu, s2)
+    nq = qs.size
+    kl = cum[0]  # scratch: log u of each quantile point
     lu[0] = _NEG_INF
     lh[0] = lpmax
     m = 1
-    for k in range(qpts.size):
-        m = _add_knot(lu, lh, m, _log_w(wt, z, mu, s2, qpts[k]) - lc)
+    for k in range(nq):
+        kl[k] = _log_w(wt, z, mu, s2, qs[k]) - lc
+        m = _add_knot(lu, lh, m, kl[k])
     for k in range(ugrid.size):
         m = _add_knot(lu, lh, m, ugrid[k])
+    xm = z - math.exp(mu - s2) if wt == W_LOGNORMAL else z - mu
+    fm = np.floor(xm)
     if bt == B_DGEOM:
-        xm = z - math.exp(mu - s2) if wt == W_LOGNORMAL else z - mu
-        fm = np.floor(xm)
-        m = _add_knot(lu, lh, m, _log_w(wt, z, mu, s2, fm) - lc)
-        m = _add_knot(lu, lh, m, _log_w(wt, z, mu, s2, fm + 1.0) - lc)
+        for j in range(N_MODE_INTEGERS):
+            kl[nq + 2 * j] = _log_w(wt, z, mu, s2, fm - j) - lc
+            kl[nq + 2 * j + 1] = _log_w(wt, z, mu, s2, fm + 1.0 + j) - lc
+            m = _add_knot(lu, lh, m, kl[nq + 2 * j])
+            m = _add_knot(lu, lh, m, kl[nq + 2 * j + 1])
+    t1 = np.nan
+    t2 = np.nan
     if m > 1 and lu[1] < -27.6:
         q = _tail_point(bt, par, lu[1] + math.log(1e-4))
-        m = _add_knot(lu, lh, m, _log_w(wt, z, mu, s2, q) - lc)
-        m = _add_knot(lu, lh, m, _log_w(wt, z, mu, s2, -q) - lc)
-    for k in range(1, m):
-        lh[k] = _log_p(wt, z, mu, s2, bt, par, lu[k])
+        t1 = _log_w(wt, z, mu, s2, q) - lc
+        t2 = _log_w(wt, z, mu, s2, -q) - lc
+        m = _add_knot(lu, lh, m, t1)
+        m = _add_knot(lu, lh, m, t2)
     lu[m] = 0.0
-    lh[m] = _NEG_INF
+    lh[m] = _NEG_INF  # P(A_1) = 0
     m += 1
-    return _small_rects(wt, z, mu, s2, bt, par, lu, lh, m, 0, m - 1, n_split)
+    lb = cum[2]
+    lb[0] = lpmax
+    lb[m - 1] = _NEG_INF
+    for j in range(1, m - 1):
+        lo = -1
+        hi = nq
+        for k in range(nq):
+            if kl[k] <= lu[j]:
+                if qs[k] < xm:
+                    lo = k
+                elif qs[k] > xm and hi == nq:
+                    hi = k
+        lb[j] = min(table[(lo + 1) * (nq + 1) + hi], lpmax)
+        if bt == B_DGEOM:
+            lb[j] = min(lb[j], _integer_bound(par, z if wt == W_LOGNORMAL else np.inf, qs, kl,
+                                              lo, hi, fm, lu[j]))
+    if not math.isnan(t1):  # the tail knots carry the top of the envelope: evaluate them
+        for j in range(1, m - 1):
+            if lu[j] == t1 or lu[j] == t2:
+                lh[j] = _log_p(wt, z, mu, s2, bt, par, lu[j])
+    if n_split > 0:
+        for k in range(1, m - 1):
+            lh[k] = _log_p(wt, z, mu, s2, bt, par, lu[k])
+        return _small_rects(wt, z, mu, s2, bt, par, lu, lh, m, 0, m - 1, n_split)
+    return m
 
 
 @njit(cache=True)
-def _build(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh):
+def _build(wt, z, mu, s2, bt, par, method, n_knots, tol, anchors, lu, lh, cum):
     """Envelope knots for one (w, g); returns the knot count (0 when P(A_0) = 0).
-    qpts is the anchor array of :func:`base_quantile_points` (quantile rule only)."""
+    ``anchors`` is the array of :func:`base_quantile_points` (quantile rule only)."""
     if method == M_QUANTILE:
-        nq = int(qpts[0])
-        return _quantile_knots(wt, z, mu, s2, bt, par, qpts[1:1 + nq], qpts[1 + nq:], n_knots,
-                               lu, lh)
+        nq = int(anchors[0])
+        ng = int(anchors[1])
+        qs = anchors[2:2 + nq]
+        ugrid = anchors[2 + nq:2 + nq + ng]
+        table = anchors[2 + nq + ng:]
+        return _quantile_knots(wt, z, mu, s2, bt, par, qs, ugrid, table, n_knots, lu, lh, cum)
     return _stepdown_knots(wt, z, mu, s2, bt, par, method, n_knots, tol, lu, lh)
 
 
 # ============================================================================ drawing
 @njit(cache=True)
-def _cumulate(lu, lh, m, cum):
-    """Cumulative (unnormalised, max-scaled) piece areas of the envelope; returns max log area."""
-    top = _NEG_INF
+def _widths(lu, m, cum):
+    """cum[3, j] = log(u_{j+1} - u_j) for every piece."""
     for j in range(m - 1):
-        a = lh[j] + _log_sub(lu[j + 1], lu[j])
-        cum[j] = a
+        cum[3, j] = _log_sub(lu[j + 1], lu[j])
+
+
+@njit(cache=True)
+def _cumulate(lu, lh, m, cum):
+    """Piece heights and cumulative areas of the envelope.
+
+    Piece j spans [u_j, u_{j+1}) with height H_j = P(A_{u_j}) when knot j is evaluated, and
+    otherwise (lh[j] is NaN) the smaller of its bound cum[2, j] and H_{j-1}: both bound
+    P(A_u) on the piece because P(A_u) is non-increasing. Fills cum[1, j] = log H_j and
+    cum[0, j] = cumulative max-scaled area; returns the max log area. cum[3, j] caches the
+    log width of piece j (see :func:`_widths`).
+    """
+    top = _NEG_INF
+    h = lh[0]
+    for j in range(m - 1):
+        if not math.isnan(lh[j]):
+            h = lh[j]
+        elif cum[2, j] < h:
+            h = cum[2, j]
+        cum[1, j] = h
+        a = h + cum[3, j]
+        cum[0, j] = a
         if a > top:
             top = a
     s = 0.0
     for j in range(m - 1):
-        s += math.exp(cum[j] - top) if cum[j] > _NEG_INF else 0.0
-        cum[j] = s
+        s += math.exp(cum[0, j] - top) if cum[0, j] > _NEG_INF else 0.0
+        cum[0, j] = s
     return top
 
 
@@ -509,27 +598,43 @@ def _cumulate(lu, lh, m, cum):
 def _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop, rng):
     """Accept-reject draw of u from p(u) under the step envelope, then x | u.
 
+    After a rejection the envelope is refined (adaptive rejection): the rejected u becomes a
+    knot (``adapt``) and, if its piece's height was only a bound, every knot gets its exact
+    height. The
+    envelope of each round depends only on earlier rounds, so an accepted u is exact.
     Returns (x, number of proposals, new knot count); x is NaN after max_prop rejections.
     """
+    _widths(lu, m, cum)
     _cumulate(lu, lh, m, cum)
     n_prop = 0
     cap = lu.size
     while n_prop < max_prop:
         n_prop += 1
-        total = cum[m - 2]
+        total = cum[0, m - 2]
         v = rng.random() * total
         j = 0
-        while j < m - 2 and cum[j] <= v:
+        while j < m - 2 and cum[0, j] <= v:
             j += 1
         r = math.exp(lu[j] - lu[j + 1])
         lu_prop = lu[j + 1] + math.log(r + rng.random() * (1.0 - r))
         x1, x2 = _roots(wt, z, mu, s2, lu_prop)
         lp = _log_pr(bt, par, x1, x2)
-        if math.log(rng.random()) < lp - lh[j]:
+        if math.log(rng.random()) < lp - cum[1, j]:
             return _trunc(bt, par, x1, x2, rng.random()), n_prop, m
+        if math.isnan(lh[j]):
+            # the bound envelope failed once: make every knot exact (the eager envelope)
+            for k in range(1, m - 1):
+                if math.isnan(lh[k]):
+                    lh[k] = _log_p(wt, z, mu, s2, bt, par, lu[k])
         if adapt and m < cap and lu[j] < lu_prop < lu[j + 1]:
+            for k in range(m, j + 1, -1):
+                cum[2, k] = cum[2, k - 1]
+                cum[3, k] = cum[3, k - 1]
+            cum[2, j + 1] = lp
             m = _insert(lu, lh, m, j + 1, lu_prop, lp)
-            _cumulate(lu, lh, m, cum)
+            cum[3, j] = _log_sub(lu[j + 1], lu[j])
+            cum[3, j + 1] = _log_sub(lu[j + 2], lu[j + 1])
+        _cumulate(lu, lh, m, cum)
     return np.nan, n_prop, m
 
 
@@ -538,9 +643,10 @@ def direct_draw(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, max_p
                 lu, lh, cum, rng):
     """One exact CD-sampler draw with a fresh envelope (the Gibbs sampler's unit of work).
 
-    lu, lh, cum are workspace arrays (size >= knots + adaptations). Returns (x, proposals).
+    lu, lh (size cap) and cum (4 x cap) are workspace arrays, cap >= knots + adaptations.
+    Returns (x, proposals).
     """
-    m = _build(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh)
+    m = _build(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
     if m == 0:
         return np.nan, 0
     x, n_prop, _ = _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt,
@@ -553,14 +659,14 @@ def _direct_many(n, wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, m
                  rebuild, cap, rng, out, props):
     lu = np.empty(cap)
     lh = np.empty(cap)
-    cum = np.empty(cap)
-    m = _build(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh)
+    cum = np.empty((4, cap))
+    m = _build(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
     if m == 0:
         out[:] = np.nan
         return
     for i in range(n):
         if rebuild and i > 0:
-            m = _build(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh)
+            m = _build(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
         out[i], props[i], m = _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum,
                                                   adapt, max_prop, rng)
 
@@ -648,10 +754,11 @@ class Base:
 @dataclass(frozen=True)
 class DirectSettings:
     """Knot rule and its size: ``n_knots`` is N for small_rects/equal_steps (N+1 knots in
-    [u_L, u_H]) and the number of small-rectangle refinements for ``quantile``."""
+    [u_L, u_H]); for ``quantile`` it is the number of small-rectangle refinements, and 0 (the
+    default) leaves the knot heights to be evaluated lazily."""
 
     method: str = "quantile"
-    n_knots: int = 2
+    n_knots: int = 0
     tol: float = 1e-10
     levels: tuple = DEFAULT_LEVELS
     weight_sds: tuple = DEFAULT_WEIGHT_SDS
@@ -674,14 +781,22 @@ class DirectSettings:
 
     def capacity(self) -> int:
         """Workspace size: knots + pseudo-knots + room for adaptations."""
-        return self.n_knots + len(self.levels) + len(self.weight_sds) + 10 + (64 if self.adapt else 0)
+        return (self.n_knots + len(self.levels) + len(self.weight_sds) + 2 * N_MODE_INTEGERS + 8
+                + (64 if self.adapt else 0))
 
 
 def base_quantile_points(base: Base, levels=DEFAULT_LEVELS, weight_sds=DEFAULT_WEIGHT_SDS) -> np.ndarray:
-    """Anchor array of the ``quantile`` knot rule: [count, base quantiles G^-(p) at ``levels``,
-    log u = -k^2/2 for k in ``weight_sds``]."""
-    q = [_quantile(base.code, base.par, float(p)) for p in levels]
-    return np.array([len(q), *q, *(-0.5 * k * k for k in weight_sds)], dtype=float)
+    """Anchor array of the ``quantile`` knot rule for one base: [nq, ng, the nq distinct base
+    quantiles G^-(p) at ``levels``, the ng values log u = -k^2/2 for k in ``weight_sds``, the
+    (nq+1)^2 table of log base masses between quantile points]."""
+    qs = np.unique([_quantile(base.code, base.par, float(p)) for p in levels])
+    nq = qs.size
+    ext = np.r_[-np.inf, qs, np.inf]
+    # table[(a+1)(nq+1) + b] = log P(q_a < X < q_b), a = -1 / b = nq meaning no end point
+    table = np.array([[_log_pr(base.code, base.par, ext[a], ext[b + 1]) for b in range(nq + 1)]
+                      for a in range(nq + 1)]).ravel()
+    grid = [-0.5 * k * k for k in weight_sds]
+    return np.r_[nq, len(grid), qs, grid, table].astype(float)
 
 
 def log_weight(weight: Weight, x) -> np.ndarray:
@@ -713,14 +828,15 @@ def stepdown(weight: Weight, base: Base, settings: DirectSettings) -> dict:
     lu = np.empty(cap)
     lh = np.empty(cap)
     qpts = base_quantile_points(base, settings.levels, settings.weight_sds)
+    cum = np.empty((4, cap))
     m = _build(weight.code, weight.z, weight.mu, weight.s2, base.code, base.par,
-               settings.code, settings.n_knots, settings.tol, qpts, lu, lh)
+               settings.code, settings.n_knots, settings.tol, qpts, lu, lh, cum)
     if m == 0:
         raise ValueError("P(A_0) = 0: no u with P(A_u) > 0")
-    cum = np.empty(cap)
+    _widths(lu, m, cum)
     top = _cumulate(lu, lh, m, cum)
     return {"log_u": lu[:m].copy(), "log_h": lh[:m].copy(),
-            "log_a": float(top + math.log(cum[m - 2]))}
+            "log_a": float(top + math.log(cum[0, m - 2]))}
 
 
 def envelope_acceptance(weight: Weight, base: Base, settings: DirectSettings) -> float:

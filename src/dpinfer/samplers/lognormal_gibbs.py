@@ -184,7 +184,7 @@ def run_noisy(y_noisy, X_noisy, rho: float, lam: float, iterations: int,
     qy = base_quantile_points(Base("dgeom", rho), direct.levels, direct.weight_sds)
     qx = base_quantile_points(Base("laplace", lam), direct.levels, direct.weight_sds)
     cap = direct.capacity()
-    lu, lh, cum = np.empty(cap), np.empty(cap), np.empty(cap)
+    lu, lh, cum = np.empty(cap), np.empty(cap), np.empty((4, cap))
     draws = np.empty((iterations, 3))
     counts = np.zeros(4, dtype=np.int64)
     sb2 = prior.sigma_beta**2

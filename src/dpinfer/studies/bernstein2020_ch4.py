@@ -335,7 +335,7 @@ def render_fig4_4(input, output, *, cfg):
                 ax.errorbar(n_grid, mean, yerr=2 * se, label=LABELS[m], capsize=2, **st)
             ax.set_xscale("log")
             ax.set_yscale("symlog", linthresh=1e-5)
-            ax.set_title(f"{MODEL_TITLES[model]}, $\\epsilon$={fmt_eps(eps)}")
+            ax.set_title(f"{model.capitalize()} (whole parameter), $\\epsilon$={fmt_eps(eps)}")
             if r == len(eps_list) - 1:
                 ax.set_xlabel("number of individuals n")
             if c == 0:
