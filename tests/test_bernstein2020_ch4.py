@@ -231,6 +231,75 @@ def test_truncated_exponential_gibbs_matches_private_posterior():
     _sd_ok(chain, sd, 0.05)
 
 
+def _exact_truncated_lik(y, lam, n, a, b, scale):
+    """p(y | lam) for y = sum of x_i in [a, b] + Lap(scale), x_i ~ Exp(lam), by Fourier inversion.
+
+    phi(t) = (1 - q + lam / (lam - i t) (e^{(i t - lam) a} - e^{(i t - lam) b}))^n is the exact
+    characteristic function of the truncated sum and 1 / (1 + scale^2 t^2) that of the noise.
+    """
+    q, _, _ = expfam.truncated_exponential_moments(lam, a, b)
+    m_c, v_c = expfam.rs_clt(lam, a, b, n)
+    t = np.linspace(0.0, 14.0 / math.sqrt(v_c), 20001)
+    phi1 = 1.0 - q + lam / (lam - 1j * t) * (np.exp((1j * t - lam) * a) - np.exp((1j * t - lam) * b))
+    f = np.real(np.exp(n * np.log(phi1) - 1j * t * y)) / (1.0 + scale * scale * t * t)
+    return max(integrate.trapezoid(f, t) / math.pi, 0.0)
+
+
+def test_truncated_exponential_gibbs_matches_private_posterior_large_n():
+    """n = 10000, eps = 0.1, y above the largest centre mean max_lam m_c(lam) (a calibration trial).
+
+    Drawing s_l + s_u independently of s_c (the old kernel) let the chain drift from lam ~ 1.6 to
+    lam ~ 0.14, where the exact posterior has mass ~1e-9. Started from the prior, as the code does.
+    """
+    n, eps, y = 10000, 0.1, 3518.878
+    a, b = expfam.prior_predictive_bounds(8.0, 2.0)
+    scale = expfam.truncation_sensitivity(a, b) / eps
+    grid = np.linspace(0.9, 2.6, 400)
+    dens = stats.gamma.pdf(grid, 8.0, scale=0.5) * np.array([_exact_truncated_lik(y, l, n, a, b, scale) for l in grid])
+    dens /= integrate.trapezoid(dens, grid)
+    mean = integrate.trapezoid(grid * dens, grid)
+    sd = math.sqrt(integrate.trapezoid((grid - mean) ** 2 * dens, grid))
+    assert mean == pytest.approx(1.597, abs=0.01) and sd == pytest.approx(0.143, abs=0.005)
+    chain = nag.run_truncated_exponential(y, n, (8.0, 2.0), (a, b), scale, 6000, np.random.default_rng(5),
+                                          thin=20, init="prior").draws[1000:]
+    assert_mean_matches(chain, [mean], abs_slack=0.01)
+    _sd_ok(chain, sd, 0.1)
+
+
+def test_outer_sums_given_centre_match_simulation():
+    """E and Var of s_l + s_u given s_c (joint RS-CLT) against a regression on simulated region sums."""
+    n, lam, a, b = 400, 1.5, 0.05, 1.0
+    x = np.random.default_rng(6).exponential(1.0 / lam, size=(20000, n))
+    centre = (x >= a) & (x <= b)
+    s_c = np.where(centre, x, 0.0).sum(axis=1)
+    s_out = np.where(centre, 0.0, x).sum(axis=1)
+    m_c, v_c = expfam.rs_clt(lam, a, b, n)
+    slope_mc = np.cov(s_c, s_out)[0, 1] / s_c.var(ddof=1)
+    resid_var_mc = s_out.var(ddof=1) * (1 - np.corrcoef(s_c, s_out)[0, 1] ** 2)
+    e0, v0 = nag.outer_given_centre(lam, a, b, float(n), m_c)
+    e1, _ = nag.outer_given_centre(lam, a, b, float(n), m_c + 1.0)
+    assert e1 - e0 == pytest.approx(slope_mc, abs=0.03)
+    assert slope_mc < -0.3  # the old kernel used slope 0
+    assert v0 == pytest.approx(resid_var_mc, rel=0.05)
+    assert e0 + m_c == pytest.approx(n / lam, rel=1e-9)  # total mean n / lam
+    # total variance is exactly n / lam^2: V_c + 2 Cov + V_out
+    k = e1 - e0
+    assert v_c + 2 * k * v_c + (v0 + k * k * v_c) == pytest.approx(n / lam ** 2, rel=1e-9)
+
+
+def test_truncated_exponential_thinning_and_mode_start():
+    a, b = expfam.prior_predictive_bounds(8.0, 2.0)
+    args = (2445.327, 10000, (8.0, 2.0), (a, b), b / 0.1)
+    full = nag.run_truncated_exponential(*args, 500, np.random.default_rng(7)).draws
+    thin = nag.run_truncated_exponential(*args, 100, np.random.default_rng(7), thin=5).draws
+    np.testing.assert_array_equal(thin, full[4::5])
+    # p(y | lam) has a tiny second mode near lam = 0.54 (m_c(lam) = y on its rising branch); the
+    # start is the main mode, near the posterior mean 3.84 found by quadrature
+    assert nag.clt_posterior_mode(*args) == pytest.approx(3.84, abs=0.03)
+    lp = nag.clt_log_marginal(np.array([0.537, 3.838]), *args[:2], args[3], args[4])
+    assert lp[1] > lp[0]
+
+
 # ----------------------------------------------------------------------------- OPS
 def test_ops_draws_respect_support_and_tempering():
     t = ops_exponent(0.1, 100, 0.1)

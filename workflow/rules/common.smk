@@ -8,6 +8,7 @@ from snakemake.utils import validate
 
 from dpinfer.pipeline import chunk_replicates, fmt_eps, n_chunks, target_paths
 from dpinfer.studies.bernstein2020_ch5 import setting_name, synthetic_settings
+from dpinfer.studies.raim2021 import setting_names
 
 RESULTS = "results"
 LOGS = "logs"
@@ -183,3 +184,24 @@ def ch5_cirrhosis_chunks(wildcards):
     cir = CH5["cirrhosis"]
     k = n_chunks(cir["splits"], cir["chunk_size"])
     return [f"{CH5_DIR}/cirrhosis/eps{fmt_eps(e)}/chunk{c}.npz" for e in cir["epsilons"] for c in range(k)]
+
+
+# ----------------------------------------------------------------------------- raim2021 helpers
+def check_raim2021(cfg):
+    if cfg["burnin"] >= cfg["iterations"]:
+        config_error(
+            "raim2021.burnin",
+            f"must be smaller than raim2021.iterations ({cfg['iterations']})",
+        )
+    if cfg["direct"]["method"] != "quantile" and cfg["direct"]["n_knots"] < 1:
+        config_error("raim2021.direct.n_knots", "must be >= 1 for small_rects / equal_steps")
+
+
+def raim2021_chunk_files(wildcards):
+    cfg = config["raim2021"]
+    k = n_chunks(cfg["replicates"], cfg["chunk_size"])
+    return [
+        f"{RAIM_DIR}/runs/{name}/chunk{c}.npz"
+        for name in setting_names(cfg["rhos"], cfg["lambdas"])
+        for c in range(k)
+    ]

@@ -3,26 +3,13 @@
 # DAG: envelopes -> knots / error_bound / step_function figures;
 #      Gibbs chunks (simulate + release + Algorithms 2 and 4 per replicate) -> aggregate per
 #      study -> mse_densities; one realisation -> traces; one timed run -> timing table.
-from snakemake.utils import validate
-
-from dpinfer.studies.raim2021 import setting_names
-
+RAIM = config.get("raim2021", {})
 RAIM_DIR = f"{RESULTS}/raim2021"
 
 
-def check_raim2021(cfg):
-    if cfg["burnin"] >= cfg["iterations"]:
-        config_error(
-            "raim2021.burnin",
-            f"must be smaller than raim2021.iterations ({cfg['iterations']})",
-        )
-    if cfg["direct"]["method"] != "quantile" and cfg["direct"]["n_knots"] < 1:
-        config_error("raim2021.direct.n_knots", "must be >= 1 for small_rects / equal_steps")
-
-
 if study_enabled("raim2021"):
-    validate(config["raim2021"], "../schemas/raim2021.schema.yaml")
-    check_raim2021(config["raim2021"])
+    validate_section(["raim2021"], "../schemas/raim2021.schema.yaml")
+    check_raim2021(RAIM)
     register_targets(
         "raim2021",
         [
@@ -36,45 +23,6 @@ if study_enabled("raim2021"):
     )
 
 
-def raim2021_cfg(wildcards):
-    return config["raim2021"]
-
-
-def raim2021_knots_cfg(wildcards):
-    return config["raim2021"]["knots"]
-
-
-def raim2021_step_cfg(wildcards):
-    return config["raim2021"]["step_function"]
-
-
-def raim2021_settings(wildcards):
-    cfg = config["raim2021"]
-    return setting_names(cfg["rhos"], cfg["lambdas"])
-
-
-def raim2021_rhos(wildcards):
-    return config["raim2021"]["rhos"]
-
-
-def raim2021_lambdas(wildcards):
-    return config["raim2021"]["lambdas"]
-
-
-def raim2021_burnin(wildcards):
-    return config["raim2021"]["burnin"]
-
-
-def raim2021_chunk_files(wildcards):
-    cfg = config["raim2021"]
-    k = n_chunks(cfg["replicates"], cfg["chunk_size"])
-    return [
-        f"{RAIM_DIR}/runs/{name}/chunk{c}.npz"
-        for name in setting_names(cfg["rhos"], cfg["lambdas"])
-        for c in range(k)
-    ]
-
-
 rule raim2021_envelopes:
     output:
         envelopes=f"{RAIM_DIR}/envelopes/envelopes.npz",
@@ -82,8 +30,8 @@ rule raim2021_envelopes:
         f"{LOGS}/raim2021/envelopes.log",
     params:
         step="raim2021:compute_envelopes",
-        knots=raim2021_knots_cfg,
-        step_function=raim2021_step_cfg,
+        knots=RAIM["knots"],
+        step_function=RAIM["step_function"],
     resources:
         runtime=5,
     script:
@@ -145,7 +93,7 @@ rule raim2021_gibbs_chunk:
         seed=config["seed"],
         setting="{setting}",
         chunk="{chunk}",
-        cfg=raim2021_cfg,
+        cfg=RAIM,
     resources:
         runtime=30,
         mem_mb=500,
@@ -164,7 +112,7 @@ rule raim2021_aggregate:
         f"{LOGS}/raim2021/aggregate.log",
     params:
         step="raim2021:aggregate_mse",
-        settings=raim2021_settings,
+        settings=setting_names(RAIM["rhos"], RAIM["lambdas"]),
     script:
         STEP_SCRIPT
 
@@ -179,8 +127,8 @@ rule raim2021_mse_densities:
         f"{LOGS}/raim2021/mse_densities.log",
     params:
         step="raim2021:plot_mse_densities",
-        rhos=raim2021_rhos,
-        lambdas=raim2021_lambdas,
+        rhos=RAIM["rhos"],
+        lambdas=RAIM["lambdas"],
     script:
         STEP_SCRIPT
 
@@ -193,7 +141,7 @@ rule raim2021_trace_chains:
     params:
         step="raim2021:run_traces",
         seed=config["seed"],
-        cfg=raim2021_cfg,
+        cfg=RAIM,
     resources:
         runtime=10,
     script:
@@ -210,7 +158,7 @@ rule raim2021_traces:
         f"{LOGS}/raim2021/traces.log",
     params:
         step="raim2021:plot_traces",
-        burnin=raim2021_burnin,
+        burnin=RAIM["burnin"],
     script:
         STEP_SCRIPT
 
@@ -223,7 +171,7 @@ rule raim2021_timing_run:
     params:
         step="raim2021:run_timing",
         seed=config["seed"],
-        cfg=raim2021_cfg,
+        cfg=RAIM,
     # both cores, so no other job of this workflow runs beside the timed chain
     threads: 2
     resources:

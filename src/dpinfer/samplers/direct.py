@@ -80,7 +80,7 @@ _NEG_INF = -np.inf
 # Default base-quantile levels of the ``quantile`` knot rule (see docs/deviations_parts/raim2021.md).
 DEFAULT_LEVELS = (1e-12, 0.1, 0.5, 0.9, 1.0 - 1e-12)
 # Double geometric base: integers on each side of the weight's mode that become knots.
-N_MODE_INTEGERS = 3
+N_MODE_INTEGERS = 2
 # ... and weight-sd multiples k whose level sets u = exp(-k^2/2) are always knots.
 DEFAULT_WEIGHT_SDS = (0.5, 1.5, 3.0)
 
@@ -474,8 +474,9 @@ def _quantile_knots(wt, z, mu, s2, bt, par, qs, ugrid, table, n_split, lu, lh, c
       (weight-dominated case);
     - double geometric base: N_MODE_INTEGERS integers on each side of the mode of w, where
       P(A_u) jumps when w is narrow next to the integer grid (small y);
-    - when the first knot is below 1e-12 (w far out in the base's tail): two base tail points
-      of mass 1e-4 u_1, evaluated exactly, so the envelope above the knots has negligible area.
+    - when the mode of w lies beyond the outermost base quantiles and the first knot is below
+      1e-12 (w far out in the base's tail): two base tail points of mass 1e-4 u_1, evaluated
+      exactly, so the envelope above the knots has negligible area.
 
     Heights cost no evaluation of P(A_u): A_u lies strictly between the nearest quantile points
     on either side of the mode of w whose knots are <= u, so P(A_u) is at most the base mass
@@ -507,7 +508,7 @@ def _quantile_knots(wt, z, mu, s2, bt, par, qs, ugrid, table, n_split, lu, lh, c
             m = _add_knot(lu, lh, m, kl[nq + 2 * j + 1])
     t1 = np.nan
     t2 = np.nan
-    if m > 1 and lu[1] < -27.6:
+    if m > 1 and lu[1] < -27.6 and nq > 0 and (xm < qs[0] or xm > qs[nq - 1]):
         q = _tail_point(bt, par, lu[1] + math.log(1e-4))
         t1 = _log_w(wt, z, mu, s2, q) - lc
         t2 = _log_w(wt, z, mu, s2, -q) - lc
@@ -599,8 +600,8 @@ def _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop,
     """Accept-reject draw of u from p(u) under the step envelope, then x | u.
 
     After a rejection the envelope is refined (adaptive rejection): the rejected u becomes a
-    knot (``adapt``) and, if its piece's height was only a bound, every knot gets its exact
-    height. The
+    knot (``adapt``) and, if its piece's height was only a bound, that knot (first rejection)
+    or every knot (later rejections) gets its exact height. The
     envelope of each round depends only on earlier rounds, so an accepted u is exact.
     Returns (x, number of proposals, new knot count); x is NaN after max_prop rejections.
     """
@@ -622,10 +623,12 @@ def _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop,
         if math.log(rng.random()) < lp - cum[1, j]:
             return _trunc(bt, par, x1, x2, rng.random()), n_prop, m
         if math.isnan(lh[j]):
-            # the bound envelope failed once: make every knot exact (the eager envelope)
-            for k in range(1, m - 1):
-                if math.isnan(lh[k]):
-                    lh[k] = _log_p(wt, z, mu, s2, bt, par, lu[k])
+            if n_prop == 1:  # first rejection: make this piece's knot exact
+                lh[j] = _log_p(wt, z, mu, s2, bt, par, lu[j])
+            else:  # the bound envelope keeps failing: make every knot exact
+                for k in range(1, m - 1):
+                    if math.isnan(lh[k]):
+                        lh[k] = _log_p(wt, z, mu, s2, bt, par, lu[k])
         if adapt and m < cap and lu[j] < lu_prop < lu[j + 1]:
             for k in range(m, j + 1, -1):
                 cum[2, k] = cum[2, k - 1]

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from ..models.expfam import rs_clt
+from ..models.expfam import rs_clt, truncated_exponential_moments
 
 __all__ = [
     "Chain",
@@ -42,6 +42,9 @@ __all__ = [
     "run_binomial",
     "run_multinomial",
     "run_truncated_exponential",
+    "outer_given_centre",
+    "clt_log_marginal",
+    "clt_posterior_mode",
     "SAMPLERS",
 ]
 
@@ -369,50 +372,127 @@ def run_multinomial(y, n: int, alpha, scale: float, iterations: int, rng: np.ran
 
 # ----------------------------------------------------------------------------- exponential (Alg. 2)
 @njit(cache=True)
-def _truncated_exponential_kernel(rng, y, n, shape0, rate0, a, b, scale, lam, prec, out):
+def _region_terms(lam, v, w, n):
+    """(q, mu_hat, m, V): mass, truncated mean and RS-CLT mean and variance for [v, w] (as rs_clt)."""
+    q, mu, var = truncated_exponential_moments(lam, v, w)
+    return q, mu, n * q * mu, n * q * var + n * q * (1.0 - q) * mu * mu
+
+
+@njit(cache=True)
+def outer_given_centre(lam, a, b, n, s_c):
+    """Mean and variance of s_out = s_l + s_u given s_c under the joint RS-CLT of the three regions.
+
+    The region counts are Multinomial(n, (q_l, q_c, q_u)), so the region sums are jointly normal
+    with Cov(s_r, s_t) = -n q_r q_t mu_r mu_t (r != t) besides the RS-CLT variances V_r; the
+    total then has the exact mean n / lam and variance n / lam^2. Conditioning on s_c:
+    E = m_out + k (s_c - m_c), Var = V_out - k^2 V_c, k = Cov(s_c, s_out) / V_c.
+    """
+    q_l, mu_l, m_l, v_l = _region_terms(lam, 0.0, a, n)
+    q_c, mu_c, m_c, v_c = _region_terms(lam, a, b, n)
+    q_u, mu_u, m_u, v_u = _region_terms(lam, b, math.inf, n)
+    m_out = m_l + m_u
+    v_out = v_l + v_u - 2.0 * n * q_l * q_u * mu_l * mu_u
+    cov = -n * q_c * mu_c * (q_l * mu_l + q_u * mu_u)
+    if v_c <= 0.0:
+        return m_out, max(v_out, 0.0)
+    k = cov / v_c
+    return m_out + k * (s_c - m_c), max(v_out - k * cov, 0.0)
+
+
+@njit(cache=True)
+def _truncated_exponential_kernel(rng, y, n, shape0, rate0, a, b, scale, lam, prec, thin, out):
     """Algorithm 2 (unbounded statistics) for Exp(lam) data truncated to [a, b], Gamma prior.
 
-    Per iteration, with (m_r, V_r) = RS-CLT(lam, region r) for r in lower [0, a], centre [a, b],
-    upper [b, inf): s_c | lam, sigma^2, y ~ NormProduct(m_c, V_c, y, sigma^2) restricted to
-    [0, n b]; s_l + s_u ~ N(m_l + m_u, V_l + V_u) restricted so that s = s_l + s_c + s_u >= 0
-    (the code's validity rule, "s >= 0"); 1/sigma^2 from |y - s_c|; lam ~ Gamma(shape0 + n,
-    rate0 + s). The same s_c feeds the sigma^2 and lam updates (docs/deviations.md compares the
-    thesis and code orders). Restricting s_l and s_u separately at 0 biases s upwards at small n
-    (their CLT means are near 0): the KS statistic at n = 10 rose from ~0.05 to ~0.2.
+    Per iteration, with (m_c, V_c) = RS-CLT(lam, [a, b]): s_c | lam, sigma^2, y ~
+    NormProduct(m_c, V_c, y, sigma^2) restricted to [0, n b]; then s_out = s_l + s_u | s_c, lam
+    from the *joint* RS-CLT normal of the three region sums (:func:`outer_given_centre`: the
+    region counts are multinomial, so the sums are negatively correlated), restricted so that
+    s = s_c + s_out >= 0 (the code's validity rule); 1/sigma^2 from |y - s_c|;
+    lam ~ Gamma(shape0 + n, rate0 + s). The (s_c, s_out) draw is one block from its conditional,
+    so the scan is a Gibbs sampler of the augmented model. Every ``thin``-th lam is stored.
+
+    Drawing s_l + s_u independently of s_c (thesis Alg. 2's generative process and the first
+    version here) makes the lam update see s_c pulled towards y without the compensating drop of
+    the outer sums: at n = 10000 the chain drifts to lam far from the posterior (docs/deviations).
+    Restricting s_l and s_u separately at 0 biases s upwards at small n (their CLT means are
+    near 0): the KS statistic at n = 10 rose from ~0.05 to ~0.2.
     """
-    for it in range(out.shape[0]):
-        m_l, v_l = rs_clt(lam, 0.0, a, n)
+    for it in range(out.shape[0] * thin):
         m_c, v_c = rs_clt(lam, a, b, n)
-        m_u, v_u = rs_clt(lam, b, math.inf, n)
         v2 = 1.0 / prec
         g = v_c / (v_c + v2)
         m3 = m_c + g * (y - m_c)
         v3 = v_c - g * v_c
         s_c = truncated_normal(rng, m3, math.sqrt(max(v3, 0.0)), 0.0, n * b)
-        # lower + upper regions together, restricted so that the total s stays >= 0
-        s_out = truncated_normal(rng, m_l + m_u, math.sqrt(v_l + v_u), -s_c, math.inf)
+        # lower + upper regions together given s_c, restricted so that the total s stays >= 0
+        m_o, v_o = outer_given_centre(lam, a, b, n, s_c)
+        s_out = truncated_normal(rng, m_o, math.sqrt(v_o), -s_c, math.inf)
         prec = laplace_mixture_precision(rng, y - s_c, scale)
         lam = rng.gamma(shape0 + n, 1.0 / (rate0 + s_c + s_out))
-        out[it] = lam
+        if (it + 1) % thin == 0:
+            out[it // thin] = lam
+
+
+def clt_log_marginal(lam, y, n, bounds, scale):
+    """log p(y | lam) under the RS-CLT: N(s_c; m_c, V_c) convolved with Lap(scale), closed form.
+
+    Vectorised over ``lam``. With d = y - m_c and sd = sqrt(V_c):
+    p = e^{V_c / (2 scale^2)} / (2 scale) [e^{-d/scale} Phi(d/sd - sd/scale) + e^{d/scale} Phi(-d/sd - sd/scale)].
+    Used for the start of the exponential chain and by the tests as the CLT posterior.
+    """
+    from scipy.special import log_ndtr
+
+    a, b = (float(v) for v in bounds)
+    lam = np.atleast_1d(np.asarray(lam, dtype=float))
+    mv = np.array([rs_clt(float(v), a, b, float(n)) for v in lam])
+    m, V = mv[:, 0], np.maximum(mv[:, 1], 1e-300)
+    sd, d = np.sqrt(V), float(y) - mv[:, 0]
+    return (np.logaddexp(-d / scale + log_ndtr(d / sd - sd / scale), d / scale + log_ndtr(-d / sd - sd / scale))
+            + V / (2.0 * scale * scale) - math.log(2.0 * scale))
+
+
+def clt_posterior_mode(y, n, prior, bounds, scale, points: int = 4000) -> float:
+    """Mode of Gamma prior x :func:`clt_log_marginal` on a log grid over the prior's 1e-9..1-1e-9 range.
+
+    m_c(lam) rises and then falls in lam (a small rate puts most individuals above b), so p(y | lam)
+    can have a second, tiny mode at small lam; a chain started there stays for >> 10^5 iterations.
+    """
+    from scipy import stats
+
+    shape0, rate0 = (float(v) for v in prior)
+    lo, hi = stats.gamma.ppf([1e-9, 1.0 - 1e-9], shape0, scale=1.0 / rate0)
+    grid = np.geomspace(lo, hi, points)
+    lp = stats.gamma.logpdf(grid, shape0, scale=1.0 / rate0) + clt_log_marginal(grid, y, n, bounds, scale)
+    return float(grid[int(np.nanargmax(lp))])
 
 
 def run_truncated_exponential(y: float, n: int, prior, bounds, scale: float, iterations: int,
-                              rng: np.random.Generator) -> Chain:
+                              rng: np.random.Generator, thin: int = 1, init: str = "mode") -> Chain:
     """Noise-aware Gibbs for lam | y, y = sum of x_i in [a, b] + Lap(scale), x_i ~ Exp(lam).
 
     ``prior`` = (shape, rate) of the Gamma prior; ``bounds`` = (a, b) with 0 <= a < b.
-    Starts from lam ~ prior and sigma^2 from its prior. Draws of lam, shape (iterations, 1).
+    Keeps every ``thin``-th iteration: returns ``iterations`` draws of lam (shape (iterations, 1))
+    from ``iterations * thin`` Gibbs iterations. Start: sigma^2 from its prior; lam at the mode of
+    the RS-CLT marginal posterior (``init="mode"``, :func:`clt_posterior_mode`, deterministic) or
+    from the prior (``init="prior"``, the released code, which can start in the basin of a
+    negligible low-lam mode and stay there).
     """
     shape0, rate0 = (float(v) for v in prior)
     a, b = (float(v) for v in bounds)
-    if not (0.0 <= a < b < math.inf) or n < 1 or iterations < 1 or not scale > 0:
-        raise ValueError("run_truncated_exponential: need 0 <= a < b < inf, n >= 1, scale > 0")
+    if not (0.0 <= a < b < math.inf) or n < 1 or iterations < 1 or not scale > 0 or int(thin) < 1:
+        raise ValueError("run_truncated_exponential: need 0 <= a < b < inf, n >= 1, scale > 0, thin >= 1")
     out = np.empty(iterations)
-    lam0 = rng.gamma(shape0, 1.0 / rate0)
+    if init == "prior":
+        lam0 = rng.gamma(shape0, 1.0 / rate0)
+    elif init == "mode":
+        lam0 = clt_posterior_mode(y, n, prior, bounds, scale)
+    else:
+        raise ValueError(f"run_truncated_exponential: unknown init {init!r}")
     prec0 = _initial_precision(rng, scale)
     t0 = time.process_time()
-    _truncated_exponential_kernel(rng, float(y), float(n), shape0, rate0, a, b, float(scale), lam0, prec0, out)
-    return Chain(out[:, None], {"cpu_seconds": time.process_time() - t0})
+    _truncated_exponential_kernel(rng, float(y), float(n), shape0, rate0, a, b, float(scale), lam0, prec0,
+                                  int(thin), out)
+    return Chain(out[:, None], {"cpu_seconds": time.process_time() - t0, "thin": int(thin), "lam0": lam0})
 
 
 SAMPLERS = {
