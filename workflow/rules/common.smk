@@ -6,7 +6,7 @@ import re
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from dpinfer.pipeline import chunk_replicates, fmt_eps, n_chunks, target_paths
+from dpinfer.pipeline import fmt_eps, n_chunks, target_paths
 from dpinfer.studies.bernstein2020_ch5 import setting_name, synthetic_settings
 from dpinfer.studies.raim2021 import setting_names
 

@@ -52,7 +52,6 @@ PAPER_REPLICATES = 100
 PAPER_SECONDS = {"loglinear": 404.0, "linreg": 330.0}  # R on AMD EPYC 7662, 10,000 iterations
 # The authors' R code re-measured on a 2-core machine (FACTS.md), CPU s per 10,000 sweeps.
 AUTHORS_R_2CORE_SECONDS = {"loglinear": (231.0, 306.0), "linreg": (132.0, 140.0)}
-PARAM_NAMES = {"loglinear": "p", "linreg": "beta"}
 
 
 def param_labels(model: str, dim: int) -> list[str]:
