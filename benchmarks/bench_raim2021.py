@@ -88,8 +88,8 @@ def bench_gibbs(quick: bool):
             for seed in range(1 if quick else 3):
                 y, X, yn, Xn = _data(rho, lam, seed)
                 t0 = time.process_time()
-                a = run_noisy(yn, Xn, rho, lam, 2000, np.random.default_rng(seed), direct=DIRECT)
-                f = run_noise_free(y, X, 2000, np.random.default_rng(seed))
+                run_noisy(yn, Xn, rho, lam, 2000, np.random.default_rng(seed), direct=DIRECT)
+                run_noise_free(y, X, 2000, np.random.default_rng(seed))
                 times.append(time.process_time() - t0)
             per_setting.append(np.mean(times))
             print(f"  rho={rho:<4} lambda={lam:<4}: {per_setting[-1]:.3f} CPU s per replication "

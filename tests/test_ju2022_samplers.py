@@ -1,7 +1,6 @@
 """Statistical tests of Algorithm 1 (ju2022): exact enumeration, conjugacy, calibration, bounds."""
 
 import itertools
-import math
 
 import numpy as np
 import pytest

@@ -4,21 +4,47 @@ CH4 = config.get("bernstein2020", {}).get("chapter4", {})
 CH4_ENABLED = "bernstein2020" in config and CH4.get("enabled", True)
 CH4_DIR = f"{RESULTS}/bernstein2020/ch4"
 # the settings one trial depends on: editing a figure setting (ecdf, trace) reruns no trial
-CH4_TRIAL_KEYS = ("iterations", "burnin", "replicates", "chunk_size", "mmd_draws", "mmd_bandwidth",
-                  "binomial", "multinomial", "exponential", "ops")
+CH4_TRIAL_KEYS = (
+    "iterations",
+    "burnin",
+    "replicates",
+    "chunk_size",
+    "mmd_draws",
+    "mmd_bandwidth",
+    "binomial",
+    "multinomial",
+    "exponential",
+    "ops",
+)
 CH4_TRIAL = {k: CH4[k] for k in CH4_TRIAL_KEYS if k in CH4}
 
 if CH4_ENABLED:
-    validate_section(["bernstein2020", "chapter4"], "../schemas/bernstein2020_ch4.schema.yaml")
+    validate_section(
+        ["bernstein2020", "chapter4"], "../schemas/bernstein2020_ch4.schema.yaml"
+    )
     if CH4["mmd_draws"] > CH4["iterations"]:
-        config_error("bernstein2020.chapter4.mmd_draws", "must not exceed iterations (draws are thinned)")
-    if CH4["ecdf"]["n"] not in CH4["n_grid"] or CH4["ecdf"]["epsilon"] not in CH4["epsilons"]:
-        config_error("bernstein2020.chapter4.ecdf", "the (n, epsilon) of fig4_3 must be in n_grid x epsilons")
+        config_error(
+            "bernstein2020.chapter4.mmd_draws",
+            "must not exceed iterations (draws are thinned)",
+        )
+    if (
+        CH4["ecdf"]["n"] not in CH4["n_grid"]
+        or CH4["ecdf"]["epsilon"] not in CH4["epsilons"]
+    ):
+        config_error(
+            "bernstein2020.chapter4.ecdf",
+            "the (n, epsilon) of fig4_3 must be in n_grid x epsilons",
+        )
     if CH4["chunk_size"] > CH4["replicates"]:
         config_error("bernstein2020.chapter4.chunk_size", "must not exceed replicates")
     register_targets(
         "bernstein2020",
-        [("fig4_2", "figure"), ("fig4_3", "figure"), ("fig4_4", "figure"), ("figB_1", "figure")],
+        [
+            ("fig4_2", "figure"),
+            ("fig4_3", "figure"),
+            ("fig4_4", "figure"),
+            ("figB_1", "figure"),
+        ],
     )
 
 
@@ -32,6 +58,8 @@ rule bernstein2020_ch4_chunk:
         n=r"\d+",
         eps=r"[0-9.e-]+",
         chunk=r"\d+",
+    resources:
+        runtime=15,
     params:
         step="bernstein2020_ch4:run_chunk",
         seed=config["seed"],
@@ -40,8 +68,6 @@ rule bernstein2020_ch4_chunk:
         epsilon=wildcard_float("eps"),
         chunk=wildcard_int("chunk"),
         cfg=CH4_TRIAL,
-    resources:
-        runtime=15,
     script:
         STEP_SCRIPT
 
@@ -55,11 +81,11 @@ rule bernstein2020_ch4_aggregate:
         md=f"{CH4_DIR}/calibration_utility.md",
     log:
         f"{LOGS}/bernstein2020/ch4/aggregate.log",
+    resources:
+        runtime=5,
     params:
         step="bernstein2020_ch4:aggregate",
         cfg=CH4,
-    resources:
-        runtime=5,
     script:
         STEP_SCRIPT
 
@@ -69,12 +95,12 @@ rule bernstein2020_ch4_traces:
         traces=f"{CH4_DIR}/traces.npz",
     log:
         f"{LOGS}/bernstein2020/ch4/traces.log",
+    resources:
+        runtime=5,
     params:
         step="bernstein2020_ch4:run_traces",
         seed=config["seed"],
         cfg=CH4,
-    resources:
-        runtime=5,
     script:
         STEP_SCRIPT
 
@@ -87,11 +113,11 @@ rule bernstein2020_fig4_2:
         png=f"{RESULTS}/bernstein2020/fig4_2.png",
     log:
         f"{LOGS}/bernstein2020/fig4_2.log",
+    resources:
+        runtime=5,
     params:
         step="bernstein2020_ch4:render_fig4_2",
         cfg=CH4,
-    resources:
-        runtime=5,
     script:
         STEP_SCRIPT
 
@@ -104,11 +130,11 @@ rule bernstein2020_fig4_3:
         png=f"{RESULTS}/bernstein2020/fig4_3.png",
     log:
         f"{LOGS}/bernstein2020/fig4_3.log",
+    resources:
+        runtime=5,
     params:
         step="bernstein2020_ch4:render_fig4_3",
         cfg=CH4,
-    resources:
-        runtime=5,
     script:
         STEP_SCRIPT
 
@@ -121,11 +147,11 @@ rule bernstein2020_fig4_4:
         png=f"{RESULTS}/bernstein2020/fig4_4.png",
     log:
         f"{LOGS}/bernstein2020/fig4_4.log",
+    resources:
+        runtime=5,
     params:
         step="bernstein2020_ch4:render_fig4_4",
         cfg=CH4,
-    resources:
-        runtime=5,
     script:
         STEP_SCRIPT
 
@@ -138,10 +164,10 @@ rule bernstein2020_figB_1:
         png=f"{RESULTS}/bernstein2020/figB_1.png",
     log:
         f"{LOGS}/bernstein2020/figB_1.log",
+    resources:
+        runtime=5,
     params:
         step="bernstein2020_ch4:render_figB_1",
         cfg=CH4,
-    resources:
-        runtime=5,
     script:
         STEP_SCRIPT

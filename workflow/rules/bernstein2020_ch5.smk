@@ -9,9 +9,13 @@ CH5_SYNTHETIC_FIGURES = ["fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8"]
 
 
 if CH5_ENABLED:
-    validate_section(["bernstein2020", "chapter5"], "../schemas/bernstein2020_ch5.schema.yaml")
+    validate_section(
+        ["bernstein2020", "chapter5"], "../schemas/bernstein2020_ch5.schema.yaml"
+    )
     check_bernstein2020_ch5(CH5)
-    register_targets("bernstein2020", [(f, "figure") for f in CH5_SYNTHETIC_FIGURES + ["fig5_9"]])
+    register_targets(
+        "bernstein2020", [(f, "figure") for f in CH5_SYNTHETIC_FIGURES + ["fig5_9"]]
+    )
 
 
 rule bernstein2020_ch5_synthetic_chunk:
@@ -22,14 +26,14 @@ rule bernstein2020_ch5_synthetic_chunk:
     wildcard_constraints:
         setting="n[0-9]+_eps[0-9.e+-]+",
         chunk="[0-9]+",
+    resources:
+        runtime=15,
     params:
         step="bernstein2020_ch5:run_synthetic_chunk",
         seed=config["seed"],
         setting="{setting}",
         chunk=wildcard_int("chunk"),
         cfg=CH5,
-    resources:
-        runtime=15,
     script:
         STEP_SCRIPT
 
@@ -43,11 +47,11 @@ rule bernstein2020_ch5_synthetic_summary:
         md=f"{CH5_DIR}/synthetic_summary.md",
     log:
         f"{LOGS}/bernstein2020/ch5/synthetic_summary.log",
+    resources:
+        runtime=5,
     params:
         step="bernstein2020_ch5:summarise_synthetic",
         cfg=CH5,
-    resources:
-        runtime=5,
     script:
         STEP_SCRIPT
 
@@ -62,12 +66,12 @@ rule bernstein2020_ch5_synthetic_figure:
         f"{LOGS}/bernstein2020/ch5/{{fig}}.log",
     wildcard_constraints:
         fig="fig5_[45678]",
+    resources:
+        runtime=5,
     params:
         step="bernstein2020_ch5:plot_synthetic",
         figure="{fig}",
         cfg=CH5,
-    resources:
-        runtime=5,
     script:
         STEP_SCRIPT
 
@@ -82,14 +86,14 @@ rule bernstein2020_ch5_cirrhosis_chunk:
     wildcard_constraints:
         eps="[0-9][0-9.e+-]*",
         chunk="[0-9]+",
+    resources:
+        runtime=15,
     params:
         step="bernstein2020_ch5:run_cirrhosis_chunk",
         seed=config["seed"],
         epsilon=wildcard_float("eps"),
         chunk=wildcard_int("chunk"),
         cfg=CH5,
-    resources:
-        runtime=15,
     script:
         STEP_SCRIPT
 
@@ -104,10 +108,10 @@ rule bernstein2020_ch5_fig5_9:
         md=f"{CH5_DIR}/fig5_9_coverage.md",
     log:
         f"{LOGS}/bernstein2020/ch5/fig5_9.log",
+    resources:
+        runtime=5,
     params:
         step="bernstein2020_ch5:plot_fig5_9",
         cfg=CH5,
-    resources:
-        runtime=5,
     script:
         STEP_SCRIPT

@@ -89,7 +89,10 @@ JU_DATA_FILES = [
 
 def check_ju2022(ju):
     if ju["burnin"] >= ju["iterations"]:
-        config_error("ju2022.burnin", f"must be smaller than ju2022.iterations ({ju['iterations']})")
+        config_error(
+            "ju2022.burnin",
+            f"must be smaller than ju2022.iterations ({ju['iterations']})",
+        )
     lo, hi = ju["linreg"]["clamp"]
     if not lo < hi:
         config_error("ju2022.linreg.clamp", "needs lower < upper")
@@ -157,18 +160,26 @@ def check_bernstein2020_ch5(c):
     key = "bernstein2020.chapter5"
     syn = c["synthetic"]
     if syn["eps_vs_n"] not in syn["epsilons"]:
-        config_error(f"{key}.synthetic.eps_vs_n", "must be one of synthetic.epsilons (Figs 5.4-5.8 share it)")
+        config_error(
+            f"{key}.synthetic.eps_vs_n",
+            "must be one of synthetic.epsilons (Figs 5.4-5.8 share it)",
+        )
     if syn["n_vs_eps"] not in syn["n_values"]:
         config_error(f"{key}.synthetic.n_vs_eps", "must be one of synthetic.n_values")
     lo, hi = syn["bounds"]
     if not lo < hi:
         config_error(f"{key}.synthetic.bounds", "needs lower < upper")
     if c["mmd"]["draws"] > c["conjugate_draws"]:
-        config_error(f"{key}.mmd.draws", "cannot exceed conjugate_draws (the Non-Private reference)")
+        config_error(
+            f"{key}.mmd.draws",
+            "cannot exceed conjugate_draws (the Non-Private reference)",
+        )
     if c["mmd"]["draws"] > min(c["gibbs"]["keep"], c["mcmc_ind"]["keep"]):
         config_error(f"{key}.mmd.draws", "cannot exceed gibbs.keep or mcmc_ind.keep")
     if not os.path.exists(c["cirrhosis"]["data"]):
-        config_error(f"{key}.cirrhosis.data", f"missing data file {c['cirrhosis']['data']}")
+        config_error(
+            f"{key}.cirrhosis.data", f"missing data file {c['cirrhosis']['data']}"
+        )
 
 
 def ch5_synthetic_chunks(wildcards):
@@ -183,7 +194,11 @@ def ch5_synthetic_chunks(wildcards):
 def ch5_cirrhosis_chunks(wildcards):
     cir = CH5["cirrhosis"]
     k = n_chunks(cir["splits"], cir["chunk_size"])
-    return [f"{CH5_DIR}/cirrhosis/eps{fmt_eps(e)}/chunk{c}.npz" for e in cir["epsilons"] for c in range(k)]
+    return [
+        f"{CH5_DIR}/cirrhosis/eps{fmt_eps(e)}/chunk{c}.npz"
+        for e in cir["epsilons"]
+        for c in range(k)
+    ]
 
 
 # ----------------------------------------------------------------------------- raim2021 helpers
@@ -194,7 +209,9 @@ def check_raim2021(cfg):
             f"must be smaller than raim2021.iterations ({cfg['iterations']})",
         )
     if cfg["direct"]["method"] != "quantile" and cfg["direct"]["n_knots"] < 1:
-        config_error("raim2021.direct.n_knots", "must be >= 1 for small_rects / equal_steps")
+        config_error(
+            "raim2021.direct.n_knots", "must be >= 1 for small_rects / equal_steps"
+        )
 
 
 def raim2021_chunk_files(wildcards):

@@ -32,12 +32,12 @@ rule ju2022_chunk:
         summary=f"{JU_DIR}/runs/{{experiment}}/eps{{eps}}/chunk{{chunk}}.npz",
     log:
         f"{LOGS}/ju2022/chunk/{{experiment}}_eps{{eps}}_chunk{{chunk}}.log",
-    params:
-        step="ju2022:run_chunk",
-        settings=ju2022_chunk_settings,
     resources:
         runtime=30,
         mem_mb=1000,
+    params:
+        step="ju2022:run_chunk",
+        settings=ju2022_chunk_settings,
     script:
         STEP_SCRIPT
 
@@ -60,7 +60,11 @@ rule ju2022_experiment_summary:
     input:
         summary=rules.ju2022_aggregate.output.summary,
     output:
-        csv=report(f"{JU_DIR}/experiments/{{experiment}}.csv", category="ju2022", caption="../report/ju2022.rst"),
+        csv=report(
+            f"{JU_DIR}/experiments/{{experiment}}.csv",
+            category="ju2022",
+            caption="../report/ju2022.rst",
+        ),
         md=f"{JU_DIR}/experiments/{{experiment}}.md",
     log:
         f"{LOGS}/ju2022/summary/{{experiment}}.log",
@@ -78,7 +82,9 @@ rule ju2022_fig1a:
         summary=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
         data=JU_DATA_FILES,
     output:
-        pdf=report(f"{JU_DIR}/fig1a.pdf", category="ju2022", caption="../report/ju2022.rst"),
+        pdf=report(
+            f"{JU_DIR}/fig1a.pdf", category="ju2022", caption="../report/ju2022.rst"
+        ),
         png=f"{JU_DIR}/fig1a.png",
     log:
         f"{LOGS}/ju2022/fig1a.log",
@@ -96,7 +102,9 @@ rule ju2022_fig2:
         summary=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
         data=JU_DATA_FILES,
     output:
-        pdf=report(f"{JU_DIR}/fig2.pdf", category="ju2022", caption="../report/ju2022.rst"),
+        pdf=report(
+            f"{JU_DIR}/fig2.pdf", category="ju2022", caption="../report/ju2022.rst"
+        ),
         png=f"{JU_DIR}/fig2.png",
     log:
         f"{LOGS}/ju2022/fig2.log",
@@ -113,7 +121,9 @@ rule ju2022_fig1b:
     input:
         summary=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
     output:
-        pdf=report(f"{JU_DIR}/fig1b.pdf", category="ju2022", caption="../report/ju2022.rst"),
+        pdf=report(
+            f"{JU_DIR}/fig1b.pdf", category="ju2022", caption="../report/ju2022.rst"
+        ),
         png=f"{JU_DIR}/fig1b.png",
     log:
         f"{LOGS}/ju2022/fig1b.log",
@@ -127,7 +137,9 @@ use rule ju2022_fig1b as ju2022_figS1 with:
     input:
         summary=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
     output:
-        pdf=report(f"{JU_DIR}/figS1.pdf", category="ju2022", caption="../report/ju2022.rst"),
+        pdf=report(
+            f"{JU_DIR}/figS1.pdf", category="ju2022", caption="../report/ju2022.rst"
+        ),
         png=f"{JU_DIR}/figS1.png",
     log:
         f"{LOGS}/ju2022/figS1.log",
@@ -137,7 +149,9 @@ rule ju2022_tab1:
     input:
         summary=f"{JU_DIR}/experiments/loglinear_coverage.npz",
     output:
-        csv=report(f"{JU_DIR}/tab1.csv", category="ju2022", caption="../report/ju2022.rst"),
+        csv=report(
+            f"{JU_DIR}/tab1.csv", category="ju2022", caption="../report/ju2022.rst"
+        ),
         md=f"{JU_DIR}/tab1.md",
     log:
         f"{LOGS}/ju2022/tab1.log",
@@ -153,7 +167,9 @@ use rule ju2022_tab1 as ju2022_tabS1 with:
     input:
         summary=f"{JU_DIR}/experiments/linreg_coverage.npz",
     output:
-        csv=report(f"{JU_DIR}/tabS1.csv", category="ju2022", caption="../report/ju2022.rst"),
+        csv=report(
+            f"{JU_DIR}/tabS1.csv", category="ju2022", caption="../report/ju2022.rst"
+        ),
         md=f"{JU_DIR}/tabS1.md",
     log:
         f"{LOGS}/ju2022/tabS1.log",
@@ -168,7 +184,9 @@ rule ju2022_runtime:
         loglinear=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
         linreg=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
     output:
-        csv=report(f"{JU_DIR}/runtime.csv", category="ju2022", caption="../report/ju2022.rst"),
+        csv=report(
+            f"{JU_DIR}/runtime.csv", category="ju2022", caption="../report/ju2022.rst"
+        ),
         md=f"{JU_DIR}/runtime.md",
     log:
         f"{LOGS}/ju2022/runtime.log",

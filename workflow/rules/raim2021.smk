@@ -28,12 +28,12 @@ rule raim2021_envelopes:
         envelopes=f"{RAIM_DIR}/envelopes/envelopes.npz",
     log:
         f"{LOGS}/raim2021/envelopes.log",
+    resources:
+        runtime=5,
     params:
         step="raim2021:compute_envelopes",
         knots=RAIM["knots"],
         step_function=RAIM["step_function"],
-    resources:
-        runtime=5,
     script:
         STEP_SCRIPT
 
@@ -88,15 +88,15 @@ rule raim2021_gibbs_chunk:
     wildcard_constraints:
         setting="rho[0-9.e+-]+_lambda[0-9.e+-]+",
         chunk="[0-9]+",
+    resources:
+        runtime=30,
+        mem_mb=500,
     params:
         step="raim2021:run_gibbs_chunk",
         seed=config["seed"],
         setting="{setting}",
         chunk="{chunk}",
         cfg=RAIM,
-    resources:
-        runtime=30,
-        mem_mb=500,
     script:
         STEP_SCRIPT
 
@@ -138,12 +138,12 @@ rule raim2021_trace_chains:
         chains=f"{RAIM_DIR}/traces/chains.npz",
     log:
         f"{LOGS}/raim2021/trace_chains.log",
+    resources:
+        runtime=10,
     params:
         step="raim2021:run_traces",
         seed=config["seed"],
         cfg=RAIM,
-    resources:
-        runtime=10,
     script:
         STEP_SCRIPT
 
@@ -168,14 +168,14 @@ rule raim2021_timing_run:
         timing=f"{RAIM_DIR}/timing/timing.json",
     log:
         f"{LOGS}/raim2021/timing_run.log",
-    params:
-        step="raim2021:run_timing",
-        seed=config["seed"],
-        cfg=RAIM,
     # both cores, so no other job of this workflow runs beside the timed chain
     threads: 2
     resources:
         runtime=10,
+    params:
+        step="raim2021:run_timing",
+        seed=config["seed"],
+        cfg=RAIM,
     script:
         STEP_SCRIPT
 

@@ -208,6 +208,22 @@ def _record_stats(x0, y, lo, hi, xt, out):
 
 
 @njit(cache=True)
+def _propose_record(rng, mean_x, chol_x, beta, sigma, z, x_out):
+    """Draw a record from the model: x_out ~ N(m, L L'), return y ~ N((1, x) beta, sigma^2)."""
+    p = mean_x.size
+    for j in range(p):
+        z[j] = rng.standard_normal()
+    mu = beta[0]
+    for j in range(p):
+        s = mean_x[j]
+        for k in range(j + 1):
+            s += chol_x[j, k] * z[k]
+        x_out[j] = s
+        mu += beta[j + 1] * s
+    return mu + sigma * rng.standard_normal()
+
+
+@njit(cache=True)
 def _draw_beta(rng, x0s, ys, sigma2, tau2, beta):
     """beta | X, y ~ N(mu, P^-1), P = X'X / sigma2 + I / tau2, mu = P^-1 X'y / sigma2."""
     n, p = x0s.shape
@@ -262,17 +278,7 @@ def _linreg_kernel(rng, released, scale, mean_x, chol_x, sigma2, tau2, lo, hi, n
     t_new = np.empty(d)
     xt = np.empty(q)
     for i in range(n_records):
-        for j in range(p):
-            z[j] = rng.standard_normal()
-        for j in range(p):
-            s = mean_x[j]
-            for k in range(j + 1):
-                s += chol_x[j, k] * z[k]
-            x0s[i, j] = s
-        mu = beta[0]
-        for j in range(p):
-            mu += beta[j + 1] * x0s[i, j]
-        ys[i] = mu + sigma * rng.standard_normal()
+        ys[i] = _propose_record(rng, mean_x, chol_x, beta, sigma, z, x0s[i])
         _record_stats(x0s[i], ys[i], lo, hi, xt, rec[i])
     total = np.empty(d)
     min_log_alpha = 0.0
@@ -286,17 +292,7 @@ def _linreg_kernel(rng, released, scale, mean_x, chol_x, sigma2, tau2, lo, hi, n
                 total[m] += rec[i, m]
         accepted = 0
         for i in range(n_records):
-            for j in range(p):
-                z[j] = rng.standard_normal()
-            for j in range(p):
-                s = mean_x[j]
-                for k in range(j + 1):
-                    s += chol_x[j, k] * z[k]
-                x_new[j] = s
-            mu = beta[0]
-            for j in range(p):
-                mu += beta[j + 1] * x_new[j]
-            y_new = mu + sigma * rng.standard_normal()
+            y_new = _propose_record(rng, mean_x, chol_x, beta, sigma, z, x_new)
             _record_stats(x_new, y_new, lo, hi, xt, t_new)
             log_ratio = 0.0
             for m in range(d):

@@ -77,7 +77,7 @@ M_QUANTILE = 2
 _LOG_HALF = math.log(0.5)
 _NEG_INF = -np.inf
 
-# Default base-quantile levels of the ``quantile`` knot rule (see docs/deviations_parts/raim2021.md).
+# Default base-quantile levels of the ``quantile`` knot rule (see docs/deviations.md).
 DEFAULT_LEVELS = (1e-12, 0.1, 0.5, 0.9, 1.0 - 1e-12)
 # Double geometric base: integers on each side of the weight's mode that become knots.
 N_MODE_INTEGERS = 2

@@ -23,7 +23,6 @@ NormProduct and the Wald update are local helpers here; the chapter-4 module
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -43,6 +42,8 @@ from ..models.linreg_nig import (
     prior_predictive_moments,
 )
 from .data_augmentation import Chain
+from .linalg import cholesky_lower, psd_factor
+from .noise_aware_gibbs import laplace_mixture_precision
 
 __all__ = ["FLAVOURS", "run_gibbs_ss", "clean_noisy_moments", "norm_product_draw", "wald_precision_draw"]
 
@@ -50,26 +51,6 @@ FLAVOURS = ("gibbs_ss_noisy", "gibbs_ss_prior", "gibbs_ss_update")
 
 
 # ----------------------------------------------------------------------------- linear algebra
-@njit(cache=True)
-def _cholesky(a, out):
-    """Lower Cholesky factor of a into out; False if a is not (numerically) positive definite."""
-    k = a.shape[0]
-    for i in range(k):
-        for j in range(i + 1):
-            acc = a[i, j]
-            for p in range(j):
-                acc -= out[i, p] * out[j, p]
-            if i == j:
-                if not acc > 0.0:
-                    return False
-                out[i, i] = math.sqrt(acc)
-            else:
-                out[i, j] = acc / out[j, j]
-        for j in range(i + 1, k):
-            out[i, j] = 0.0
-    return True
-
-
 @njit(cache=True)
 def _make_psd(a, b, tmp):
     """Replace symmetric a by its eigenvalue-clipped (PSD) version in place; True if changed.
@@ -84,7 +65,7 @@ def _make_psd(a, b, tmp):
     jit = 1e-12 * big
     for i in range(k):
         b[i, i] += jit
-    if _cholesky(b, tmp):
+    if cholesky_lower(b, tmp):
         return False
     w, q = np.linalg.eigh(a)
     for i in range(k):
@@ -95,30 +76,6 @@ def _make_psd(a, b, tmp):
                     acc += q[i, p] * w[p] * q[j, p]
             a[i, j] = acc
     return True
-
-
-@njit(cache=True)
-def _psd_factor(a, out):
-    """A factor L with L L' = a (a symmetric PSD up to round-off): Cholesky with growing
-    jitter, falling back to Q diag(sqrt(max(w, 0)))."""
-    k = a.shape[0]
-    scale = 0.0
-    for i in range(k):
-        scale = max(scale, abs(a[i, i]))
-    if _cholesky(a, out):
-        return
-    b = a.copy()
-    jit = 1e-14 * max(scale, 1e-300)
-    for _ in range(6):
-        for i in range(k):
-            b[i, i] = a[i, i] + jit
-        if _cholesky(b, out):
-            return
-        jit *= 10.0
-    w, q = np.linalg.eigh(a)
-    for i in range(k):
-        for j in range(k):
-            out[i, j] = q[i, j] * math.sqrt(max(w[j], 0.0))
 
 
 @njit(cache=True)
@@ -133,7 +90,7 @@ def _norm_product_draw(rng, mean, v, z, omega2, s, work_a, work_l, work_w, work_
         for j in range(k):
             work_a[i, j] = v[i, j]
         work_a[i, i] += omega2[i]
-    _psd_factor(work_a, work_l)
+    psd_factor(work_a, work_l)
     # W = (V + D)^{-1} V by two triangular solves per column
     for c in range(k):
         for i in range(k):
@@ -166,7 +123,7 @@ def _norm_product_draw(rng, mean, v, z, omega2, s, work_a, work_l, work_w, work_
     for i in range(k):  # only the upper triangle was computed: mirror it
         for j in range(i + 1, k):
             work_a[j, i] = work_a[i, j]
-    _psd_factor(work_a, work_l)
+    psd_factor(work_a, work_l)
     for i in range(k):
         e[i] = rng.standard_normal()
     for i in range(k):
@@ -179,8 +136,7 @@ def _norm_product_draw(rng, mean, v, z, omega2, s, work_a, work_l, work_w, work_
 @njit(cache=True)
 def _wald_precision(rng, resid, b):
     """omega^2 with 1/omega^2 ~ InverseGaussian(mean 1/(b |resid|), shape 1/b^2) (Park & Casella)."""
-    r = max(abs(resid), 1e-300 * b)
-    return 1.0 / rng.wald(1.0 / (b * r), 1.0 / (b * b))
+    return 1.0 / laplace_mixture_precision(rng, resid, b)
 
 
 @njit(cache=True)

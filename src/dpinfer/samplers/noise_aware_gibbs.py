@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from ..models.expfam import rs_clt, truncated_exponential_moments
+from .linalg import psd_factor
 
 __all__ = [
     "Chain",
@@ -227,22 +228,6 @@ def _chol_solve_inplace(a, b):
 
 
 @njit(cache=True)
-def _cholesky_lower(a, out):
-    d = a.shape[0]
-    for i in range(d):
-        for j in range(i + 1):
-            acc = a[i, j]
-            for k in range(j):
-                acc -= out[i, k] * out[j, k]
-            if i == j:
-                out[i, i] = math.sqrt(max(acc, 1e-300))
-            else:
-                out[i, j] = acc / out[j, j]
-        for j in range(i + 1, d):
-            out[i, j] = 0.0
-
-
-@njit(cache=True)
 def _multinomial_kernel(rng, y, n, alpha, scale, p, prec, max_tries, out):
     """Algorithm 3 for K-category data; s = first K-1 counts; order s, sigma^2, p.
 
@@ -297,7 +282,7 @@ def _multinomial_kernel(rng, y, n, alpha, scale, p, prec, max_tries, out):
                 c = 0.5 * (cov3[i, j] + cov3[j, i])
                 cov3[i, j] = c
                 cov3[j, i] = c
-        _cholesky_lower(cov3, chol)
+        psd_factor(cov3, chol)
         ok = False
         for _ in range(max_tries):
             for i in range(d):
@@ -445,7 +430,7 @@ def clt_log_marginal(lam, y, n, bounds, scale):
     a, b = (float(v) for v in bounds)
     lam = np.atleast_1d(np.asarray(lam, dtype=float))
     mv = np.array([rs_clt(float(v), a, b, float(n)) for v in lam])
-    m, V = mv[:, 0], np.maximum(mv[:, 1], 1e-300)
+    V = np.maximum(mv[:, 1], 1e-300)
     sd, d = np.sqrt(V), float(y) - mv[:, 0]
     return (np.logaddexp(-d / scale + log_ndtr(d / sd - sd / scale), d / scale + log_ndtr(-d / sd - sd / scale))
             + V / (2.0 * scale * scale) - math.log(2.0 * scale))

@@ -53,7 +53,7 @@ MMD_METHODS = ("gibbs", "naive")
 # Thinning of the exponential Gibbs chain: every EXPONENTIAL_THIN-th iteration is kept, so the
 # 2000 + 5000 draws come from 20x as many iterations. Integrated autocorrelation time of lam is
 # ~200-300 iterations at n >= 1000, eps = 0.01 (missing information ~98%), so 5000 unthinned draws
-# have an ESS of ~20 and the quantile U of each trial is noisy (docs/deviations_parts/bernstein2020_ch4.md).
+# have an ESS of ~20 and the quantile U of each trial is noisy (docs/deviations.md).
 # ``exponential.thin`` in the config sets it (default below).
 EXPONENTIAL_THIN = 20
 log = logging.getLogger("dpinfer.bernstein2020_ch4")
