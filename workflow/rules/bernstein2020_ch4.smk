@@ -109,7 +109,11 @@ rule bernstein2020_fig4_2:
     input:
         summary=rules.bernstein2020_ch4_aggregate.output.summary,
     output:
-        pdf=f"{RESULTS}/bernstein2020/fig4_2.pdf",
+        pdf=report(
+            f"{RESULTS}/bernstein2020/fig4_2.pdf",
+            category="bernstein2020",
+            caption="../report/bernstein2020.rst",
+        ),
         png=f"{RESULTS}/bernstein2020/fig4_2.png",
     log:
         f"{LOGS}/bernstein2020/fig4_2.log",
@@ -126,7 +130,11 @@ rule bernstein2020_fig4_3:
     input:
         summary=rules.bernstein2020_ch4_aggregate.output.summary,
     output:
-        pdf=f"{RESULTS}/bernstein2020/fig4_3.pdf",
+        pdf=report(
+            f"{RESULTS}/bernstein2020/fig4_3.pdf",
+            category="bernstein2020",
+            caption="../report/bernstein2020.rst",
+        ),
         png=f"{RESULTS}/bernstein2020/fig4_3.png",
     log:
         f"{LOGS}/bernstein2020/fig4_3.log",
@@ -143,7 +151,11 @@ rule bernstein2020_fig4_4:
     input:
         summary=rules.bernstein2020_ch4_aggregate.output.summary,
     output:
-        pdf=f"{RESULTS}/bernstein2020/fig4_4.pdf",
+        pdf=report(
+            f"{RESULTS}/bernstein2020/fig4_4.pdf",
+            category="bernstein2020",
+            caption="../report/bernstein2020.rst",
+        ),
         png=f"{RESULTS}/bernstein2020/fig4_4.png",
     log:
         f"{LOGS}/bernstein2020/fig4_4.log",
@@ -160,7 +172,11 @@ rule bernstein2020_figB_1:
     input:
         traces=rules.bernstein2020_ch4_traces.output.traces,
     output:
-        pdf=f"{RESULTS}/bernstein2020/figB_1.pdf",
+        pdf=report(
+            f"{RESULTS}/bernstein2020/figB_1.pdf",
+            category="bernstein2020",
+            caption="../report/bernstein2020.rst",
+        ),
         png=f"{RESULTS}/bernstein2020/figB_1.png",
     log:
         f"{LOGS}/bernstein2020/figB_1.log",

@@ -60,7 +60,11 @@ rule bernstein2020_ch5_synthetic_figure:
     input:
         summary=rules.bernstein2020_ch5_synthetic_summary.output.summary,
     output:
-        pdf=report(f"{RESULTS}/bernstein2020/{{fig}}.pdf", category="bernstein2020"),
+        pdf=report(
+            f"{RESULTS}/bernstein2020/{{fig}}.pdf",
+            category="bernstein2020",
+            caption="../report/bernstein2020.rst",
+        ),
         png=f"{RESULTS}/bernstein2020/{{fig}}.png",
     log:
         f"{LOGS}/bernstein2020/ch5/{{fig}}.log",
@@ -102,7 +106,11 @@ rule bernstein2020_ch5_fig5_9:
     input:
         chunks=ch5_cirrhosis_chunks,
     output:
-        pdf=report(f"{RESULTS}/bernstein2020/fig5_9.pdf", category="bernstein2020"),
+        pdf=report(
+            f"{RESULTS}/bernstein2020/fig5_9.pdf",
+            category="bernstein2020",
+            caption="../report/bernstein2020.rst",
+        ),
         png=f"{RESULTS}/bernstein2020/fig5_9.png",
         csv=f"{CH5_DIR}/fig5_9_coverage.csv",
         md=f"{CH5_DIR}/fig5_9_coverage.md",

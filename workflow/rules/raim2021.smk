@@ -42,7 +42,11 @@ rule raim2021_knots:
     input:
         envelopes=rules.raim2021_envelopes.output.envelopes,
     output:
-        pdf=report(f"{RAIM_DIR}/knots.pdf", category="raim2021"),
+        pdf=report(
+            f"{RAIM_DIR}/knots.pdf",
+            category="raim2021",
+            caption="../report/raim2021.rst",
+        ),
         png=f"{RAIM_DIR}/knots.png",
     log:
         f"{LOGS}/raim2021/knots.log",
@@ -56,7 +60,11 @@ rule raim2021_error_bound:
     input:
         envelopes=rules.raim2021_envelopes.output.envelopes,
     output:
-        pdf=report(f"{RAIM_DIR}/error_bound.pdf", category="raim2021"),
+        pdf=report(
+            f"{RAIM_DIR}/error_bound.pdf",
+            category="raim2021",
+            caption="../report/raim2021.rst",
+        ),
         png=f"{RAIM_DIR}/error_bound.png",
     log:
         f"{LOGS}/raim2021/error_bound.log",
@@ -70,7 +78,11 @@ rule raim2021_step_function:
     input:
         envelopes=rules.raim2021_envelopes.output.envelopes,
     output:
-        pdf=report(f"{RAIM_DIR}/step_function.pdf", category="raim2021"),
+        pdf=report(
+            f"{RAIM_DIR}/step_function.pdf",
+            category="raim2021",
+            caption="../report/raim2021.rst",
+        ),
         png=f"{RAIM_DIR}/step_function.png",
     log:
         f"{LOGS}/raim2021/step_function.log",
@@ -121,7 +133,11 @@ rule raim2021_mse_densities:
     input:
         summary=rules.raim2021_aggregate.output.summary,
     output:
-        pdf=report(f"{RAIM_DIR}/mse_densities.pdf", category="raim2021"),
+        pdf=report(
+            f"{RAIM_DIR}/mse_densities.pdf",
+            category="raim2021",
+            caption="../report/raim2021.rst",
+        ),
         png=f"{RAIM_DIR}/mse_densities.png",
     log:
         f"{LOGS}/raim2021/mse_densities.log",
@@ -152,7 +168,11 @@ rule raim2021_traces:
     input:
         chains=rules.raim2021_trace_chains.output.chains,
     output:
-        pdf=report(f"{RAIM_DIR}/traces.pdf", category="raim2021"),
+        pdf=report(
+            f"{RAIM_DIR}/traces.pdf",
+            category="raim2021",
+            caption="../report/raim2021.rst",
+        ),
         png=f"{RAIM_DIR}/traces.png",
     log:
         f"{LOGS}/raim2021/traces.log",
@@ -184,7 +204,11 @@ rule raim2021_timing:
     input:
         timing=rules.raim2021_timing_run.output.timing,
     output:
-        csv=report(f"{RAIM_DIR}/timing.csv", category="raim2021"),
+        csv=report(
+            f"{RAIM_DIR}/timing.csv",
+            category="raim2021",
+            caption="../report/raim2021.rst",
+        ),
         md=f"{RAIM_DIR}/timing.md",
     log:
         f"{LOGS}/raim2021/timing.log",
