@@ -349,3 +349,27 @@ def test_schema_accepts_config_and_rejects_bad_values():
     bad["ops"]["tempering"] = "sometimes"
     with pytest.raises(Exception):
         validate(bad, schema)
+
+
+def test_wald_draw_stays_positive_where_numpy_underflows():
+    """A residual near 0 gives an inverse-Gaussian mean of ~1e16 x its shape. numpy's
+    Generator.wald then returns exactly 0 in most draws (the 1 / precision of Gibbs-SS divided
+    by it at paper scale); the sampler's draw keeps the small root as mean^2 / large root."""
+    from numba import njit
+
+    from dpinfer.samplers.noise_aware_gibbs import laplace_mixture_precision, wald_draw
+
+    @njit
+    def draws(rng, mean, shape, n):
+        out = np.empty(n)
+        for i in range(n):
+            out[i] = wald_draw(rng, mean, shape)
+        return out
+
+    rng = np.random.default_rng(0)
+    assert (rng.wald(1e16, 1e-2, 10_000) == 0).mean() > 0.5  # the failure this guards against
+    ours = draws(rng, 1e16, 1e-2, 10_000)
+    assert np.all(ours > 0) and np.all(np.isfinite(ours))
+    # for mean >> shape the law tends to shape / chi^2_1: median shape / 0.4549
+    assert np.median(ours) == pytest.approx(1e-2 / 0.45494, rel=0.05)
+    assert laplace_mixture_precision(rng, 0.0, 1.0) > 0
