@@ -48,8 +48,13 @@ def subplots(nrows: int = 1, ncols: int = 1, *, width: float = 6.5, height: floa
 
 
 def save_figure(fig, pdf_path, png_path) -> None:
-    """Save ``fig`` as PDF and PNG atomically, with clock-free metadata, then close it."""
-    fig.tight_layout()
+    """Save ``fig`` as PDF and PNG atomically, with clock-free metadata, then close it.
+
+    A figure with a figure-level legend keeps the layout its renderer chose (tight_layout with a
+    ``rect`` that leaves room for the legend); any other figure gets a plain tight_layout.
+    """
+    if not fig.legends:
+        fig.tight_layout()
     with atomic_path(pdf_path) as tmp:
         fig.savefig(tmp, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": "dpinfer"})
     with atomic_path(png_path) as tmp:
