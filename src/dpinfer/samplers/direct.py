@@ -289,18 +289,13 @@ def _log_mid(a, b):
 
 
 @njit(cache=True)
-def _bisect_u_lower(wt, z, mu, s2, bt, par, lpmax, tol):
-    """log u_L: bisection in log u on the predicate log P(A_u) < log P(A_0) (FACTS.md 2.2)."""
-    lo = -1.0
-    for _ in range(1100):
-        if not _log_p_plain(wt, z, mu, s2, bt, par, lo) < lpmax:
-            break
-        lo *= 2.0
-    hi = 0.0
-    delta = tol * (0.0 - lo)
+def _bisect_log_u(wt, z, mu, s2, bt, par, lo, hi, delta, threshold, strict):
+    """Bisect [lo, hi] in log u for where log P(A_u) first falls below ``threshold``
+    (``strict``: lp < threshold; otherwise lp <= threshold, i.e. lp == -inf for -inf)."""
     x = 0.5 * (lo + hi)
     while hi - lo > delta:
-        if _log_p_plain(wt, z, mu, s2, bt, par, x) < lpmax:
+        lp = _log_p_plain(wt, z, mu, s2, bt, par, x)
+        if (lp < threshold) if strict else (lp <= threshold):
             hi = x
         else:
             lo = x
@@ -312,22 +307,25 @@ def _bisect_u_lower(wt, z, mu, s2, bt, par, lpmax, tol):
 
 
 @njit(cache=True)
+def _bisect_u_lower(wt, z, mu, s2, bt, par, lpmax, tol):
+    """log u_L: bisection in log u on the predicate log P(A_u) < log P(A_0) (FACTS.md 2.2)."""
+    lo = -1.0
+    for _ in range(1100):
+        if not _log_p_plain(wt, z, mu, s2, bt, par, lo) < lpmax:
+            break
+        lo *= 2.0
+    hi = 0.0
+    delta = tol * (0.0 - lo)
+    return _bisect_log_u(wt, z, mu, s2, bt, par, lo, hi, delta, lpmax, True)
+
+
+@njit(cache=True)
 def _bisect_u_upper(wt, z, mu, s2, bt, par, lu_lower, tol):
     """log u_H: bisection on [log u_L, 0] for the first u with P(A_u) = 0 (FACTS.md 2.3)."""
     lo = lu_lower
     hi = 0.0
     delta = tol * (0.0 - lu_lower)
-    x = 0.5 * (lo + hi)
-    while hi - lo > delta:
-        if _log_p_plain(wt, z, mu, s2, bt, par, x) == _NEG_INF:
-            hi = x
-        else:
-            lo = x
-        xn = 0.5 * (lo + hi)
-        if not (lo < xn < hi):
-            break
-        x = xn
-    return x
+    return _bisect_log_u(wt, z, mu, s2, bt, par, lo, hi, delta, _NEG_INF, False)
 
 
 @njit(cache=True)

@@ -49,6 +49,12 @@ def _l1(z, s):
 
 
 @njit(cache=True)
+def _adapt(log_step, accepted, it):
+    """Robbins-Monro step towards 30% acceptance (burn-in only)."""
+    return log_step + ((1.0 if accepted else 0.0) - 0.3) / math.sqrt(it + 1.0)
+
+
+@njit(cache=True)
 def _log_nig(theta0, theta1, sigma2, mu0, lam0, a0, b0):
     """log NIG(theta, sigma^2) density up to a constant, plus log sigma^2 (Jacobian of log sigma^2)."""
     d0 = theta0 - mu0[0]
@@ -177,7 +183,7 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
                 cur = new
                 accepted[1] += 1
             if it < n_burn:
-                log_step_t += ((1.0 if ok else 0.0) - 0.3) / math.sqrt(it + 1.0)
+                log_step_t = _adapt(log_step_t, ok, it)
             h = math.exp(log_step_m)
             mun = mu_x + h * base_m0 * rng.standard_normal()
             t2n = tau2 * math.exp(h * base_m1 * rng.standard_normal())
@@ -192,7 +198,7 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
                 cur = new
                 accepted[2] += 1
             if it < n_burn:
-                log_step_m += ((1.0 if ok else 0.0) - 0.3) / math.sqrt(it + 1.0)
+                log_step_m = _adapt(log_step_m, ok, it)
         tau = math.sqrt(tau2)
         sigma = math.sqrt(sigma2)
         for i in range(n):

@@ -84,6 +84,29 @@ def _thin(draws: np.ndarray, m: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- one trial
+def _binomial_release(cfg: dict, n: int, epsilon: float, sim, rel):
+    """Draw theta and s ~ Binom(n, theta), release y = s + Laplace: (prior, theta, s, y, scale)."""
+    c = cfg["binomial"]
+    prior = (float(c["prior"][0]), float(c["prior"][1]))
+    truth, s = expfam.simulate_binomial(sim, n, *prior)
+    scale = float(c["sensitivity"]) / epsilon
+    return prior, truth, s, s + rel.laplace(0.0, scale), scale
+
+
+def _exponential_release(cfg: dict, n: int, epsilon: float, sim, rel):
+    """Draw lambda and x, release the truncated sum plus Laplace noise.
+
+    Returns (prior, lambda, x, (a, b), scale, noise, y); the noise is returned because Naive
+    reuses the same draw on the untruncated sum."""
+    c = cfg["exponential"]
+    prior = (float(c["prior_shape"]), float(c["prior_rate"]))
+    truth, x = expfam.simulate_exponential(sim, n, *prior)
+    a, b = exponential_bounds(c, truth)
+    scale = expfam.truncation_sensitivity(a, b, c["sensitivity"]) / epsilon
+    noise = rel.laplace(0.0, scale)
+    return prior, truth, x, (a, b), scale, noise, float(x[(x >= a) & (x <= b)].sum()) + noise
+
+
 def trial(model: str, n: int, epsilon: float, replicate: int, cfg: dict, seed: int) -> dict:
     """Run every method of one calibration trial; return U per method, MMD^2, truth and timing."""
     exp_name = experiment_name(model, n, epsilon)
@@ -96,11 +119,7 @@ def trial(model: str, n: int, epsilon: float, replicate: int, cfg: dict, seed: i
     sim, rel = rng("simulate"), rng("release")
     draws = {}
     if model == "binomial":
-        c = cfg["binomial"]
-        prior = (float(c["prior"][0]), float(c["prior"][1]))
-        truth, s = expfam.simulate_binomial(sim, n, *prior)
-        scale = float(c["sensitivity"]) / epsilon
-        y = s + rel.laplace(0.0, scale)
+        prior, truth, s, y, scale = _binomial_release(cfg, n, epsilon, sim, rel)
         chain = nag.run_binomial(y, n, prior, scale, total, rng("sample_gibbs"))
         draws["gibbs"] = chain.draws[burnin:]
         yc = min(max(y, 0.0), float(n))
@@ -129,13 +148,7 @@ def trial(model: str, n: int, epsilon: float, replicate: int, cfg: dict, seed: i
         truth_vec = p
     elif model == "exponential":
         c = cfg["exponential"]
-        prior = (float(c["prior_shape"]), float(c["prior_rate"]))
-        truth, x = expfam.simulate_exponential(sim, n, *prior)
-        a, b = exponential_bounds(c, truth)
-        scale = expfam.truncation_sensitivity(a, b, c["sensitivity"]) / epsilon
-        noise = rel.laplace(0.0, scale)
-        inside = (x >= a) & (x <= b)
-        y = float(x[inside].sum()) + noise
+        prior, truth, x, (a, b), scale, noise, y = _exponential_release(cfg, n, epsilon, sim, rel)
         chain = nag.run_truncated_exponential(y, n, prior, (a, b), scale, total, rng("sample_gibbs"),
                                               thin=int(c.get("thin", EXPONENTIAL_THIN)))
         draws["gibbs"] = chain.draws[burnin:]
@@ -241,19 +254,10 @@ def run_traces(input, output, *, seed, cfg):
                 return rng_for(int(seed), STUDY, f"ch4_trace_{model}", c, stage)
             sim, rel = rng("simulate"), rng("release")
             if model == "binomial":
-                b = cfg["binomial"]
-                prior = (float(b["prior"][0]), float(b["prior"][1]))
-                theta, s = expfam.simulate_binomial(sim, n, *prior)
-                scale = float(b["sensitivity"]) / eps
-                y = s + rel.laplace(0.0, scale)
+                prior, theta, _, y, scale = _binomial_release(cfg, n, eps, sim, rel)
                 tr[c] = nag.run_binomial(y, n, prior, scale, iters, rng("sample_gibbs")).draws[:, 0]
             else:
-                e = cfg["exponential"]
-                prior = (float(e["prior_shape"]), float(e["prior_rate"]))
-                theta, x = expfam.simulate_exponential(sim, n, *prior)
-                a, b_ = exponential_bounds(e, theta)
-                scale = expfam.truncation_sensitivity(a, b_, e["sensitivity"]) / eps
-                y = float(x[(x >= a) & (x <= b_)].sum()) + rel.laplace(0.0, scale)
+                prior, theta, _, (a, b_), scale, _, y = _exponential_release(cfg, n, eps, sim, rel)
                 # traces start from the prior (Fig. B.1 shows burn-in from prior starts)
                 tr[c] = nag.run_truncated_exponential(y, n, prior, (a, b_), scale, iters, rng("sample_gibbs"),
                                                       init="prior").draws[:, 0]
