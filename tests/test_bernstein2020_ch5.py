@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpinfer.metrics import ks_critical_value, ks_uniform, quantile_of_truth
+from dpinfer.diagnostics import ks_critical_value, ks_uniform, quantile_of_truth
 from dpinfer.models.linreg_nig import (
     NIGPrior,
     NIWPrior,
@@ -116,53 +116,6 @@ def test_projection_makes_statistics_valid_and_keeps_valid_ones():
     assert p[0] == bad[0] and p[2] == bad[2]
     np.testing.assert_allclose(project_statistics(p, 10), p)  # idempotent
     assert nig_posterior(p, 10, PRIOR)[3] >= PRIOR.b0 - 1e-12
-
-
-def test_wald_update_matches_inverse_gaussian_density():
-    """1/omega^2 | z - s ~ InverseGaussian(1/(b|z-s|), 1/b^2): KS against scipy's CDF."""
-    rng = np.random.default_rng(5)
-    b, resid = 1.7, 0.6
-    draws = wald_precision_draw(rng, resid, b, 20_000)
-    mean, shape = 1.0 / (b * abs(resid)), 1.0 / b**2
-    dist = stats.invgauss(mean / shape, scale=shape)
-    assert stats.kstest(draws, dist.cdf).pvalue > 0.001
-
-
-def test_wald_augmentation_recovers_the_laplace_conditional():
-    """With s | omega^2 Gaussian, alternating omega^2 and s must give the exact
-    p(s | z) proportional to N(s; m, v) Lap(z; s, b) (1-d, quadrature)."""
-    rng = np.random.default_rng(6)
-    m, v, z, b = 0.0, 1.0, 2.0, 0.8
-    s, draws = 0.0, []
-    for it in range(60_000):
-        w2 = 1.0 / wald_precision_draw(rng, z - s, b, 1)[0]
-        s = norm_product_draw(rng, [m], [[v]], [z], [w2])[0]
-        if it >= 1000:
-            draws.append(s)
-    grid = np.linspace(-6, 8, 20001)
-    logp = stats.norm.logpdf(grid, m, math.sqrt(v)) - np.abs(z - grid) / b
-    p = np.exp(logp - logp.max())
-    p /= p.sum()
-    exact_mean = (grid * p).sum()
-    exact_sd = math.sqrt(((grid - exact_mean) ** 2 * p).sum())
-    draws = np.array(draws)
-    assert abs(draws.mean() - exact_mean) < 0.03
-    assert abs(draws.std() - exact_sd) < 0.03
-
-
-def test_norm_product_matches_closed_form():
-    rng = np.random.default_rng(7)
-    mean = np.array([1.0, -1.0, 0.5])
-    a = rng.normal(size=(3, 3))
-    cov = a @ a.T + 0.5 * np.eye(3)
-    z = np.array([0.3, 0.2, -0.4])
-    om = np.array([0.5, 2.0, 0.1])
-    prec = np.linalg.inv(cov) + np.diag(1 / om)
-    c3 = np.linalg.inv(prec)
-    m3 = c3 @ (np.linalg.solve(cov, mean) + z / om)
-    d = np.array([norm_product_draw(rng, mean, cov, z, om) for _ in range(40_000)])
-    assert np.all(np.abs(d.mean(0) - m3) < 5 * np.sqrt(np.diag(c3) / d.shape[0]))
-    np.testing.assert_allclose(np.cov(d.T), c3, atol=0.03 * np.abs(c3).max())
 
 
 def _calibration_u(method, n, eps, trials, seed=11, **kw):

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 from scipy.special import gammaln
 
-from dpinfer import metrics
+from dpinfer import diagnostics
 from dpinfer.models import gaussian_linreg, naive_bayes
 from dpinfer.samplers.data_augmentation import run_linreg, run_loglinear
-from tests.conftest import DATA_JU2022, assert_mean_matches
+from tests.conftest import DATA_JU2022
+from tests.harness import assert_mean_matches
 
 
 # ----------------------------------------------------------------------------- log-linear, exact
@@ -61,7 +62,7 @@ def test_loglinear_sampler_matches_enumerated_private_posterior(scale):
     assert_mean_matches(chain.draws, exact_p)
     # the exact answer is informative: it differs from the prior mean by many standard errors
     prior = alpha_p / alpha_p.sum()
-    assert abs(exact_p[0] - prior[0]) > 10 * metrics.mc_standard_error(chain.draws)[0]
+    assert abs(exact_p[0] - prior[0]) > 10 * diagnostics.mc_standard_error(chain.draws)[0]
 
 
 def test_enumeration_catches_a_wrong_scale():
@@ -168,19 +169,19 @@ def _sbc_ks(noise_factor: float) -> list[float]:
         released = gaussian_linreg.released_statistic(X, y, clamp) + rng.laplace(0.0, scale, 5)
         chain = run_linreg(released, scale=scale * noise_factor, mean_x=mean_x, cov_x=cov_x, sigma2=sigma2,
                            tau=tau, clamp=clamp, n_records=n, iterations=3000, burnin=500, rng=rng)
-        q.append(metrics.quantile_of_truth(chain.draws[::5], beta))
+        q.append(diagnostics.quantile_of_truth(chain.draws[::5], beta))
     q = np.asarray(q)
-    return [metrics.ks_uniform(q[:, j]) for j in range(2)]
+    return [diagnostics.ks_uniform(q[:, j]) for j in range(2)]
 
 
 def test_regression_sampler_is_calibrated():
     """The posterior quantile of the true beta is U(0, 1) for an exact sampler (KS, alpha = 0.001).
     Some values are clamped, so the clamp inside the likelihood is exercised too."""
-    crit = metrics.ks_critical_value(300, 0.001)
+    crit = diagnostics.ks_critical_value(300, 0.001)
     assert max(_sbc_ks(1.0)) < crit
 
 
 def test_calibration_check_has_power():
     """A sampler that ignores most of the noise (scale x 0.3) is overconfident and fails."""
-    crit = metrics.ks_critical_value(300, 0.001)
+    crit = diagnostics.ks_critical_value(300, 0.001)
     assert max(_sbc_ks(0.3)) > crit

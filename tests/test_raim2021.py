@@ -17,7 +17,8 @@ from dpinfer.samplers.direct import DirectSettings
 from dpinfer.samplers.lognormal_gibbs import run_noise_free, run_noisy
 from dpinfer.studies import raim2021
 
-from .conftest import ROOT, assert_mean_matches
+from .conftest import ROOT
+from .harness import assert_mean_matches
 
 
 @pytest.fixture(scope="module")

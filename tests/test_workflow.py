@@ -44,7 +44,7 @@ def expected_targets() -> list[Path]:
 
 def copy_workflow(dest: Path) -> Path:
     shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
-    for d in ("workflow", "config"):
+    for d in ("workflow", "config", "docs"):
         shutil.copytree(ROOT / d, dest / d, ignore=shutil.ignore_patterns("__pycache__"))
     return dest
 

@@ -5,7 +5,7 @@ call it. Modules:
 
 - :mod:`dpinfer.seeding`     per-stage random streams from ``np.random.SeedSequence``
 - :mod:`dpinfer.mechanisms`  release mechanisms (Laplace, Gaussian, geometric, clamping)
-- :mod:`dpinfer.metrics`     posterior summaries, coverage, MMD, calibration KS
+- :mod:`dpinfer.diagnostics` posterior summaries, coverage, MMD, calibration KS
 - :mod:`dpinfer.io`          atomic writes, npz and table helpers
 - :mod:`dpinfer.plotting`    one shared figure style
 - :mod:`dpinfer.models`      data-generating models and conjugate updates

@@ -1,17 +1,18 @@
-"""Release mechanisms: calibrated noise, releases and log-densities.
+"""Release mechanisms: the only place the pipeline draws privacy (or disclosure-avoidance) noise.
 
-Each mechanism is a small frozen record (one documented class per mechanism) with
+Each mechanism is a small frozen record, one documented class per mechanism (after
+``dp_accounting.dp_event``): its fields are the noise law's own parameter (``scale``, ``sigma``,
+``rho``) and the ``sensitivity`` of the statistic it protects, so samplers read the noise law and
+accountants read the privacy guarantee from the same record. Every record has
 
-- ``scale``: the noise scale calibrated from the privacy parameters and the sensitivity,
-- ``release(rng, statistic)``: the statistic plus fresh noise drawn from ``rng``,
-- ``logpdf(noise)``: the log-density (or log-mass) of the noise, elementwise.
+- ``epsilon`` (or ``rho_zcdp``): the privacy guarantee implied by noise and sensitivity,
+- ``calibrated(...)``: the record for a target guarantee,
+- ``noise(rng, shape)`` and ``release(rng, statistic)`` = statistic + noise,
+- ``logpdf(noise)``: log-density (or log-mass) of the noise, elementwise.
 
 Sensitivities are global sensitivities of the released statistic under the neighbouring relation
 stated in each docstring; the caller computes them for its statistic. :class:`ClampRescale` is
 the data-independent clamping step that makes a sensitivity finite.
-
-Module-level ``@njit`` scalar kernels (``laplace_logpdf`` ...) are what the samplers call in
-their inner loops.
 """
 
 from __future__ import annotations
@@ -29,13 +30,9 @@ __all__ = [
     "DiscreteGaussian",
     "ClampRescale",
     "MECHANISMS",
-    "make_mechanism",
-    "laplace_logpdf",
-    "gaussian_logpdf",
-    "double_geometric_logpmf",
+    "calibrate",
 ]
 
-_LOG2 = math.log(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
@@ -46,50 +43,37 @@ def _positive(name: str, value: float) -> float:
     return value
 
 
-# ----------------------------------------------------------------------------- scalar kernels
-@njit(cache=True)
-def laplace_logpdf(x, scale):
-    """log Laplace(x | 0, scale)."""
-    return -abs(x) / scale - math.log(2.0 * scale)
-
-
-@njit(cache=True)
-def gaussian_logpdf(x, sigma):
-    """log N(x | 0, sigma^2)."""
-    z = x / sigma
-    return -0.5 * z * z - math.log(sigma) - 0.9189385332046727
-
-
-@njit(cache=True)
-def double_geometric_logpmf(k, log_a):
-    """log P(K = k) for the double geometric law P(k) = (1-a)/(1+a) a^|k|, a = exp(log_a) < 1."""
-    a = math.exp(log_a)
-    return math.log1p(-a) - math.log1p(a) + abs(k) * log_a
-
-
-# ----------------------------------------------------------------------------- mechanisms
 @dataclass(frozen=True)
 class Laplace:
-    """Laplace mechanism: noise ~ Laplace(0, sensitivity / epsilon), epsilon-DP.
+    """Laplace mechanism: noise ~ Laplace(0, scale); epsilon-DP with epsilon = sensitivity / scale.
 
-    ``sensitivity`` is the L1 global sensitivity of the statistic under the caller's
-    neighbouring relation (replace-one-record unless the caller says otherwise).
+    ``sensitivity`` is the L1 global sensitivity of the statistic under the caller's neighbouring
+    relation (replace-one-record unless the caller says otherwise).
     """
 
-    epsilon: float
-    sensitivity: float
+    scale: float
+    sensitivity: float = 1.0
 
     def __post_init__(self):
-        _positive("epsilon", self.epsilon)
+        _positive("scale", self.scale)
         _positive("sensitivity", self.sensitivity)
 
+    @classmethod
+    def calibrated(cls, epsilon: float, sensitivity: float) -> "Laplace":
+        """scale = sensitivity / epsilon."""
+        epsilon, sensitivity = _positive("epsilon", epsilon), _positive("sensitivity", sensitivity)
+        return cls(scale=sensitivity / epsilon, sensitivity=sensitivity)
+
     @property
-    def scale(self) -> float:
-        return self.sensitivity / self.epsilon
+    def epsilon(self) -> float:
+        return self.sensitivity / self.scale
+
+    def noise(self, rng: np.random.Generator, shape=()):
+        return rng.laplace(0.0, self.scale, size=shape)
 
     def release(self, rng: np.random.Generator, statistic):
         s = np.asarray(statistic, dtype=float)
-        return s + rng.laplace(0.0, self.scale, size=s.shape)
+        return s + self.noise(rng, s.shape)
 
     def logpdf(self, noise):
         b = self.scale
@@ -98,134 +82,146 @@ class Laplace:
 
 @dataclass(frozen=True)
 class Gaussian:
-    """Gaussian mechanism: noise ~ N(0, sigma^2), (epsilon, delta)-DP.
-
-    ``sensitivity`` is the L2 global sensitivity (replace-one-record). The scale is the
-    classical calibration sigma = sensitivity * sqrt(2 log(1.25/delta)) / epsilon, valid for
-    epsilon < 1 (Dwork and Roth 2014, Thm A.1); use :meth:`from_zcdp` for rho-zCDP, where
-    sigma = sensitivity / sqrt(2 rho) (Bun and Steinke 2016, Prop 1.6).
+    """Gaussian mechanism: noise ~ N(0, sigma^2) on a statistic of L2 sensitivity ``sensitivity``
+    (replace-one-record). It is rho-zCDP with rho = sensitivity^2 / (2 sigma^2) (Bun and Steinke
+    2016, Prop 1.6); :meth:`calibrated` uses the classical (epsilon, delta) calibration
+    sigma = sensitivity sqrt(2 log(1.25/delta)) / epsilon, valid for epsilon < 1 (Dwork and Roth
+    2014, Thm A.1).
     """
 
-    epsilon: float
-    sensitivity: float
-    delta: float = 1e-5
-    sigma_override: float | None = None
+    sigma: float
+    sensitivity: float = 1.0
 
     def __post_init__(self):
-        _positive("epsilon", self.epsilon)
+        _positive("sigma", self.sigma)
         _positive("sensitivity", self.sensitivity)
-        if not 0.0 < float(self.delta) < 1.0:
-            raise ValueError(f"delta must lie in (0, 1), got {self.delta!r}")
+
+    @classmethod
+    def calibrated(cls, epsilon: float, sensitivity: float, delta: float = 1e-5) -> "Gaussian":
+        epsilon, sensitivity = _positive("epsilon", epsilon), _positive("sensitivity", sensitivity)
+        if not 0.0 < float(delta) < 1.0:
+            raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+        return cls(sigma=sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon, sensitivity=sensitivity)
 
     @classmethod
     def from_zcdp(cls, rho: float, sensitivity: float) -> "Gaussian":
-        rho = _positive("rho", rho)
-        sigma = _positive("sensitivity", sensitivity) / math.sqrt(2.0 * rho)
-        return cls(epsilon=1.0, sensitivity=sensitivity, delta=0.5, sigma_override=sigma)
+        """sigma = sensitivity / sqrt(2 rho)."""
+        rho, sensitivity = _positive("rho", rho), _positive("sensitivity", sensitivity)
+        return cls(sigma=sensitivity / math.sqrt(2.0 * rho), sensitivity=sensitivity)
 
     @property
-    def scale(self) -> float:
-        if self.sigma_override is not None:
-            return float(self.sigma_override)
-        return self.sensitivity * math.sqrt(2.0 * math.log(1.25 / self.delta)) / self.epsilon
+    def rho_zcdp(self) -> float:
+        return self.sensitivity**2 / (2.0 * self.sigma**2)
+
+    def noise(self, rng: np.random.Generator, shape=()):
+        return rng.normal(0.0, self.sigma, size=shape)
 
     def release(self, rng: np.random.Generator, statistic):
         s = np.asarray(statistic, dtype=float)
-        return s + rng.normal(0.0, self.scale, size=s.shape)
+        return s + self.noise(rng, s.shape)
 
     def logpdf(self, noise):
-        z = np.asarray(noise, dtype=float) / self.scale
-        return -0.5 * z * z - math.log(self.scale) - _LOG_SQRT_2PI
+        z = np.asarray(noise, dtype=float) / self.sigma
+        return -0.5 * z * z - math.log(self.sigma) - _LOG_SQRT_2PI
 
 
 @dataclass(frozen=True)
 class DoubleGeometric:
-    """Double geometric (discrete Laplace) mechanism on integer statistics, epsilon-DP.
+    """Double geometric (discrete Laplace) noise on integer statistics, DGeom(rho) of raim2021:
 
-    P(noise = k) = (1 - a)/(1 + a) a^|k| with a = exp(-epsilon / sensitivity), k in Z.
-    ``sensitivity`` is the L1 sensitivity of an integer-valued statistic (replace-one-record).
-    Use :meth:`from_rho` for the parametrisation by a itself (raim2021 calls it rho).
-    """
+        P(noise = k) = rho / (2 - rho) (1 - rho)^|k|,  k in Z,  0 < rho < 1,
 
-    epsilon: float
-    sensitivity: float = 1.0
-
-    def __post_init__(self):
-        _positive("epsilon", self.epsilon)
-        _positive("sensitivity", self.sensitivity)
-
-    @classmethod
-    def from_rho(cls, rho: float) -> "DoubleGeometric":
-        if not 0.0 < float(rho) < 1.0:
-            raise ValueError(f"rho must lie in (0, 1), got {rho!r}")
-        return cls(epsilon=-math.log(rho), sensitivity=1.0)
-
-    @property
-    def scale(self) -> float:
-        """The ratio a = exp(-epsilon / sensitivity) of successive probabilities."""
-        return math.exp(-self.epsilon / self.sensitivity)
-
-    def release(self, rng: np.random.Generator, statistic):
-        s = np.asarray(statistic)
-        # A difference of two geometric counts on {0, 1, ...} is double geometric.
-        p = 1.0 - self.scale
-        g1 = rng.geometric(p, size=s.shape) - 1
-        g2 = rng.geometric(p, size=s.shape) - 1
-        return s + (g1 - g2)
-
-    def logpdf(self, noise):
-        k = np.asarray(noise)
-        a = self.scale
-        return math.log1p(-a) - math.log1p(a) + np.abs(k) * math.log(a)
-
-
-@dataclass(frozen=True)
-class DiscreteGaussian:
-    """Discrete Gaussian mechanism N_Z(0, sigma^2) on integer statistics, rho-zCDP.
-
-    P(noise = k) proportional to exp(-k^2 / (2 sigma^2)), k in Z; with L2 sensitivity Delta
-    (replace-one-record) it is rho-zCDP for sigma^2 = Delta^2 / (2 rho) (Canonne, Kamath and
-    Steinke 2020, Thm 4). Draws are exact by their rejection sampler from a discrete Laplace.
+    so successive probabilities have ratio a = 1 - rho and a small ``rho`` means much noise.
+    For an integer statistic of L1 sensitivity ``sensitivity`` (replace-one-record) it is
+    epsilon-DP with epsilon = -sensitivity log(1 - rho).
     """
 
     rho: float
     sensitivity: float = 1.0
 
     def __post_init__(self):
-        _positive("rho", self.rho)
+        if not (math.isfinite(float(self.rho)) and 0.0 < float(self.rho) < 1.0):
+            raise ValueError(f"rho must lie in (0, 1), got {self.rho!r}")
         _positive("sensitivity", self.sensitivity)
 
+    @classmethod
+    def calibrated(cls, epsilon: float, sensitivity: float = 1.0) -> "DoubleGeometric":
+        """rho = 1 - exp(-epsilon / sensitivity)."""
+        epsilon, sensitivity = _positive("epsilon", epsilon), _positive("sensitivity", sensitivity)
+        return cls(rho=-math.expm1(-epsilon / sensitivity), sensitivity=sensitivity)
+
     @property
-    def scale(self) -> float:
-        return self.sensitivity / math.sqrt(2.0 * self.rho)
+    def epsilon(self) -> float:
+        return -self.sensitivity * math.log1p(-self.rho)
+
+    def noise(self, rng: np.random.Generator, shape=()):
+        # a difference of two geometric counts of failures is double geometric (the -1s cancel)
+        return rng.geometric(self.rho, size=shape) - rng.geometric(self.rho, size=shape)
+
+    def release(self, rng: np.random.Generator, statistic):
+        s = np.asarray(statistic)
+        return s + self.noise(rng, s.shape)
+
+    def logpdf(self, noise):
+        k = np.asarray(noise)
+        return math.log(self.rho) - math.log(2.0 - self.rho) + np.abs(k) * math.log1p(-self.rho)
+
+
+@dataclass(frozen=True)
+class DiscreteGaussian:
+    """Discrete Gaussian N_Z(0, sigma^2) on integer statistics: P(noise = k) proportional to
+    exp(-k^2 / (2 sigma^2)), k in Z. With L2 sensitivity Delta (replace-one-record) it is
+    rho-zCDP for rho = Delta^2 / (2 sigma^2) (Canonne, Kamath and Steinke 2020, Thm 4). Draws are
+    exact by their rejection sampler from a discrete Laplace.
+    """
+
+    sigma: float
+    sensitivity: float = 1.0
+
+    def __post_init__(self):
+        _positive("sigma", self.sigma)
+        _positive("sensitivity", self.sensitivity)
+
+    @classmethod
+    def from_zcdp(cls, rho: float, sensitivity: float = 1.0) -> "DiscreteGaussian":
+        rho, sensitivity = _positive("rho", rho), _positive("sensitivity", sensitivity)
+        return cls(sigma=sensitivity / math.sqrt(2.0 * rho), sensitivity=sensitivity)
+
+    @property
+    def rho_zcdp(self) -> float:
+        return self.sensitivity**2 / (2.0 * self.sigma**2)
 
     def _log_normaliser(self) -> float:
-        s = self.scale
+        s = self.sigma
         kmax = int(math.ceil(40.0 * s)) + 10
         k = np.arange(-kmax, kmax + 1, dtype=float)
         w = -0.5 * (k / s) ** 2
         m = w.max()
         return float(m + np.log(np.exp(w - m).sum()))
 
+    def noise(self, rng: np.random.Generator, shape=()):
+        size = int(np.prod(shape, dtype=np.int64))
+        return _discrete_gaussian_draws(rng, self.sigma, size).reshape(shape)
+
     def release(self, rng: np.random.Generator, statistic):
         s = np.asarray(statistic)
-        noise = _discrete_gaussian_draws(rng, self.scale, s.size).reshape(s.shape)
-        return s + noise
+        return s + self.noise(rng, s.shape)
 
     def logpdf(self, noise):
         k = np.asarray(noise, dtype=float)
-        return -0.5 * (k / self.scale) ** 2 - self._log_normaliser()
+        return -0.5 * (k / self.sigma) ** 2 - self._log_normaliser()
 
 
 @njit(cache=True)
 def _discrete_gaussian_draws(rng, sigma, size):
+    """Canonne, Kamath and Steinke (2020), Algorithm 3: discrete Laplace proposals with
+    t = floor(sigma) + 1, accepted with probability exp(-(|y| - sigma^2/t)^2 / (2 sigma^2))."""
     out = np.empty(size, dtype=np.int64)
     t = math.floor(sigma) + 1.0
     a = math.exp(-1.0 / t)
     s2 = sigma * sigma
     for idx in range(size):
         while True:
-            # discrete Laplace with P(y) proportional to a^|y|
             g1 = rng.geometric(1.0 - a) - 1
             g2 = rng.geometric(1.0 - a) - 1
             y = g1 - g2
@@ -266,18 +262,14 @@ class ClampRescale:
         return float(np.mean((x < self.lower) | (x > self.upper))) if x.size else 0.0
 
 
-MECHANISMS = {
-    "laplace": Laplace,
-    "gaussian": Gaussian,
-    "double_geometric": DoubleGeometric,
-    "discrete_gaussian": DiscreteGaussian,
-}
+# config names of the pure-DP mechanisms that :func:`calibrate` builds from (epsilon, sensitivity)
+MECHANISMS = {"laplace": Laplace, "double_geometric": DoubleGeometric}
 
 
-def make_mechanism(name: str, **params):
-    """Build a mechanism from its config name, e.g. ``make_mechanism("laplace", epsilon=1, sensitivity=2)``."""
+def calibrate(name: str, epsilon: float, sensitivity: float):
+    """The mechanism called ``name`` in config, calibrated to epsilon-DP for ``sensitivity``."""
     try:
         cls = MECHANISMS[name]
     except KeyError:
         raise ValueError(f"unknown mechanism {name!r}; known: {sorted(MECHANISMS)}") from None
-    return cls(**params)
+    return cls.calibrated(epsilon, sensitivity)

@@ -1,66 +1,55 @@
-"""Plain helpers shared by the Snakemake rules: target paths, chunking, and the step runner.
+"""How a Snakemake job calls the package: step names, their parse-time check, the step runner.
 
-The rules stay free of logic a test cannot reach: they call these functions, and every script
-is the same three lines that hand ``snakemake`` to :func:`run_step`.
+A rule names its step as ``"<study>.<module>:<function>"`` inside :mod:`dpinfer.studies`, e.g.
+``"ju2022.figures:fig1a"``: modules are ``run`` (simulate, release, sample), ``summarise``
+(aggregate chunks, render tables), ``figures`` (one function per figure target id) and ``paper``
+(the document's checkable claims). Every script is the same adapter that hands ``snakemake`` to
+:func:`run_step`, which calls ``function(input, output, **params)``.
+
+:func:`resolve_step` checks a step name when the workflow is parsed, without importing the
+study (it reads the module's source), so a misspelt step fails ``snakemake -n`` and parsing
+stays free of numba, scipy and matplotlib. Data flow is one way: the workflow imports this
+module and :mod:`dpinfer.grid`; this module imports a study only when a job runs it; studies
+never import this module.
 """
 
 from __future__ import annotations
 
-import csv
+import ast
 import importlib
 import logging
-import math
+import re
 import sys
 import time
+from functools import lru_cache
 from pathlib import Path
 
-__all__ = [
-    "FIGURE_SUFFIXES",
-    "TABLE_SUFFIXES",
-    "target_paths",
-    "read_targets_tsv",
-    "n_chunks",
-    "chunk_replicates",
-    "fmt_eps",
-    "run_step",
-]
+__all__ = ["STEP_PATTERN", "resolve_step", "run_step"]
 
-FIGURE_SUFFIXES = (".pdf", ".png")
-TABLE_SUFFIXES = (".csv", ".md")
+STEP_PATTERN = re.compile(r"^([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*):([A-Za-z_][A-Za-z0-9_]*)$")
+_STUDIES = Path(__file__).resolve().parent / "studies"
 
 
-def target_paths(study: str, target_id: str, kind: str, results: str = "results") -> list[str]:
-    """Final artefact paths of one target, as TARGETS.md fixes them."""
-    if kind not in ("figure", "table"):
-        raise ValueError(f"kind must be 'figure' or 'table', got {kind!r}")
-    suffixes = FIGURE_SUFFIXES if kind == "figure" else TABLE_SUFFIXES
-    return [f"{results}/{study}/{target_id}{s}" for s in suffixes]
+@lru_cache(maxsize=None)
+def _top_level_functions(path: Path) -> frozenset[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return frozenset(n.name for n in tree.body if isinstance(n, ast.FunctionDef))
 
 
-def read_targets_tsv(path) -> list[tuple[str, str, str]]:
-    """(study, id, kind) rows of a targets.tsv file."""
-    with open(path, encoding="utf-8") as fh:
-        return [(r["study"], r["id"], r["kind"]) for r in csv.DictReader(fh, delimiter="\t")]
-
-
-def n_chunks(n_replicates: int, chunk_size: int) -> int:
-    if n_replicates < 1 or chunk_size < 1:
-        raise ValueError("n_replicates and chunk_size must be positive")
-    return math.ceil(n_replicates / chunk_size)
-
-
-def chunk_replicates(chunk: int, n_replicates: int, chunk_size: int) -> range:
-    """Replicate indices (0-based) handled by one chunk."""
-    start = int(chunk) * chunk_size
-    if not 0 <= start < n_replicates:
-        raise ValueError(f"chunk {chunk} is out of range for {n_replicates} replicates")
-    return range(start, min(n_replicates, start + chunk_size))
-
-
-def fmt_eps(eps: float) -> str:
-    """Epsilon as it appears in file names: shortest round-trip text ('0.1', '10')."""
-    e = float(eps)
-    return str(int(e)) if e.is_integer() else repr(e)
+def resolve_step(step: str) -> str:
+    """Return ``step`` if it names a top-level function of a module in ``dpinfer.studies``;
+    otherwise raise ValueError saying what is wrong. Reads source only (no import)."""
+    m = STEP_PATTERN.match(step)
+    if not m:
+        raise ValueError(f"step {step!r} is not of the form '<study>.<module>:<function>'")
+    module, func = m.groups()
+    base = _STUDIES.joinpath(*module.split("."))
+    path = base.with_suffix(".py") if base.with_suffix(".py").is_file() else base / "__init__.py"
+    if not path.is_file():
+        raise ValueError(f"step {step!r}: no module dpinfer.studies.{module}")
+    if func not in _top_level_functions(path):
+        raise ValueError(f"step {step!r}: dpinfer.studies.{module} has no function {func!r}")
+    return step
 
 
 def _setup_logging(log_path) -> logging.Logger:
@@ -78,19 +67,19 @@ def _setup_logging(log_path) -> logging.Logger:
 def run_step(smk) -> None:
     """Run one pipeline step for a Snakemake ``script:`` job.
 
-    ``smk.params.step`` names the function as ``"module:function"`` inside ``dpinfer.studies``;
-    it is called as ``function(smk.input, smk.output, **other_params)``. Progress goes to the
-    rule's log; an exception is logged with its traceback and re-raised so the job fails.
+    ``smk.params.step`` names the function (see :func:`resolve_step`); it is called as
+    ``function(smk.input, smk.output, **other_params)``. Progress goes to the rule's log; an
+    exception is logged with its traceback and re-raised so the job fails.
     """
     params = dict(smk.params.items())
-    step = params.pop("step")
+    step = resolve_step(params.pop("step"))
     log = _setup_logging(smk.log[0] if len(smk.log) else None)
-    module_name, func_name = step.split(":")
-    func = getattr(importlib.import_module(f"dpinfer.studies.{module_name}"), func_name)
+    module, func = step.split(":")
+    function = getattr(importlib.import_module(f"dpinfer.studies.{module}"), func)
     t0 = time.perf_counter()
     log.info("step %s (rule %s) starts", step, getattr(smk, "rule", "?"))
     try:
-        func(smk.input, smk.output, **params)
+        function(smk.input, smk.output, **params)
     except Exception:
         log.exception("step %s failed", step)
         raise

@@ -1,7 +1,7 @@
 # bernstein2020 Chapter 4: noise-aware Gibbs over sufficient statistics for exponential families.
 # Targets fig4_2, fig4_3, fig4_4, figB_1. Logic: dpinfer.studies.bernstein2020_ch4.
-CH4 = config.get("bernstein2020", {}).get("chapter4", {})
-CH4_ENABLED = "bernstein2020" in config and CH4.get("enabled", True)
+validate_section(["bernstein2020", "chapter4"], "bernstein2020_ch4")
+CH4 = config["bernstein2020"]["chapter4"]
 CH4_DIR = f"{RESULTS}/bernstein2020/ch4"
 # the settings one trial depends on: editing a figure setting (ecdf, trace) reruns no trial
 CH4_TRIAL_KEYS = (
@@ -18,34 +18,43 @@ CH4_TRIAL_KEYS = (
 )
 CH4_TRIAL = {k: CH4[k] for k in CH4_TRIAL_KEYS if k in CH4}
 
-if CH4_ENABLED:
-    validate_section(
-        ["bernstein2020", "chapter4"], "../schemas/bernstein2020_ch4.schema.yaml"
+
+
+def ch4_run_files(wildcards):
+    """Every chunk file of the calibration grid (models x n x epsilon x chunks)."""
+    return [
+        f"{CH4_DIR}/runs/{model}/n{n}_eps{fmt_eps(eps)}/chunk{c}.npz"
+        for model in CH4["models"]
+        for n in CH4["n_grid"]
+        for eps in CH4["epsilons"]
+        for c in chunk_ids(CH4["replicates"], CH4["chunk_size"])
+    ]
+
+
+if CH4["mmd_draws"] > CH4["iterations"]:
+    config_error(
+        "bernstein2020.chapter4.mmd_draws",
+        "must not exceed iterations (draws are thinned)",
     )
-    if CH4["mmd_draws"] > CH4["iterations"]:
-        config_error(
-            "bernstein2020.chapter4.mmd_draws",
-            "must not exceed iterations (draws are thinned)",
-        )
-    if (
-        CH4["ecdf"]["n"] not in CH4["n_grid"]
-        or CH4["ecdf"]["epsilon"] not in CH4["epsilons"]
-    ):
-        config_error(
-            "bernstein2020.chapter4.ecdf",
-            "the (n, epsilon) of fig4_3 must be in n_grid x epsilons",
-        )
-    if CH4["chunk_size"] > CH4["replicates"]:
-        config_error("bernstein2020.chapter4.chunk_size", "must not exceed replicates")
-    register_targets(
-        "bernstein2020",
-        [
-            ("fig4_2", "figure"),
-            ("fig4_3", "figure"),
-            ("fig4_4", "figure"),
-            ("figB_1", "figure"),
-        ],
+if (
+    CH4["ecdf"]["n"] not in CH4["n_grid"]
+    or CH4["ecdf"]["epsilon"] not in CH4["epsilons"]
+):
+    config_error(
+        "bernstein2020.chapter4.ecdf",
+        "the (n, epsilon) of fig4_3 must be in n_grid x epsilons",
     )
+if CH4["chunk_size"] > CH4["replicates"]:
+    config_error("bernstein2020.chapter4.chunk_size", "must not exceed replicates")
+register_targets(
+    "bernstein2020",
+    [
+        ("fig4_2", "figure"),
+        ("fig4_3", "figure"),
+        ("fig4_4", "figure"),
+        ("figB_1", "figure"),
+    ],
+)
 
 
 rule bernstein2020_ch4_chunk:
@@ -61,7 +70,7 @@ rule bernstein2020_ch4_chunk:
     resources:
         runtime=15,
     params:
-        step="bernstein2020_ch4:run_chunk",
+        step=step("bernstein2020_ch4:run_chunk"),
         seed=config["seed"],
         model="{model}",
         n=wildcard_int("n"),
@@ -84,7 +93,7 @@ rule bernstein2020_ch4_aggregate:
     resources:
         runtime=5,
     params:
-        step="bernstein2020_ch4:aggregate",
+        step=step("bernstein2020_ch4:aggregate"),
         cfg=CH4,
     script:
         STEP_SCRIPT
@@ -98,7 +107,7 @@ rule bernstein2020_ch4_traces:
     resources:
         runtime=5,
     params:
-        step="bernstein2020_ch4:run_traces",
+        step=step("bernstein2020_ch4:run_traces"),
         seed=config["seed"],
         cfg=CH4,
     script:
@@ -120,7 +129,7 @@ rule bernstein2020_fig4_2:
     resources:
         runtime=5,
     params:
-        step="bernstein2020_ch4:render_fig4_2",
+        step=step("bernstein2020_ch4:render_fig4_2"),
         cfg=CH4,
     script:
         STEP_SCRIPT
@@ -141,7 +150,7 @@ rule bernstein2020_fig4_3:
     resources:
         runtime=5,
     params:
-        step="bernstein2020_ch4:render_fig4_3",
+        step=step("bernstein2020_ch4:render_fig4_3"),
         cfg=CH4,
     script:
         STEP_SCRIPT
@@ -162,7 +171,7 @@ rule bernstein2020_fig4_4:
     resources:
         runtime=5,
     params:
-        step="bernstein2020_ch4:render_fig4_4",
+        step=step("bernstein2020_ch4:render_fig4_4"),
         cfg=CH4,
     script:
         STEP_SCRIPT
@@ -183,7 +192,7 @@ rule bernstein2020_figB_1:
     resources:
         runtime=5,
     params:
-        step="bernstein2020_ch4:render_figB_1",
+        step=step("bernstein2020_ch4:render_figB_1"),
         cfg=CH4,
     script:
         STEP_SCRIPT

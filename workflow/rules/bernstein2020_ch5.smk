@@ -2,20 +2,61 @@
 # DAG: synthetic chunk (simulate + release + all methods per trial) -> summary -> Figs 5.4-5.8;
 #      cirrhosis chunk (splits + release + methods) -> Fig 5.9.
 
+from dpinfer.grid import ch5_setting, ch5_synthetic_settings
+
+validate_section(["bernstein2020", "chapter5"], "bernstein2020_ch5")
 CH5 = config["bernstein2020"]["chapter5"]
-CH5_ENABLED = study_enabled("bernstein2020") and CH5.get("enabled", True)
 CH5_DIR = f"{RESULTS}/bernstein2020/ch5"
 CH5_SYNTHETIC_FIGURES = ["fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8"]
 
 
-if CH5_ENABLED:
-    validate_section(
-        ["bernstein2020", "chapter5"], "../schemas/bernstein2020_ch5.schema.yaml"
-    )
-    check_bernstein2020_ch5(CH5)
-    register_targets(
-        "bernstein2020", [(f, "figure") for f in CH5_SYNTHETIC_FIGURES + ["fig5_9"]]
-    )
+def check_bernstein2020_ch5(c):
+    key = "bernstein2020.chapter5"
+    syn = c["synthetic"]
+    if syn["eps_vs_n"] not in syn["epsilons"]:
+        config_error(
+            f"{key}.synthetic.eps_vs_n",
+            "must be one of synthetic.epsilons (Figs 5.4-5.8 share it)",
+        )
+    if syn["n_vs_eps"] not in syn["n_values"]:
+        config_error(f"{key}.synthetic.n_vs_eps", "must be one of synthetic.n_values")
+    lo, hi = syn["bounds"]
+    if not lo < hi:
+        config_error(f"{key}.synthetic.bounds", "needs lower < upper")
+    if c["mmd"]["draws"] > c["conjugate_draws"]:
+        config_error(
+            f"{key}.mmd.draws",
+            "cannot exceed conjugate_draws (the Non-Private reference)",
+        )
+    if c["mmd"]["draws"] > min(c["gibbs"]["keep"], c["mcmc_ind"]["keep"]):
+        config_error(f"{key}.mmd.draws", "cannot exceed gibbs.keep or mcmc_ind.keep")
+    if not os.path.exists(c["cirrhosis"]["data"]):
+        config_error(
+            f"{key}.cirrhosis.data", f"missing data file {c['cirrhosis']['data']}"
+        )
+
+
+def ch5_synthetic_chunks(wildcards):
+    return [
+        f"{CH5_DIR}/runs/{ch5_setting(n, e)}/chunk{c}.npz"
+        for n, e in ch5_synthetic_settings(CH5["synthetic"])
+        for c in chunk_ids(CH5["synthetic"]["trials"], CH5["chunk_size"])
+    ]
+
+
+def ch5_cirrhosis_chunks(wildcards):
+    cir = CH5["cirrhosis"]
+    return [
+        f"{CH5_DIR}/cirrhosis/eps{fmt_eps(e)}/chunk{c}.npz"
+        for e in cir["epsilons"]
+        for c in chunk_ids(cir["splits"], cir["chunk_size"])
+    ]
+
+
+check_bernstein2020_ch5(CH5)
+register_targets(
+    "bernstein2020", [(f, "figure") for f in CH5_SYNTHETIC_FIGURES + ["fig5_9"]]
+)
 
 
 rule bernstein2020_ch5_synthetic_chunk:
@@ -29,7 +70,7 @@ rule bernstein2020_ch5_synthetic_chunk:
     resources:
         runtime=15,
     params:
-        step="bernstein2020_ch5:run_synthetic_chunk",
+        step=step("bernstein2020_ch5:run_synthetic_chunk"),
         seed=config["seed"],
         setting="{setting}",
         chunk=wildcard_int("chunk"),
@@ -50,7 +91,7 @@ rule bernstein2020_ch5_synthetic_summary:
     resources:
         runtime=5,
     params:
-        step="bernstein2020_ch5:summarise_synthetic",
+        step=step("bernstein2020_ch5:summarise_synthetic"),
         cfg=CH5,
     script:
         STEP_SCRIPT
@@ -73,7 +114,7 @@ rule bernstein2020_ch5_synthetic_figure:
     resources:
         runtime=5,
     params:
-        step="bernstein2020_ch5:plot_synthetic",
+        step=step("bernstein2020_ch5:plot_synthetic"),
         figure="{fig}",
         cfg=CH5,
     script:
@@ -93,7 +134,7 @@ rule bernstein2020_ch5_cirrhosis_chunk:
     resources:
         runtime=15,
     params:
-        step="bernstein2020_ch5:run_cirrhosis_chunk",
+        step=step("bernstein2020_ch5:run_cirrhosis_chunk"),
         seed=config["seed"],
         epsilon=wildcard_float("eps"),
         chunk=wildcard_int("chunk"),
@@ -119,7 +160,7 @@ rule bernstein2020_ch5_fig5_9:
     resources:
         runtime=5,
     params:
-        step="bernstein2020_ch5:plot_fig5_9",
+        step=step("bernstein2020_ch5:plot_fig5_9"),
         cfg=CH5,
     script:
         STEP_SCRIPT

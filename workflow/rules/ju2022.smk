@@ -1,10 +1,73 @@
 # ju2022: Ju, Awan, Gong, Rao (NeurIPS 2022), data-augmentation MCMC (Algorithm 1).
 # DAG: chunk (release + chain per replicate) -> aggregate per experiment -> figures / tables.
-validate_section(["ju2022"], "../schemas/ju2022.schema.yaml")
+validate_section(["ju2022"], "ju2022")
+JU = config["ju2022"]
+JU_DIR = f"{RESULTS}/ju2022"
+JU_DATA_FILES = [
+    f"{JU['data_dir']}/loglinear_datageneratingparameters.json",
+    f"{JU['data_dir']}/loglinear_notdpdata_N100.json",
+    f"{JU['data_dir']}/linearregression_XY_N100p2.json",
+    f"{JU['data_dir']}/linearregression_datageneratingparam_N100p2.json",
+]
 
-if study_enabled("ju2022"):
-    check_ju2022(JU)
-    register_targets(
+
+def check_ju2022(ju):
+    if ju["burnin"] >= ju["iterations"]:
+        config_error(
+            "ju2022.burnin",
+            f"must be smaller than ju2022.iterations ({ju['iterations']})",
+        )
+    lo, hi = ju["linreg"]["clamp"]
+    if not lo < hi:
+        config_error("ju2022.linreg.clamp", "needs lower < upper")
+    for path in JU_DATA_FILES:
+        if not os.path.exists(path):
+            config_error("ju2022.data_dir", f"missing data file {path}")
+
+
+def ju2022_chunk_files(wildcards):
+    exp = JU["experiments"][wildcards.experiment]
+    return [
+        f"{JU_DIR}/runs/{wildcards.experiment}/eps{fmt_eps(e)}/chunk{c}.npz"
+        for e in exp["epsilons"]
+        for c in chunk_ids(exp["replicates"], JU["chunk_size"])
+    ]
+
+
+def ju2022_chunk_settings(wildcards):
+    exp = JU["experiments"][wildcards.experiment]
+    return {
+        "seed": config["seed"],
+        "experiment": wildcards.experiment,
+        "model_name": exp["model"],
+        "design": exp["design"],
+        "epsilon": float(wildcards.eps),
+        "chunk": int(wildcards.chunk),
+        "chunk_size": JU["chunk_size"],
+        "replicates": exp["replicates"],
+        "n_records": exp.get("n_records", 100),
+        "iterations": JU["iterations"],
+        "burnin": JU["burnin"],
+        "credible_level": JU["credible_level"],
+        "data_dir": JU["data_dir"],
+        "model": JU[exp["model"]],
+    }
+
+
+def ju2022_epsilons(wildcards):
+    return JU["experiments"][wildcards.experiment]["epsilons"]
+
+
+def ju2022_model(wildcards):
+    return JU["experiments"][wildcards.experiment]["model"]
+
+
+def ju2022_design(wildcards):
+    return JU["experiments"][wildcards.experiment]["design"]
+
+
+check_ju2022(JU)
+register_targets(
         "ju2022",
         [
             ("fig1a", "figure"),
@@ -14,9 +77,9 @@ if study_enabled("ju2022"):
             ("tab1", "table"),
             ("tabS1", "table"),
             ("runtime", "table"),
-        ]
-        + [(f"experiments/{name}", "table") for name in sorted(JU["experiments"])],
-    )
+    ]
+    + [(f"experiments/{name}", "table") for name in sorted(JU["experiments"])],
+)
 
 
 wildcard_constraints:
@@ -36,7 +99,7 @@ rule ju2022_chunk:
         runtime=30,
         mem_mb=1000,
     params:
-        step="ju2022:run_chunk",
+        step=step("ju2022:run_chunk"),
         settings=ju2022_chunk_settings,
     script:
         STEP_SCRIPT
@@ -50,7 +113,7 @@ rule ju2022_aggregate:
     log:
         f"{LOGS}/ju2022/aggregate/{{experiment}}.log",
     params:
-        step="ju2022:aggregate",
+        step=step("ju2022:aggregate"),
         epsilons=ju2022_epsilons,
     script:
         STEP_SCRIPT
@@ -69,7 +132,7 @@ rule ju2022_experiment_summary:
     log:
         f"{LOGS}/ju2022/summary/{{experiment}}.log",
     params:
-        step="ju2022:render_experiment_summary",
+        step=step("ju2022:render_experiment_summary"),
         experiment="{experiment}",
         model=ju2022_model,
         design=ju2022_design,
@@ -89,7 +152,7 @@ rule ju2022_fig1a:
     log:
         f"{LOGS}/ju2022/fig1a.log",
     params:
-        step="ju2022:render_posterior_means",
+        step=step("ju2022:render_posterior_means"),
         model="loglinear",
         data_dir=JU["data_dir"],
         prior_concentration=JU["loglinear"]["prior_concentration"],
@@ -109,7 +172,7 @@ rule ju2022_fig2:
     log:
         f"{LOGS}/ju2022/fig2.log",
     params:
-        step="ju2022:render_posterior_means",
+        step=step("ju2022:render_posterior_means"),
         model="linreg",
         data_dir=JU["data_dir"],
         prior_sd=JU["linreg"]["prior_sd"],
@@ -128,7 +191,7 @@ rule ju2022_fig1b:
     log:
         f"{LOGS}/ju2022/fig1b.log",
     params:
-        step="ju2022:render_acceptance",
+        step=step("ju2022:render_acceptance"),
     script:
         STEP_SCRIPT
 
@@ -156,7 +219,7 @@ rule ju2022_tab1:
     log:
         f"{LOGS}/ju2022/tab1.log",
     params:
-        step="ju2022:render_coverage_table",
+        step=step("ju2022:render_coverage_table"),
         model="loglinear",
         level=JU["credible_level"],
     script:
@@ -174,7 +237,7 @@ use rule ju2022_tab1 as ju2022_tabS1 with:
     log:
         f"{LOGS}/ju2022/tabS1.log",
     params:
-        step="ju2022:render_coverage_table",
+        step=step("ju2022:render_coverage_table"),
         model="linreg",
         level=JU["credible_level"],
 
@@ -191,6 +254,6 @@ rule ju2022_runtime:
     log:
         f"{LOGS}/ju2022/runtime.log",
     params:
-        step="ju2022:render_runtime_table",
+        step=step("ju2022:render_runtime_table"),
     script:
         STEP_SCRIPT

@@ -3,24 +3,45 @@
 # DAG: envelopes -> knots / error_bound / step_function figures;
 #      Gibbs chunks (simulate + release + Algorithms 2 and 4 per replicate) -> aggregate per
 #      study -> mse_densities; one realisation -> traces; one timed run -> timing table.
-RAIM = config.get("raim2021", {})
+from dpinfer.grid import raim_settings
+
+validate_section(["raim2021"], "raim2021")
+RAIM = config["raim2021"]
 RAIM_DIR = f"{RESULTS}/raim2021"
 
 
-if study_enabled("raim2021"):
-    validate_section(["raim2021"], "../schemas/raim2021.schema.yaml")
-    check_raim2021(RAIM)
-    register_targets(
-        "raim2021",
-        [
-            ("knots", "figure"),
-            ("error_bound", "figure"),
-            ("step_function", "figure"),
-            ("traces", "figure"),
-            ("mse_densities", "figure"),
-            ("timing", "table"),
-        ],
-    )
+def check_raim2021(cfg):
+    if cfg["burnin"] >= cfg["iterations"]:
+        config_error(
+            "raim2021.burnin",
+            f"must be smaller than raim2021.iterations ({cfg['iterations']})",
+        )
+    if cfg["direct"]["method"] != "quantile" and cfg["direct"]["n_knots"] < 1:
+        config_error(
+            "raim2021.direct.n_knots", "must be >= 1 for small_rects / equal_steps"
+        )
+
+
+def raim2021_chunk_files(wildcards):
+    return [
+        f"{RAIM_DIR}/runs/{name}/chunk{c}.npz"
+        for name in raim_settings(RAIM["rhos"], RAIM["lambdas"])
+        for c in chunk_ids(RAIM["replicates"], RAIM["chunk_size"])
+    ]
+
+
+check_raim2021(RAIM)
+register_targets(
+    "raim2021",
+    [
+        ("knots", "figure"),
+        ("error_bound", "figure"),
+        ("step_function", "figure"),
+        ("traces", "figure"),
+        ("mse_densities", "figure"),
+        ("timing", "table"),
+    ],
+)
 
 
 rule raim2021_envelopes:
@@ -31,7 +52,7 @@ rule raim2021_envelopes:
     resources:
         runtime=5,
     params:
-        step="raim2021:compute_envelopes",
+        step=step("raim2021:compute_envelopes"),
         knots=RAIM["knots"],
         step_function=RAIM["step_function"],
     script:
@@ -51,7 +72,7 @@ rule raim2021_knots:
     log:
         f"{LOGS}/raim2021/knots.log",
     params:
-        step="raim2021:plot_knots",
+        step=step("raim2021:plot_knots"),
     script:
         STEP_SCRIPT
 
@@ -69,7 +90,7 @@ rule raim2021_error_bound:
     log:
         f"{LOGS}/raim2021/error_bound.log",
     params:
-        step="raim2021:plot_error_bound",
+        step=step("raim2021:plot_error_bound"),
     script:
         STEP_SCRIPT
 
@@ -87,7 +108,7 @@ rule raim2021_step_function:
     log:
         f"{LOGS}/raim2021/step_function.log",
     params:
-        step="raim2021:plot_step_function",
+        step=step("raim2021:plot_step_function"),
     script:
         STEP_SCRIPT
 
@@ -104,7 +125,7 @@ rule raim2021_gibbs_chunk:
         runtime=30,
         mem_mb=500,
     params:
-        step="raim2021:run_gibbs_chunk",
+        step=step("raim2021:run_gibbs_chunk"),
         seed=config["seed"],
         setting="{setting}",
         chunk="{chunk}",
@@ -123,8 +144,8 @@ rule raim2021_aggregate:
     log:
         f"{LOGS}/raim2021/aggregate.log",
     params:
-        step="raim2021:aggregate_mse",
-        settings=setting_names(RAIM["rhos"], RAIM["lambdas"]),
+        step=step("raim2021:aggregate_mse"),
+        settings=raim_settings(RAIM["rhos"], RAIM["lambdas"]),
     script:
         STEP_SCRIPT
 
@@ -142,7 +163,7 @@ rule raim2021_mse_densities:
     log:
         f"{LOGS}/raim2021/mse_densities.log",
     params:
-        step="raim2021:plot_mse_densities",
+        step=step("raim2021:plot_mse_densities"),
         rhos=RAIM["rhos"],
         lambdas=RAIM["lambdas"],
     script:
@@ -157,7 +178,7 @@ rule raim2021_trace_chains:
     resources:
         runtime=10,
     params:
-        step="raim2021:run_traces",
+        step=step("raim2021:run_traces"),
         seed=config["seed"],
         cfg=RAIM,
     script:
@@ -177,7 +198,7 @@ rule raim2021_traces:
     log:
         f"{LOGS}/raim2021/traces.log",
     params:
-        step="raim2021:plot_traces",
+        step=step("raim2021:plot_traces"),
         burnin=RAIM["burnin"],
     script:
         STEP_SCRIPT
@@ -193,7 +214,7 @@ rule raim2021_timing_run:
     resources:
         runtime=10,
     params:
-        step="raim2021:run_timing",
+        step=step("raim2021:run_timing"),
         seed=config["seed"],
         cfg=RAIM,
     script:
@@ -213,6 +234,6 @@ rule raim2021_timing:
     log:
         f"{LOGS}/raim2021/timing.log",
     params:
-        step="raim2021:render_timing",
+        step=step("raim2021:render_timing"),
     script:
         STEP_SCRIPT

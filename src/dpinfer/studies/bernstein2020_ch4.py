@@ -21,9 +21,9 @@ import math
 import numpy as np
 
 from ..io import load_npz, save_npz, write_table
-from ..metrics import ks_critical_value, ks_uniform, mmd2_unbiased, quantile_of_truth
+from ..diagnostics import ks_critical_value, ks_uniform, mmd2_unbiased, quantile_of_truth
 from ..models import expfam
-from ..pipeline import chunk_replicates, fmt_eps
+from ..grid import chunk_replicates, fmt_eps
 from ..samplers import noise_aware_gibbs as nag
 from ..samplers.ops import run_ops_binomial
 from ..seeding import rng_for

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..io import load_npz, save_npz, write_table
 from ..mechanisms import Laplace
-from ..metrics import central_interval, ks_critical_value, ks_uniform, mmd2_unbiased, quantile_of_truth
+from ..diagnostics import central_interval, ks_critical_value, ks_uniform, mmd2_unbiased, quantile_of_truth
 from ..models.linreg_nig import (
     NIGPrior,
     NIWPrior,
@@ -36,7 +36,7 @@ from ..models.linreg_nig import (
     simulate_dataset,
     sufficient_statistics,
 )
-from ..pipeline import chunk_replicates, fmt_eps
+from ..grid import chunk_replicates, fmt_eps
 from ..plotting import COLORS, save_figure, subplots
 from ..samplers.gibbs_ss import clean_noisy_moments, run_gibbs_ss
 from ..samplers.mcmc_ind import run_mcmc_ind
@@ -98,9 +98,9 @@ def release_statistics(rng, x, y, epsilon: float, bounds) -> dict:
     s = sufficient_statistics(x, y)
     d_s = sensitivity_statistics(w, w)
     d_m = sensitivity_moments(w)
-    full = Laplace(epsilon, d_s)
-    half = Laplace(epsilon / 2.0, d_s)
-    mom = Laplace(epsilon / 2.0, d_m)
+    full = Laplace.calibrated(epsilon, d_s)
+    half = Laplace.calibrated(epsilon / 2.0, d_s)
+    mom = Laplace.calibrated(epsilon / 2.0, d_m)
     sums = np.array([np.sum(x**k) for k in range(1, 5)])
     return {
         "s": s,

@@ -17,11 +17,11 @@ import math
 
 import numpy as np
 
-from .. import metrics
+from .. import diagnostics
 from ..io import load_npz, save_npz, write_csv, write_markdown, write_table
-from ..mechanisms import make_mechanism
+from ..mechanisms import calibrate
 from ..models import gaussian_linreg, naive_bayes
-from ..pipeline import chunk_replicates, fmt_eps
+from ..grid import chunk_replicates, fmt_eps
 from ..plotting import COLORS, save_figure, subplots
 from ..samplers import SAMPLERS
 from ..seeding import rng_for
@@ -70,8 +70,7 @@ def _loglinear_replicate(settings: dict, epsilon: float, rep: int, key: str):
         cls, ans = naive_bayes.simulate_records(rng_for(settings["seed"], STUDY, key, rep, "simulate"),
                                                 ref.p, ref.pi, n_records)
         tables, truth = naive_bayes.count_tables(cls, ans, J, I), ref.p
-    mech = make_mechanism(settings["model"]["mechanism"], epsilon=epsilon,
-                          sensitivity=settings["model"]["sensitivity"])
+    mech = calibrate(settings["model"]["mechanism"], epsilon, settings["model"]["sensitivity"])
     released = mech.release(rng_for(settings["seed"], STUDY, key, rep, "release"), tables)
     run = SAMPLERS[(STUDY, "loglinear", settings["model"]["sampler"])]
     chain = run(released, scale=mech.scale, alpha_p=ref.alpha_p, alpha=ref.alpha, n_records=n_records,
@@ -92,7 +91,7 @@ def _linreg_replicate(settings: dict, epsilon: float, rep: int, key: str):
         X, y = gaussian_linreg.simulate_data(rng_for(settings["seed"], STUDY, key, rep, "simulate"), ref.beta,
                                              ref.mean_x, ref.cov_x, ref.sigma2, settings["n_records"])
         truth = ref.beta
-    mech = make_mechanism(model["mechanism"], epsilon=epsilon, sensitivity=model["sensitivity"])
+    mech = calibrate(model["mechanism"], epsilon, model["sensitivity"])
     released = mech.release(rng_for(settings["seed"], STUDY, key, rep, "release"),
                             gaussian_linreg.released_statistic(X, y, clamp))
     run = SAMPLERS[(STUDY, "linreg", model["sampler"])]
@@ -129,10 +128,10 @@ def run_chunk(input, output, *, settings: dict) -> None:
     rows = []
     for rep in reps:
         chain, truth = _REPLICATE[model_name](settings, eps, rep, key)
-        lo, hi = metrics.central_interval(chain.draws, settings["credible_level"])
-        acc = metrics.acceptance_summary(chain.info["acceptance"])
+        lo, hi = diagnostics.central_interval(chain.draws, settings["credible_level"])
+        acc = diagnostics.acceptance_summary(chain.info["acceptance"])
         rows.append(dict(
-            replicate=rep, post_mean=metrics.posterior_mean(chain.draws), post_sd=chain.draws.std(axis=0, ddof=1),
+            replicate=rep, post_mean=diagnostics.posterior_mean(chain.draws), post_sd=chain.draws.std(axis=0, ddof=1),
             ci_lo=lo, ci_hi=hi, truth=np.asarray(truth, float), acc_mean=acc["mean"], acc_min=acc["min"],
             min_log_alpha=chain.info["min_log_alpha"], seconds=chain.info["seconds"],
         ))
@@ -230,14 +229,14 @@ def render_acceptance(input, output) -> None:
 # ----------------------------------------------------------------------------- tables
 def coverage_rows(summary: dict, model: str) -> list[dict]:
     """One row per (epsilon, parameter): our coverage, its SE, the paper's, and their gap in SEs."""
-    hits = metrics.covers(summary["ci_lo"], summary["ci_hi"], summary["truth"])  # (E, R, D)
+    hits = diagnostics.covers(summary["ci_lo"], summary["ci_hi"], summary["truth"])  # (E, R, D)
     eps = summary["epsilons"]
     R = hits.shape[1]
     labels = param_labels(model, hits.shape[2])
     paper = PAPER_COVERAGE.get(model, {})
     rows = []
     for e, epsilon in enumerate(eps):
-        cov = metrics.coverage(hits[e])
+        cov = diagnostics.coverage(hits[e])
         for j, lab in enumerate(labels):
             pv = paper.get(float(epsilon))
             pv = None if pv is None or j >= len(pv) else float(pv[j])
@@ -245,7 +244,7 @@ def coverage_rows(summary: dict, model: str) -> list[dict]:
             gap = None if pv is None else (0.0 if se_diff == 0 else (cov[j] - pv) / se_diff)
             rows.append({
                 "epsilon": fmt_eps(epsilon), "parameter": lab, "true_value": float(summary["truth"][e, 0, j]),
-                "coverage": float(cov[j]), "se": float(metrics.binomial_se(cov[j], R)), "replicates": R,
+                "coverage": float(cov[j]), "se": float(diagnostics.binomial_se(cov[j], R)), "replicates": R,
                 "paper_coverage": pv, "gap_in_se": gap,
                 "beyond_3se": None if gap is None else bool(abs(gap) > 3),
             })
@@ -305,7 +304,7 @@ def render_experiment_summary(input, output, *, experiment: str, model: str, des
     the mean posterior sd, coverage of the true parameter (fixed_parameters designs) and acceptance."""
     d = load_npz(input.summary)
     labels = param_labels(model, d["post_mean"].shape[2])
-    hits = metrics.covers(d["ci_lo"], d["ci_hi"], d["truth"])
+    hits = diagnostics.covers(d["ci_lo"], d["ci_hi"], d["truth"])
     rows = []
     for e, epsilon in enumerate(d["epsilons"]):
         for j, lab in enumerate(labels):

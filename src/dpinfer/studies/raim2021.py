@@ -24,7 +24,7 @@ import numpy as np
 from ..io import load_npz, read_json, save_npz, write_json, write_table
 from ..models.lognormal_regression import (Prior, Truth, mse_of_chain, release,
                                            simulate_design, simulate_outcomes)
-from ..pipeline import chunk_replicates, fmt_eps
+from ..grid import chunk_replicates, fmt_eps
 from ..samplers.direct import (Base, DirectSettings, Weight, envelope_acceptance,
                                log_p_of_u, stepdown)
 from ..samplers.lognormal_gibbs import run_noise_free, run_noisy

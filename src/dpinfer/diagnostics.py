@@ -5,7 +5,7 @@
 - unbiased MMD^2 with a Gaussian kernel (median-heuristic or fixed bandwidth)
 - calibration: quantile of the true parameter in its posterior sample, and the KS statistic
   of those quantiles against U(0, 1)
-- effective sample size (for Monte Carlo error bars in tests)
+- effective sample size and Monte Carlo standard errors
 """
 
 from __future__ import annotations
@@ -175,22 +175,22 @@ def ks_critical_value(n: int, alpha: float = 0.05) -> float:
 
 # ----------------------------------------------------------------------------- Monte Carlo error
 def effective_sample_size(chain) -> np.ndarray:
-    """ESS per coordinate from the initial positive sequence of autocorrelations (Geyer 1992)."""
+    """ESS per coordinate from the initial positive sequence of autocorrelations (Geyer 1992);
+    autocorrelations by statsmodels' FFT estimator."""
+    from statsmodels.tsa.stattools import acf
+
     a = _as_draws(chain)
     n = a.shape[0]
     out = np.empty(a.shape[1])
     for j in range(a.shape[1]):
-        x = a[:, j] - a[:, j].mean()
-        var = x @ x / n
-        if var == 0:
+        if n < 2 or np.all(a[:, j] == a[0, j]):
             out[j] = n
             continue
-        f = np.fft.rfft(x, 2 * n)
-        acf = np.fft.irfft(f * np.conj(f))[:n] / (n * var)
+        rho = acf(a[:, j], nlags=n - 1, fft=True)
         # tau = -1 + 2 * sum of the leading positive pair sums rho_2m + rho_2m+1, m = 0, 1, ...
         gamma_sum = 0.0
         for k in range(0, n - 1, 2):
-            pair = acf[k] + acf[k + 1]
+            pair = rho[k] + rho[k + 1]
             if pair <= 0:
                 break
             gamma_sum += pair

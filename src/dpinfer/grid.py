@@ -1,0 +1,124 @@
+"""The experiment grid as names and paths: setting names, chunk ranges, target paths.
+
+Pure Python (no numpy, numba, scipy or matplotlib): the Snakemake workflow imports this module
+when it is parsed, so a dry run or a cluster job never pays for the numerical stack. The study
+packages use the same functions, so a file name written by a rule and read by a step agree.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = [
+    "FIGURE_SUFFIXES",
+    "TABLE_SUFFIXES",
+    "target_paths",
+    "fmt_eps",
+    "n_chunks",
+    "chunk_range",
+    "chunk_replicates",
+    "ch4_experiment",
+    "ch5_setting",
+    "parse_ch5_setting",
+    "ch5_synthetic_settings",
+    "raim_setting",
+    "parse_raim_setting",
+    "raim_settings",
+]
+
+FIGURE_SUFFIXES = (".pdf", ".png")
+TABLE_SUFFIXES = (".csv", ".md")
+
+
+def target_paths(study: str, target_id: str, kind: str, results: str = "results") -> list[str]:
+    """Final artefact paths of one target, as TARGETS.md fixes them."""
+    if kind not in ("figure", "table"):
+        raise ValueError(f"kind must be 'figure' or 'table', got {kind!r}")
+    suffixes = FIGURE_SUFFIXES if kind == "figure" else TABLE_SUFFIXES
+    return [f"{results}/{study}/{target_id}{s}" for s in suffixes]
+
+
+def fmt_eps(eps: float) -> str:
+    """A number as it appears in file names: shortest round-trip text ('0.1', '10')."""
+    e = float(eps)
+    if not math.isfinite(e):
+        raise ValueError(f"not a finite number: {eps!r}")
+    return str(int(e)) if e.is_integer() else repr(e)
+
+
+# ----------------------------------------------------------------------------- chunks
+def n_chunks(n_replicates: int, chunk_size: int) -> int:
+    """Number of chunk jobs that cover ``n_replicates`` replicates."""
+    if n_replicates < 1 or chunk_size < 1:
+        raise ValueError("n_replicates and chunk_size must be positive")
+    return math.ceil(n_replicates / chunk_size)
+
+
+def chunk_range(chunk: int, n_replicates: int, chunk_size: int) -> list[int]:
+    """[start, stop) of the replicates of one chunk, as a rule param.
+
+    A chunk job receives this pair rather than the replicate count, so raising ``replicates``
+    adds chunks (and redoes only the last, partial one) instead of redoing every chunk.
+    """
+    start = int(chunk) * int(chunk_size)
+    if not 0 <= start < n_replicates:
+        raise ValueError(f"chunk {chunk} is out of range for {n_replicates} replicates")
+    return [start, min(int(n_replicates), start + int(chunk_size))]
+
+
+def chunk_replicates(chunk: int, n_replicates: int, chunk_size: int) -> range:
+    """Replicate indices (0-based) handled by one chunk."""
+    return range(*chunk_range(chunk, n_replicates, chunk_size))
+
+
+# ----------------------------------------------------------------------------- bernstein2020
+def ch4_experiment(model: str, n: int, epsilon: float) -> str:
+    """Seed-key experiment name of one chapter-4 calibration setting."""
+    return f"ch4_{model}_n{int(n)}_eps{fmt_eps(epsilon)}"
+
+
+def ch5_setting(n: int, eps: float) -> str:
+    """Directory name of one chapter-5 synthetic setting, e.g. 'n100_eps0.1'."""
+    return f"n{int(n)}_eps{fmt_eps(eps)}"
+
+
+_CH5 = re.compile(r"^n([0-9]+)_eps([0-9.e+-]+)$")
+
+
+def parse_ch5_setting(name: str) -> tuple[int, float]:
+    """(n, eps) from :func:`ch5_setting`."""
+    m = _CH5.match(name)
+    if not m:
+        raise ValueError(f"not a chapter-5 setting name: {name!r}")
+    return int(m.group(1)), float(m.group(2))
+
+
+def ch5_synthetic_settings(synthetic: dict) -> list[tuple[int, float]]:
+    """(n, eps) pairs of chapter 5's synthetic study: every n at the vs-n epsilon and every
+    epsilon at the vs-epsilon n (config ``bernstein2020.chapter5.synthetic``), sorted, unique."""
+    pairs = {(int(n), float(synthetic["eps_vs_n"])) for n in synthetic["n_values"]}
+    pairs |= {(int(synthetic["n_vs_eps"]), float(e)) for e in synthetic["epsilons"]}
+    return sorted(pairs)
+
+
+# ----------------------------------------------------------------------------- raim2021
+def raim_setting(rho: float, lam: float) -> str:
+    """Directory name of one raim2021 noise setting, e.g. 'rho0.01_lambda0.2'."""
+    return f"rho{fmt_eps(rho)}_lambda{fmt_eps(lam)}"
+
+
+_RAIM = re.compile(r"^rho([0-9.e+-]+)_lambda([0-9.e+-]+)$")
+
+
+def parse_raim_setting(name: str) -> tuple[float, float]:
+    """(rho, lambda) from :func:`raim_setting`."""
+    m = _RAIM.match(name)
+    if not m:
+        raise ValueError(f"not a raim2021 setting name: {name!r}")
+    return float(m.group(1)), float(m.group(2))
+
+
+def raim_settings(rhos, lambdas) -> list[str]:
+    """Every (rho, lambda) setting name of the regression study, rho-major."""
+    return [raim_setting(r, lam) for r in rhos for lam in lambdas]

@@ -1,0 +1,81 @@
+"""The one record every sampler returns: :class:`Chain` (draws) with a typed :class:`Info`.
+
+Every public ``run_*`` function of :mod:`dpinfer.samplers` takes ``burnin`` and ``keep`` (the
+iterations discarded and kept, counted in stored draws), validates its input, allocates, calls
+its numba kernel and returns a ``Chain`` whose ``draws`` hold every stored iteration, burn-in
+included, so trace figures can show the burn-in and summaries use :attr:`Chain.kept`.
+Times are CPU seconds (``time.process_time``) of the kernel call.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Info", "Chain", "CpuTimer", "check_lengths"]
+
+
+@dataclass(frozen=True)
+class Info:
+    """What a sampler reports beside its draws.
+
+    - ``cpu_seconds``: process time of the kernel (compiled code loaded before timing starts);
+    - ``iterations``: iterations run, burn-in included, before thinning (``thin``);
+    - ``acceptance``: mean acceptance rate of the sampler's Metropolis steps (None for Gibbs
+      samplers without one);
+    - ``clipped``: counts of clipping, projection or rejection-cap events, by name;
+    - ``traces``: per-iteration diagnostics (e.g. acceptance per sweep), one row per iteration;
+    - ``extra``: scalar diagnostics named in the sampler's docstring.
+    """
+
+    cpu_seconds: float
+    iterations: int
+    thin: int = 1
+    acceptance: float | None = None
+    clipped: Mapping[str, int] = field(default_factory=dict)
+    traces: Mapping[str, np.ndarray] = field(default_factory=dict)
+    extra: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Chain:
+    """Stored draws (rows = iterations / thin, burn-in first; columns = parameters)."""
+
+    draws: np.ndarray
+    burnin: int
+    info: Info
+
+    def __post_init__(self):
+        if self.draws.ndim != 2:
+            raise ValueError(f"draws must be (iterations, dim), got shape {self.draws.shape}")
+        if not 0 <= self.burnin < self.draws.shape[0]:
+            raise ValueError(f"burnin {self.burnin} must be below the {self.draws.shape[0]} stored draws")
+
+    @property
+    def kept(self) -> np.ndarray:
+        """Draws after burn-in."""
+        return self.draws[self.burnin:]
+
+
+class CpuTimer:
+    """``with CpuTimer() as t: ...`` then ``t.seconds``: process time of the block."""
+
+    def __enter__(self):
+        self._t0 = time.process_time()
+        self.seconds = 0.0
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds = time.process_time() - self._t0
+        return False
+
+
+def check_lengths(burnin: int, keep: int) -> tuple[int, int]:
+    """Validate chain lengths; returns them as ints."""
+    burnin, keep = int(burnin), int(keep)
+    if burnin < 0 or keep < 1:
+        raise ValueError(f"need burnin >= 0 and keep >= 1, got burnin={burnin}, keep={keep}")
+    return burnin, keep
