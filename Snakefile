@@ -41,5 +41,6 @@ include: "workflow/rules/scorecard.smk"
 rule all:
     default_target: True
     input:
-        all_targets(),
+        # the scorecard first: the HTML report lists its categories in this order
         rules.fidelity.output,
+        all_targets(),

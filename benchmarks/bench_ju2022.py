@@ -27,37 +27,38 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from dpinfer.mechanisms import Laplace  # noqa: E402
 from dpinfer.models import gaussian_linreg, naive_bayes  # noqa: E402
 from dpinfer.samplers.data_augmentation import run_linreg, run_loglinear  # noqa: E402
+from dpinfer.studies.ju2022.paper import PAPER_SECONDS  # noqa: E402
 
 DATA = ROOT / "config" / "data" / "ju2022"
 ITER = 10_000
 # Authors' R code on a 2-core machine, CPU s per 10,000 sweeps (reference/ju2022/FACTS.md, Sec. 6).
 FACTS_R = {("loglinear", 10.0): 231.0, ("loglinear", 1.0): 300.0, ("loglinear", 0.1): 306.0,
            ("linreg", 10.0): 140.0}
-PAPER = {"loglinear": 404.0, "linreg": 330.0}  # R on EPYC 7662, per chain (Sec. S-6)
 
 
 def ours(model: str, eps: float, repeats: int) -> float:
     rng = np.random.default_rng(1)
     if model == "loglinear":
-        ref = naive_bayes.load_reference(DATA)
-        scale = naive_bayes.sensitivity_l1(ref.shape[0]) / eps
-        released = ref.counts + rng.laplace(0, scale, ref.counts.shape)
+        ref = naive_bayes.load_reference(*naive_bayes.reference_files(DATA))
+        mech = Laplace.calibrated(eps, naive_bayes.sensitivity_l1(ref.shape[0]))
+        released = mech.release(rng, ref.counts)
 
         def chain(iterations):
-            return run_loglinear(released, scale=scale, alpha_p=ref.alpha_p, alpha=ref.alpha, n_records=100,
-                                 iterations=iterations, burnin=0, rng=rng)
+            return run_loglinear(released, scale=mech.scale, alpha_p=ref.alpha_p, alpha=ref.alpha, n_records=100,
+                                 burnin=0, keep=iterations, rng=rng)
     else:
-        ref = gaussian_linreg.load_reference(DATA)
-        scale = 13.0 / eps
-        released = gaussian_linreg.released_statistic(ref.X, ref.y, ref.clamp) + rng.laplace(0, scale, 9)
+        ref = gaussian_linreg.load_reference(*gaussian_linreg.reference_files(DATA))
+        mech = Laplace.calibrated(eps, gaussian_linreg.sensitivity_l1_printed(ref.p))
+        released = mech.release(rng, gaussian_linreg.released_statistic(ref.X, ref.y, ref.clamp))
 
         def chain(iterations):
-            return run_linreg(released, scale=scale, mean_x=ref.mean_x, cov_x=ref.cov_x, sigma2=ref.sigma2,
-                              tau=ref.tau, clamp=ref.clamp, n_records=100, iterations=iterations, burnin=0, rng=rng)
+            return run_linreg(released, scale=mech.scale, mean_x=ref.mean_x, cov_x=ref.cov_x, sigma2=ref.sigma2,
+                              tau=ref.tau, clamp=ref.clamp, n_records=100, burnin=0, keep=iterations, rng=rng)
     chain(2)  # load the compiled kernel
-    return statistics.median(chain(ITER).info["seconds"] for _ in range(repeats))
+    return statistics.median(chain(ITER).info.cpu_seconds for _ in range(repeats))
 
 
 def authors(model: str, authors_dir: Path, sweeps: int) -> float | None:
@@ -96,7 +97,7 @@ def main() -> None:
                 print(f"#   ran the authors' {model} script: {measured:.1f} CPU s "
                       f"({time.perf_counter() - t0:.0f} s wall)", flush=True)
         print(f"{model:10s} {eps:5g} {t_ours:8.3f} {r_s:12.1f} {source:>22s} {r_s / t_ours:8.0f} "
-              f"{PAPER[model] / t_ours:15.0f}", flush=True)
+              f"{PAPER_SECONDS[model] / t_ours:15.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Speed of the raim2021 direct sampler and Gibbs sampler against the published / peer figures.
 
-Run from the repository root:  /work/venv/bin/python benchmarks/bench_raim2021.py [--quick]
+Run from the repository root:  .venv/bin/python benchmarks/bench_raim2021.py [--quick]
 
 Peer figures (reference/raim2021/FACTS.md Sec. 6; the slides):
 - author's C++ sampler, 10,000 calls with n = 1 (envelope rebuilt per draw): 1.42 s at tol 1e-10;
@@ -21,14 +21,14 @@ import numpy as np
 
 import yaml
 
-from dpinfer.models.lognormal_regression import Truth, release, simulate_design, simulate_outcomes
+from dpinfer.models.lognormal_regression import (ReleaseNoise, Truth, release, simulate_design,
+                                                  simulate_outcomes)
 from dpinfer.samplers.direct import Base, DirectSettings, Weight, direct_sample
 from dpinfer.samplers.lognormal_gibbs import run_noise_free, run_noisy
-from dpinfer.studies.raim2021 import direct_settings
 
 # the direct-sampler settings the pipeline uses (config/config.yaml, raim2021.direct)
 with open("config/config.yaml", encoding="utf-8") as _fh:
-    DIRECT = direct_settings(yaml.safe_load(_fh)["raim2021"]["direct"])
+    DIRECT = DirectSettings.from_config(yaml.safe_load(_fh)["raim2021"]["direct"])
 
 PEER_CALLS_N1 = 1.42          # s per 10,000 calls, C++, tol 1e-10
 PEER_ONE_CALL = 0.031         # s for n = 10,000 with one envelope
@@ -66,31 +66,34 @@ def _data(rho, lam, seed=1234):
     truth = Truth()
     X = simulate_design(rng, truth.n)
     y = simulate_outcomes(rng, X, truth)
-    y_noisy, X_noisy = release(rng, y, X, rho, lam)
-    return y, X, y_noisy, X_noisy
+    noise = ReleaseNoise.of(rho, lam)
+    y_noisy, X_noisy = release(rng, y, X, noise)
+    return y, X, y_noisy, X_noisy, noise
 
 
 def bench_gibbs(quick: bool):
-    y, X, yn, Xn = _data(0.01, 0.2)
-    run_noisy(yn, Xn, 0.01, 0.2, 3, np.random.default_rng(0), direct=DIRECT)  # compile
-    run_noise_free(y, X, 3, np.random.default_rng(0))
-    c = run_noisy(yn, Xn, 0.01, 0.2, 2000, np.random.default_rng(1), direct=DIRECT, timed=True)
-    t = c.info["timings"]
+    y, X, yn, Xn, noise = _data(0.01, 0.2)
+    run_noisy(yn, Xn, noise, burnin=0, keep=3, rng=np.random.default_rng(0), direct=DIRECT)  # compile
+    run_noise_free(y, X, burnin=0, keep=3, rng=np.random.default_rng(0))
+    c = run_noisy(yn, Xn, noise, burnin=1000, keep=1000, rng=np.random.default_rng(1),
+                  direct=DIRECT, timed=True)
+    x = c.info.extra
+    t = {k: x[f"cpu_seconds_{k}"] for k in ("y", "xi_x", "rest")}
     total = sum(t.values())
-    print(f"Gibbs run rho=.01 lambda=.2 (n=200, 2000 it.): {total:.3f} s = y {t['y']:.3f} + "
+    print(f"Gibbs run rho=.01 lambda=.2 (n=200, 2000 it.): {total:.3f} CPU s = y {t['y']:.3f} + "
           f"xi {t['xi_x']:.3f} + rest {t['rest']:.3f}; {PEER_GIBBS / total:.0f}x the re-run "
           f"({PEER_GIBBS} s), {PAPER_GIBBS / total:.0f}x the slides ({PAPER_GIBBS} s)")
-    print(f"  proposals per y {c.info['proposals_per_y']:.3f}, per xi {c.info['proposals_per_xi']:.3f}")
+    print(f"  proposals per y {x['proposals_per_y']:.3f}, per xi {x['proposals_per_xi']:.3f}")
     per_setting = []
     for rho in (0.01, 0.1, 0.4):
         for lam in (0.05, 0.1, 0.2):
             times = []
             for seed in range(1 if quick else 3):
-                y, X, yn, Xn = _data(rho, lam, seed)
-                t0 = time.process_time()
-                run_noisy(yn, Xn, rho, lam, 2000, np.random.default_rng(seed), direct=DIRECT)
-                run_noise_free(y, X, 2000, np.random.default_rng(seed))
-                times.append(time.process_time() - t0)
+                y, X, yn, Xn, noise = _data(rho, lam, seed)
+                a = run_noisy(yn, Xn, noise, burnin=1000, keep=1000, rng=np.random.default_rng(seed),
+                              direct=DIRECT)
+                b = run_noise_free(y, X, burnin=1000, keep=1000, rng=np.random.default_rng(seed))
+                times.append(a.info.cpu_seconds + b.info.cpu_seconds)
             per_setting.append(np.mean(times))
             print(f"  rho={rho:<4} lambda={lam:<4}: {per_setting[-1]:.3f} CPU s per replication "
                   f"(Alg 2 + Alg 4)")

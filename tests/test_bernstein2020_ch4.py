@@ -1,5 +1,8 @@
-"""bernstein2020 Chapter 4: conjugate pieces, truncated moments, Wald/NormProduct/truncated-normal
-kernels, each noise-aware sampler against the exact private posterior, and calibration."""
+"""bernstein2020 Chapter 4: conjugate pieces, truncated moments and the RS-CLT, the joint outer
+sums, the exponential chain's start and thinning, OPS at the thesis's settings, calibration of
+the whole trial, and the rule file's contracts. The samplers against their exact posteriors are
+in tests/exact/bernstein2020_ch4.py (run by tests/test_exact_targets.py); the shared draws
+(Wald, NormProduct, truncated normal) in tests/test_conditionals.py."""
 
 from __future__ import annotations
 
@@ -11,23 +14,26 @@ import pytest
 import yaml
 from scipy import integrate, stats
 
-from dpinfer.diagnostics import ks_critical_value, ks_uniform
+from dpinfer.mechanisms import Laplace
 from dpinfer.models import expfam
+from dpinfer.samplers import conjugate as baselines
 from dpinfer.samplers import noise_aware_gibbs as nag
+from dpinfer.samplers.base import Chain
 from dpinfer.samplers.ops import ops_exponent, run_ops_binomial
-from dpinfer.studies import bernstein2020_ch4 as ch4
+from dpinfer.samplers.registry import SAMPLERS
+from dpinfer.studies.bernstein2020_ch4 import run as ch4
 
 from .conftest import ROOT
-from .harness import assert_mean_matches
+from .exact import bernstein2020_ch4 as exact
+from .harness import ExactCase, assert_calibrated, assert_miscalibrated, check_exact
 
 CFG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["bernstein2020"]["chapter4"]
 
 
-def small_cfg(**kw):
+def small_settings(model: str) -> ch4.TrialSettings:
     cfg = copy.deepcopy(CFG)
     cfg.update(iterations=600, burnin=300, mmd_draws=50)
-    cfg.update(kw)
-    return cfg
+    return ch4.TrialSettings.from_section(cfg, model)
 
 
 # ----------------------------------------------------------------------------- conjugate pieces
@@ -109,110 +115,7 @@ def test_bounds_and_sensitivity():
     assert expfam.truncation_sensitivity(0.1, 1.2, "code") == pytest.approx(1.1)
 
 
-# ----------------------------------------------------------------------------- kernels
-# ----------------------------------------------------------------------------- samplers vs exact
-def _sd_ok(draws, exact_sd, rel):
-    assert abs(draws.std() / exact_sd - 1) < rel, (draws.std(), exact_sd)
-
-
-def test_binomial_gibbs_matches_exact_private_posterior():
-    """p(theta | y) proportional to Beta(theta) sum_s Binom(s | n, theta) Lap(y | s), by quadrature."""
-    n, a, b, scale, y = 100, 10.0, 10.0, 5.0, 15.0  # eps = 0.2
-    grid = np.linspace(1e-5, 1 - 1e-5, 4001)
-    s = np.arange(n + 1)
-    lik = stats.binom.pmf(s[None, :], n, grid[:, None]) @ stats.laplace.pdf(y - s, scale=scale)
-    dens = stats.beta.pdf(grid, a, b) * lik
-    dens /= integrate.trapezoid(dens, grid)
-    mean = integrate.trapezoid(grid * dens, grid)
-    sd = math.sqrt(integrate.trapezoid((grid - mean) ** 2 * dens, grid))
-    chain = nag.run_binomial(y, n, (a, b), scale, 62000, np.random.default_rng(1)).draws[2000:]
-    assert_mean_matches(chain, [mean], abs_slack=0.005)  # admits the CLT error at n = 100
-    _sd_ok(chain, sd, 0.04)
-    # the naive posterior (noisy count as exact) is far off: the test can tell them apart
-    naive_sd = stats.beta(a + y, b + n - y).std()
-    assert abs(naive_sd / sd - 1) > 0.15 or abs(stats.beta(a + y, b + n - y).mean() - mean) > 0.02
-
-
-def test_multinomial_gibbs_matches_exact_private_posterior():
-    """Exact posterior = mixture over all counts of Dir(alpha + c), weights DirMult(c) Lap(y | c)."""
-    n, alpha, scale = 60, np.array([5.0, 5.0, 5.0]), 5.0
-    y = np.array([6.0, 30.0])
-    c1, c2 = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
-    ok = c1 + c2 <= n
-    c = np.stack([c1[ok], c2[ok], n - c1[ok] - c2[ok]], axis=1).astype(float)
-    logw = stats.dirichlet_multinomial.logpmf(c, alpha, n) + stats.laplace.logpdf(y[0] - c[:, 0], scale=scale) \
-        + stats.laplace.logpdf(y[1] - c[:, 1], scale=scale)
-    w = np.exp(logw - logw.max())
-    w /= w.sum()
-    post = alpha + c
-    tot = post.sum(axis=1, keepdims=True)
-    mean = w @ (post / tot)
-    second = w @ (post * (post + 1) / (tot * (tot + 1)))
-    sd = np.sqrt(second - mean ** 2)
-    chain = nag.run_multinomial(y, n, alpha, scale, 62000, np.random.default_rng(2)).draws[2000:]
-    assert_mean_matches(chain, mean, abs_slack=0.004)
-    for k in range(3):
-        _sd_ok(chain[:, k], sd[k], 0.04)
-
-
-def test_truncated_exponential_gibbs_matches_private_posterior():
-    """p(lam | y) by quadrature over lam with p(y | lam) = E[Lap(y - s_hat)] by common-random-number MC."""
-    n, eps = 60, 0.2
-    a, b = expfam.prior_predictive_bounds(8.0, 2.0)
-    scale = expfam.truncation_sensitivity(a, b) / eps
-    y = 11.0
-    rng = np.random.default_rng(4)
-    e = rng.exponential(size=(20000, n))
-    grid = np.linspace(0.5, 12.0, 400)
-    lik = np.empty(grid.size)
-    for i, lam in enumerate(grid):
-        x = e / lam
-        s_hat = np.where((x >= a) & (x <= b), x, 0.0).sum(axis=1)
-        lik[i] = stats.laplace.pdf(y - s_hat, scale=scale).mean()
-    dens = stats.gamma.pdf(grid, 8.0, scale=0.5) * lik
-    dens /= integrate.trapezoid(dens, grid)
-    mean = integrate.trapezoid(grid * dens, grid)
-    sd = math.sqrt(integrate.trapezoid((grid - mean) ** 2 * dens, grid))
-    chain = nag.run_truncated_exponential(y, n, (8.0, 2.0), (a, b), scale, 62000, np.random.default_rng(3)).draws[2000:]
-    assert_mean_matches(chain, [mean], abs_slack=0.02 * mean)
-    _sd_ok(chain, sd, 0.05)
-
-
-def _exact_truncated_lik(y, lam, n, a, b, scale):
-    """p(y | lam) for y = sum of x_i in [a, b] + Lap(scale), x_i ~ Exp(lam), by Fourier inversion.
-
-    phi(t) = (1 - q + lam / (lam - i t) (e^{(i t - lam) a} - e^{(i t - lam) b}))^n is the exact
-    characteristic function of the truncated sum and 1 / (1 + scale^2 t^2) that of the noise.
-    """
-    q, _, _ = expfam.truncated_exponential_moments(lam, a, b)
-    m_c, v_c = expfam.rs_clt(lam, a, b, n)
-    t = np.linspace(0.0, 14.0 / math.sqrt(v_c), 20001)
-    phi1 = 1.0 - q + lam / (lam - 1j * t) * (np.exp((1j * t - lam) * a) - np.exp((1j * t - lam) * b))
-    f = np.real(np.exp(n * np.log(phi1) - 1j * t * y)) / (1.0 + scale * scale * t * t)
-    return max(integrate.trapezoid(f, t) / math.pi, 0.0)
-
-
-def test_truncated_exponential_gibbs_matches_private_posterior_large_n():
-    """n = 10000, eps = 0.1, y above the largest centre mean max_lam m_c(lam) (a calibration trial).
-
-    Drawing s_l + s_u independently of s_c (the old kernel) let the chain drift from lam ~ 1.6 to
-    lam ~ 0.14, where the exact posterior has mass ~1e-9. Started from the prior, as the code does.
-    """
-    n, eps, y = 10000, 0.1, 3518.878
-    a, b = expfam.prior_predictive_bounds(8.0, 2.0)
-    scale = expfam.truncation_sensitivity(a, b) / eps
-    grid = np.linspace(0.9, 2.6, 400)
-    dens = stats.gamma.pdf(grid, 8.0, scale=0.5) * np.array([_exact_truncated_lik(y, l, n, a, b, scale) for l in grid])
-    dens /= integrate.trapezoid(dens, grid)
-    mean = integrate.trapezoid(grid * dens, grid)
-    sd = math.sqrt(integrate.trapezoid((grid - mean) ** 2 * dens, grid))
-    assert mean == pytest.approx(1.597, abs=0.01) and sd == pytest.approx(0.143, abs=0.005)
-    chain = nag.run_truncated_exponential(y, n, (8.0, 2.0), (a, b), scale, 6000, np.random.default_rng(5),
-                                          thin=20, init="prior").draws[1000:]
-    assert_mean_matches(chain, [mean], abs_slack=0.01)
-    _sd_ok(chain, sd, 0.1)
-
-
+# ----------------------------------------------------------------------------- exponential pieces
 def test_outer_sums_given_centre_match_simulation():
     """E and Var of s_l + s_u given s_c (joint RS-CLT) against a regression on simulated region sums."""
     n, lam, a, b = 400, 1.5, 0.05, 1.0
@@ -226,7 +129,7 @@ def test_outer_sums_given_centre_match_simulation():
     e0, v0 = nag.outer_given_centre(lam, a, b, float(n), m_c)
     e1, _ = nag.outer_given_centre(lam, a, b, float(n), m_c + 1.0)
     assert e1 - e0 == pytest.approx(slope_mc, abs=0.03)
-    assert slope_mc < -0.3  # the old kernel used slope 0
+    assert slope_mc < -0.3  # drawing the outer sums independently of s_c means slope 0
     assert v0 == pytest.approx(resid_var_mc, rel=0.05)
     assert e0 + m_c == pytest.approx(n / lam, rel=1e-9)  # total mean n / lam
     # total variance is exactly n / lam^2: V_c + 2 Cov + V_out
@@ -236,52 +139,99 @@ def test_outer_sums_given_centre_match_simulation():
 
 def test_truncated_exponential_thinning_and_mode_start():
     a, b = expfam.prior_predictive_bounds(8.0, 2.0)
-    args = (2445.327, 10000, (8.0, 2.0), (a, b), b / 0.1)
-    full = nag.run_truncated_exponential(*args, 500, np.random.default_rng(7)).draws
-    thin = nag.run_truncated_exponential(*args, 100, np.random.default_rng(7), thin=5).draws
-    np.testing.assert_array_equal(thin, full[4::5])
+    mech = Laplace(scale=b / 0.1, sensitivity=b)
+    y, n, prior = 2445.327, 10000, (8.0, 2.0)
+    full = nag.run_truncated_exponential(y, n, prior, mech, bounds=(a, b), burnin=0, keep=500,
+                                         rng=np.random.default_rng(7))
+    thin = nag.run_truncated_exponential(y, n, prior, mech, bounds=(a, b), burnin=20, keep=80,
+                                         rng=np.random.default_rng(7), thin=5)
+    np.testing.assert_array_equal(thin.draws, full.draws[4::5])
+    assert thin.info.iterations == 500 and thin.info.thin == 5 and thin.kept.shape == (80, 1)
     # p(y | lam) has a tiny second mode near lam = 0.54 (m_c(lam) = y on its rising branch); the
     # start is the main mode, near the posterior mean 3.84 found by quadrature
-    assert nag.clt_posterior_mode(*args) == pytest.approx(3.84, abs=0.03)
-    lp = nag.clt_log_marginal(np.array([0.537, 3.838]), *args[:2], args[3], args[4])
+    assert nag.clt_posterior_mode(y, n, prior, (a, b), mech.scale) == pytest.approx(3.84, abs=0.03)
+    assert full.info.extra["lam0"] == nag.clt_posterior_mode(y, n, prior, (a, b), mech.scale)
+    lp = nag.clt_log_marginal(np.array([0.537, 3.838]), y, n, (a, b), mech.scale)
     assert lp[1] > lp[0]
 
 
-# ----------------------------------------------------------------------------- OPS
-def test_ops_draws_respect_support_and_tempering():
-    t = ops_exponent(0.1, 100, 0.1)
-    assert t == pytest.approx(0.001 / (4 * math.log(10)))
-    for tempering in ("likelihood", "posterior"):
-        d = run_ops_binomial(30, 100, (10, 10), 0.1, np.random.default_rng(0), n_samples=5000,
-                             tempering=tempering).draws[:, 0]
-        assert d.min() >= 0.1 and d.max() <= 0.9
-    # posterior tempering at tiny t is nearly uniform on [0.1, 0.9]; likelihood tempering ~ prior
+# ----------------------------------------------------------------------------- samplers
+def test_every_sampler_returns_a_chain_with_its_burnin():
+    mech = Laplace.calibrated(0.1, 1.0)
+    a, b = expfam.prior_predictive_bounds(8.0, 2.0)
+    calls = {
+        ("binomial", "noise_aware_gibbs"): (30.0, 100, (10.0, 10.0), {}),
+        ("binomial", "naive"): (30.0, 100, (10.0, 10.0), {}),
+        ("binomial", "non_private"): (30.0, 100, (10.0, 10.0), {}),
+        ("binomial", "ops"): (30.0, 100, (10.0, 10.0), {}),
+        ("multinomial", "noise_aware_gibbs"): (np.array([30.0, 20.0]), 100, np.full(3, 5.0), {}),
+        ("multinomial", "naive"): (np.array([30.0, 20.0]), 100, np.full(3, 5.0), {}),
+        ("multinomial", "non_private"): (np.array([30.0, 20.0]), 100, np.full(3, 5.0), {}),
+        ("truncated_exponential", "noise_aware_gibbs"): (20.0, 100, (8.0, 2.0), {"bounds": (a, b)}),
+        ("truncated_exponential", "naive"): (20.0, 100, (8.0, 2.0), {}),
+        ("truncated_exponential", "non_private"): (20.0, 100, (8.0, 2.0), {}),
+    }
+    ch4_samplers = {k: f for k, f in SAMPLERS.items() if k[0] in ("binomial", "multinomial", "truncated_exponential")}
+    assert set(calls) == set(ch4_samplers) == set(exact.CASES)
+    for key, (statistic, n, prior, kw) in calls.items():
+        chain = ch4_samplers[key](statistic, n, prior, mech, burnin=3, keep=7, rng=np.random.default_rng(0), **kw)
+        assert isinstance(chain, Chain) and chain.burnin == 3 and chain.kept.shape[0] == 7, key
+        assert chain.info.cpu_seconds >= 0 and chain.info.iterations >= 10, key
+        assert np.all(np.isfinite(chain.draws)), key
+
+
+def test_exact_binomial_case_has_power_against_naive():
+    """The private posterior is far enough from Naive's that the harness tells them apart."""
+    n, a, b, y = 100, 10.0, 10.0, 15.0
+    mech = Laplace.calibrated(0.2, 1.0)
+    mean, sd = exact.binomial_exact_posterior(y, n, a, b, mech.scale)
+    naive = baselines.run_naive_binomial(y, n, (a, b), mech, burnin=0, keep=20000, rng=np.random.default_rng(1))
+    with pytest.raises(AssertionError):
+        check_exact(ExactCase(naive.kept, [mean], [sd], mean_slack=0.003, sd_slack=0.02 * sd))
+
+
+def test_ops_at_the_thesis_settings():
+    """At epsilon = 0.1 over 100 draws, t ~ 1e-6: posterior tempering is nearly uniform on
+    [0.1, 0.9] (over-dispersed, as the thesis shows), likelihood tempering nearly the prior."""
+    assert ops_exponent(0.1, 100, 0.1) == pytest.approx(0.001 / (4 * math.log(10)))
+    mech = Laplace.calibrated(0.1, 1.0)
+    d = run_ops_binomial(30, 100, (10, 10), mech, keep=5000, rng=np.random.default_rng(0)).kept[:, 0]
+    assert d.min() >= 0.1 and d.max() <= 0.9
     assert stats.kstest((d - 0.1) / 0.8, "uniform").pvalue > 1e-3
-    d = run_ops_binomial(30, 100, (10, 10), 0.1, np.random.default_rng(1), n_samples=5000,
-                         tempering="likelihood").draws[:, 0]
+    d = run_ops_binomial(30, 100, (10, 10), mech, keep=5000, rng=np.random.default_rng(1),
+                         tempering="likelihood").kept[:, 0]
     assert d.std() == pytest.approx(stats.beta(10, 10).std(), rel=0.05)
 
 
-# ----------------------------------------------------------------------------- calibration
+# ----------------------------------------------------------------------------- releases and trials
+def test_exponential_naive_sees_the_same_noise_on_the_untruncated_sum():
+    settings = CFG["exponential"]
+    rel = ch4.release("exponential", 50, 0.1, settings, np.random.default_rng(1), np.random.default_rng(2))
+    noise = rel.statistics["naive"] - rel.statistics["non_private"]
+    x = expfam.simulate_exponential(np.random.default_rng(1), 50, settings["prior_shape"], settings["prior_rate"])[1]
+    a, b = rel.gibbs_settings["bounds"]
+    assert rel.statistics["gibbs"] - x[(x >= a) & (x <= b)].sum() == pytest.approx(noise, abs=1e-9)
+    assert noise == float(rel.mechanism.noise(np.random.default_rng(2)))
+    assert rel.mechanism.scale == pytest.approx(expfam.truncation_sensitivity(a, b) / 0.1)
+
+
 @pytest.mark.parametrize("model,n,eps", [("binomial", 10, 0.01), ("multinomial", 10, 0.01), ("exponential", 100, 0.01)])
 def test_calibration_noise_aware_within_ks_bound_naive_not(model, n, eps):
-    M = 300
-    res = ch4.run_trials(model, n, eps, range(M), small_cfg(), seed=123)
-    ks = {str(m): ks_uniform(u) for m, u in zip(res["methods"], res["u"])}
-    crit = ks_critical_value(M, alpha=0.01)
-    assert ks["gibbs"] < crit, ks
-    assert ks["nonprivate"] < crit, ks
-    assert ks["naive"] > crit, ks
+    res = ch4.run_trials(model, n, eps, range(300), small_settings(model), seed=123)
+    u = {str(m): res["u"][i][:, None] for i, m in enumerate(res["methods"])}
+    assert_calibrated(u["gibbs"], alpha=0.01)
+    assert_calibrated(u["non_private"], alpha=0.01)
+    assert_miscalibrated(u["naive"], alpha=0.01)
 
 
 def test_trials_are_deterministic():
-    r1 = ch4.run_trials("binomial", 100, 0.1, range(3), small_cfg(), seed=9)
-    r2 = ch4.run_trials("binomial", 100, 0.1, range(3), small_cfg(), seed=9)
+    r1 = ch4.run_trials("binomial", 100, 0.1, range(3), small_settings("binomial"), seed=9)
+    r2 = ch4.run_trials("binomial", 100, 0.1, range(3), small_settings("binomial"), seed=9)
     np.testing.assert_array_equal(r1["u"], r2["u"])
     np.testing.assert_array_equal(r1["mmd"], r2["mmd"])
 
 
-# ----------------------------------------------------------------------------- config schema
+# ----------------------------------------------------------------------------- config and rules
 def test_schema_accepts_config_and_rejects_bad_values():
     from snakemake.utils import validate
 
@@ -296,3 +246,16 @@ def test_schema_accepts_config_and_rejects_bad_values():
     bad["ops"]["tempering"] = "sometimes"
     with pytest.raises(Exception):
         validate(bad, schema)
+
+
+def test_figure_settings_reach_no_compute_rule():
+    """The compute rules' params name only what their steps read; ``ecdf`` (fig4_3) is not among them."""
+    import re
+
+    text = (ROOT / "workflow" / "rules" / "bernstein2020_ch4.smk").read_text()
+    rules = dict(re.findall(r"^rule (\w+):\n(.*?)(?=^rule |^register_claims|\Z)", text, flags=re.S | re.M))
+    compute = {name: body for name, body in rules.items() if "_run_" in name}
+    assert set(compute) == {"bernstein2020_ch4_run_chunk", "bernstein2020_ch4_run_traces"}
+    for body in compute.values():
+        params = body.split("params:")[1].split("script:")[0]
+        assert "ecdf" not in params and "CH4," not in params and "cfg" not in params

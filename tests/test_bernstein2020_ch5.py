@@ -1,5 +1,7 @@
-"""bernstein2020 Ch. 5: conjugate pieces, CLT moments, NormProduct, Wald update, and the
-noise-aware samplers (calibration over replicates; Naive must fail where the thesis says so)."""
+"""bernstein2020 Ch. 5: conjugate pieces, CLT moments, the release record, the methods' one
+signature, calibration over replicates (noise-aware methods pass, Naive fails where the thesis
+says so), the prior-limit over-dispersion of Gibbs-SS, and the coverage rule of Fig 5.9.
+Sampler-vs-exact checks are in tests/exact/bernstein2020_ch5.py."""
 
 from __future__ import annotations
 
@@ -7,35 +9,62 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
-from dpinfer.diagnostics import ks_critical_value, ks_uniform, quantile_of_truth
+from dpinfer.mechanisms import Laplace
 from dpinfer.models.linreg_nig import (
     NIGPrior,
     NIWPrior,
-    clt_mean_cov,
+    Release,
+    clean_noisy_moments,
     gaussian_moments,
     nig_draws,
     nig_posterior,
     niw_posterior,
     prior_predictive_moments,
     project_statistics,
+    release_statistics,
     sensitivity_statistics,
     simulate_dataset,
     sufficient_statistics,
 )
-from dpinfer.samplers.gibbs_ss import norm_product_draw, run_gibbs_ss, wald_precision_draw
+from dpinfer.samplers.base import Chain
+from dpinfer.samplers.gibbs_ss import clt_mean_cov, run_gibbs_ss_noisy, run_gibbs_ss_update
 from dpinfer.samplers.mcmc_ind import run_mcmc_ind
-from dpinfer.studies.bernstein2020_ch5 import release_statistics, run_method, synthetic_settings
+from dpinfer.samplers.registry import SAMPLERS
+from dpinfer.studies.bernstein2020_ch5.summarise import METHODS, covered
+from tests.harness import assert_calibrated, assert_miscalibrated, posterior_quantiles
 
 PRIOR = NIGPrior(np.zeros(2), np.diag([0.5 / 19, 0.5 / 19]), 20.0, 0.5)
 DATA_PRIOR = NIWPrior(0.0, 1.0, 1.0, 50.0)
+BOUNDS = (-1.0, 1.0)
 
 
 def test_sensitivity_matches_thesis_formula():
     # Delta = w^2 d(d+1)/2 + w^2 d + w^2 with d = 2 (unit feature included), w = 2
     assert sensitivity_statistics(2.0, 2.0) == 24.0
     assert sensitivity_statistics(1.0, 1.0) == 6.0
+
+
+def test_release_draws_through_the_mechanism_records_in_a_fixed_order():
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=7), rng.normal(size=7)
+    rel = release_statistics(np.random.default_rng(9), x, y, 0.5, BOUNDS)
+    assert rel.mechanism == Laplace(48.0, 24.0) and rel.mechanism_half == Laplace(96.0, 24.0)
+    assert rel.mechanism_moments == Laplace(80.0 / 0.25, 80.0) and rel.n == 7 and rel.bounds == BOUNDS
+    again = np.random.default_rng(9)
+    s = sufficient_statistics(x, y)
+    np.testing.assert_array_equal(rel.s, s)
+    np.testing.assert_array_equal(rel.z, s + again.laplace(0.0, 48.0, size=5))
+    np.testing.assert_array_equal(rel.z_half, s + again.laplace(0.0, 96.0, size=5))
+    sums = np.array([np.sum(x**k) for k in range(1, 5)])
+    np.testing.assert_array_equal(rel.moment_sums, sums + again.laplace(0.0, 320.0, size=4))
+
+
+def test_noisy_moments_are_clipped_to_the_bounds_and_jensen_consistent():
+    m = clean_noisy_moments([-50.0, -3.0, 40.0, 0.01], 10, BOUNDS)
+    np.testing.assert_allclose(m, [-1.0, 1.0, 1.0, 1.0])
+    m = clean_noisy_moments([3.0, 0.5, 0.0, 0.1], 10, BOUNDS)
+    assert m[1] >= m[0] ** 2 and m[3] >= m[1] ** 2
 
 
 def test_nig_posterior_matches_least_squares_form():
@@ -118,72 +147,90 @@ def test_projection_makes_statistics_valid_and_keeps_valid_ones():
     assert nig_posterior(p, 10, PRIOR)[3] >= PRIOR.b0 - 1e-12
 
 
-def _calibration_u(method, n, eps, trials, seed=11, **kw):
-    us, naive_us = [], []
-    for r in range(trials):
+def _release(seed: int, n: int, eps: float) -> Release:
+    rng = np.random.default_rng(seed)
+    sim = simulate_dataset(rng, n, PRIOR, DATA_PRIOR)
+    return release_statistics(rng, sim["x"], sim["y"], eps, BOUNDS)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_has_the_model_signature_and_returns_burnin_plus_kept(method):
+    assert {m for model, m in SAMPLERS if model == "nig_linreg"} == set(METHODS)
+    chain = SAMPLERS[("nig_linreg", method)](_release(13, 100, 0.1), PRIOR, DATA_PRIOR, np.random.default_rng(0), burnin=30, keep=70)
+    assert isinstance(chain, Chain) and chain.draws.shape == (100, 3) and chain.kept.shape == (70, 3)
+    assert chain.info.iterations == 100 and chain.info.cpu_seconds >= 0
+    assert np.all(np.isfinite(chain.draws)) and np.all(chain.draws[:, 2] > 0)
+
+
+def test_chain_info_reports_acceptance_and_projections():
+    rel = _release(14, 10, 1.0)
+    mc = run_mcmc_ind(rel, PRIOR, DATA_PRIOR, np.random.default_rng(1), burnin=20, keep=50)
+    assert 0 < mc.info.acceptance < 1 and set(mc.info.extra) == {"acceptance_theta", "acceptance_data_prior"}
+    gs = run_gibbs_ss_noisy(rel, PRIOR, DATA_PRIOR, np.random.default_rng(1), burnin=20, keep=50)
+    assert set(gs.info.clipped) == {"cov_projections", "stat_projections"} and gs.info.acceptance is None
+
+
+def _calibration(method: str, trials: int, n: int = 10, eps: float = 1.0, seed: int = 11):
+    """Posterior quantiles of the truth over trials (parameters and data from the model)."""
+
+    def trial(r):
         rng = np.random.default_rng([seed, r])
         sim = simulate_dataset(rng, n, PRIOR, DATA_PRIOR)
-        rel = release_statistics(rng, sim["x"], sim["y"], eps, (-1.0, 1.0))
-        truth = np.array([sim["theta"][0], sim["theta"][1], sim["sigma2"]])
-        draws, _ = run_method(method, rel, n, PRIOR, DATA_PRIOR, (-1.0, 1.0), rng, **kw)
-        us.append(quantile_of_truth(draws, truth))
-        nd, _ = run_method("naive", rel, n, PRIOR, DATA_PRIOR, (-1.0, 1.0), rng, **kw)
-        naive_us.append(quantile_of_truth(nd, truth))
-    return np.array(us), np.array(naive_us)
+        release = release_statistics(rng, sim["x"], sim["y"], eps, BOUNDS)
+        chain = SAMPLERS[("nig_linreg", method)](release, PRIOR, DATA_PRIOR, rng, **LENGTHS[method])
+        return chain.kept, np.array([sim["theta"][0], sim["theta"][1], sim["sigma2"]])
+
+    return posterior_quantiles(trial, trials)
 
 
-KW = dict(conjugate_draws=500, gibbs_burnin=1000, gibbs_keep=6000, mcmc_burnin=200, mcmc_keep=500)
+LENGTHS = {"naive": dict(burnin=0, keep=500), "mcmc_ind": dict(burnin=200, keep=500),
+           "gibbs_ss_update": dict(burnin=1000, keep=6000), "gibbs_ss_prior": dict(burnin=1000, keep=6000)}
 
 
 @pytest.mark.parametrize("method", ["mcmc_ind", "gibbs_ss_update", "gibbs_ss_prior"])
-def test_noise_aware_samplers_are_calibrated_and_naive_is_not(method):
-    """Cook et al. calibration at n = 10, eps = 1 (300 trials): noise-aware methods stay
-    below the KS critical value (alpha = 0.001, three parameters) for every parameter;
-    Naive exceeds the alpha = 0.05 value for sigma^2."""
-    trials = 300
-    u, u_naive = _calibration_u(method, 10, 1.0, trials, **KW)
-    crit = ks_critical_value(trials, 0.001)
-    for p in range(3):
-        assert ks_uniform(u[:, p]) < crit, (method, p, ks_uniform(u[:, p]))
-    assert ks_uniform(u_naive[:, 2]) > ks_critical_value(trials, 0.05)
+def test_noise_aware_samplers_are_calibrated(method):
+    """Cook et al. calibration at n = 10, eps = 1 (300 trials): KS below the alpha = 0.001
+    critical value for every parameter."""
+    assert_calibrated(_calibration(method, 300), alpha=0.001)
 
 
-def test_mcmc_ind_matches_exact_posterior_with_negligible_noise_scale_effect():
-    """With a tiny noise scale the private posterior concentrates on s = z, so MCMC-Ind and
-    Gibbs-SS must agree with the conjugate posterior given s (theta mean and sigma^2 mean)."""
-    rng = np.random.default_rng(12)
-    sim = simulate_dataset(rng, 10, PRIOR, DATA_PRIOR)
-    s = sufficient_statistics(sim["x"], sim["y"])
-    exact = nig_draws(rng, s, 10, PRIOR, 100_000)
-    chain = run_mcmc_ind(s, 10, 0.002, PRIOR, DATA_PRIOR, rng=rng, burnin=3000, keep=30_000).draws
-    gibbs = run_gibbs_ss(s, 10, 0.002, "gibbs_ss_update", PRIOR, rng=rng, burnin=2000, keep=30_000,
-                         data_prior=DATA_PRIOR).draws
-    sd = exact.std(0)
-    for d in (chain, gibbs):
-        assert np.all(np.abs(d.mean(0) - exact.mean(0)) < 0.1 * sd)
-        assert np.all(np.abs(d.std(0) / sd - 1) < 0.1)
+def test_naive_is_miscalibrated_for_sigma2():
+    """The same trials: Naive's sigma^2 exceeds the alpha = 0.05 critical value (power)."""
+    assert_miscalibrated(_calibration("naive", 300), alpha=0.05, parameters=[2])
 
 
-def test_gibbs_ss_noisy_runs_and_is_finite():
-    rng = np.random.default_rng(13)
-    sim = simulate_dataset(rng, 100, PRIOR, DATA_PRIOR)
-    rel = release_statistics(rng, sim["x"], sim["y"], 0.1, (-1.0, 1.0))
-    draws, cpu = run_method("gibbs_ss_noisy", rel, 100, PRIOR, DATA_PRIOR, (-1.0, 1.0), rng, **KW)
-    assert draws.shape == (6000, 3) and np.all(np.isfinite(draws)) and np.all(draws[:, 2] > 0)
+def test_prior_limit_gibbs_ss_over_disperses_the_slope_and_mcmc_ind_does_not():
+    """Issue 9, finding 2 (docs/deviations.md, 'Gibbs-SS over-disperses the slope at small n'):
+    with an uninformative release (eps = 1e-4, n = 10) the exact posterior is the prior, slope
+    sd 1. MCMC-Ind gets it; Gibbs-SS-Update's CLT of the x-scatter gives about 1.17. When a fix
+    lands, this test must be turned into an exact case."""
+    rel = _release(1, 10, 1e-4)
+    mc = run_mcmc_ind(rel, PRIOR, DATA_PRIOR, np.random.default_rng(7), burnin=2000, keep=40000).kept
+    gs = run_gibbs_ss_update(rel, PRIOR, DATA_PRIOR, np.random.default_rng(7), burnin=2000, keep=40000).kept
+    assert abs(mc[:, 0].std() - 1.0) < 0.05
+    assert gs[:, 0].std() > 1.1
 
 
-def test_synthetic_settings_union_of_panels():
-    cfg = {"synthetic": {"n_values": [10, 100], "eps_vs_n": 0.1, "n_vs_eps": 10, "epsilons": [0.1, 1.0]}}
-    assert synthetic_settings(cfg) == [(10, 0.1), (10, 1.0), (100, 0.1)]
+def test_pit_coverage_matches_quantile_intervals():
+    """Fig 5.9's rule: inside the central interval iff (1 - L)/2 <= PIT <= (1 + L)/2; for many
+    draws it agrees with the interval of sample quantiles except at its edges."""
+    rng = np.random.default_rng(3)
+    pred = rng.normal(size=(50, 4000))
+    y = rng.normal(size=50) * 1.3
+    pit = (pred < y[:, None]).mean(axis=1)
+    for level in (0.5, 0.9):
+        lo, hi = np.quantile(pred, [(1 - level) / 2, (1 + level) / 2], axis=1)
+        assert np.mean(covered(pit, level) == ((lo <= y) & (y <= hi))) >= 0.98
+    assert covered([0.25, 0.75, 0.2499, 0.7501], 0.5).tolist() == [True, True, False, False]
 
 
 def test_bad_inputs_are_refused():
-    with pytest.raises(ValueError):
-        run_gibbs_ss(np.zeros(5), 10, 1.0, "gibbs_ss_magic", PRIOR, rng=np.random.default_rng(0),
-                     burnin=1, keep=1, data_prior=DATA_PRIOR)
-    with pytest.raises(ValueError):
-        run_gibbs_ss(np.zeros(5), 10, 1.0, "gibbs_ss_noisy", PRIOR, rng=np.random.default_rng(0),
-                     burnin=1, keep=1)
-    with pytest.raises(ValueError):
-        run_mcmc_ind(np.full(5, np.nan), 10, 1.0, PRIOR, DATA_PRIOR, rng=np.random.default_rng(0),
-                     burnin=1, keep=1)
+    rel = _release(15, 10, 1.0)
+    bad = Release(rel.s, rel.n, np.full(5, np.nan), rel.mechanism, rel.z_half, rel.mechanism_half,
+                  rel.moment_sums, rel.mechanism_moments, rel.bounds)
+    for method in ("mcmc_ind", "gibbs_ss_prior", "gibbs_ss_update"):
+        with pytest.raises(ValueError):
+            SAMPLERS[("nig_linreg", method)](bad, PRIOR, DATA_PRIOR, np.random.default_rng(0), burnin=1, keep=1)
+    for method in METHODS:
+        with pytest.raises(ValueError):
+            SAMPLERS[("nig_linreg", method)](rel, PRIOR, DATA_PRIOR, np.random.default_rng(0), burnin=-1, keep=1)

@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dpinfer.mechanisms import DoubleGeometric, Laplace
 from dpinfer.samplers.direct import (Base, DirectSettings, Weight, basic_direct_sample,
                                      direct_sample, envelope_acceptance, stepdown)
+from dpinfer.studies.raim2021.paper import PACKAGE_EXAMPLE, PACKAGE_KNOTS, knots_match
 
 N_DRAWS = 60_000
 ALPHA = 1e-3
@@ -79,26 +81,15 @@ def _chi2_pvalue(draws, k, p):
 
 
 # ----------------------------------------------------------------------------- knots (FACTS.md 5)
-REFERENCE = {
-    (200.0, "equal_steps"): ([1.5524e-9, 2.0263e-9, 2.5002e-9, 2.9741e-9, 3.4481e-9, 3.9220e-9],
-                             [1, 1, 0.05649, 7.2e-8, 8.8e-13, 0]),
-    (200.0, "small_rects"): ([1.5524e-9, 2.1448e-9, 2.2929e-9, 2.4410e-9, 2.7372e-9, 3.9220e-9],
-                             [1, 0.99998, 0.99548, 0.37756, 4.57e-5, 0]),
-    (2.0, "equal_steps"): ([2.9e-261, 0.2, 0.4, 0.6, 0.8, 1.0],
-                           [0.99663, 0.70214, 0.11430, 0.03746, 0.01486, 2.9e-6]),
-    (2.0, "small_rects"): ([2.9e-261, 0.125, 0.25, 0.375, 0.5, 1.0],
-                           [0.99663, 0.93301, 0.43143, 0.13644, 0.06221, 2.9e-6]),
-}
-
-
-@pytest.mark.parametrize("z,method", sorted(REFERENCE))
+@pytest.mark.parametrize("z,method", sorted(PACKAGE_KNOTS))
 def test_knots_match_reference(z, method):
-    """Slides' knot figure: LN(0,1) weight, Laplace(0, 0.4), N = 5, tol 1e-10 (FACTS.md Sec. 5)."""
+    """Slides' knot figure: LN(0,1) weight, Laplace(0, 0.4), N = 5, tol 1e-10, against the
+    package's knots (FACTS.md Sec. 5, kept in dpinfer.studies.raim2021.paper)."""
     env = stepdown(Weight("lognormal", z, 0.0, 1.0), Base("laplace", 0.4),
                    DirectSettings(method=method, n_knots=5, tol=1e-10))
     u = np.exp(env["log_u"][1:-1])
     p = np.exp(env["log_h"][1:-1])
-    ref_u, ref_p = map(np.asarray, REFERENCE[(z, method)])
+    ref_u, ref_p = map(np.asarray, PACKAGE_KNOTS[(z, method)])
     assert u.size == 6
     rtol = np.where(ref_u < 1e-100, 2e-2, 1e-4)  # 2.9e-261 is printed with 2 digits
     assert np.all(np.abs(u / ref_u - 1) < rtol), (u, ref_u)
@@ -107,6 +98,7 @@ def test_knots_match_reference(z, method):
     # printed with 2 digits; the package's plain CDF difference gives exactly 0 where the
     # accurate tail formula gives 5.6e-17
     np.testing.assert_allclose(p[~big], ref_p[~big], rtol=0.1, atol=1e-15)
+    assert knots_match(u, p, ref_u, ref_p)  # the scorecard's rule agrees
 
 
 def test_code_example_envelope():
@@ -116,9 +108,10 @@ def test_code_example_envelope():
     env = stepdown(w, b, st)
     u = np.exp(env["log_u"][1:-1])
     assert u.size == 101
-    np.testing.assert_allclose([u[0], u[-1]], [0.0152695, 0.0175766], rtol=1e-5)
-    np.testing.assert_allclose(math.exp(env["log_a"]), 0.0163465, rtol=1e-5)
-    np.testing.assert_allclose(envelope_acceptance(w, b, st), 0.0163452 / 0.0163465, rtol=2e-5)
+    ref = PACKAGE_EXAMPLE
+    np.testing.assert_allclose([u[0], u[-1]], [ref["u_L"], ref["u_H"]], rtol=1e-5)
+    np.testing.assert_allclose(math.exp(env["log_a"]), ref["a"], rtol=1e-5)
+    np.testing.assert_allclose(envelope_acceptance(w, b, st), ref["psi_c"] / ref["a"], rtol=2e-5)
 
 
 # ----------------------------------------------------------------------------- exact draws
@@ -208,6 +201,14 @@ def test_basic_direct_sampler_runs_and_fails_where_documented():
     x, tries = basic_direct_sample(200, Weight("lognormal", 100.0, 5.0, 9.0), Base("laplace", 0.2),
                                    rng, max_iter=2000)
     assert np.isnan(x).mean() > 0.1 and tries.mean() > 500
+
+
+def test_base_of_a_mechanism_record():
+    """The sampler's base takes its law from the release's mechanism record."""
+    assert Base.of(Laplace(scale=0.2)) == Base("laplace", 0.2)
+    assert Base.of(DoubleGeometric(rho=0.3)) == Base("dgeom", 0.3)
+    with pytest.raises(TypeError):
+        Base.of(0.2)
 
 
 def test_invalid_arguments_are_refused():

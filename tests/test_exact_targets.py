@@ -34,7 +34,7 @@ def test_sampler_matches_its_exact_target(key):
 
 
 def test_every_registered_sampler_has_an_exact_case():
-    from dpinfer.samplers import SAMPLERS
+    from dpinfer.samplers.registry import SAMPLERS
 
     missing = sorted(set(SAMPLERS) - set(CASES))
     unknown = sorted(set(CASES) - set(SAMPLERS))

@@ -1,103 +1,79 @@
-"""Statistical tests of Algorithm 1 (ju2022): exact enumeration, conjugacy, calibration, bounds."""
+"""Statistical tests of Algorithm 1 (ju2022) beyond its exact cases (tests/exact/ju2022.py):
+power of the enumeration check, Proposition 3.1's bound, the regression release's sensitivity,
+the full posterior covariance when the noise vanishes, and calibration over replicates."""
 
 import itertools
 
 import numpy as np
 import pytest
-from scipy.special import gammaln
 
 from dpinfer import diagnostics
+from dpinfer.mechanisms import Laplace
 from dpinfer.models import gaussian_linreg, naive_bayes
 from dpinfer.samplers.data_augmentation import run_linreg, run_loglinear
 from tests.conftest import DATA_JU2022
-from tests.harness import assert_mean_matches
+from tests.exact import ju2022 as exact
+from tests.harness import (
+    ExactCase,
+    assert_calibrated,
+    assert_miscalibrated,
+    check_exact,
+    posterior_quantiles,
+)
 
 
 # ----------------------------------------------------------------------------- log-linear, exact
-def _log_dirmult_sequence(counts, alpha):
-    """log P(one particular sequence with these counts) under a Dirichlet-categorical model."""
-    counts, alpha = np.asarray(counts, float), np.asarray(alpha, float)
-    return gammaln(alpha.sum()) - gammaln(alpha.sum() + counts.sum()) + np.sum(gammaln(alpha + counts) - gammaln(alpha))
-
-
-def exact_private_posterior_means(released, scale, alpha_p, alpha, n_records):
-    """E[p | s_dp] and E[pi | s_dp] by enumerating every data set of n_records records.
-
-    p(x | s_dp) is proportional to prod_cells Laplace(m - n(x)) times the Dirichlet-multinomial
-    marginal of the sequence x; given x the posterior means are conjugate.
-    """
-    K, J, I = released.shape
-    values = list(itertools.product(range(I), *[range(J)] * K))  # a record: (class, answer_1..K)
-    logw, mean_p, mean_pi = [], [], []
-    for data in itertools.product(values, repeat=n_records):
-        t = np.zeros((K, J, I))
-        for rec in data:
-            for k in range(K):
-                t[k, rec[1 + k], rec[0]] += 1
-        ncls = t[0].sum(axis=0)
-        lw = -np.abs(released - t).sum() / scale + _log_dirmult_sequence(ncls, alpha_p)
-        for k in range(K):
-            for i in range(I):
-                lw += _log_dirmult_sequence(t[k, :, i], alpha[k, :, i])
-        logw.append(lw)
-        mean_p.append((ncls + alpha_p) / (n_records + alpha_p.sum()))
-        post = t + alpha
-        mean_pi.append(post / post.sum(axis=1, keepdims=True))
-    w = np.exp(np.asarray(logw) - max(logw))
-    w /= w.sum()
-    return np.tensordot(w, np.asarray(mean_p), 1), np.tensordot(w, np.asarray(mean_pi), 1)
-
-
-@pytest.mark.parametrize("scale", [0.5, 2.0])
-def test_loglinear_sampler_matches_enumerated_private_posterior(scale):
-    K, J, I, N = 2, 2, 2, 3
-    alpha_p = np.array([1.5, 2.5])
-    alpha = np.full((K, J, I), 2.0)
-    alpha[0, 0, 1] = 1.0
-    # noisy tables that no confidential data set matches exactly
-    released = np.array([[[2.3, -0.4], [0.2, 1.1]], [[0.7, 0.9], [1.6, -0.2]]])
-    exact_p, exact_pi = exact_private_posterior_means(released, scale, alpha_p, alpha, N)
-    chain = run_loglinear(released, scale=scale, alpha_p=alpha_p, alpha=alpha, n_records=N,
-                          iterations=120_000, burnin=2_000, rng=np.random.default_rng(11))
-    assert_mean_matches(chain.draws, exact_p)
-    # the exact answer is informative: it differs from the prior mean by many standard errors
-    prior = alpha_p / alpha_p.sum()
-    assert abs(exact_p[0] - prior[0]) > 10 * diagnostics.mc_standard_error(chain.draws)[0]
+def test_enumerated_target_is_informative():
+    """The exact answer differs from the prior mean by many Monte Carlo errors, so matching it
+    is a real check of the privacy-aware update."""
+    mean, _ = exact.exact_private_posterior(exact.RELEASED, 0.5, exact.ALPHA_P, exact.ALPHA, exact.N)
+    chain = exact.loglinear_chain(0.5, 11)
+    prior = exact.ALPHA_P / exact.ALPHA_P.sum()
+    assert abs(mean[0] - prior[0]) > 10 * diagnostics.mc_standard_error(chain.kept)[0]
 
 
 def test_enumeration_catches_a_wrong_scale():
     """The harness has power: the exact posterior at a wrong noise scale is rejected."""
-    K, J, I, N = 2, 2, 2, 3
-    alpha_p, alpha = np.array([1.5, 2.5]), np.full((K, J, I), 2.0)
-    released = np.array([[[2.3, -0.4], [0.2, 1.1]], [[0.7, 0.9], [1.6, -0.2]]])
-    wrong_p, _ = exact_private_posterior_means(released, 2.0, alpha_p, alpha, N)
-    chain = run_loglinear(released, scale=0.5, alpha_p=alpha_p, alpha=alpha, n_records=N,
-                          iterations=120_000, burnin=2_000, rng=np.random.default_rng(12))
+    wrong_mean, wrong_sd = exact.exact_private_posterior(exact.RELEASED, 2.0, exact.ALPHA_P, exact.ALPHA, exact.N)
+    chain = exact.loglinear_chain(0.5, 12)
     with pytest.raises(AssertionError):
-        assert_mean_matches(chain.draws, wrong_p)
+        check_exact(ExactCase(chain.kept, wrong_mean, wrong_sd))
+
+
+def test_chain_contract():
+    """Chain of every sweep (burn-in first) with the Info the study reads."""
+    chain = run_loglinear(exact.RELEASED, scale=1.0, alpha_p=exact.ALPHA_P, alpha=exact.ALPHA, n_records=exact.N,
+                          burnin=30, keep=70, rng=np.random.default_rng(1))
+    assert chain.draws.shape == (100, 2) and chain.burnin == 30 and chain.kept.shape == (70, 2)
+    acc = chain.info.traces["acceptance"]
+    assert acc.shape == (100,) and chain.info.iterations == 100
+    assert chain.info.acceptance == pytest.approx(acc[30:].mean())
+    assert chain.info.extra["min_log_alpha"] <= 0 and chain.info.cpu_seconds >= 0
+    with pytest.raises(ValueError):
+        run_loglinear(exact.RELEASED, scale=1.0, alpha_p=exact.ALPHA_P, alpha=exact.ALPHA, n_records=exact.N,
+                      burnin=10, keep=0, rng=np.random.default_rng(1))
 
 
 # ----------------------------------------------------------------------------- acceptance bound
 @pytest.mark.parametrize("eps", [0.1, 1.0, 10.0])
 def test_every_loglinear_acceptance_is_at_least_exp_minus_eps(eps, rng):
-    ref = naive_bayes.load_reference(DATA_JU2022)
-    K = ref.shape[0]
-    scale = naive_bayes.sensitivity_l1(K) / eps
-    released = ref.counts + rng.laplace(0.0, scale, ref.counts.shape)
-    chain = run_loglinear(released, scale=scale, alpha_p=ref.alpha_p, alpha=ref.alpha, n_records=ref.n_records,
-                          iterations=300, burnin=0, rng=rng)
-    assert chain.info["min_log_alpha"] >= -eps * (1 + 1e-12)
-    assert chain.info["min_log_alpha"] < -0.5 * eps  # the bound is nearly attained: it is a real check
+    ref = naive_bayes.load_reference(*naive_bayes.reference_files(DATA_JU2022))
+    mech = Laplace.calibrated(eps, naive_bayes.sensitivity_l1(ref.shape[0]))
+    released = mech.release(rng, ref.counts)
+    chain = run_loglinear(released, scale=mech.scale, alpha_p=ref.alpha_p, alpha=ref.alpha, n_records=ref.n_records,
+                          burnin=0, keep=300, rng=rng)
+    min_log_alpha = chain.info.extra["min_log_alpha"]
+    assert min_log_alpha >= -eps * (1 + 1e-12)
+    assert min_log_alpha < -0.5 * eps  # the bound is nearly attained: it is a real check
 
 
 def _heavy_clamp_chain(sensitivity, eps, rng):
-    ref = gaussian_linreg.load_reference(DATA_JU2022)
+    ref = gaussian_linreg.load_reference(*gaussian_linreg.reference_files(DATA_JU2022))
     clamp = (-0.5, 0.5)  # most values clamped: record contributions reach the corners of [-1, 1]
-    s = gaussian_linreg.released_statistic(ref.X, ref.y, clamp)
-    scale = sensitivity / eps
-    released = s + rng.laplace(0.0, scale, s.shape)
-    return run_linreg(released, scale=scale, mean_x=ref.mean_x, cov_x=ref.cov_x, sigma2=ref.sigma2, tau=ref.tau,
-                      clamp=clamp, n_records=len(ref.y), iterations=400, burnin=0, rng=rng)
+    mech = Laplace.calibrated(eps, sensitivity)
+    released = mech.release(rng, gaussian_linreg.released_statistic(ref.X, ref.y, clamp))
+    return run_linreg(released, scale=mech.scale, mean_x=ref.mean_x, cov_x=ref.cov_x, sigma2=ref.sigma2, tau=ref.tau,
+                      clamp=clamp, n_records=len(ref.y), burnin=0, keep=400, rng=rng)
 
 
 def _record_contribution(z):
@@ -124,64 +100,52 @@ def test_exact_replace_one_sensitivity_is_below_the_printed_13():
     assert gaussian_linreg.sensitivity_l1_printed(2) == 13
     assert gaussian_linreg.sensitivity_l1_entrywise(2) == 15
     assert gaussian_linreg.stat_dim(2) == 9
+    # the order of _record_contribution, of released_statistic and of the kernel's statistics
+    assert gaussian_linreg.stat_labels(2) == ["xy[0]", "xy[1]", "xy[2]", "yy", "xx[0,1]", "xx[0,2]", "xx[1,1]",
+                                              "xx[1,2]", "xx[2,2]"]
+    z = np.array([0.3, -0.7, 0.5])
+    X, y = np.array([[1.0, *(10 * z[:2])]]), np.array([10 * z[2]])
+    assert np.allclose(gaussian_linreg.released_statistic(X, y, (-10.0, 10.0)), _record_contribution(z))
 
 
 def test_regression_acceptance_bound_holds_with_printed_sensitivity(rng):
     eps = 1.0
     chain = _heavy_clamp_chain(13.0, eps, rng)
-    assert -eps * (1 + 1e-12) <= chain.info["min_log_alpha"] < -0.2 * eps
+    assert -eps * (1 + 1e-12) <= chain.info.extra["min_log_alpha"] < -0.2 * eps
 
 
 # ----------------------------------------------------------------------------- regression
-def test_regression_matches_conjugate_posterior_when_noise_vanishes():
-    """Nothing clamped and a tiny noise scale: beta | s_dp is the conjugate posterior given (X, y).
-
-    With n = 1 the latent record is pinned by the nearly exact statistics, so the posterior of
-    beta is N(mu_n, Sigma_n) from supplement S-5, up to an O(noise) shift (abs_slack).
-    """
-    rng = np.random.default_rng(5)
-    beta, mean_x, cov_x, sigma2, tau = np.array([0.5, -1.0]), np.array([0.3]), np.eye(1), 0.5, 2.0
-    X = np.array([[1.0, 0.8]])
-    y = np.array([-0.2])
-    clamp = (-50.0, 50.0)
-    s = gaussian_linreg.released_statistic(X, y, clamp)
-    scale = 0.002  # in rescaled units: 0.1 in the data's units
-    released = s + rng.laplace(0.0, scale, s.shape)
-    chain = run_linreg(released, scale=scale, mean_x=mean_x, cov_x=cov_x, sigma2=sigma2, tau=tau, clamp=clamp,
-                       n_records=1, iterations=60_000, burnin=5_000, rng=rng)
-    mu, cov = gaussian_linreg.conjugate_posterior(X, y, sigma2, tau)
-    assert_mean_matches(chain.draws, mu, abs_slack=0.05)
-    assert np.allclose(np.cov(chain.draws.T), cov, rtol=0.1, atol=0.02)
-    assert chain.info["acceptance"].mean() > 0.001  # the chain moves: the record is resampled
-    del beta
+def test_regression_covariance_matches_conjugate_posterior_when_noise_vanishes():
+    """The exact case checks means and sds; here the full covariance, and that the chain moves."""
+    chain, _, cov = exact.linreg_vanishing_noise()
+    assert np.allclose(np.cov(chain.kept.T), cov, rtol=0.1, atol=0.02)
+    assert chain.info.acceptance > 0.001  # the record is resampled
 
 
-def _sbc_ks(noise_factor: float) -> list[float]:
-    """Simulation-based calibration over 300 replicates: KS distance of the posterior quantiles
-    of the true beta from U(0, 1). The sampler is told the noise scale times ``noise_factor``."""
+def _sbc_quantiles(noise_factor: float) -> np.ndarray:
+    """Simulation-based calibration over 300 replicates: posterior quantiles of the true beta.
+    The sampler is told the noise scale times ``noise_factor``."""
     rng = np.random.default_rng(2022)
     n, mean_x, cov_x, sigma2, tau, clamp = 20, np.array([0.5]), np.eye(1), 0.5, 1.0, (-1.5, 1.5)
-    scale = 2.0  # noise comparable to the sampling error of the statistics: the release matters
-    q = []
-    for _ in range(300):
+    mech = Laplace(scale=2.0)  # noise comparable to the sampling error of the statistics: the release matters
+
+    def trial(_):
         beta = rng.normal(0.0, tau, 2)
         X, y = gaussian_linreg.simulate_data(rng, beta, mean_x, cov_x, sigma2, n)
-        released = gaussian_linreg.released_statistic(X, y, clamp) + rng.laplace(0.0, scale, 5)
-        chain = run_linreg(released, scale=scale * noise_factor, mean_x=mean_x, cov_x=cov_x, sigma2=sigma2,
-                           tau=tau, clamp=clamp, n_records=n, iterations=3000, burnin=500, rng=rng)
-        q.append(diagnostics.quantile_of_truth(chain.draws[::5], beta))
-    q = np.asarray(q)
-    return [diagnostics.ks_uniform(q[:, j]) for j in range(2)]
+        released = mech.release(rng, gaussian_linreg.released_statistic(X, y, clamp))
+        chain = run_linreg(released, scale=mech.scale * noise_factor, mean_x=mean_x, cov_x=cov_x, sigma2=sigma2,
+                           tau=tau, clamp=clamp, n_records=n, burnin=500, keep=2500, rng=rng)
+        return chain.kept[::5], beta
+
+    return posterior_quantiles(trial, 300)
 
 
 def test_regression_sampler_is_calibrated():
     """The posterior quantile of the true beta is U(0, 1) for an exact sampler (KS, alpha = 0.001).
     Some values are clamped, so the clamp inside the likelihood is exercised too."""
-    crit = diagnostics.ks_critical_value(300, 0.001)
-    assert max(_sbc_ks(1.0)) < crit
+    assert_calibrated(_sbc_quantiles(1.0), alpha=0.001)
 
 
 def test_calibration_check_has_power():
     """A sampler that ignores most of the noise (scale x 0.3) is overconfident and fails."""
-    crit = diagnostics.ks_critical_value(300, 0.001)
-    assert max(_sbc_ks(0.3)) > crit
+    assert_miscalibrated(_sbc_quantiles(0.3), alpha=0.001)

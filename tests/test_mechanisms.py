@@ -89,7 +89,7 @@ def test_clamp_matches_the_authors_release():
     from dpinfer.models import gaussian_linreg
     from tests.conftest import DATA_JU2022
 
-    ref = gaussian_linreg.load_reference(DATA_JU2022)
+    ref = gaussian_linreg.load_reference(*gaussian_linreg.reference_files(DATA_JU2022))
     check = read_json(DATA_JU2022 / "derived_linearregression_release_check.json")["objects"]
     t1, t2, t3 = (np.asarray(check[k]["values"]) for k in ("T1_true", "T2_true", "T3_true"))
     expected = list(t1) + [t2] + [t3[j, k] for j in range(3) for k in range(j, 3) if (j, k) != (0, 0)]

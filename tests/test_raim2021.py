@@ -1,7 +1,13 @@
-"""raim2021: the Gibbs samplers (Algorithms 2 and 4), the study steps and the config schema."""
+"""raim2021: the Gibbs samplers (Algorithms 2 and 4), the release through the mechanism
+records, the study steps, the rule file's narrow params and the config schema.
+
+The samplers against their exact posterior are in tests/exact/raim2021.py (run by
+tests/test_exact_targets.py); the direct sampler draw by draw in tests/test_direct_sampler.py.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -10,24 +16,22 @@ import pytest
 import yaml
 
 from dpinfer.io import load_npz
-from dpinfer.models.lognormal_regression import (Prior, Truth, exact_posterior_moments,
-                                                  mse_of_chain, release, simulate_design,
-                                                  simulate_outcomes)
-from dpinfer.samplers.direct import DirectSettings
+from dpinfer.mechanisms import DoubleGeometric, Laplace
+from dpinfer.models.lognormal_regression import (Prior, ReleaseNoise, Truth,
+                                                  exact_posterior_moments, mse_of_chain, release)
+from dpinfer.samplers.base import Chain
+from dpinfer.samplers.direct import Base, DirectSettings
 from dpinfer.samplers.lognormal_gibbs import run_noise_free, run_noisy
-from dpinfer.studies import raim2021
+from dpinfer.studies.raim2021 import paper, run
 
 from .conftest import ROOT
+from .exact.raim2021 import NEGLIGIBLE, small_data
 from .harness import assert_mean_matches
 
 
 @pytest.fixture(scope="module")
-def small_data():
-    rng = np.random.default_rng(2021)
-    truth = Truth(n=40)
-    X = simulate_design(rng, truth.n)
-    y = simulate_outcomes(rng, X, truth)
-    return X, y
+def data():
+    return small_data()
 
 
 def test_exact_posterior_quadrature_matches_known_limit():
@@ -42,58 +46,76 @@ def test_exact_posterior_quadrature_matches_known_limit():
     np.testing.assert_allclose(ex["mean"][2], resid @ resid / (400 - 2 - 2), rtol=0.01)
 
 
-def test_noise_free_gibbs_matches_conjugate_posterior(small_data):
-    """Algorithm 4 against the posterior by quadrature over sigma^2 (beta integrated exactly)."""
-    X, y = small_data
-    chain = run_noise_free(y, X, 40_000, np.random.default_rng(1))
-    exact = exact_posterior_moments(np.log(y), X)
-    assert_mean_matches(chain.kept(1000), exact["mean"])
-    sd = chain.kept(1000).std(axis=0)
-    np.testing.assert_allclose(sd, exact["sd"], rtol=0.05)
+def test_release_goes_through_the_mechanism_records(data):
+    """y~ = y + DGeom(rho) noise and x~_1 = x_1 + Laplace(0, lambda) noise, drawn by the
+    records in that order; x_2 untouched; the direct sampler's bases come from the same records."""
+    X, y = data
+    noise = ReleaseNoise.of(0.1, 0.2)
+    assert noise.y == DoubleGeometric(rho=0.1) and noise.x1 == Laplace(scale=0.2)
+    y_noisy, X_noisy = release(np.random.default_rng(9), y, X, noise)
+    rng = np.random.default_rng(9)
+    dy = rng.geometric(0.1, y.size) - rng.geometric(0.1, y.size)
+    dx = rng.laplace(0.0, 0.2, y.size)
+    np.testing.assert_array_equal(y_noisy, y + dy)
+    np.testing.assert_array_equal(X_noisy[:, 0], X[:, 0] + dx)
+    np.testing.assert_array_equal(X_noisy[:, 1], X[:, 1])
+    assert Base.of(noise.y) == Base("dgeom", 0.1) and Base.of(noise.x1) == Base("laplace", 0.2)
+    with pytest.raises(TypeError):
+        ReleaseNoise(Laplace(scale=1.0), Laplace(scale=0.2))
 
 
-def test_noisy_gibbs_with_negligible_noise_matches_conjugate_posterior(small_data):
-    """Algorithm 2 with both noises essentially zero (rho = 0.9999, lambda = 1e-6) must
-    reproduce the noise-free posterior: every direct-sampler step runs, on near-degenerate
-    conditionals."""
-    X, y = small_data
-    rng = np.random.default_rng(2)
-    y_noisy, X_noisy = release(rng, y, X, 0.9999, 1e-6)
-    chain = run_noisy(y_noisy, X_noisy, 0.9999, 1e-6, 6000, rng)
-    exact = exact_posterior_moments(np.log(y), X)
-    assert_mean_matches(chain.kept(500), exact["mean"], abs_slack=1e-3)
-    assert chain.info["proposals_per_y"] < 1.5 and chain.info["proposals_per_xi"] < 1.5
+def test_samplers_return_the_chain_record(data):
+    X, y = data
+    y_noisy, X_noisy = release(np.random.default_rng(4), y, X, NEGLIGIBLE)
+    chain = run_noisy(y_noisy, X_noisy, NEGLIGIBLE, burnin=300, keep=700,
+                      rng=np.random.default_rng(5))
+    assert isinstance(chain, Chain) and chain.draws.shape == (1000, 3) and chain.kept.shape == (700, 3)
+    assert chain.info.iterations == 1000 and chain.info.cpu_seconds >= 0
+    assert chain.info.clipped == {"direct_failures_y": 0, "direct_failures_xi_x": 0}
+    # negligible noise: the accept-reject step almost never rejects
+    assert chain.info.extra["proposals_per_y"] < 1.5 and chain.info.extra["proposals_per_xi"] < 1.5
+    free = run_noise_free(y, X, burnin=10, keep=20, rng=np.random.default_rng(6))
+    assert free.draws.shape == (30, 3) and free.burnin == 10
+    with pytest.raises(ValueError):
+        run_noise_free(y, X, NEGLIGIBLE, burnin=10, keep=20, rng=np.random.default_rng(6))
+    with pytest.raises(TypeError):
+        run_noisy(y_noisy, X_noisy, None, burnin=10, keep=20, rng=np.random.default_rng(6))
 
 
-def test_noisy_gibbs_detects_noise(small_data):
-    """With real noise on x_1 the posterior of beta_1 must move away from the noise-free one
+def test_noisy_gibbs_detects_noise(data):
+    """With real noise on x_1 the posterior of beta_1 must move away from the naive one
     (attenuation): a check that the xi^x step actually changes X."""
-    X, y = small_data
+    X, y = data
     rng = np.random.default_rng(3)
-    y_noisy, X_noisy = release(rng, y, X, 0.4, 0.5)
-    noisy = run_noisy(y_noisy, X_noisy, 0.4, 0.5, 1500, rng).kept(500)
+    noise = ReleaseNoise.of(0.4, 0.5)
+    y_noisy, X_noisy = release(rng, y, X, noise)
+    noisy = run_noisy(y_noisy, X_noisy, noise, burnin=500, keep=1000, rng=rng).kept
     # naive fit that ignores the noise (Algorithm 4 on the released data)
-    naive = run_noise_free(np.maximum(y_noisy, 1e-3), X_noisy, 1500, rng).kept(500)
+    naive = run_noise_free(np.maximum(y_noisy, 1e-3), X_noisy, burnin=500, keep=1000, rng=rng).kept
     assert noisy[:, 0].mean() > naive[:, 0].mean() + 0.3
 
 
-def test_timed_run_gives_the_same_draws(small_data):
-    X, y = small_data
-    y_noisy, X_noisy = release(np.random.default_rng(4), y, X, 0.1, 0.1)
-    a = run_noisy(y_noisy, X_noisy, 0.1, 0.1, 30, np.random.default_rng(5))
-    b = run_noisy(y_noisy, X_noisy, 0.1, 0.1, 30, np.random.default_rng(5), timed=True)
+def test_timed_run_gives_the_same_draws(data):
+    X, y = data
+    noise = ReleaseNoise.of(0.1, 0.1)
+    y_noisy, X_noisy = release(np.random.default_rng(4), y, X, noise)
+    a = run_noisy(y_noisy, X_noisy, noise, burnin=10, keep=20, rng=np.random.default_rng(5))
+    b = run_noisy(y_noisy, X_noisy, noise, burnin=10, keep=20, rng=np.random.default_rng(5),
+                  timed=True)
     np.testing.assert_array_equal(a.draws, b.draws)
-    assert set(b.info["timings"]) == {"y", "xi_x", "rest"}
+    split = {"cpu_seconds_y", "cpu_seconds_xi_x", "cpu_seconds_rest"}
+    assert split <= set(b.info.extra) and not split & set(a.info.extra)
 
 
-def test_the_2021_knot_rule_gives_the_same_posterior(small_data):
+def test_the_2021_knot_rule_gives_the_same_posterior(data):
     """Both envelopes are exact, so the chains target the same posterior (compared loosely on
     a short run; the exactness itself is tested draw by draw in test_direct_sampler.py)."""
-    X, y = small_data
-    y_noisy, X_noisy = release(np.random.default_rng(6), y, X, 0.1, 0.2)
-    a = run_noisy(y_noisy, X_noisy, 0.1, 0.2, 3000, np.random.default_rng(7)).kept(500)
-    b = run_noisy(y_noisy, X_noisy, 0.1, 0.2, 3000, np.random.default_rng(8),
-                  direct=DirectSettings(method="small_rects", n_knots=10, tol=1e-6)).kept(500)
+    X, y = data
+    noise = ReleaseNoise.of(0.1, 0.2)
+    y_noisy, X_noisy = release(np.random.default_rng(6), y, X, noise)
+    a = run_noisy(y_noisy, X_noisy, noise, burnin=500, keep=2500, rng=np.random.default_rng(7)).kept
+    b = run_noisy(y_noisy, X_noisy, noise, burnin=500, keep=2500, rng=np.random.default_rng(8),
+                  direct=DirectSettings(method="small_rects", n_knots=10, tol=1e-6)).kept
     assert_mean_matches(a, b.mean(axis=0), z_max=5.0)
 
 
@@ -102,32 +124,64 @@ def test_mse_of_chain():
     assert mse_of_chain(draws, Truth().theta) == pytest.approx((0 + 1 + 4) / 2)
 
 
-def test_setting_names_round_trip():
-    for rho in (0.01, 0.1, 0.4):
-        for lam in (0.05, 0.1, 0.2):
-            g = raim2021.parse_setting(raim2021.setting_name(rho, lam))
-            assert g == {"rho": rho, "lam": lam}
-    with pytest.raises(ValueError):
-        raim2021.parse_setting("rho0.1")
-
-
-def _smoke_cfg():
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["raim2021"]
-    cfg.update({"iterations": 40, "burnin": 20, "replicates": 3, "chunk_size": 2})
-    cfg["model"] = dict(cfg["model"], n=30)
-    return cfg
+def _config():
+    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["raim2021"]
 
 
 def test_gibbs_chunk_is_deterministic(tmp_path: Path):
-    cfg = _smoke_cfg()
+    cfg = _config()
+    params = dict(seed=7, rho=0.1, lam=0.2, replicates=[2, 3], model=dict(cfg["model"], n=30),
+                  iterations=40, burnin=20, direct=cfg["direct"])
     outs = []
     for k in range(2):
         out = SimpleNamespace(summary=str(tmp_path / f"chunk{k}.npz"))
-        raim2021.run_gibbs_chunk(None, out, 7, "rho0.1_lambda0.2", 1, cfg)
+        run.gibbs_chunk(None, out, **params)
         outs.append(load_npz(out.summary))
     assert list(outs[0]["replicate"]) == [2]
     for key in ("mse_noisy", "mse_free", "mean_noisy"):
         np.testing.assert_array_equal(outs[0][key], outs[1][key])
+
+
+def test_knot_claim_has_power():
+    """The knots claim accepts the package's own values and refuses a knot moved by 1e-3."""
+    ref_u, ref_p = paper.PACKAGE_KNOTS[(200.0, "small_rects")]
+    assert paper.knots_match(ref_u, ref_p, ref_u, ref_p)
+    moved = np.array(ref_u) * np.r_[1, 1, 1.001, 1, 1, 1]
+    assert not paper.knots_match(moved, ref_p, ref_u, ref_p)
+
+
+# ----------------------------------------------------------------------------- rule file
+COMPUTE_PARAMS = {
+    "raim2021_run_gibbs": {"step", "seed", "rho", "lam", "replicates", "model", "iterations",
+                           "burnin", "direct"},
+    "raim2021_run_traces": {"step", "seed", "model", "iterations", "direct", "traces"},
+    "raim2021_run_timing": {"step", "seed", "model", "iterations", "direct", "timing"},
+    "raim2021_run_envelopes": {"step", "seed", "knots", "step_function"},
+}
+
+
+def _rule_params(text: str) -> dict[str, dict[str, str]]:
+    rules = {}
+    for m in re.finditer(r"^rule (\w+):\n((?:[ \t]+.*\n|\n)*)", text, re.M):
+        block = re.search(r"^    params:\n((?:        .*\n)+)", m.group(2), re.M)
+        lines = block.group(1).splitlines() if block else []
+        rules[m.group(1)] = dict(re.match(r"\s+(\w+)=(.*),$", ln).groups() for ln in lines)
+    return rules
+
+
+def test_compute_rules_get_only_what_they_read():
+    """No compute job receives the whole raim2021 section: editing traces, timing, knots or
+    step_function re-plans only the job that reads it (issue 7, rerun storms)."""
+    rules = _rule_params((ROOT / "workflow" / "rules" / "raim2021.smk").read_text())
+    for name, keys in COMPUTE_PARAMS.items():
+        assert set(rules[name]) == keys, (name, rules[name])
+    compute = [r for r in rules if r.startswith("raim2021_run_")]
+    assert sorted(compute) == sorted(COMPUTE_PARAMS)
+    for name, params in rules.items():
+        assert "RAIM" not in params.values(), f"{name} gets the whole section"
+        assert re.fullmatch(r'step\("raim2021\.\w+:\w+"\)', params["step"]), params["step"]
+    # the chunks' noise comes from the setting wildcard, their replicates from chunk_range
+    assert rules["raim2021_run_gibbs"]["replicates"] == "raim2021_replicates"
 
 
 def test_config_schema_refuses_bad_values():
@@ -135,7 +189,7 @@ def test_config_schema_refuses_bad_values():
     from snakemake.utils import validate
 
     schema = str(ROOT / "workflow" / "schemas" / "raim2021.schema.yaml")
-    good = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["raim2021"]
+    good = _config()
     validate(dict(good), schema)
     for key, value in (("rhos", [1.5]), ("lambdas", [-0.1]), ("chunk_siz", 3)):
         bad = dict(good)

@@ -1,7 +1,9 @@
-"""Workflow tests: the whole DAG at smoke scale, config refusal, resumption, determinism.
+"""Workflow tests: the whole DAG at smoke scale, each study alone, narrow jobs (no rerun storms),
+parse-time checks, config refusal, resumption and determinism.
 
-Each test runs Snakemake in a temporary copy of the workflow (Snakefile, workflow/, config/),
-so the developer's own results/ are never touched.
+Each test runs Snakemake in a temporary copy of the workflow (Snakefile, workflow/, config/,
+docs/), so the developer's own results/ are never touched. Compute rules (simulate, release,
+sample) are named ``<unit>_run_<what>``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS_TSV = Path(__file__).parent / "data" / "targets.tsv"  # copy of shared/targets.tsv
+SMOKE = ("--configfile", "config/smoke.yaml")
 
 # Targets of TARGETS.md that no issue has implemented yet (documented in README.md).
 NOT_IMPLEMENTED_STUDIES = {"raisa2021"}
@@ -26,6 +29,16 @@ NOT_IMPLEMENTED_IDS = {
     ["fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6",
      "fig5_10", "fig5_11", "fig5_12", "fig5_13", "fig5_14", "fig5_15", "fig5_16"]
 }
+# study units: (config path of the section, results prefix of its tables)
+UNITS = {
+    "ju2022": (("ju2022",), "ju2022/"),
+    "bernstein2020_ch4": (("bernstein2020", "chapter4"), "bernstein2020/ch4/"),
+    "bernstein2020_ch5": (("bernstein2020", "chapter5"), "bernstein2020/ch5/"),
+    "raim2021": (("raim2021",), "raim2021/"),
+}
+TIMING_TABLES = {"ju2022/runtime.csv", "ju2022/runtime.md", "raim2021/timing.csv", "raim2021/timing.md"}
+# scorecard rows about measured time (they differ between runs like the timing tables)
+TIMING_CLAIMS = ("runtime,", "timing,", "fig5_8,")
 
 pytestmark = pytest.mark.workflow
 
@@ -68,10 +81,40 @@ def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
     return counts
 
 
+def compute_jobs(jobs: dict[str, int]) -> dict[str, int]:
+    return {rule: n for rule, n in jobs.items() if "_run_" in rule}
+
+
+def tables(workdir: Path, prefix: str = "") -> dict[str, bytes]:
+    """Every table of a run except those that measure time (claims without their timing rows)."""
+    res = workdir / "results"
+    out = {}
+    for p in sorted(res.rglob("*")):
+        rel = p.relative_to(res).as_posix()
+        if p.suffix in (".csv", ".md") and rel.startswith(prefix) and rel not in TIMING_TABLES:
+            data = p.read_bytes()
+            if "/claims/" in rel:
+                lines = data.decode().splitlines(keepends=True)
+                data = "".join(x for x in lines if not x.startswith(TIMING_CLAIMS)).encode()
+            out[rel] = data
+    return out
+
+
+def write_yaml(path: Path, data) -> None:
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def nested(keys, value) -> dict:
+    out = value
+    for key in reversed(keys):
+        out = {key: out}
+    return out
+
+
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
     work = copy_workflow(tmp_path_factory.mktemp("smoke"))
-    snakemake(work, "--cores", "2", "--configfile", "config/smoke.yaml")
+    snakemake(work, "--cores", "2", *SMOKE)
     return work
 
 
@@ -80,6 +123,15 @@ def test_smoke_run_builds_every_implemented_target(smoke_run):
     assert not missing, f"targets not built: {missing}"
     empty = [str(p) for p in expected_targets() if (smoke_run / p).stat().st_size == 0]
     assert not empty, f"empty targets: {empty}"
+
+
+def test_scorecard_lists_claims_of_every_study(smoke_run):
+    with open(smoke_run / "results" / "fidelity.csv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["study"] for r in rows} == {"ju2022", "bernstein2020", "raim2021"}
+    assert {r["verdict"] for r in rows} <= {"holds", "differs (explained)", "differs (unexplained)", "not run"}
+    text = (smoke_run / "results" / "fidelity.md").read_text()
+    assert text.startswith("# Fidelity scorecard") and f"{len(rows)} checkable statements" in text
 
 
 def test_tables_print_the_paper_values(smoke_run):
@@ -91,32 +143,134 @@ def test_tables_print_the_paper_values(smoke_run):
 
 
 def test_finished_run_has_nothing_to_do_and_resumes_only_lost_work(smoke_run):
-    proc = snakemake(smoke_run, "-n", "--configfile", "config/smoke.yaml")
+    proc = snakemake(smoke_run, "-n", *SMOKE)
     assert "Nothing to be done" in proc.stdout + proc.stderr
-    # an interrupted run: one chunk and everything downstream of it never got written
+    # an interrupted run: one chunk and what is built from it never got written
     res = smoke_run / "results" / "ju2022"
-    lost = [next((res / "runs" / "linreg_coverage").rglob("chunk0.npz")), res / "experiments" / "linreg_coverage.npz",
-            res / "experiments" / "linreg_coverage.csv", res / "tabS1.md"]
+    lost = [next((res / "runs" / "linreg_coverage").rglob("chunk0.npz")),
+            res / "experiments" / "linreg_coverage.npz", res / "tabS1.md"]
     for path in lost:
         path.unlink()
-    jobs = planned_jobs(snakemake(smoke_run, "-n", "--configfile", "config/smoke.yaml"))
-    assert jobs == {"ju2022_chunk": 1, "ju2022_aggregate": 1, "ju2022_experiment_summary": 1, "ju2022_tabS1": 1,
-                    "all": 1}, jobs
-    snakemake(smoke_run, "--cores", "2", "--configfile", "config/smoke.yaml")
+    jobs = planned_jobs(snakemake(smoke_run, "-n", *SMOKE))
+    assert compute_jobs(jobs) == {"ju2022_run_chunk": 1}, jobs
+    snakemake(smoke_run, "--cores", "2", *SMOKE)
     assert all(path.is_file() for path in lost)
 
 
 def test_tables_are_identical_with_other_core_counts(smoke_run):
-    tab = smoke_run / "results" / "ju2022" / "tab1.csv"
-    before = {p: (smoke_run / p).read_bytes() for p in ("results/ju2022/tab1.csv", "results/ju2022/tab1.md")}
+    before = tables(smoke_run, "ju2022/tab1")
     shutil.rmtree(smoke_run / "results" / "ju2022" / "runs" / "loglinear_coverage")
     (smoke_run / "results" / "ju2022" / "experiments" / "loglinear_coverage.npz").unlink()
-    tab.unlink()
-    snakemake(smoke_run, "results/ju2022/tab1.csv", "--cores", "1", "--configfile", "config/smoke.yaml")
-    after = {p: (smoke_run / p).read_bytes() for p in before}
-    assert after == before
+    for path in before:
+        (smoke_run / "results" / path).unlink()
+    snakemake(smoke_run, "results/ju2022/tab1.csv", "results/ju2022/tab1.md", "--cores", "1", *SMOKE)
+    assert tables(smoke_run, "ju2022/tab1") == before
 
 
+# ----------------------------------------------------------------------------- narrow jobs
+# (config keys, new value, compute rules allowed to rerun): settings that only a figure, a table,
+# a summary or one dedicated job reads must not rerun any other sampler job.
+FIGURE_ONLY_SETTINGS = [
+    (("ju2022", "credible_level"), 0.8, set()),
+    (("bernstein2020", "chapter5", "cirrhosis", "levels"), [0.5, 0.8], set()),
+    (("bernstein2020", "chapter4", "ecdf"), {"n": 10, "epsilon": 0.01}, set()),
+    (("raim2021", "timing"), {"rho": 0.1, "lambda": 0.1}, {"raim2021_run_timing"}),
+    (("raim2021", "traces"), {"rho": 0.1, "lambdas": [0.2]}, {"raim2021_run_traces"}),
+]
+
+
+@pytest.mark.parametrize("keys, value, allowed", FIGURE_ONLY_SETTINGS, ids=lambda v: ".".join(v) if isinstance(v, tuple) else None)
+def test_editing_a_figure_setting_reruns_no_sampler(smoke_run, keys, value, allowed):
+    edit = smoke_run / "config" / "edit.yaml"
+    write_yaml(edit, nested(keys, value))
+    try:
+        jobs = planned_jobs(snakemake(smoke_run, "-n", *SMOKE, "config/edit.yaml"))
+    finally:
+        edit.unlink()
+    assert set(compute_jobs(jobs)) <= allowed, jobs
+
+
+def test_more_replicates_add_chunks_instead_of_rerunning_them(smoke_run):
+    """ju2022 smoke: 4 replicates in chunks of 3; a fifth replicate redoes only chunk 1."""
+    exp = "loglinear_coverage"
+    smoke = yaml.safe_load((smoke_run / "config" / "smoke.yaml").read_text())
+    eps = smoke["ju2022"]["experiments"][exp]["epsilons"]
+    edit = smoke_run / "config" / "edit.yaml"
+    write_yaml(edit, {"ju2022": {"experiments": {exp: {"epsilons": eps, "replicates": 5}}}})
+    try:
+        jobs = planned_jobs(snakemake(smoke_run, "-n", *SMOKE, "config/edit.yaml"))
+    finally:
+        edit.unlink()
+    assert compute_jobs(jobs) == {"ju2022_run_chunk": len(eps)}, jobs
+
+
+# ----------------------------------------------------------------------------- study subsets
+def _only(cfg: dict, keys: tuple) -> dict:
+    out = {"seed": cfg["seed"]} if "seed" in cfg else {}
+    node = cfg
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return out
+        node = node[key]
+    out.update(nested(keys, node))
+    return out
+
+
+@pytest.mark.parametrize("unit", sorted(UNITS))
+def test_each_study_runs_alone_with_the_same_tables(smoke_run, tmp_path, unit):
+    keys, prefix = UNITS[unit]
+    work = copy_workflow(tmp_path)
+    for name in ("config.yaml", "smoke.yaml"):
+        path = work / "config" / name
+        write_yaml(path, _only(yaml.safe_load(path.read_text()), keys))
+    snakemake(work, "--cores", "2", *SMOKE)
+    alone = tables(work, prefix)
+    assert alone and alone == tables(smoke_run, prefix)
+    with open(work / "results" / "fidelity.csv", encoding="utf-8") as fh:
+        assert {r["study"] for r in csv.DictReader(fh)} == {keys[0]}
+
+
+def test_no_study_section_runs_only_the_scorecard(tmp_path):
+    work = copy_workflow(tmp_path)
+    write_yaml(work / "config" / "config.yaml", {"seed": 1})
+    write_yaml(work / "config" / "smoke.yaml", {})
+    jobs = planned_jobs(snakemake(work, "-n", *SMOKE))
+    assert set(jobs) == {"fidelity", "all"}, jobs
+
+
+# ----------------------------------------------------------------------------- parse-time checks
+def test_misspelt_step_fails_the_dry_run(tmp_path):
+    work = copy_workflow(tmp_path)
+    rules = work / "workflow" / "rules" / "scorecard.smk"
+    rules.write_text(rules.read_text().replace('step("scorecard:fidelity")', 'step("scorecard:fidelty")'))
+    proc = snakemake(work, "-n", check=False)
+    assert proc.returncode != 0
+    assert "has no function 'fidelty'" in proc.stdout + proc.stderr
+
+
+def test_parsing_loads_no_numerical_stack(smoke_run):
+    """A dry run (and so every cluster job's parse) imports neither numba, scipy nor matplotlib."""
+    code = (
+        "import sys\n"
+        "from snakemake.cli import main\n"
+        "try:\n"
+        f"    main(['-n', '--quiet', '--directory', {str(smoke_run)!r}, '--snakefile', "
+        f"{str(smoke_run / 'Snakefile')!r}, '--configfile', 'config/smoke.yaml'])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code == 0, e.code\n"
+        "print(sorted(m for m in ('numba', 'scipy', 'matplotlib') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=smoke_run, capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout[-2000:]
+
+
+def test_lint_gives_only_the_per_rule_conda_advice(smoke_run):
+    proc = snakemake(smoke_run, "--lint", *SMOKE, check=False)
+    lints = {line.strip() for line in (proc.stdout + proc.stderr).splitlines() if line.strip().startswith("* ")}
+    assert lints == {"* Specify a conda environment or container for each rule.:"}, lints
+
+
+# ----------------------------------------------------------------------------- config refusal
 def _edit_config(tmp_path, edit) -> Path:
     work = copy_workflow(tmp_path)
     path = work / "config" / "config.yaml"

@@ -101,6 +101,7 @@ def median_heuristic(x, y) -> float:
 
 @njit(cache=True)
 def _pairwise_distances(z):
+    """(m, m) Euclidean distances between the rows of z (for the median heuristic)."""
     m, d = z.shape
     out = np.zeros((m, m))
     for i in range(m):
@@ -116,6 +117,8 @@ def _pairwise_distances(z):
 
 @njit(cache=True)
 def _mean_kernel(a, b, inv2h2, same):
+    """Mean of k(a_i, b_j) = exp(-|a_i - b_j|^2 inv2h2) over all pairs, or over i != j when
+    ``same`` (the U-statistic terms of Gretton et al. 2012, Eq. 3)."""
     n, m = a.shape[0], b.shape[0]
     d = a.shape[1]
     total = 0.0

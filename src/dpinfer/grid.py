@@ -83,15 +83,17 @@ def ch5_setting(n: int, eps: float) -> str:
     return f"n{int(n)}_eps{fmt_eps(eps)}"
 
 
-_CH5 = re.compile(r"^n([0-9]+)_eps([0-9.e+-]+)$")
+def _parse(pattern: str, name: str, what: str) -> tuple[str, str]:
+    m = re.match(pattern, name)
+    if not m:
+        raise ValueError(f"not a {what} setting name: {name!r}")
+    return m.group(1), m.group(2)
 
 
 def parse_ch5_setting(name: str) -> tuple[int, float]:
     """(n, eps) from :func:`ch5_setting`."""
-    m = _CH5.match(name)
-    if not m:
-        raise ValueError(f"not a chapter-5 setting name: {name!r}")
-    return int(m.group(1)), float(m.group(2))
+    n, eps = _parse(r"^n([0-9]+)_eps([0-9.e+-]+)$", name, "chapter-5")
+    return int(n), float(eps)
 
 
 def ch5_synthetic_settings(synthetic: dict) -> list[tuple[int, float]]:
@@ -108,15 +110,10 @@ def raim_setting(rho: float, lam: float) -> str:
     return f"rho{fmt_eps(rho)}_lambda{fmt_eps(lam)}"
 
 
-_RAIM = re.compile(r"^rho([0-9.e+-]+)_lambda([0-9.e+-]+)$")
-
-
 def parse_raim_setting(name: str) -> tuple[float, float]:
     """(rho, lambda) from :func:`raim_setting`."""
-    m = _RAIM.match(name)
-    if not m:
-        raise ValueError(f"not a raim2021 setting name: {name!r}")
-    return float(m.group(1)), float(m.group(2))
+    rho, lam = _parse(r"^rho([0-9.e+-]+)_lambda([0-9.e+-]+)$", name, "raim2021")
+    return float(rho), float(lam)
 
 
 def raim_settings(rhos, lambdas) -> list[str]:

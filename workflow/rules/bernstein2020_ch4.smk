@@ -1,35 +1,13 @@
 # bernstein2020 Chapter 4: noise-aware Gibbs over sufficient statistics for exponential families.
-# Targets fig4_2, fig4_3, fig4_4, figB_1. Logic: dpinfer.studies.bernstein2020_ch4.
+# Targets fig4_2, fig4_3, fig4_4, figB_1. Logic: dpinfer.studies.bernstein2020_ch4 (run,
+# summarise, figures, paper). Compute jobs get only the settings they read: a chunk job its
+# model's block, the chain lengths, the MMD settings and its replicate range; the traces job
+# the trace setting and the binomial/exponential blocks. Figure settings (ecdf) reach no
+# compute job.
 validate_section(["bernstein2020", "chapter4"], "bernstein2020_ch4")
-CH4 = config["bernstein2020"]["chapter4"]
+CH4 = section("bernstein2020", "chapter4")
 CH4_DIR = f"{RESULTS}/bernstein2020/ch4"
-# the settings one trial depends on: editing a figure setting (ecdf, trace) reruns no trial
-CH4_TRIAL_KEYS = (
-    "iterations",
-    "burnin",
-    "replicates",
-    "chunk_size",
-    "mmd_draws",
-    "mmd_bandwidth",
-    "binomial",
-    "multinomial",
-    "exponential",
-    "ops",
-)
-CH4_TRIAL = {k: CH4[k] for k in CH4_TRIAL_KEYS if k in CH4}
-
-
-
-def ch4_run_files(wildcards):
-    """Every chunk file of the calibration grid (models x n x epsilon x chunks)."""
-    return [
-        f"{CH4_DIR}/runs/{model}/n{n}_eps{fmt_eps(eps)}/chunk{c}.npz"
-        for model in CH4["models"]
-        for n in CH4["n_grid"]
-        for eps in CH4["epsilons"]
-        for c in chunk_ids(CH4["replicates"], CH4["chunk_size"])
-    ]
-
+CH4_LOGS = f"{LOGS}/bernstein2020/ch4"
 
 if CH4["mmd_draws"] > CH4["iterations"]:
     config_error(
@@ -46,6 +24,7 @@ if (
     )
 if CH4["chunk_size"] > CH4["replicates"]:
     config_error("bernstein2020.chapter4.chunk_size", "must not exceed replicates")
+
 register_targets(
     "bernstein2020",
     [
@@ -57,11 +36,34 @@ register_targets(
 )
 
 
-rule bernstein2020_ch4_chunk:
+# every chunk file of the calibration grid (models x n x epsilon x chunks)
+CH4_RUN_FILES = [
+    f"{CH4_DIR}/runs/{model}/n{n}_eps{fmt_eps(eps)}/chunk{c}.npz"
+    for model in CH4["models"]
+    for n in CH4["n_grid"]
+    for eps in CH4["epsilons"]
+    for c in chunk_ids(CH4["replicates"], CH4["chunk_size"])
+]
+# chunk -> its replicates [start, stop): raising `replicates` adds chunks (and redoes only a
+# partial last one) instead of rerunning every chunk
+CH4_CHUNK_RANGES = {
+    str(c): chunk_range(c, CH4["replicates"], CH4["chunk_size"])
+    for c in chunk_ids(CH4["replicates"], CH4["chunk_size"])
+}
+# model -> OPS settings: only binomial chunks run OPS
+CH4_OPS = {
+    model: CH4["ops"] if model == "binomial" else None
+    for model in ("binomial", "multinomial", "exponential")
+}
+# the traces store every iteration: they do not read the exponential chain's `thin`
+CH4_TRACE_EXPONENTIAL = {k: v for k, v in CH4["exponential"].items() if k != "thin"}
+
+
+rule bernstein2020_ch4_run_chunk:
     output:
         runs=f"{CH4_DIR}/runs/{{model}}/n{{n}}_eps{{eps}}/chunk{{chunk}}.npz",
     log:
-        f"{LOGS}/bernstein2020/ch4/runs/{{model}}_n{{n}}_eps{{eps}}_{{chunk}}.log",
+        f"{CH4_LOGS}/runs/{{model}}_n{{n}}_eps{{eps}}_{{chunk}}.log",
     wildcard_constraints:
         model="binomial|multinomial|exponential",
         n=r"\d+",
@@ -70,53 +72,61 @@ rule bernstein2020_ch4_chunk:
     resources:
         runtime=15,
     params:
-        step=step("bernstein2020_ch4:run_chunk"),
+        step=step("bernstein2020_ch4.run:run_chunk"),
         seed=config["seed"],
         model="{model}",
         n=wildcard_int("n"),
         epsilon=wildcard_float("eps"),
-        chunk=wildcard_int("chunk"),
-        cfg=CH4_TRIAL,
+        replicates=lookup(dpath="{chunk}", within=CH4_CHUNK_RANGES),
+        iterations=CH4["iterations"],
+        burnin=CH4["burnin"],
+        mmd_draws=CH4["mmd_draws"],
+        mmd_bandwidth=CH4["mmd_bandwidth"],
+        settings=lookup(dpath="{model}", within=CH4),
+        ops=lookup(dpath="{model}", within=CH4_OPS),
     script:
         STEP_SCRIPT
 
 
-rule bernstein2020_ch4_aggregate:
+rule bernstein2020_ch4_run_traces:
+    output:
+        traces=f"{CH4_DIR}/traces.npz",
+    log:
+        f"{CH4_LOGS}/traces.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("bernstein2020_ch4.run:run_traces"),
+        seed=config["seed"],
+        trace=CH4["trace"],
+        binomial=CH4["binomial"],
+        exponential=CH4_TRACE_EXPONENTIAL,
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_ch4_summarise_calibration:
     input:
-        runs=ch4_run_files,
+        runs=CH4_RUN_FILES,
     output:
         summary=f"{CH4_DIR}/summary.npz",
         csv=f"{CH4_DIR}/calibration_utility.csv",
         md=f"{CH4_DIR}/calibration_utility.md",
     log:
-        f"{LOGS}/bernstein2020/ch4/aggregate.log",
+        f"{CH4_LOGS}/summarise_calibration.log",
     resources:
         runtime=5,
     params:
-        step=step("bernstein2020_ch4:aggregate"),
-        cfg=CH4,
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_ch4_traces:
-    output:
-        traces=f"{CH4_DIR}/traces.npz",
-    log:
-        f"{LOGS}/bernstein2020/ch4/traces.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch4:run_traces"),
-        seed=config["seed"],
-        cfg=CH4,
+        step=step("bernstein2020_ch4.summarise:calibration_utility"),
+        replicates=CH4["replicates"],
+        mmd_bandwidth=CH4["mmd_bandwidth"],
     script:
         STEP_SCRIPT
 
 
 rule bernstein2020_fig4_2:
     input:
-        summary=rules.bernstein2020_ch4_aggregate.output.summary,
+        summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
     output:
         pdf=report(
             f"{RESULTS}/bernstein2020/fig4_2.pdf",
@@ -129,15 +139,17 @@ rule bernstein2020_fig4_2:
     resources:
         runtime=5,
     params:
-        step=step("bernstein2020_ch4:render_fig4_2"),
-        cfg=CH4,
+        step=step("bernstein2020_ch4.figures:fig4_2"),
+        models=CH4["models"],
+        n_grid=CH4["n_grid"],
+        epsilons=CH4["epsilons"],
     script:
         STEP_SCRIPT
 
 
 rule bernstein2020_fig4_3:
     input:
-        summary=rules.bernstein2020_ch4_aggregate.output.summary,
+        summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
     output:
         pdf=report(
             f"{RESULTS}/bernstein2020/fig4_3.pdf",
@@ -150,15 +162,16 @@ rule bernstein2020_fig4_3:
     resources:
         runtime=5,
     params:
-        step=step("bernstein2020_ch4:render_fig4_3"),
-        cfg=CH4,
+        step=step("bernstein2020_ch4.figures:fig4_3"),
+        models=CH4["models"],
+        ecdf=CH4["ecdf"],
     script:
         STEP_SCRIPT
 
 
 rule bernstein2020_fig4_4:
     input:
-        summary=rules.bernstein2020_ch4_aggregate.output.summary,
+        summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
     output:
         pdf=report(
             f"{RESULTS}/bernstein2020/fig4_4.pdf",
@@ -171,15 +184,17 @@ rule bernstein2020_fig4_4:
     resources:
         runtime=5,
     params:
-        step=step("bernstein2020_ch4:render_fig4_4"),
-        cfg=CH4,
+        step=step("bernstein2020_ch4.figures:fig4_4"),
+        models=CH4["models"],
+        n_grid=CH4["n_grid"],
+        epsilons=CH4["epsilons"],
     script:
         STEP_SCRIPT
 
 
 rule bernstein2020_figB_1:
     input:
-        traces=rules.bernstein2020_ch4_traces.output.traces,
+        traces=rules.bernstein2020_ch4_run_traces.output.traces,
     output:
         pdf=report(
             f"{RESULTS}/bernstein2020/figB_1.pdf",
@@ -192,7 +207,34 @@ rule bernstein2020_figB_1:
     resources:
         runtime=5,
     params:
-        step=step("bernstein2020_ch4:render_figB_1"),
-        cfg=CH4,
+        step=step("bernstein2020_ch4.figures:figB_1"),
     script:
         STEP_SCRIPT
+
+
+rule bernstein2020_ch4_claims:
+    input:
+        summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
+        traces=rules.bernstein2020_ch4_run_traces.output.traces,
+    output:
+        claims=f"{RESULTS}/bernstein2020/claims/bernstein2020_ch4.csv",
+    log:
+        f"{CH4_LOGS}/claims.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("bernstein2020_ch4.paper:claims"),
+        models=CH4["models"],
+        n_grid=CH4["n_grid"],
+        epsilons=CH4["epsilons"],
+        iterations=CH4["iterations"],
+        burnin=CH4["burnin"],
+        ecdf=CH4["ecdf"],
+        trace=CH4["trace"],
+        ops=CH4["ops"],
+        exponential=CH4["exponential"],
+    script:
+        STEP_SCRIPT
+
+
+register_claims(rules.bernstein2020_ch4_claims.output.claims)

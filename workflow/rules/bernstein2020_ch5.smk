@@ -1,151 +1,273 @@
-# bernstein2020 Chapter 5: private Bayesian linear regression (thesis Figs 5.4-5.9).
-# DAG: synthetic chunk (simulate + release + all methods per trial) -> summary -> Figs 5.4-5.8;
-#      cirrhosis chunk (splits + release + methods) -> Fig 5.9.
+# bernstein2020 Chapter 5: private Bayesian linear regression, targets fig5_4 ... fig5_9.
+# Logic: dpinfer.studies.bernstein2020_ch5 (run, summarise, figures, paper).
+# DAG: bernstein2020_ch5_run_synthetic (one (n, epsilon) setting, one chunk of trials)
+#        -> bernstein2020_ch5_summarise_synthetic -> bernstein2020_fig5_4 ... bernstein2020_fig5_8
+#      bernstein2020_ch5_run_cirrhosis (one epsilon, one chunk of splits: PIT values)
+#        -> bernstein2020_ch5_summarise_cirrhosis -> bernstein2020_fig5_9
+#      both summaries -> bernstein2020_ch5_claims (the unit's scorecard rows).
+# Compute jobs get only what they read: their replicate range, the [method, burnin, keep] of the
+# methods they run, priors, bounds and (synthetic) the MMD settings and credible level. The
+# cirrhosis levels and every figure option reach figure and claim jobs only.
+# (Helpers are named lambdas: `snakemake --lint` asks rule files not to mix rules and defs.)
 
 from dpinfer.grid import ch5_setting, ch5_synthetic_settings
 
 validate_section(["bernstein2020", "chapter5"], "bernstein2020_ch5")
-CH5 = config["bernstein2020"]["chapter5"]
+CH5 = section("bernstein2020", "chapter5")
+CH5_SYN = CH5["synthetic"]
+CH5_CIR = CH5["cirrhosis"]
 CH5_DIR = f"{RESULTS}/bernstein2020/ch5"
-CH5_SYNTHETIC_FIGURES = ["fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8"]
+CH5_LOGS = f"{LOGS}/bernstein2020/ch5"
 
+if CH5_SYN["eps_vs_n"] not in CH5_SYN["epsilons"]:
+    config_error(
+        "bernstein2020.chapter5.synthetic.eps_vs_n",
+        "must be one of synthetic.epsilons (Figs 5.4-5.8 share it)",
+    )
+if CH5_SYN["n_vs_eps"] not in CH5_SYN["n_values"]:
+    config_error(
+        "bernstein2020.chapter5.synthetic.n_vs_eps", "must be one of synthetic.n_values"
+    )
+if not CH5_SYN["bounds"][0] < CH5_SYN["bounds"][1]:
+    config_error("bernstein2020.chapter5.synthetic.bounds", "needs lower < upper")
+if CH5["mmd"]["draws"] > CH5["conjugate_draws"]:
+    config_error(
+        "bernstein2020.chapter5.mmd.draws",
+        "cannot exceed conjugate_draws (the Non-Private reference)",
+    )
+if CH5["mmd"]["draws"] > min(CH5["gibbs"]["keep"], CH5["mcmc_ind"]["keep"]):
+    config_error(
+        "bernstein2020.chapter5.mmd.draws", "cannot exceed gibbs.keep or mcmc_ind.keep"
+    )
+if not os.path.exists(CH5_CIR["data"]):
+    config_error(
+        "bernstein2020.chapter5.cirrhosis.data", f"missing data file {CH5_CIR['data']}"
+    )
 
-def check_bernstein2020_ch5(c):
-    key = "bernstein2020.chapter5"
-    syn = c["synthetic"]
-    if syn["eps_vs_n"] not in syn["epsilons"]:
-        config_error(
-            f"{key}.synthetic.eps_vs_n",
-            "must be one of synthetic.epsilons (Figs 5.4-5.8 share it)",
-        )
-    if syn["n_vs_eps"] not in syn["n_values"]:
-        config_error(f"{key}.synthetic.n_vs_eps", "must be one of synthetic.n_values")
-    lo, hi = syn["bounds"]
-    if not lo < hi:
-        config_error(f"{key}.synthetic.bounds", "needs lower < upper")
-    if c["mmd"]["draws"] > c["conjugate_draws"]:
-        config_error(
-            f"{key}.mmd.draws",
-            "cannot exceed conjugate_draws (the Non-Private reference)",
-        )
-    if c["mmd"]["draws"] > min(c["gibbs"]["keep"], c["mcmc_ind"]["keep"]):
-        config_error(f"{key}.mmd.draws", "cannot exceed gibbs.keep or mcmc_ind.keep")
-    if not os.path.exists(c["cirrhosis"]["data"]):
-        config_error(
-            f"{key}.cirrhosis.data", f"missing data file {c['cirrhosis']['data']}"
-        )
-
-
-def ch5_synthetic_chunks(wildcards):
-    return [
-        f"{CH5_DIR}/runs/{ch5_setting(n, e)}/chunk{c}.npz"
-        for n, e in ch5_synthetic_settings(CH5["synthetic"])
-        for c in chunk_ids(CH5["synthetic"]["trials"], CH5["chunk_size"])
-    ]
-
-
-def ch5_cirrhosis_chunks(wildcards):
-    cir = CH5["cirrhosis"]
-    return [
-        f"{CH5_DIR}/cirrhosis/eps{fmt_eps(e)}/chunk{c}.npz"
-        for e in cir["epsilons"]
-        for c in chunk_ids(cir["splits"], cir["chunk_size"])
-    ]
-
-
-check_bernstein2020_ch5(CH5)
 register_targets(
-    "bernstein2020", [(f, "figure") for f in CH5_SYNTHETIC_FIGURES + ["fig5_9"]]
+    "bernstein2020",
+    [(f, "figure") for f in ("fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8", "fig5_9")],
+)
+
+# [burnin, keep] of one method on n records: conjugate draws are independent (no burn-in);
+# Gibbs-SS burns in longer from gibbs.large_n on.
+ch5_chain_lengths = lambda method, n: (
+    [0, CH5["conjugate_draws"]]
+    if method in ("non_private", "naive")
+    else (
+        [CH5["mcmc_ind"]["burnin"], CH5["mcmc_ind"]["keep"]]
+        if method == "mcmc_ind"
+        else [
+            (
+                CH5["gibbs"]["burnin_large_n"]
+                if n >= CH5["gibbs"]["large_n"]
+                else CH5["gibbs"]["burnin"]
+            ),
+            CH5["gibbs"]["keep"],
+        ]
+    )
+)
+# [method, burnin, keep] per synthetic setting; MCMC-Ind only up to mcmc_ind.max_n
+CH5_SYNTHETIC_CHAINS = {
+    ch5_setting(n, eps): [
+        [m, *ch5_chain_lengths(m, n)]
+        for m in CH5["methods"]
+        if m != "mcmc_ind" or n <= CH5["mcmc_ind"]["max_n"]
+    ]
+    for n, eps in ch5_synthetic_settings(CH5_SYN)
+}
+CH5_CIRRHOSIS_CHAINS = [
+    [m, *ch5_chain_lengths(m, CH5_CIR["n_train"])] for m in CH5_CIR["methods"]
+]
+CH5_SYNTHETIC_CHUNKS = [
+    f"{CH5_DIR}/runs/{ch5_setting(n, e)}/chunk{c}.npz"
+    for n, e in ch5_synthetic_settings(CH5_SYN)
+    for c in chunk_ids(CH5_SYN["trials"], CH5["chunk_size"])
+]
+CH5_CIRRHOSIS_CHUNKS = [
+    f"{CH5_DIR}/cirrhosis/eps{fmt_eps(e)}/chunk{c}.npz"
+    for e in CH5_CIR["epsilons"]
+    for c in chunk_ids(CH5_CIR["splits"], CH5_CIR["chunk_size"])
+]
+# param functions of the chunk jobs
+ch5_synthetic_chains = lambda wildcards: CH5_SYNTHETIC_CHAINS[wildcards.setting]
+ch5_trial_range = lambda wildcards: chunk_range(
+    int(wildcards.chunk), CH5_SYN["trials"], CH5["chunk_size"]
+)
+ch5_split_range = lambda wildcards: chunk_range(
+    int(wildcards.chunk), CH5_CIR["splits"], CH5_CIR["chunk_size"]
 )
 
 
-rule bernstein2020_ch5_synthetic_chunk:
+rule bernstein2020_ch5_run_synthetic:
     output:
         summary=f"{CH5_DIR}/runs/{{setting}}/chunk{{chunk}}.npz",
     log:
-        f"{LOGS}/bernstein2020/ch5/synthetic_{{setting}}_{{chunk}}.log",
+        f"{CH5_LOGS}/runs/synthetic_{{setting}}_{{chunk}}.log",
     wildcard_constraints:
         setting="n[0-9]+_eps[0-9.e+-]+",
         chunk="[0-9]+",
     resources:
         runtime=15,
     params:
-        step=step("bernstein2020_ch5:run_synthetic_chunk"),
+        step=step("bernstein2020_ch5.run:run_synthetic"),
         seed=config["seed"],
         setting="{setting}",
-        chunk=wildcard_int("chunk"),
-        cfg=CH5,
+        replicates=ch5_trial_range,
+        chains=ch5_synthetic_chains,
+        prior=CH5["prior"],
+        data_prior=CH5["data_prior"],
+        bounds=CH5_SYN["bounds"],
+        mmd_draws=CH5["mmd"]["draws"],
+        mmd_bandwidth=CH5["mmd"]["bandwidth"],
+        credible_level=CH5["credible_level"],
     script:
         STEP_SCRIPT
 
 
-rule bernstein2020_ch5_synthetic_summary:
+rule bernstein2020_ch5_summarise_synthetic:
     input:
-        chunks=ch5_synthetic_chunks,
+        chunks=CH5_SYNTHETIC_CHUNKS,
     output:
         summary=f"{CH5_DIR}/synthetic_summary.npz",
         csv=f"{CH5_DIR}/synthetic_summary.csv",
         md=f"{CH5_DIR}/synthetic_summary.md",
     log:
-        f"{LOGS}/bernstein2020/ch5/synthetic_summary.log",
+        f"{CH5_LOGS}/synthetic_summary.log",
     resources:
         runtime=5,
     params:
-        step=step("bernstein2020_ch5:summarise_synthetic"),
-        cfg=CH5,
+        step=step("bernstein2020_ch5.summarise:summarise_synthetic"),
+        vs_n=[[n, CH5_SYN["eps_vs_n"]] for n in CH5_SYN["n_values"]],
+        vs_eps=[[CH5_SYN["n_vs_eps"], e] for e in CH5_SYN["epsilons"]],
+        trials=CH5_SYN["trials"],
     script:
         STEP_SCRIPT
 
 
-rule bernstein2020_ch5_synthetic_figure:
+rule bernstein2020_fig5_4:
     input:
-        summary=rules.bernstein2020_ch5_synthetic_summary.output.summary,
+        summary=rules.bernstein2020_ch5_summarise_synthetic.output.summary,
     output:
         pdf=report(
-            f"{RESULTS}/bernstein2020/{{fig}}.pdf",
+            f"{RESULTS}/bernstein2020/fig5_4.pdf",
             category="bernstein2020",
             caption="../report/bernstein2020.rst",
         ),
-        png=f"{RESULTS}/bernstein2020/{{fig}}.png",
+        png=f"{RESULTS}/bernstein2020/fig5_4.png",
     log:
-        f"{LOGS}/bernstein2020/ch5/{{fig}}.log",
-    wildcard_constraints:
-        fig="fig5_[45678]",
+        f"{CH5_LOGS}/fig5_4.log",
     resources:
         runtime=5,
     params:
-        step=step("bernstein2020_ch5:plot_synthetic"),
-        figure="{fig}",
-        cfg=CH5,
+        step=step("bernstein2020_ch5.figures:fig5_4"),
     script:
         STEP_SCRIPT
 
 
-rule bernstein2020_ch5_cirrhosis_chunk:
+use rule bernstein2020_fig5_4 as bernstein2020_fig5_5 with:
+    output:
+        pdf=report(
+            f"{RESULTS}/bernstein2020/fig5_5.pdf",
+            category="bernstein2020",
+            caption="../report/bernstein2020.rst",
+        ),
+        png=f"{RESULTS}/bernstein2020/fig5_5.png",
+    log:
+        f"{CH5_LOGS}/fig5_5.log",
+    params:
+        step=step("bernstein2020_ch5.figures:fig5_5"),
+
+
+use rule bernstein2020_fig5_4 as bernstein2020_fig5_6 with:
+    output:
+        pdf=report(
+            f"{RESULTS}/bernstein2020/fig5_6.pdf",
+            category="bernstein2020",
+            caption="../report/bernstein2020.rst",
+        ),
+        png=f"{RESULTS}/bernstein2020/fig5_6.png",
+    log:
+        f"{CH5_LOGS}/fig5_6.log",
+    params:
+        step=step("bernstein2020_ch5.figures:fig5_6"),
+
+
+use rule bernstein2020_fig5_4 as bernstein2020_fig5_7 with:
+    output:
+        pdf=report(
+            f"{RESULTS}/bernstein2020/fig5_7.pdf",
+            category="bernstein2020",
+            caption="../report/bernstein2020.rst",
+        ),
+        png=f"{RESULTS}/bernstein2020/fig5_7.png",
+    log:
+        f"{CH5_LOGS}/fig5_7.log",
+    params:
+        step=step("bernstein2020_ch5.figures:fig5_7"),
+        bandwidth=CH5["mmd"]["bandwidth"],
+
+
+use rule bernstein2020_fig5_4 as bernstein2020_fig5_8 with:
+    output:
+        pdf=report(
+            f"{RESULTS}/bernstein2020/fig5_8.pdf",
+            category="bernstein2020",
+            caption="../report/bernstein2020.rst",
+        ),
+        png=f"{RESULTS}/bernstein2020/fig5_8.png",
+    log:
+        f"{CH5_LOGS}/fig5_8.log",
+    params:
+        step=step("bernstein2020_ch5.figures:fig5_8"),
+
+
+rule bernstein2020_ch5_run_cirrhosis:
     input:
-        data=CH5["cirrhosis"]["data"],
+        data=CH5_CIR["data"],
     output:
         summary=f"{CH5_DIR}/cirrhosis/eps{{eps}}/chunk{{chunk}}.npz",
     log:
-        f"{LOGS}/bernstein2020/ch5/cirrhosis_eps{{eps}}_{{chunk}}.log",
+        f"{CH5_LOGS}/runs/cirrhosis_eps{{eps}}_{{chunk}}.log",
     wildcard_constraints:
         eps="[0-9][0-9.e+-]*",
         chunk="[0-9]+",
     resources:
         runtime=15,
     params:
-        step=step("bernstein2020_ch5:run_cirrhosis_chunk"),
+        step=step("bernstein2020_ch5.run:run_cirrhosis"),
         seed=config["seed"],
         epsilon=wildcard_float("eps"),
-        chunk=wildcard_int("chunk"),
-        cfg=CH5,
+        replicates=ch5_split_range,
+        n_train=CH5_CIR["n_train"],
+        covariate=CH5_CIR["covariate"],
+        response=CH5_CIR["response"],
+        chains=CH5_CIRRHOSIS_CHAINS,
+        prior=CH5_CIR["prior"],
+        data_prior=CH5_CIR["data_prior"],
     script:
         STEP_SCRIPT
 
 
-rule bernstein2020_ch5_fig5_9:
+rule bernstein2020_ch5_summarise_cirrhosis:
     input:
-        chunks=ch5_cirrhosis_chunks,
+        chunks=CH5_CIRRHOSIS_CHUNKS,
+    output:
+        summary=f"{CH5_DIR}/cirrhosis_summary.npz",
+    log:
+        f"{CH5_LOGS}/cirrhosis_summary.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("bernstein2020_ch5.summarise:summarise_cirrhosis"),
+        epsilons=CH5_CIR["epsilons"],
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_fig5_9:
+    input:
+        summary=rules.bernstein2020_ch5_summarise_cirrhosis.output.summary,
     output:
         pdf=report(
             f"{RESULTS}/bernstein2020/fig5_9.pdf",
@@ -156,11 +278,35 @@ rule bernstein2020_ch5_fig5_9:
         csv=f"{CH5_DIR}/fig5_9_coverage.csv",
         md=f"{CH5_DIR}/fig5_9_coverage.md",
     log:
-        f"{LOGS}/bernstein2020/ch5/fig5_9.log",
+        f"{CH5_LOGS}/fig5_9.log",
     resources:
         runtime=5,
     params:
-        step=step("bernstein2020_ch5:plot_fig5_9"),
-        cfg=CH5,
+        step=step("bernstein2020_ch5.figures:fig5_9"),
+        levels=CH5_CIR["levels"],
+        covariate=CH5_CIR["covariate"],
+        n_train=CH5_CIR["n_train"],
     script:
         STEP_SCRIPT
+
+
+rule bernstein2020_ch5_claims:
+    input:
+        synthetic=rules.bernstein2020_ch5_summarise_synthetic.output.summary,
+        cirrhosis=rules.bernstein2020_ch5_summarise_cirrhosis.output.summary,
+    output:
+        claims=f"{RESULTS}/bernstein2020/claims/bernstein2020_ch5.csv",
+    log:
+        f"{CH5_LOGS}/claims.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("bernstein2020_ch5.paper:claims"),
+        gibbs=CH5["gibbs"],
+        mcmc_ind=CH5["mcmc_ind"],
+        conjugate_draws=CH5["conjugate_draws"],
+    script:
+        STEP_SCRIPT
+
+
+register_claims(rules.bernstein2020_ch5_claims.output.claims)

@@ -1,4 +1,4 @@
-# Generic helpers of the rule files: which studies run, target and claim registries, config
+# Generic helpers shared by every study file: which studies run, target and claim registries, config
 # checks that name the key, and parse-time step names. Study globals, checks and input functions
 # live in each study's own rule file. Only pure-Python modules of the package are imported here,
 # so parsing the workflow never loads numba, scipy or matplotlib.
@@ -83,7 +83,7 @@ def step(name):
     try:
         return resolve_step(name)
     except ValueError as err:
-        raise WorkflowError(f"invalid step in a rule file: {err}") from None
+        raise WorkflowError(f"invalid step name: {err}") from None
 
 
 def wildcard_int(name):

@@ -1,127 +1,134 @@
 # ju2022: Ju, Awan, Gong, Rao (NeurIPS 2022), data-augmentation MCMC (Algorithm 1).
-# DAG: chunk (release + chain per replicate) -> aggregate per experiment -> figures / tables.
+# DAG: ju2022_run_chunk (release + chain per replicate) -> ju2022_summarise_experiment ->
+# tables (tab1, tabS1, runtime, experiments/<name>) and figures (fig1a, fig1b, fig2, figS1)
+# -> ju2022_claims (the unit's scorecard rows).
+# Compute jobs get only what they read; the credible level reaches tables and claims only.
 validate_section(["ju2022"], "ju2022")
 JU = config["ju2022"]
 JU_DIR = f"{RESULTS}/ju2022"
-JU_DATA_FILES = [
-    f"{JU['data_dir']}/loglinear_datageneratingparameters.json",
-    f"{JU['data_dir']}/loglinear_notdpdata_N100.json",
-    f"{JU['data_dir']}/linearregression_XY_N100p2.json",
-    f"{JU['data_dir']}/linearregression_datageneratingparam_N100p2.json",
+# the authors' files of each model (read through rule inputs, never a path param)
+JU_FILES = {
+    "loglinear": {
+        "parameters": f"{JU['data_dir']}/loglinear_datageneratingparameters.json",
+        "data": f"{JU['data_dir']}/loglinear_notdpdata_N100.json",
+    },
+    "linreg": {
+        "parameters": f"{JU['data_dir']}/linearregression_datageneratingparam_N100p2.json",
+        "data": f"{JU['data_dir']}/linearregression_XY_N100p2.json",
+    },
+}
+JU_WILDCARDS = {
+    "experiment": "[A-Za-z][A-Za-z0-9_]*",
+    "eps": "[0-9][0-9.e+-]*",
+    "chunk": "[0-9]+",
+}
+
+
+# Config checks the schema cannot express (each names its dotted key).
+if JU["burnin"] >= JU["iterations"]:
+    config_error(
+        "ju2022.burnin", f"must be smaller than ju2022.iterations ({JU['iterations']})"
+    )
+if not JU["linreg"]["clamp"][0] < JU["linreg"]["clamp"][1]:
+    config_error("ju2022.linreg.clamp", "needs lower < upper")
+for _path in [p for files in JU_FILES.values() for p in files.values()]:
+    if not os.path.exists(_path):
+        config_error("ju2022.data_dir", f"missing data file {_path}")
+
+# Input and param functions of wildcards. They are named lambdas, not `def`s, so that
+# `snakemake --lint` (which flags rule files that mix rules and `def`s) stays clean while the
+# unit's functions live in its own rule file.
+ju2022_experiment = lambda wildcards: JU["experiments"][wildcards.experiment]
+ju2022_model = lambda wildcards: ju2022_experiment(wildcards)["model"]
+ju2022_design = lambda wildcards: ju2022_experiment(wildcards)["design"]
+ju2022_epsilons = lambda wildcards: ju2022_experiment(wildcards)["epsilons"]
+# the authors' parameter and data files of the experiment's model (for unpack)
+ju2022_model_files = lambda wildcards: JU_FILES[ju2022_model(wildcards)]
+# the model's config block: the chunk job reads every key of it
+ju2022_model_config = lambda wildcards: JU[ju2022_model(wildcards)]
+# [start, stop) of the chunk's replicates
+ju2022_replicates = lambda wildcards: chunk_range(
+    int(wildcards.chunk),
+    ju2022_experiment(wildcards)["replicates"],
+    JU["chunk_size"],
+)
+# data set size of a fixed_parameters design (fixed_data uses the authors' data set)
+ju2022_n_records = lambda wildcards: (
+    ju2022_experiment(wildcards)["n_records"]
+    if ju2022_design(wildcards) == "fixed_parameters"
+    else None
+)
+# every chunk file of an experiment
+ju2022_chunk_files = lambda wildcards: [
+    f"{JU_DIR}/runs/{wildcards.experiment}/eps{fmt_eps(e)}/chunk{c}.npz"
+    for e in ju2022_experiment(wildcards)["epsilons"]
+    for c in chunk_ids(ju2022_experiment(wildcards)["replicates"], JU["chunk_size"])
 ]
 
 
-def check_ju2022(ju):
-    if ju["burnin"] >= ju["iterations"]:
-        config_error(
-            "ju2022.burnin",
-            f"must be smaller than ju2022.iterations ({ju['iterations']})",
-        )
-    lo, hi = ju["linreg"]["clamp"]
-    if not lo < hi:
-        config_error("ju2022.linreg.clamp", "needs lower < upper")
-    for path in JU_DATA_FILES:
-        if not os.path.exists(path):
-            config_error("ju2022.data_dir", f"missing data file {path}")
-
-
-def ju2022_chunk_files(wildcards):
-    exp = JU["experiments"][wildcards.experiment]
-    return [
-        f"{JU_DIR}/runs/{wildcards.experiment}/eps{fmt_eps(e)}/chunk{c}.npz"
-        for e in exp["epsilons"]
-        for c in chunk_ids(exp["replicates"], JU["chunk_size"])
-    ]
-
-
-def ju2022_chunk_settings(wildcards):
-    exp = JU["experiments"][wildcards.experiment]
-    return {
-        "seed": config["seed"],
-        "experiment": wildcards.experiment,
-        "model_name": exp["model"],
-        "design": exp["design"],
-        "epsilon": float(wildcards.eps),
-        "chunk": int(wildcards.chunk),
-        "chunk_size": JU["chunk_size"],
-        "replicates": exp["replicates"],
-        "n_records": exp.get("n_records", 100),
-        "iterations": JU["iterations"],
-        "burnin": JU["burnin"],
-        "credible_level": JU["credible_level"],
-        "data_dir": JU["data_dir"],
-        "model": JU[exp["model"]],
-    }
-
-
-def ju2022_epsilons(wildcards):
-    return JU["experiments"][wildcards.experiment]["epsilons"]
-
-
-def ju2022_model(wildcards):
-    return JU["experiments"][wildcards.experiment]["model"]
-
-
-def ju2022_design(wildcards):
-    return JU["experiments"][wildcards.experiment]["design"]
-
-
-check_ju2022(JU)
 register_targets(
-        "ju2022",
-        [
-            ("fig1a", "figure"),
-            ("fig1b", "figure"),
-            ("fig2", "figure"),
-            ("figS1", "figure"),
-            ("tab1", "table"),
-            ("tabS1", "table"),
-            ("runtime", "table"),
+    "ju2022",
+    [
+        ("fig1a", "figure"),
+        ("fig1b", "figure"),
+        ("fig2", "figure"),
+        ("figS1", "figure"),
+        ("tab1", "table"),
+        ("tabS1", "table"),
+        ("runtime", "table"),
     ]
     + [(f"experiments/{name}", "table") for name in sorted(JU["experiments"])],
 )
+register_claims(f"{RESULTS}/ju2022/claims/ju2022.csv")
 
 
-wildcard_constraints:
-    experiment="[A-Za-z][A-Za-z0-9_]*",
-    eps="[0-9][0-9.e+-]*",
-    chunk="[0-9]+",
-
-
-rule ju2022_chunk:
+rule ju2022_run_chunk:
     input:
-        data=JU_DATA_FILES,
+        unpack(ju2022_model_files),
     output:
         summary=f"{JU_DIR}/runs/{{experiment}}/eps{{eps}}/chunk{{chunk}}.npz",
     log:
-        f"{LOGS}/ju2022/chunk/{{experiment}}_eps{{eps}}_chunk{{chunk}}.log",
+        f"{LOGS}/ju2022/run_chunk/{{experiment}}_eps{{eps}}_chunk{{chunk}}.log",
+    wildcard_constraints:
+        **JU_WILDCARDS,
     resources:
         runtime=30,
         mem_mb=1000,
     params:
-        step=step("ju2022:run_chunk"),
-        settings=ju2022_chunk_settings,
+        step=step("ju2022.run:run_chunk"),
+        seed=config["seed"],
+        experiment="{experiment}",
+        model=ju2022_model,
+        design=ju2022_design,
+        epsilon=wildcard_float("eps"),
+        replicates=ju2022_replicates,
+        n_records=ju2022_n_records,
+        burnin=JU["burnin"],
+        keep=JU["iterations"] - JU["burnin"],
+        model_config=ju2022_model_config,
     script:
         STEP_SCRIPT
 
 
-rule ju2022_aggregate:
+rule ju2022_summarise_experiment:
     input:
         chunks=ju2022_chunk_files,
     output:
         summary=f"{JU_DIR}/experiments/{{experiment}}.npz",
     log:
-        f"{LOGS}/ju2022/aggregate/{{experiment}}.log",
+        f"{LOGS}/ju2022/summarise_experiment/{{experiment}}.log",
+    wildcard_constraints:
+        experiment=JU_WILDCARDS["experiment"],
     params:
-        step=step("ju2022:aggregate"),
+        step=step("ju2022.summarise:aggregate"),
         epsilons=ju2022_epsilons,
     script:
         STEP_SCRIPT
 
 
-rule ju2022_experiment_summary:
+rule ju2022_experiments:
     input:
-        summary=rules.ju2022_aggregate.output.summary,
+        summary=rules.ju2022_summarise_experiment.output.summary,
     output:
         csv=report(
             f"{JU_DIR}/experiments/{{experiment}}.csv",
@@ -130,12 +137,15 @@ rule ju2022_experiment_summary:
         ),
         md=f"{JU_DIR}/experiments/{{experiment}}.md",
     log:
-        f"{LOGS}/ju2022/summary/{{experiment}}.log",
+        f"{LOGS}/ju2022/experiments/{{experiment}}.log",
+    wildcard_constraints:
+        experiment=JU_WILDCARDS["experiment"],
     params:
-        step=step("ju2022:render_experiment_summary"),
+        step=step("ju2022.summarise:experiments"),
         experiment="{experiment}",
         model=ju2022_model,
         design=ju2022_design,
+        level=JU["credible_level"],
     script:
         STEP_SCRIPT
 
@@ -143,7 +153,7 @@ rule ju2022_experiment_summary:
 rule ju2022_fig1a:
     input:
         summary=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
-        data=JU_DATA_FILES,
+        **JU_FILES["loglinear"],
     output:
         pdf=report(
             f"{JU_DIR}/fig1a.pdf", category="ju2022", caption="../report/ju2022.rst"
@@ -152,9 +162,7 @@ rule ju2022_fig1a:
     log:
         f"{LOGS}/ju2022/fig1a.log",
     params:
-        step=step("ju2022:render_posterior_means"),
-        model="loglinear",
-        data_dir=JU["data_dir"],
+        step=step("ju2022.figures:fig1a"),
         prior_concentration=JU["loglinear"]["prior_concentration"],
     script:
         STEP_SCRIPT
@@ -163,7 +171,7 @@ rule ju2022_fig1a:
 rule ju2022_fig2:
     input:
         summary=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
-        data=JU_DATA_FILES,
+        **JU_FILES["linreg"],
     output:
         pdf=report(
             f"{JU_DIR}/fig2.pdf", category="ju2022", caption="../report/ju2022.rst"
@@ -172,9 +180,7 @@ rule ju2022_fig2:
     log:
         f"{LOGS}/ju2022/fig2.log",
     params:
-        step=step("ju2022:render_posterior_means"),
-        model="linreg",
-        data_dir=JU["data_dir"],
+        step=step("ju2022.figures:fig2"),
         prior_sd=JU["linreg"]["prior_sd"],
     script:
         STEP_SCRIPT
@@ -191,12 +197,12 @@ rule ju2022_fig1b:
     log:
         f"{LOGS}/ju2022/fig1b.log",
     params:
-        step=step("ju2022:render_acceptance"),
+        step=step("ju2022.figures:fig1b"),
     script:
         STEP_SCRIPT
 
 
-use rule ju2022_fig1b as ju2022_figS1 with:
+rule ju2022_figS1:
     input:
         summary=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
     output:
@@ -206,6 +212,10 @@ use rule ju2022_fig1b as ju2022_figS1 with:
         png=f"{JU_DIR}/figS1.png",
     log:
         f"{LOGS}/ju2022/figS1.log",
+    params:
+        step=step("ju2022.figures:figS1"),
+    script:
+        STEP_SCRIPT
 
 
 rule ju2022_tab1:
@@ -219,14 +229,13 @@ rule ju2022_tab1:
     log:
         f"{LOGS}/ju2022/tab1.log",
     params:
-        step=step("ju2022:render_coverage_table"),
-        model="loglinear",
+        step=step("ju2022.summarise:tab1"),
         level=JU["credible_level"],
     script:
         STEP_SCRIPT
 
 
-use rule ju2022_tab1 as ju2022_tabS1 with:
+rule ju2022_tabS1:
     input:
         summary=f"{JU_DIR}/experiments/linreg_coverage.npz",
     output:
@@ -237,9 +246,10 @@ use rule ju2022_tab1 as ju2022_tabS1 with:
     log:
         f"{LOGS}/ju2022/tabS1.log",
     params:
-        step=step("ju2022:render_coverage_table"),
-        model="linreg",
+        step=step("ju2022.summarise:tabS1"),
         level=JU["credible_level"],
+    script:
+        STEP_SCRIPT
 
 
 rule ju2022_runtime:
@@ -254,6 +264,23 @@ rule ju2022_runtime:
     log:
         f"{LOGS}/ju2022/runtime.log",
     params:
-        step=step("ju2022:render_runtime_table"),
+        step=step("ju2022.summarise:runtime"),
+    script:
+        STEP_SCRIPT
+
+
+rule ju2022_claims:
+    input:
+        loglinear_fixed_data=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
+        linreg_fixed_data=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
+        loglinear_coverage=f"{JU_DIR}/experiments/loglinear_coverage.npz",
+        linreg_coverage=f"{JU_DIR}/experiments/linreg_coverage.npz",
+    output:
+        csv=f"{RESULTS}/ju2022/claims/ju2022.csv",
+    log:
+        f"{LOGS}/ju2022/claims.log",
+    params:
+        step=step("ju2022.paper:claims"),
+        level=JU["credible_level"],
     script:
         STEP_SCRIPT

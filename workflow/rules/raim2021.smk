@@ -1,36 +1,48 @@
 # raim2021: Raim (Census CSRM seminar 2021), customised direct sampler and the noisy
 # lognormal regression.
-# DAG: envelopes -> knots / error_bound / step_function figures;
-#      Gibbs chunks (simulate + release + Algorithms 2 and 4 per replicate) -> aggregate per
-#      study -> mse_densities; one realisation -> traces; one timed run -> timing table.
-from dpinfer.grid import raim_settings
+# DAG: raim2021_run_envelopes -> knots / error_bound / step_function figures;
+#      raim2021_run_gibbs (one chunk of replicates of one (rho, lambda) setting: simulate,
+#      release, Algorithms 2 and 4) -> raim2021_summarise_mse -> mse_densities;
+#      raim2021_run_traces -> traces; raim2021_run_timing -> timing table;
+#      all summaries -> raim2021_claims (the unit's scorecard rows).
+# Compute jobs get only the config values they read: a chunk never sees traces, timing,
+# knots or step_function, so editing those re-plans only their own job.
+import re
+
+from dpinfer.grid import parse_raim_setting, raim_settings
 
 validate_section(["raim2021"], "raim2021")
 RAIM = config["raim2021"]
 RAIM_DIR = f"{RESULTS}/raim2021"
+RAIM_SETTINGS = raim_settings(RAIM["rhos"], RAIM["lambdas"])
+# a chunk path matches only a configured setting, so rho and lambda parsed from it are the
+# numbers its seed key (the setting name) was made from
+RAIM_SETTING = "|".join(re.escape(name) for name in RAIM_SETTINGS)
 
+# Config checks the schema cannot express (each names its dotted key).
+if RAIM["burnin"] >= RAIM["iterations"]:
+    config_error(
+        "raim2021.burnin",
+        f"must be smaller than raim2021.iterations ({RAIM['iterations']})",
+    )
+if RAIM["direct"]["method"] != "quantile" and RAIM["direct"]["n_knots"] < 1:
+    config_error("raim2021.direct.n_knots", "must be >= 1 for small_rects / equal_steps")
 
-def check_raim2021(cfg):
-    if cfg["burnin"] >= cfg["iterations"]:
-        config_error(
-            "raim2021.burnin",
-            f"must be smaller than raim2021.iterations ({cfg['iterations']})",
-        )
-    if cfg["direct"]["method"] != "quantile" and cfg["direct"]["n_knots"] < 1:
-        config_error(
-            "raim2021.direct.n_knots", "must be >= 1 for small_rects / equal_steps"
-        )
+# Input and param functions of wildcards, as named lambdas (`snakemake --lint` flags rule
+# files that mix rules and `def`s).
+raim2021_chunk_files = lambda wildcards: [
+    f"{RAIM_DIR}/runs/{name}/chunk{c}.npz"
+    for name in RAIM_SETTINGS
+    for c in chunk_ids(RAIM["replicates"], RAIM["chunk_size"])
+]
+# the noise of the chunk's setting
+raim2021_rho = lambda wildcards: parse_raim_setting(wildcards.setting)[0]
+raim2021_lambda = lambda wildcards: parse_raim_setting(wildcards.setting)[1]
+# [start, stop) of the chunk's replicates
+raim2021_replicates = lambda wildcards: chunk_range(
+    int(wildcards.chunk), RAIM["replicates"], RAIM["chunk_size"]
+)
 
-
-def raim2021_chunk_files(wildcards):
-    return [
-        f"{RAIM_DIR}/runs/{name}/chunk{c}.npz"
-        for name in raim_settings(RAIM["rhos"], RAIM["lambdas"])
-        for c in chunk_ids(RAIM["replicates"], RAIM["chunk_size"])
-    ]
-
-
-check_raim2021(RAIM)
 register_targets(
     "raim2021",
     [
@@ -42,17 +54,20 @@ register_targets(
         ("timing", "table"),
     ],
 )
+register_claims(f"{RESULTS}/raim2021/claims/raim2021.csv")
 
 
-rule raim2021_envelopes:
+# ----------------------------------------------------------------------------- envelopes
+rule raim2021_run_envelopes:
     output:
         envelopes=f"{RAIM_DIR}/envelopes/envelopes.npz",
     log:
-        f"{LOGS}/raim2021/envelopes.log",
+        f"{LOGS}/raim2021/run_envelopes.log",
     resources:
         runtime=5,
     params:
-        step=step("raim2021:compute_envelopes"),
+        step=step("raim2021.run:envelopes"),
+        seed=config["seed"],
         knots=RAIM["knots"],
         step_function=RAIM["step_function"],
     script:
@@ -61,7 +76,7 @@ rule raim2021_envelopes:
 
 rule raim2021_knots:
     input:
-        envelopes=rules.raim2021_envelopes.output.envelopes,
+        envelopes=rules.raim2021_run_envelopes.output.envelopes,
     output:
         pdf=report(
             f"{RAIM_DIR}/knots.pdf",
@@ -72,14 +87,14 @@ rule raim2021_knots:
     log:
         f"{LOGS}/raim2021/knots.log",
     params:
-        step=step("raim2021:plot_knots"),
+        step=step("raim2021.figures:knots"),
     script:
         STEP_SCRIPT
 
 
 rule raim2021_error_bound:
     input:
-        envelopes=rules.raim2021_envelopes.output.envelopes,
+        envelopes=rules.raim2021_run_envelopes.output.envelopes,
     output:
         pdf=report(
             f"{RAIM_DIR}/error_bound.pdf",
@@ -90,14 +105,14 @@ rule raim2021_error_bound:
     log:
         f"{LOGS}/raim2021/error_bound.log",
     params:
-        step=step("raim2021:plot_error_bound"),
+        step=step("raim2021.figures:error_bound"),
     script:
         STEP_SCRIPT
 
 
 rule raim2021_step_function:
     input:
-        envelopes=rules.raim2021_envelopes.output.envelopes,
+        envelopes=rules.raim2021_run_envelopes.output.envelopes,
     output:
         pdf=report(
             f"{RAIM_DIR}/step_function.pdf",
@@ -108,33 +123,38 @@ rule raim2021_step_function:
     log:
         f"{LOGS}/raim2021/step_function.log",
     params:
-        step=step("raim2021:plot_step_function"),
+        step=step("raim2021.figures:step_function"),
     script:
         STEP_SCRIPT
 
 
-rule raim2021_gibbs_chunk:
+# ----------------------------------------------------------------------------- MSE study
+rule raim2021_run_gibbs:
     output:
         summary=f"{RAIM_DIR}/runs/{{setting}}/chunk{{chunk}}.npz",
     log:
-        f"{LOGS}/raim2021/gibbs/{{setting}}_chunk{{chunk}}.log",
+        f"{LOGS}/raim2021/run_gibbs/{{setting}}_chunk{{chunk}}.log",
     wildcard_constraints:
-        setting="rho[0-9.e+-]+_lambda[0-9.e+-]+",
+        setting=RAIM_SETTING,
         chunk="[0-9]+",
     resources:
         runtime=30,
         mem_mb=500,
     params:
-        step=step("raim2021:run_gibbs_chunk"),
+        step=step("raim2021.run:gibbs_chunk"),
         seed=config["seed"],
-        setting="{setting}",
-        chunk="{chunk}",
-        cfg=RAIM,
+        rho=raim2021_rho,
+        lam=raim2021_lambda,
+        replicates=raim2021_replicates,
+        model=RAIM["model"],
+        iterations=RAIM["iterations"],
+        burnin=RAIM["burnin"],
+        direct=RAIM["direct"],
     script:
         STEP_SCRIPT
 
 
-rule raim2021_aggregate:
+rule raim2021_summarise_mse:
     input:
         chunks=raim2021_chunk_files,
     output:
@@ -142,17 +162,17 @@ rule raim2021_aggregate:
         csv=f"{RAIM_DIR}/mse/amse.csv",
         md=f"{RAIM_DIR}/mse/amse.md",
     log:
-        f"{LOGS}/raim2021/aggregate.log",
+        f"{LOGS}/raim2021/summarise_mse.log",
     params:
-        step=step("raim2021:aggregate_mse"),
-        settings=raim_settings(RAIM["rhos"], RAIM["lambdas"]),
+        step=step("raim2021.summarise:mse_summary"),
+        settings=RAIM_SETTINGS,
     script:
         STEP_SCRIPT
 
 
 rule raim2021_mse_densities:
     input:
-        summary=rules.raim2021_aggregate.output.summary,
+        summary=rules.raim2021_summarise_mse.output.summary,
     output:
         pdf=report(
             f"{RAIM_DIR}/mse_densities.pdf",
@@ -163,31 +183,35 @@ rule raim2021_mse_densities:
     log:
         f"{LOGS}/raim2021/mse_densities.log",
     params:
-        step=step("raim2021:plot_mse_densities"),
+        step=step("raim2021.figures:mse_densities"),
         rhos=RAIM["rhos"],
         lambdas=RAIM["lambdas"],
     script:
         STEP_SCRIPT
 
 
-rule raim2021_trace_chains:
+# ----------------------------------------------------------------------------- traces
+rule raim2021_run_traces:
     output:
         chains=f"{RAIM_DIR}/traces/chains.npz",
     log:
-        f"{LOGS}/raim2021/trace_chains.log",
+        f"{LOGS}/raim2021/run_traces.log",
     resources:
         runtime=10,
     params:
-        step=step("raim2021:run_traces"),
+        step=step("raim2021.run:trace_chains"),
         seed=config["seed"],
-        cfg=RAIM,
+        model=RAIM["model"],
+        iterations=RAIM["iterations"],
+        direct=RAIM["direct"],
+        traces=RAIM["traces"],
     script:
         STEP_SCRIPT
 
 
 rule raim2021_traces:
     input:
-        chains=rules.raim2021_trace_chains.output.chains,
+        chains=rules.raim2021_run_traces.output.chains,
     output:
         pdf=report(
             f"{RAIM_DIR}/traces.pdf",
@@ -198,32 +222,36 @@ rule raim2021_traces:
     log:
         f"{LOGS}/raim2021/traces.log",
     params:
-        step=step("raim2021:plot_traces"),
+        step=step("raim2021.figures:traces"),
         burnin=RAIM["burnin"],
     script:
         STEP_SCRIPT
 
 
-rule raim2021_timing_run:
+# ----------------------------------------------------------------------------- timing
+rule raim2021_run_timing:
     output:
         timing=f"{RAIM_DIR}/timing/timing.json",
     log:
-        f"{LOGS}/raim2021/timing_run.log",
+        f"{LOGS}/raim2021/run_timing.log",
     # both cores, so no other job of this workflow runs beside the timed chain
     threads: 2
     resources:
         runtime=10,
     params:
-        step=step("raim2021:run_timing"),
+        step=step("raim2021.run:timing_run"),
         seed=config["seed"],
-        cfg=RAIM,
+        model=RAIM["model"],
+        iterations=RAIM["iterations"],
+        direct=RAIM["direct"],
+        timing=RAIM["timing"],
     script:
         STEP_SCRIPT
 
 
 rule raim2021_timing:
     input:
-        timing=rules.raim2021_timing_run.output.timing,
+        timing=rules.raim2021_run_timing.output.timing,
     output:
         csv=report(
             f"{RAIM_DIR}/timing.csv",
@@ -234,6 +262,26 @@ rule raim2021_timing:
     log:
         f"{LOGS}/raim2021/timing.log",
     params:
-        step=step("raim2021:render_timing"),
+        step=step("raim2021.summarise:timing"),
+    script:
+        STEP_SCRIPT
+
+
+# ----------------------------------------------------------------------------- scorecard
+rule raim2021_claims:
+    input:
+        envelopes=rules.raim2021_run_envelopes.output.envelopes,
+        mse=rules.raim2021_summarise_mse.output.summary,
+        chains=rules.raim2021_run_traces.output.chains,
+        timing=rules.raim2021_run_timing.output.timing,
+    output:
+        claims=f"{RESULTS}/raim2021/claims/raim2021.csv",
+    log:
+        f"{LOGS}/raim2021/claims.log",
+    params:
+        step=step("raim2021.paper:claims"),
+        burnin=RAIM["burnin"],
+        knots=RAIM["knots"],
+        step_function=RAIM["step_function"],
     script:
         STEP_SCRIPT

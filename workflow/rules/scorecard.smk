@@ -8,7 +8,7 @@ rule fidelity:
     output:
         md=report(
             f"{RESULTS}/fidelity.md",
-            category="0 Fidelity scorecard",
+            category="Fidelity scorecard",
             caption="../report/fidelity.rst",
         ),
         csv=f"{RESULTS}/fidelity.csv",

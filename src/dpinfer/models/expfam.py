@@ -12,6 +12,8 @@ Conjugate-Update (Appendix B.1.1) is written per model in closed form. The trunc
 mean and variance of Lemma 1 (Eqs. 4.3, 4.4) are exact closed forms for the exponential family;
 ``tests/test_bernstein2020_ch4.py`` checks them against quadrature and against finite
 differences of the truncated log-partition function A(eta) + log(F(w) - F(v)).
+The samplers over these models are in :mod:`dpinfer.samplers.noise_aware_gibbs` (noise-aware),
+:mod:`dpinfer.samplers.conjugate` (Naive, Non-private) and :mod:`dpinfer.samplers.ops`.
 """
 
 from __future__ import annotations
@@ -22,12 +24,10 @@ import numpy as np
 from numba import njit
 
 __all__ = [
-    "MODELS",
     "beta_posterior",
     "dirichlet_posterior",
     "gamma_posterior",
     "truncated_exponential_moments",
-    "region_moments",
     "rs_clt",
     "prior_predictive_bounds",
     "oracle_bounds",
@@ -36,8 +36,6 @@ __all__ = [
     "simulate_multinomial",
     "simulate_exponential",
 ]
-
-MODELS = ("binomial", "multinomial", "exponential")
 
 
 # ----------------------------------------------------------------------------- conjugate updates
@@ -96,14 +94,6 @@ def rs_clt(lam, v, w, n):
     m = n * q * mu
     V = n * q * var + n * q * (1.0 - q) * mu * mu
     return m, V
-
-
-def region_moments(lam: float, a: float, b: float, n: int) -> np.ndarray:
-    """(3, 2) array of RS-CLT (m, V) for the lower [0, a], centre [a, b] and upper [b, inf) regions."""
-    out = np.empty((3, 2))
-    for i, (v, w) in enumerate(((0.0, a), (a, b), (b, math.inf))):
-        out[i] = rs_clt(float(lam), float(v), float(w), int(n))
-    return out
 
 
 def prior_predictive_bounds(shape: float, rate: float, mass: float = 0.95) -> tuple[float, float]:

@@ -4,6 +4,15 @@ x_0 ~ N_p(m, Sigma), y | x ~ N((1, x_0) beta, sigma^2), beta ~ N(0, tau^2 I); m,
 known. The released statistic is s = (x~'y~, y~'y~, unique entries of x~'x~ except [0, 0]) of
 the clamped and rescaled records (Definition 5.1 and Sec. 5 of ju2022), d = (p+1) + 1 +
 (p+1)(p+2)/2 - 1 entries, each with Laplace noise.
+
+Samplers of this model (registry model name ``"clamped_linreg"``) share one call:
+
+    run(released, *, scale, mean_x, cov_x, sigma2, tau, clamp, n_records, burnin, keep, rng) -> Chain
+
+``released`` the d noisy statistics in :func:`stat_labels` order, ``scale`` the Laplace scale
+(the release record's ``scale``), ``clamp`` = (a, b) for every covariate and the response,
+``n_records`` the number of latent records; the chain's draws are beta (iterations, p+1).
+Method ``"privacy_aware_gibbs"``: :func:`dpinfer.samplers.data_augmentation.run_linreg`.
 """
 
 from __future__ import annotations
@@ -16,8 +25,8 @@ import numpy as np
 from ..io import read_json
 from ..mechanisms import ClampRescale
 
-__all__ = ["LinregTruth", "load_reference", "simulate_data", "stat_dim", "stat_labels",
-           "released_statistic", "conjugate_posterior", "sensitivity_l1_printed",
+__all__ = ["PARAMETER_FILE", "DATA_FILE", "LinregTruth", "reference_files", "load_reference", "simulate_data",
+           "stat_dim", "stat_labels", "released_statistic", "conjugate_posterior", "sensitivity_l1_printed",
            "sensitivity_l1_entrywise"]
 
 
@@ -37,10 +46,21 @@ class LinregTruth:
         return self.mean_x.size
 
 
-def load_reference(data_dir) -> LinregTruth:
+PARAMETER_FILE = "linearregression_datageneratingparam_N100p2.json"
+DATA_FILE = "linearregression_XY_N100p2.json"
+
+
+def reference_files(data_dir) -> tuple[Path, Path]:
+    """(parameters, data) paths of the authors' files in ``data_dir``."""
     d = Path(data_dir)
-    par = read_json(d / "linearregression_datageneratingparam_N100p2.json")["objects"]
-    xy = read_json(d / "linearregression_XY_N100p2.json")["objects"]
+    return d / PARAMETER_FILE, d / DATA_FILE
+
+
+def load_reference(parameters, data) -> LinregTruth:
+    """The authors' true parameters (file ``parameters``, PARAMETER_FILE) and fixed
+    confidential data set (file ``data``, DATA_FILE)."""
+    par = read_json(Path(parameters))["objects"]
+    xy = read_json(Path(data))["objects"]
     cl = np.asarray(par["clbounds"]["values"], float)  # x_lo, y_lo, x_hi, y_hi
     if not (cl[0] == cl[1] and cl[2] == cl[3]):
         raise ValueError("this implementation expects the same clamp bounds for x and y")

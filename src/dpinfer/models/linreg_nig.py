@@ -10,18 +10,19 @@ The sufficient statistics are kept as the 5-vector of the distinct non-constant 
 
     s = [sum x, sum x^2, sum y, sum x y, sum y^2]      (n = sum 1 is public)
 
-Contents:
+Every method of this model (registry model ``"nig_linreg"``: ``non_private``, ``naive``,
+``mcmc_ind``, ``gibbs_ss_noisy``, ``gibbs_ss_prior``, ``gibbs_ss_update``) has one signature
 
-- :func:`nig_posterior` / :func:`nig_draws`: the conjugate update of Eq. (5.1).
-- :func:`clt_mean_cov`: mean and covariance of t(x, y) for one individual from the moments
-  E[x^k], k <= 4, and (theta, sigma^2) (Eqs. 5.2 and 5.3, written for d = 1 plus intercept).
-- :func:`project_statistics`: projection of s so that the (d+1)x(d+1) matrix A'A, A = [X, 1, y],
-  is positive semi-definite (Sec. 5.2.4.3); n, sum x and sum y stay fixed.
-- Hierarchical normal data prior x ~ N(mu_x, tau^2), (mu_x, tau^2) ~ NIW(m0, kappa, psi, nu):
-  :func:`niw_posterior`, :func:`gaussian_moments`, :func:`prior_predictive_moments`.
+    run(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin, keep) -> Chain
 
-The numba kernels (``_...``) are shared with the samplers in ``dpinfer.samplers.gibbs_ss`` and
-``dpinfer.samplers.mcmc_ind``.
+with draws of (theta_0 = slope, theta_1 = intercept, sigma^2), burn-in rows first.
+Non-Private and Naive are in ``dpinfer.samplers.conjugate``, the noise-aware samplers in
+``dpinfer.samplers.mcmc_ind`` and ``dpinfer.samplers.gibbs_ss`` (which share the kernels here).
+
+Also here: :class:`Release` (the Laplace releases of one data set), the conjugate update of
+Eq. (5.1), the projection to valid statistics (Sec. 5.2.4.3) and the hierarchical normal data
+prior x ~ N(mu_x, tau^2), (mu_x, tau^2) ~ NIW(m0, kappa, psi, nu) (Fig. 5.3). The CLT moments
+of t(x, y) (Eqs. 5.2-5.3) are Gibbs-SS's approximation and live with it.
 """
 
 from __future__ import annotations
@@ -32,22 +33,13 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..mechanisms import Laplace
+
 __all__ = [
-    "NIGPrior",
-    "NIWPrior",
-    "N_STATS",
-    "sufficient_statistics",
-    "nig_posterior",
-    "nig_draws",
-    "clt_mean_cov",
-    "project_statistics",
-    "niw_posterior",
-    "gaussian_moments",
-    "prior_predictive_moments",
-    "moment_bounds",
+    "N_STATS", "NIGPrior", "NIWPrior", "Release", "release_statistics", "sufficient_statistics",
+    "sensitivity_statistics", "sensitivity_moments", "clean_noisy_moments",
+    "nig_posterior", "nig_draws", "project_statistics", "niw_posterior", "gaussian_moments", "prior_predictive_moments",
     "simulate_dataset",
-    "sensitivity_statistics",
-    "sensitivity_moments",
 ]
 
 N_STATS = 5  # [sum x, sum x^2, sum y, sum xy, sum y^2]
@@ -108,14 +100,67 @@ def sensitivity_moments(width_x: float, n_unique: int = 5) -> float:
     return n_unique * width_x**4
 
 
-def moment_bounds(lo: float, hi: float) -> np.ndarray:
-    """(4, 2) array: the range of x^k, k = 1..4, for x in [lo, hi] (clipping noisy moments)."""
-    out = np.empty((4, 2))
+def clean_noisy_moments(released_sums, n: int, bounds) -> np.ndarray:
+    """E[x^k], k = 1..4, from noisy sums of x^k (thesis, Gibbs-SS-Noisy).
+
+    The noisy sums are divided by n, clipped to the range x^k can take for x inside the public
+    bounds, and made consistent with Jensen's inequality (E x^2 >= (E x)^2, E x^4 >= (E x^2)^2);
+    remaining inconsistencies are handled by the PSD projection of n Sigma_t in the sampler.
+    """
+    m = np.asarray(released_sums, dtype=float) / float(n)
+    if m.shape != (4,):
+        raise ValueError("need the four released moment sums")
+    lo, hi = float(bounds[0]), float(bounds[1])
     grid = np.array([lo, hi, 0.0]) if lo < 0 < hi else np.array([lo, hi])
-    for k in range(1, 5):
-        v = grid**k
-        out[k - 1] = v.min(), v.max()
-    return out
+    powers = grid[None, :] ** np.arange(1, 5)[:, None]  # (4, points): the range of x^k
+    m = np.clip(m, powers.min(axis=1), powers.max(axis=1))
+    m[1] = max(m[1], m[0] ** 2)
+    m[3] = max(m[3], m[1] ** 2)
+    return m
+
+
+# ----------------------------------------------------------------------------- the release
+@dataclass(frozen=True)
+class Release:
+    """What the methods see of one data set: n and the bounds are public, ``s`` is not.
+
+    - ``s``: the confidential statistics (read by Non-Private only);
+    - ``z = s + Lap(mechanism.scale)``: the full-budget release (Naive, MCMC-Ind,
+      Gibbs-SS-Prior/Update);
+    - ``z_half``: s released at half the budget (``mechanism_half``), and ``moment_sums``: the
+      sums of x^k, k = 1..4, released at the other half (``mechanism_moments``) (Gibbs-SS-Noisy,
+      budget split evenly as in Sec. 5.2.4.4).
+    """
+
+    s: np.ndarray
+    n: int
+    z: np.ndarray
+    mechanism: Laplace
+    z_half: np.ndarray
+    mechanism_half: Laplace
+    moment_sums: np.ndarray
+    mechanism_moments: Laplace
+    bounds: tuple[float, float]
+
+    def noisy_moments(self) -> np.ndarray:
+        """E[x^k], k = 1..4, from the released moment sums (:func:`clean_noisy_moments`)."""
+        return clean_noisy_moments(self.moment_sums, self.n, self.bounds)
+
+
+def release_statistics(rng: np.random.Generator, x, y, epsilon: float, bounds) -> Release:
+    """The three Laplace releases of one data set, drawn in a fixed order from ``rng``: s at
+    epsilon, s at epsilon/2, the moment sums at epsilon/2. Sensitivities come from the public
+    bounds of x and y (Secs. 5.2.1 and 5.2.4.4); n is public and is not perturbed."""
+    lo, hi = float(bounds[0]), float(bounds[1])
+    w = hi - lo
+    s = sufficient_statistics(x, y)
+    full = Laplace.calibrated(epsilon, sensitivity_statistics(w, w))
+    half = Laplace.calibrated(epsilon / 2.0, sensitivity_statistics(w, w))
+    moments = Laplace.calibrated(epsilon / 2.0, sensitivity_moments(w))
+    sums = np.array([np.sum(np.asarray(x, dtype=float) ** k) for k in range(1, 5)])
+    z = full.release(rng, s)
+    z_half = half.release(rng, s)
+    return Release(s, int(len(x)), z, full, z_half, half, moments.release(rng, sums), moments, (lo, hi))
 
 
 # ----------------------------------------------------------------------------- NIG conjugacy
@@ -160,6 +205,7 @@ def _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta):
 
 @njit(cache=True)
 def _nig_draws_kernel(rng, mu_n, lam_n, a_n, b_n, out):
+    """out[k] = (theta_0, theta_1, sigma^2), independent draws of the NIG posterior (Eq. 5.1)."""
     theta = np.empty(2)
     for k in range(out.shape[0]):
         out[k, 2] = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
@@ -242,72 +288,6 @@ def project_statistics(s, n: int) -> np.ndarray:
     return out
 
 
-# ----------------------------------------------------------------------------- CLT of s | theta
-@njit(cache=True)
-def _clt_mean_cov(theta0, theta1, sigma2, m, mu_t, cov_t):
-    """See :func:`_clt_mean_cov_work` (allocating wrapper)."""
-    _clt_mean_cov_work(theta0, theta1, sigma2, m, mu_t, cov_t, np.empty((3, 5, 5)))
-
-
-@njit(cache=True)
-def _clt_mean_cov_work(theta0, theta1, sigma2, m, mu_t, cov_t, work):
-    """Mean (5) and covariance (5, 5) of t(x, y) = [x, x^2, y, xy, y^2] for one individual.
-
-    ``m`` holds the raw moments E[x^k], k = 0..4. With l = theta0 x + theta1, the conditional
-    moments E[y^q | x] are polynomials in x (q <= 4), so every E[x^p y^q] with p + q <= 4 is a
-    linear combination of m; this is Eqs. (5.2)-(5.3) of the thesis written out for x = [x, 1].
-    """
-    # powers of l as coefficient vectors in x (degree <= 4); work is a (3, 5, 5) scratch array
-    lp = work[0]
-    cy = work[1]
-    e = work[2]
-    lp[:, :] = 0.0
-    lp[0, 0] = 1.0
-    for k in range(1, 5):
-        for j in range(k + 1):
-            c = 0.0
-            if j >= 1:
-                c += theta0 * lp[k - 1, j - 1]
-            if j <= k - 1:
-                c += theta1 * lp[k - 1, j]
-            lp[k, j] = c
-    # E[y^q | x] as polynomials: q = 0..4
-    s2 = sigma2
-    for j in range(5):
-        cy[0, j] = lp[0, j]
-        cy[1, j] = lp[1, j]
-        cy[2, j] = lp[2, j] + s2 * lp[0, j]
-        cy[3, j] = lp[3, j] + 3.0 * s2 * lp[1, j]
-        cy[4, j] = lp[4, j] + 6.0 * s2 * lp[2, j] + 3.0 * s2 * s2 * lp[0, j]
-    # E[x^p y^q] for p + q <= 4 (entries with p + q > 4 are never read)
-    for q in range(5):
-        for p in range(5 - q):
-            acc = 0.0
-            for j in range(q + 1):
-                acc += cy[q, j] * m[p + j]
-            e[p, q] = acc
-    pp = (1, 2, 0, 1, 0)
-    qq = (0, 0, 1, 1, 2)
-    for i in range(5):
-        mu_t[i] = e[pp[i], qq[i]]
-    for i in range(5):
-        for j in range(i, 5):
-            v = e[pp[i] + pp[j], qq[i] + qq[j]] - mu_t[i] * mu_t[j]
-            cov_t[i, j] = v
-            cov_t[j, i] = v
-
-
-def clt_mean_cov(theta, sigma2: float, moments):
-    """(mu_t, Sigma_t) of t(x, y) for one individual; ``moments`` = E[x^k], k = 1..4."""
-    m = np.concatenate([[1.0], np.asarray(moments, dtype=float)])
-    if m.shape != (5,):
-        raise ValueError("moments must hold E[x], E[x^2], E[x^3], E[x^4]")
-    theta = np.asarray(theta, dtype=float)
-    mu_t, cov_t = np.empty(5), np.empty((5, 5))
-    _clt_mean_cov(float(theta[0]), float(theta[1]), float(sigma2), m, mu_t, cov_t)
-    return mu_t, cov_t
-
-
 # ----------------------------------------------------------------------------- data prior
 @njit(cache=True)
 def _gaussian_moments(mu, tau2, m):
@@ -320,17 +300,20 @@ def _gaussian_moments(mu, tau2, m):
 
 
 @njit(cache=True)
-def _niw_draw(rng, sx, sxx, n, m0, kappa, psi, nu):
-    """(mu_x, tau^2) ~ NIW posterior given sum x, sum x^2 and n (n may be 0: the prior)."""
+def _niw_params(sx, sxx, n, m0, kappa, psi, nu):
+    """Scalar NIW posterior (m_n, kappa_n, psi_n, nu_n) given sum x, sum x^2 and n (n = 0: the
+    prior); the conjugate update of the data prior in Gibbs-SS-Update (Fig. 5.3c)."""
     kn = kappa + n
-    nun = nu + n
+    psin = psi
     if n > 0:
-        xbar = sx / n
-        scatter = max(sxx - sx * sx / n, 0.0)
-        psin = psi + scatter + kappa * n / kn * (xbar - m0) ** 2
-    else:
-        psin = psi
-    mn = (kappa * m0 + sx) / kn
+        psin = psi + max(sxx - sx * sx / n, 0.0) + kappa * n / kn * (sx / n - m0) ** 2
+    return (kappa * m0 + sx) / kn, kn, psin, nu + n
+
+
+@njit(cache=True)
+def _niw_draw(rng, sx, sxx, n, m0, kappa, psi, nu):
+    """(mu_x, tau^2) ~ NIW posterior given sum x, sum x^2 and n (:func:`_niw_params`)."""
+    mn, kn, psin, nun = _niw_params(sx, sxx, n, m0, kappa, psi, nu)
     tau2 = 0.5 * psin / rng.gamma(0.5 * nun, 1.0)
     mu = mn + math.sqrt(tau2 / kn) * rng.standard_normal()
     return mu, tau2
@@ -338,11 +321,7 @@ def _niw_draw(rng, sx, sxx, n, m0, kappa, psi, nu):
 
 def niw_posterior(sx: float, sxx: float, n: int, prior: NIWPrior):
     """Parameters (m_n, kappa_n, psi_n, nu_n) of the scalar NIW posterior given sum x, sum x^2."""
-    kn = prior.kappa + n
-    scatter = max(sxx - sx * sx / n, 0.0) if n > 0 else 0.0
-    xbar = sx / n if n > 0 else prior.m0
-    psin = prior.psi + scatter + prior.kappa * n / kn * (xbar - prior.m0) ** 2
-    return (prior.kappa * prior.m0 + sx) / kn, kn, psin, prior.nu + n
+    return _niw_params(float(sx), float(sxx), float(n), prior.m0, prior.kappa, prior.psi, prior.nu)
 
 
 def gaussian_moments(mu: float, tau2: float) -> np.ndarray:

@@ -6,9 +6,18 @@ application").
     log y_i = x_i1 beta_1 + x_i2 beta_2 + gamma_i,  gamma_i ~ N(0, sigma^2)
     beta ~ N_2(0, sigma_beta^2 I),  sigma^2 ~ IG(a_sigma, b_sigma)
 
-DGeom(rho) has P(k) = rho/(2-rho) (1-rho)^|k|: rho is one minus the ratio of successive
-probabilities (small rho = much noise), unlike :class:`dpinfer.mechanisms.DoubleGeometric`'s
-ratio parameter.
+The noise law is :class:`ReleaseNoise`, two records of :mod:`dpinfer.mechanisms`:
+``DoubleGeometric(rho)`` for y (P(k) = rho/(2-rho) (1-rho)^|k|, the slides' DGeom(rho): small
+rho = much noise) and ``Laplace(scale=lambda)`` for x_1. :func:`release` draws the noise
+through them, and the Gibbs sampler builds its direct-sampler bases from the same records.
+
+Samplers of this model (``dpinfer.samplers.lognormal_gibbs``) share one call signature:
+
+    run(y, X, noise, *, burnin, keep, rng, prior=Prior(), **settings) -> Chain
+
+with draws (beta_1, beta_2, sigma^2). ``noise_aware_gibbs`` (Algorithm 2, ``run_noisy``)
+takes the release (y~, X~) and its ``ReleaseNoise``; ``non_private`` (Algorithm 4,
+``run_noise_free``) takes the confidential (y, X) and ``noise=None``.
 """
 
 from __future__ import annotations
@@ -18,8 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Prior", "Truth", "simulate_design", "simulate_outcomes", "release",
-           "mse_per_draw", "mse_of_chain", "exact_posterior_moments", "dgeom_noise"]
+from ..mechanisms import DoubleGeometric, Laplace
+
+__all__ = ["Prior", "Truth", "ReleaseNoise", "simulate_design", "simulate_outcomes", "release",
+           "mse_per_draw", "mse_of_chain", "exact_posterior_moments"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,32 @@ class Truth:
         return np.array([*self.beta, self.sigma**2])
 
 
+@dataclass(frozen=True)
+class ReleaseNoise:
+    """The release's disclosure-avoidance noise: ``y`` on the outcome, ``x1`` on the first
+    covariate (the second is released without noise)."""
+
+    y: DoubleGeometric
+    x1: Laplace
+
+    def __post_init__(self):
+        if not isinstance(self.y, DoubleGeometric) or not isinstance(self.x1, Laplace):
+            raise TypeError("ReleaseNoise needs a DoubleGeometric (y) and a Laplace (x1) record")
+
+    @classmethod
+    def of(cls, rho: float, lam: float) -> "ReleaseNoise":
+        """DGeom(rho) on y and Laplace(0, lambda) on x_1 (the slides' rho and lambda)."""
+        return cls(DoubleGeometric(rho=float(rho)), Laplace(scale=float(lam)))
+
+    @property
+    def rho(self) -> float:
+        return self.y.rho
+
+    @property
+    def lam(self) -> float:
+        return self.x1.scale
+
+
 def simulate_design(rng: np.random.Generator, n: int) -> np.ndarray:
     """X with independent N(0, 1) entries, n x 2 (no intercept, as in the slides)."""
     return rng.standard_normal((n, 2))
@@ -55,16 +92,12 @@ def simulate_outcomes(rng: np.random.Generator, X: np.ndarray, truth: Truth) -> 
     return np.exp(X @ np.asarray(truth.beta) + truth.sigma * rng.standard_normal(X.shape[0]))
 
 
-def dgeom_noise(rng: np.random.Generator, rho: float, size) -> np.ndarray:
-    """DGeom(rho) draws as a difference of two geometric counts (failures before success)."""
-    return (rng.geometric(rho, size) - rng.geometric(rho, size)).astype(float)
-
-
-def release(rng: np.random.Generator, y: np.ndarray, X: np.ndarray, rho: float, lam: float):
-    """(y~, X~): y + DGeom(rho) noise, column 1 of X + Laplace(0, lambda) noise."""
-    y_noisy = y + dgeom_noise(rng, rho, y.shape)
-    X_noisy = X.copy()
-    X_noisy[:, 0] += rng.laplace(0.0, lam, X.shape[0])
+def release(rng: np.random.Generator, y: np.ndarray, X: np.ndarray, noise: ReleaseNoise):
+    """(y~, X~): y through ``noise.y`` (DGeom(rho)), column 1 of X through ``noise.x1``
+    (Laplace(0, lambda)); column 2 is released as is. y's noise is drawn first."""
+    y_noisy = np.asarray(noise.y.release(rng, y), dtype=float)
+    X_noisy = np.array(X, dtype=float)
+    X_noisy[:, 0] = noise.x1.release(rng, X[:, 0])
     return y_noisy, X_noisy
 
 

@@ -6,6 +6,15 @@ K tables n[k, j, i] = #(y = i, x_k = j), released with Laplace noise on every ce
 Priors: p ~ Dirichlet(alpha_p), pi[k, :, i] ~ Dirichlet(alpha[k, :, i]).
 
 Arrays are (K, J, I) as in the authors' data files (values[k][j][i]).
+
+Samplers of this model (registry model name ``"naive_bayes_loglinear"``) share one call:
+
+    run(released, *, scale, alpha_p, alpha, n_records, burnin, keep, rng) -> Chain
+
+``released`` (K, J, I) noisy counts, ``scale`` the Laplace scale of each cell's noise (the
+release record's ``scale``), ``alpha_p`` (I,) and ``alpha`` (K, J, I) the Dirichlet parameters,
+``n_records`` the number of latent records; the chain's draws are p (iterations, I).
+Method ``"privacy_aware_gibbs"``: :func:`dpinfer.samplers.data_augmentation.run_loglinear`.
 """
 
 from __future__ import annotations
@@ -17,8 +26,8 @@ import numpy as np
 
 from ..io import read_json
 
-__all__ = ["NaiveBayesTruth", "load_reference", "simulate_records", "count_tables",
-           "class_counts", "posterior_mean_p", "sensitivity_l1"]
+__all__ = ["PARAMETER_FILE", "DATA_FILE", "NaiveBayesTruth", "reference_files", "load_reference",
+           "simulate_records", "count_tables", "class_counts", "posterior_mean_p", "sensitivity_l1"]
 
 
 @dataclass(frozen=True)
@@ -40,18 +49,27 @@ class NaiveBayesTruth:
         return int(self.counts[0].sum())
 
 
-def _values(path: Path, name: str) -> np.ndarray:
+PARAMETER_FILE = "loglinear_datageneratingparameters.json"
+DATA_FILE = "loglinear_notdpdata_N100.json"
+
+
+def _values(path, name: str) -> np.ndarray:
     return np.asarray(read_json(path)["objects"][name]["values"])
 
 
-def load_reference(data_dir, prior_concentration: float | None = None) -> NaiveBayesTruth:
-    """Load the authors' log-linear parameters and confidential tables from ``data_dir``.
+def reference_files(data_dir) -> tuple[Path, Path]:
+    """(parameters, data) paths of the authors' files in ``data_dir``."""
+    d = Path(data_dir)
+    return d / PARAMETER_FILE, d / DATA_FILE
+
+
+def load_reference(parameters, data, prior_concentration: float | None = None) -> NaiveBayesTruth:
+    """Load the authors' log-linear parameters (file ``parameters``, PARAMETER_FILE) and
+    confidential tables (file ``data``, DATA_FILE).
 
     ``prior_concentration`` overrides the Dirichlet parameters (all equal) when given.
     """
-    d = Path(data_dir)
-    par = d / "loglinear_datageneratingparameters.json"
-    dat = d / "loglinear_notdpdata_N100.json"
+    par, dat = Path(parameters), Path(data)
     p = _values(par, "p").astype(float)
     pi = _values(par, "pijk").astype(float)
     alpha_p = _values(par, "alp").astype(float)
@@ -61,7 +79,7 @@ def load_reference(data_dir, prior_concentration: float | None = None) -> NaiveB
         alpha = np.full_like(alpha, float(prior_concentration))
     counts = _values(dat, "nijk").astype(np.int64)
     if counts.shape != pi.shape or not np.allclose(pi.sum(axis=1), 1.0) or not np.isclose(p.sum(), 1.0):
-        raise ValueError(f"inconsistent log-linear reference data in {d}")
+        raise ValueError(f"inconsistent log-linear reference data in {par} and {dat}")
     if not np.all(counts.sum(axis=(1, 2)) == counts[0].sum()):
         raise ValueError("every feature table must count the same records")
     return NaiveBayesTruth(p=p, pi=pi, alpha_p=alpha_p, alpha=alpha, counts=counts)

@@ -1,87 +1,73 @@
-"""Privacy-aware Metropolis-within-Gibbs sampler (Algorithm 1 of ju2022), numba kernels.
+"""Privacy-aware Metropolis-within-Gibbs sampler: Algorithm 1 of ju2022, numba kernels.
 
 One sweep: (1) theta | x by conjugacy; (2) a systematic scan over the N latent records, each
 proposed from the model f(. | theta) and accepted with the ratio of Laplace densities of the
-release given the latent statistic, which record additivity updates in O(1) (Eq. 5).
+release given the latent statistic (Eq. 5), which record additivity (Assumption 2) updates in
+O(1) per record.
 
-Two models:
+Two models, registered as ``(model, "privacy_aware_gibbs")`` (call signatures in the model
+modules' docstrings):
 
-- :func:`run_loglinear`: naive-Bayes log-linear model (Sec. 4). The acceptance ratio uses the
-  noisy counts of the cells the record actually leaves and enters (the authors' R code looked up
-  the wrong row for the new cell: docs/deviations.md).
-- :func:`run_linreg`: linear regression with clamped, rescaled records (Sec. 5); the latent
-  records are unclamped, clamping is part of the mechanism.
+- :func:`run_loglinear`, ``"naive_bayes_loglinear"`` (:mod:`dpinfer.models.naive_bayes`, Sec. 4).
+  The acceptance ratio uses the noisy counts of the cells the record actually leaves and enters
+  (the authors' R code looked up the wrong row for the new cell: docs/deviations.md), and a table
+  whose cell does not change contributes a factor of exactly 1.
+- :func:`run_linreg`, ``"clamped_linreg"`` (:mod:`dpinfer.models.gaussian_linreg`, Sec. 5). The
+  latent records are unclamped; clamping is part of the mechanism.
 
-Both return a :class:`Chain` with the kept draws and an ``info`` dict: per-sweep acceptance
-rates, the smallest acceptance probability of any single proposal (Proposition 3.1 says it is
-at least exp(-epsilon) under a correctly calibrated pure-DP mechanism) and the wall time.
+Both return a :class:`~dpinfer.samplers.base.Chain` of every sweep's draw (burn-in first) with
+``Info``: ``acceptance`` = mean fraction of records accepted per kept sweep,
+``traces["acceptance"]`` = that fraction for every sweep, ``extra["min_log_alpha"]`` = the
+smallest log acceptance probability of any single proposal over all sweeps (Proposition 3.1:
+at least -epsilon under a correctly calibrated pure-DP mechanism), and the kernel's CPU seconds.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
 
-__all__ = ["Chain", "run_loglinear", "run_linreg"]
+from .base import Chain, CpuTimer, Info, check_lengths
+from .conditionals import categorical, dirichlet, metropolis_accept
+
+__all__ = ["run_loglinear", "run_linreg"]
 
 
-@dataclass
-class Chain:
-    """Draws after burn-in (n_kept, dim) and an info record."""
 
-    draws: np.ndarray
-    info: dict = field(default_factory=dict)
-
-
-# ----------------------------------------------------------------------------- shared pieces
-@njit(cache=True)
-def _dirichlet(rng, conc, out):
-    s = 0.0
-    for i in range(conc.size):
-        out[i] = rng.gamma(conc[i], 1.0)
-        s += out[i]
-    for i in range(conc.size):
-        out[i] /= s
-
-
-@njit(cache=True)
-def _categorical(rng, probs):
-    u = rng.random()
-    c = 0.0
-    last = probs.size - 1
-    for k in range(last):
-        c += probs[k]
-        if u < c:
-            return k
-    return last
-
-
-def _check_mcmc(iterations: int, burnin: int) -> None:
-    if iterations < 1 or burnin < 0 or burnin >= iterations:
-        raise ValueError(f"need 0 <= burnin < iterations, got burnin={burnin}, iterations={iterations}")
+def _chain(draws, acc, burnin: int, min_log_alpha: float, seconds: float) -> Chain:
+    info = Info(cpu_seconds=seconds, iterations=draws.shape[0], acceptance=float(acc[burnin:].mean()),
+                traces={"acceptance": acc}, extra={"min_log_alpha": float(min_log_alpha)})
+    return Chain(draws, burnin, info)
 
 
 # ----------------------------------------------------------------------------- log-linear model
 @njit(cache=True)
 def _loglinear_kernel(rng, released, scale, alpha_p, alpha, n_records, iterations,
                       p_draws, acc_rate):
+    """Algorithm 1 of ju2022 for the naive-Bayes log-linear model (Sec. 4).
+
+    Start: theta from the Dirichlet priors and N records from the model (a prior-predictive
+    draw, as in the authors' code). Each sweep: (1) p ~ Dirichlet(n_i + alpha_p) and
+    pi[k, :, i] ~ Dirichlet(n[k, :, i] + alpha[k, :, i]) from the latent counts; (2) for each
+    record, a whole new record (class, K answers) from f(. | theta), accepted with the ratio (5)
+    of Laplace(0, scale) densities of the released counts, which changes only in the cell each
+    table's record leaves and the cell it enters. Fills p_draws (iterations, I) and acc_rate
+    (iterations,); returns the smallest log acceptance ratio seen.
+    """
     K, J, I = released.shape
     inv_b = 1.0 / scale
-    # start at a prior-predictive draw, as the authors' code does
     p = np.empty(I)
     pi = np.empty((K, J, I))
     col = np.empty(J)
     conc_j = np.empty(J)
-    _dirichlet(rng, alpha_p, p)
+    dirichlet(rng, alpha_p, p)
     for k in range(K):
         for i in range(I):
             for j in range(J):
                 conc_j[j] = alpha[k, j, i]
-            _dirichlet(rng, conc_j, col)
+            dirichlet(rng, conc_j, col)
             for j in range(J):
                 pi[k, j, i] = col[j]
     cls = np.empty(n_records, np.int64)
@@ -89,13 +75,13 @@ def _loglinear_kernel(rng, released, scale, alpha_p, alpha, n_records, iteration
     counts = np.zeros((K, J, I), np.int64)
     ncls = np.zeros(I, np.int64)
     for n in range(n_records):
-        c = _categorical(rng, p)
+        c = categorical(rng, p)
         cls[n] = c
         ncls[c] += 1
         for k in range(K):
             for j in range(J):
                 col[j] = pi[k, j, c]
-            a = _categorical(rng, col)
+            a = categorical(rng, col)
             ans[n, k] = a
             counts[k, a, c] += 1
 
@@ -106,24 +92,24 @@ def _loglinear_kernel(rng, released, scale, alpha_p, alpha, n_records, iteration
         # (1) theta | x: Dirichlet updates from the latent counts
         for i in range(I):
             conc_i[i] = ncls[i] + alpha_p[i]
-        _dirichlet(rng, conc_i, p)
+        dirichlet(rng, conc_i, p)
         for k in range(K):
             for i in range(I):
                 for j in range(J):
                     conc_j[j] = counts[k, j, i] + alpha[k, j, i]
-                _dirichlet(rng, conc_j, col)
+                dirichlet(rng, conc_j, col)
                 for j in range(J):
                     pi[k, j, i] = col[j]
         # (2) systematic scan over records, independent proposals from the model
         accepted = 0
         for n in range(n_records):
-            c_new = _categorical(rng, p)
+            c_new = categorical(rng, p)
             c_old = cls[n]
             log_ratio = 0.0
             for k in range(K):
                 for j in range(J):
                     col[j] = pi[k, j, c_new]
-                a_new = _categorical(rng, col)
+                a_new = categorical(rng, col)
                 new_ans[k] = a_new
                 a_old = ans[n, k]
                 if a_new == a_old and c_new == c_old:
@@ -136,7 +122,7 @@ def _loglinear_kernel(rng, released, scale, alpha_p, alpha, n_records, iteration
                               + abs(n_old - m_old) - abs(n_old - 1 - m_old)) * inv_b
             if log_ratio < min_log_alpha:
                 min_log_alpha = log_ratio
-            if log_ratio >= 0.0 or rng.standard_exponential() > -log_ratio:  # log U = -Exp(1)
+            if metropolis_accept(rng, log_ratio):
                 accepted += 1
                 for k in range(K):
                     counts[k, ans[n, k], c_old] -= 1
@@ -151,12 +137,13 @@ def _loglinear_kernel(rng, released, scale, alpha_p, alpha, n_records, iteration
     return min_log_alpha
 
 
-def run_loglinear(released, *, scale: float, alpha_p, alpha, n_records: int, iterations: int,
-                  burnin: int, rng: np.random.Generator) -> Chain:
-    """Algorithm 1 for the naive-Bayes log-linear model; draws of p after burn-in.
+def run_loglinear(released, *, scale: float, alpha_p, alpha, n_records: int, burnin: int, keep: int,
+                  rng: np.random.Generator) -> Chain:
+    """Algorithm 1 for the naive-Bayes log-linear model: draws of p, one row per sweep.
 
     ``released`` (K, J, I) are the noisy counts m[k, j, i]; ``scale`` the Laplace scale of the
-    noise on each cell; ``alpha_p`` (I,), ``alpha`` (K, J, I) the Dirichlet parameters.
+    noise on each cell (``mech.scale`` of the release's record); ``alpha_p`` (I,), ``alpha``
+    (K, J, I) the Dirichlet parameters; ``n_records`` the number of latent records N.
     """
     released = np.ascontiguousarray(released, dtype=float)
     alpha = np.ascontiguousarray(alpha, dtype=float)
@@ -167,21 +154,22 @@ def run_loglinear(released, *, scale: float, alpha_p, alpha, n_records: int, ite
         raise ValueError("released must be finite, scale > 0 and n_records >= 1")
     if np.any(alpha <= 0) or np.any(alpha_p <= 0):
         raise ValueError("Dirichlet parameters must be positive")
-    _check_mcmc(iterations, burnin)
+    burnin, keep = check_lengths(burnin, keep)
+    iterations = burnin + keep
     p_draws = np.empty((iterations, released.shape[2]))
     acc = np.empty(iterations)
-    t0 = time.process_time()
-    min_log_alpha = _loglinear_kernel(rng, released, float(scale), alpha_p, alpha, int(n_records),
-                                      int(iterations), p_draws, acc)
-    seconds = time.process_time() - t0
-    return Chain(p_draws[burnin:], {"acceptance": acc[burnin:], "min_log_alpha": float(min_log_alpha),
-                                    "seconds": seconds})
+    with CpuTimer() as timer:
+        min_log_alpha = _loglinear_kernel(rng, released, float(scale), alpha_p, alpha, int(n_records),
+                                          iterations, p_draws, acc)
+    return _chain(p_draws, acc, burnin, min_log_alpha, timer.seconds)
 
 
 # ----------------------------------------------------------------------------- linear regression
 @njit(cache=True)
 def _record_stats(x0, y, lo, hi, xt, out):
-    """Clamped, rescaled contribution t(x_i, y_i) of one record, in stat_labels order.
+    """The record's contribution t(x_i, y_i) of ju2022 Sec. 5: clamp to [lo, hi] and rescale
+    to [-1, 1] (Definition 5.1), then (x~'y~, y~^2, x~'x~ without its constant [0, 0] entry), in
+    :func:`dpinfer.models.gaussian_linreg.stat_labels` order.
 
     ``xt`` is a (p+1,) scratch buffer (no allocation in the hot loop).
     """
@@ -209,7 +197,8 @@ def _record_stats(x0, y, lo, hi, xt, out):
 
 @njit(cache=True)
 def _propose_record(rng, mean_x, chol_x, beta, sigma, z, x_out):
-    """Draw a record from the model: x_out ~ N(m, L L'), return y ~ N((1, x) beta, sigma^2)."""
+    """The proposal of Algorithm 1, step 2, for the regression model of Sec. 5: a record from
+    f(. | beta), x_out ~ N(m, L L'), and return y ~ N((1, x) beta, sigma^2)."""
     p = mean_x.size
     for j in range(p):
         z[j] = rng.standard_normal()
@@ -225,7 +214,9 @@ def _propose_record(rng, mean_x, chol_x, beta, sigma, z, x_out):
 
 @njit(cache=True)
 def _draw_beta(rng, x0s, ys, sigma2, tau2, beta):
-    """beta | X, y ~ N(mu, P^-1), P = X'X / sigma2 + I / tau2, mu = P^-1 X'y / sigma2."""
+    """Step 1 of Algorithm 1 for Sec. 5: the conjugate update of supplement S-5,
+    beta | X, y ~ N(mu_n, Sigma_n), Sigma_n^-1 = P = X'X / sigma2 + I / tau2,
+    mu_n = P^-1 X'y / sigma2, drawn as mu_n + L'^-1 z with P = L L'."""
     n, p = x0s.shape
     q = p + 1
     P = np.zeros((q, q))
@@ -242,7 +233,7 @@ def _draw_beta(rng, x0s, ys, sigma2, tau2, beta):
     for j in range(q):
         P[j, j] += 1.0 / tau2
     L = np.linalg.cholesky(P)
-    # mu = P^-1 b via L L' mu = b; then beta = mu + L'^-1 z
+    # L L' mu = b: forward solve for w = L^-1 b, add z, then back solve L' beta = w + z
     w = np.empty(q)
     for j in range(q):
         s = b[j]
@@ -261,6 +252,14 @@ def _draw_beta(rng, x0s, ys, sigma2, tau2, beta):
 @njit(cache=True)
 def _linreg_kernel(rng, released, scale, mean_x, chol_x, sigma2, tau2, lo, hi, n_records,
                    iterations, beta_draws, acc_rate):
+    """Algorithm 1 of ju2022 for clamped linear regression (Sec. 5).
+
+    Start: beta from its N(0, tau2 I) prior and N records from the model. Each sweep: (1) beta
+    from its conjugate posterior given the unclamped latent records; (2) for each record, a new
+    record from the model, accepted with the ratio (5) of Laplace(0, scale) densities of the d
+    released statistics, the latent statistic changing by t(new) - t(old). Fills beta_draws
+    (iterations, p+1) and acc_rate (iterations,); returns the smallest log acceptance ratio seen.
+    """
     d = released.size
     p = mean_x.size
     q = p + 1
@@ -301,7 +300,7 @@ def _linreg_kernel(rng, released, scale, mean_x, chol_x, sigma2, tau2, lo, hi, n
                 log_ratio += (abs(released[m] - cur) - abs(released[m] - prop)) * inv_b
             if log_ratio < min_log_alpha:
                 min_log_alpha = log_ratio
-            if log_ratio >= 0.0 or rng.standard_exponential() > -log_ratio:  # log U = -Exp(1)
+            if metropolis_accept(rng, log_ratio):
                 accepted += 1
                 for m in range(d):
                     total[m] += t_new[m] - rec[i, m]
@@ -316,12 +315,14 @@ def _linreg_kernel(rng, released, scale, mean_x, chol_x, sigma2, tau2, lo, hi, n
 
 
 def run_linreg(released, *, scale: float, mean_x, cov_x, sigma2: float, tau: float, clamp: tuple,
-               n_records: int, iterations: int, burnin: int, rng: np.random.Generator) -> Chain:
-    """Algorithm 1 for linear regression with clamping (ju2022 Sec. 5); draws of beta.
+               n_records: int, burnin: int, keep: int, rng: np.random.Generator) -> Chain:
+    """Algorithm 1 for linear regression with clamping (ju2022 Sec. 5): draws of beta, one row
+    per sweep.
 
     ``released`` are the d noisy statistics in :func:`dpinfer.models.gaussian_linreg.stat_labels`
-    order; ``scale`` the Laplace scale; m, Sigma, sigma^2 known; beta ~ N(0, tau^2 I);
-    ``clamp`` = (a, b) for every covariate and the response.
+    order; ``scale`` the Laplace scale (``mech.scale``); m = ``mean_x``, Sigma = ``cov_x`` and
+    sigma^2 = ``sigma2`` known; beta ~ N(0, tau^2 I); ``clamp`` = (a, b) for every covariate and
+    the response; ``n_records`` the number of latent records n.
     """
     released = np.ascontiguousarray(released, dtype=float)
     mean_x = np.ascontiguousarray(mean_x, dtype=float)
@@ -335,13 +336,13 @@ def run_linreg(released, *, scale: float, mean_x, cov_x, sigma2: float, tau: flo
     lo, hi = float(clamp[0]), float(clamp[1])
     if not lo < hi:
         raise ValueError("clamp must satisfy lower < upper")
-    _check_mcmc(iterations, burnin)
+    burnin, keep = check_lengths(burnin, keep)
+    iterations = burnin + keep
     chol_x = np.ascontiguousarray(np.linalg.cholesky(cov_x))
     draws = np.empty((iterations, p + 1))
     acc = np.empty(iterations)
-    t0 = time.process_time()
-    min_log_alpha = _linreg_kernel(rng, released, float(scale), mean_x, chol_x, float(sigma2),
-                                   float(tau) ** 2, lo, hi, int(n_records), int(iterations), draws, acc)
-    seconds = time.process_time() - t0
-    return Chain(draws[burnin:], {"acceptance": acc[burnin:], "min_log_alpha": float(min_log_alpha),
-                                  "seconds": seconds})
+    with CpuTimer() as timer:
+        min_log_alpha = _linreg_kernel(rng, released, float(scale), mean_x, chol_x, float(sigma2),
+                                       float(tau) ** 2, lo, hi, int(n_records), iterations, draws, acc)
+    return _chain(draws, acc, burnin, min_log_alpha, timer.seconds)
+

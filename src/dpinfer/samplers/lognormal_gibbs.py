@@ -1,6 +1,7 @@
 """Gibbs samplers for the noisy lognormal regression of raim2021 (numba kernels).
 
-Algorithm 2 of the slides (``run_noisy``), one iteration:
+Algorithm 2 of the slides (``run_noisy``, registry method ``noise_aware_gibbs``), one
+iteration:
 
 1. y_i | -  for each i: xi^y_i = y~_i - y_i by the direct sampler with the lognormal weight
    (z = y~_i, mu = x_i'beta, s2 = sigma^2) and DGeom(rho) base; y_i = y~_i - xi^y_i > 0;
@@ -10,42 +11,41 @@ Algorithm 2 of the slides (``run_noisy``), one iteration:
 3. beta | - ~ N_2(vartheta, Omega^{-1}), Omega = X'X / sigma^2 + I / sigma_beta^2;
 4. sigma^2 | - ~ IG(a + n/2, b + SSR/2).
 
-Algorithm 4 (``run_noise_free``) runs steps 3-4 on the confidential y and X. Start values
-follow the author's code: beta = 0, sigma^2 = 1, xi = 0. Every direct-sampler call builds a
-fresh envelope and accepts/rejects, so each latent draw is exact.
+Algorithm 4 (``run_noise_free``, method ``non_private``) runs steps 3-4 on the confidential y
+and X. Start values follow the author's code: beta = 0, sigma^2 = 1, xi = 0. Every
+direct-sampler call builds a fresh envelope and accepts/rejects, so each latent draw is exact.
+The direct-sampler bases come from the release's mechanism records (:class:`ReleaseNoise`).
+
+Both return :class:`~dpinfer.samplers.base.Chain` with draws (beta_1, beta_2, sigma^2) of all
+burnin + keep iterations; ``info.cpu_seconds`` is process time. Algorithm 2 also reports
+``info.extra``: ``proposals_per_y`` and ``proposals_per_xi`` (accept-reject proposals per
+latent draw) and, when ``timed``, ``cpu_seconds_y``, ``cpu_seconds_xi_x``, ``cpu_seconds_rest``;
+``info.clipped``: ``direct_failures_y`` and ``direct_failures_xi_x``, direct-sampler draws that
+failed (P(A_0) = 0 or ``max_proposals`` rejections; the latent then keeps its value).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
 
-from ..models.lognormal_regression import Prior
+from ..models.lognormal_regression import Prior, ReleaseNoise
+from .base import Chain, CpuTimer, Info, check_lengths
 from .direct import (B_DGEOM, B_LAPLACE, W_LOGNORMAL, W_NORMAL, Base, DirectSettings,
                      base_quantile_points, direct_draw)
 
-__all__ = ["Chain", "run_noisy", "run_noise_free", "GIBBS"]
-
-
-@dataclass
-class Chain:
-    """All iterations' (beta_1, beta_2, sigma^2), shape (iterations, 3), and an info record."""
-
-    draws: np.ndarray
-    info: dict = field(default_factory=dict)
-
-    def kept(self, burnin: int) -> np.ndarray:
-        return self.draws[burnin:]
+__all__ = ["run_noisy", "run_noise_free"]
 
 
 @njit(cache=True)
 def _y_sweep(y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts, adapt, max_prop,
              lu, lh, cum, rng, log_y):
-    """Step 1: every y_i by the direct sampler; returns (proposals, failures)."""
+    """Algorithm 2, step 1 (slides "Regression model application", f(y | -)): every y_i by
+    the CD sampler, lognormal weight w(y_i | x_i'beta, sigma^2) and DGeom(rho) base on
+    xi^y_i = y~_i - y_i; updates log_y. Returns (proposals, failures)."""
     props = 0
     fails = 0
     for i in range(y_noisy.size):
@@ -63,7 +63,9 @@ def _y_sweep(y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts, adapt, max_p
 @njit(cache=True)
 def _x_sweep(x_noisy, X, log_y, beta, s2, lam, method, n_knots, tol, qpts, adapt, max_prop,
              lu, lh, cum, rng):
-    """Step 2: every xi^x_i; updates column 0 of X. Returns (proposals, failures)."""
+    """Algorithm 2, step 2 (slides, f(xi^x | -)): every xi^x_i by the CD sampler, normal
+    weight w(xi^x_i | x~_i1, vartheta_i1, tau^2 = sigma^2/beta_1^2) and Laplace(0, lambda)
+    base; updates column 0 of X. Returns (proposals, failures)."""
     props = 0
     fails = 0
     b1 = beta[0]
@@ -85,7 +87,8 @@ def _x_sweep(x_noisy, X, log_y, beta, s2, lam, method, n_knots, tol, qpts, adapt
 
 @njit(cache=True)
 def _theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng):
-    """Steps 3-4: beta | - then sigma^2 | - by conjugacy (2 x 2 closed forms). Returns s2."""
+    """Algorithms 2 and 4, the slides' "routine Gibbs steps": beta | - ~ N_2(vartheta,
+    Omega^-1) then sigma^2 | - ~ IG(a*, b*), by conjugacy (2 x 2 closed forms). Returns s2."""
     n = log_y.size
     s00 = 0.0
     s01 = 0.0
@@ -129,6 +132,8 @@ def _theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng):
 def _noisy_chain(y_noisy, x_noisy, X, log_y, beta, s2, rho, lam, iterations, sb2, a_sigma,
                  b_sigma, method, n_knots, tol, qpts_y, qpts_x, adapt, max_prop, lu, lh, cum,
                  rng, draws, counts):
+    """Algorithm 2 of the slides, ``iterations`` sweeps (steps 1-4); fills draws and adds
+    (y proposals, y failures, xi proposals, xi failures) to counts."""
     for t in range(iterations):
         p, f = _y_sweep(y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts_y, adapt,
                         max_prop, lu, lh, cum, rng, log_y)
@@ -146,6 +151,7 @@ def _noisy_chain(y_noisy, x_noisy, X, log_y, beta, s2, rho, lam, iterations, sb2
 
 @njit(cache=True)
 def _noise_free_chain(X, log_y, beta, s2, iterations, sb2, a_sigma, b_sigma, rng, draws):
+    """Algorithm 4 of the slides: the routine Gibbs steps on the confidential data."""
     for t in range(iterations):
         s2 = _theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng)
         draws[t, 0] = beta[0]
@@ -163,83 +169,85 @@ def _check_data(y, X):
     return y, X
 
 
-def run_noisy(y_noisy, X_noisy, rho: float, lam: float, iterations: int,
+def run_noisy(y_noisy, X_noisy, noise: ReleaseNoise, *, burnin: int, keep: int,
               rng: np.random.Generator, prior: Prior = Prior(),
               direct: DirectSettings = DirectSettings(), timed: bool = False) -> Chain:
-    """Algorithm 2: Gibbs sampler given the noisy release (y~, X~); column 1 of X~ is noisy.
+    """Algorithm 2: Gibbs sampler given the release (y~, X~) whose noise law is ``noise``
+    (column 1 of X~ is noisy). Runs burnin + keep iterations.
 
-    ``timed=True`` drives the same kernels from Python one step at a time and records the
-    seconds spent drawing y's, xi^x's and the rest (same draws as ``timed=False``).
+    ``timed=True`` drives the same kernels from Python one step at a time and records the CPU
+    seconds spent drawing y's, xi^x's and the rest in ``info.extra`` (same draws as
+    ``timed=False``).
     """
+    burnin, keep = check_lengths(burnin, keep)
+    iterations = burnin + keep
     y_noisy, X_noisy = _check_data(y_noisy, X_noisy)
-    if not 0 < rho < 1 or not lam > 0:
-        raise ValueError(f"need 0 < rho < 1 and lambda > 0, got {rho}, {lam}")
-    if iterations < 1:
-        raise ValueError("iterations must be positive")
+    if not isinstance(noise, ReleaseNoise):
+        raise TypeError("noise must be a ReleaseNoise (DoubleGeometric on y, Laplace on x_1)")
+    base_y, base_x = Base.of(noise.y), Base.of(noise.x1)
+    rho, lam = base_y.par, base_x.par
     x_noisy = X_noisy[:, 0].copy()
     X = X_noisy.copy()
     log_y = np.zeros(y_noisy.size)
     beta = np.zeros(2)
     s2 = 1.0
-    qy = base_quantile_points(Base("dgeom", rho), direct.levels, direct.weight_sds)
-    qx = base_quantile_points(Base("laplace", lam), direct.levels, direct.weight_sds)
+    qy = base_quantile_points(base_y, direct.levels, direct.weight_sds)
+    qx = base_quantile_points(base_x, direct.levels, direct.weight_sds)
     cap = direct.capacity()
     lu, lh, cum = np.empty(cap), np.empty(cap), np.empty((4, cap))
     draws = np.empty((iterations, 3))
     counts = np.zeros(4, dtype=np.int64)
     sb2 = prior.sigma_beta**2
     dargs = (direct.code, direct.n_knots, direct.tol)
-    t0 = time.perf_counter()
-    timings = {"y": 0.0, "xi_x": 0.0, "rest": 0.0}
-    if not timed:
-        _noisy_chain(y_noisy, x_noisy, X, log_y, beta, s2, rho, lam, iterations, sb2,
-                     prior.a_sigma, prior.b_sigma, *dargs, qy, qx, direct.adapt,
-                     direct.max_proposals, lu, lh, cum, rng, draws, counts)
-    else:
-        for t in range(iterations):
-            ta = time.perf_counter()
-            p, f = _y_sweep(y_noisy, X, beta, s2, rho, *dargs, qy, direct.adapt,
-                            direct.max_proposals, lu, lh, cum, rng, log_y)
-            tb = time.perf_counter()
-            counts[0] += p
-            counts[1] += f
-            p, f = _x_sweep(x_noisy, X, log_y, beta, s2, lam, *dargs, qx, direct.adapt,
-                            direct.max_proposals, lu, lh, cum, rng)
-            tc = time.perf_counter()
-            counts[2] += p
-            counts[3] += f
-            s2 = _theta_step(X, log_y, beta, s2, sb2, prior.a_sigma, prior.b_sigma, rng)
-            draws[t] = (beta[0], beta[1], s2)
-            td = time.perf_counter()
-            timings["y"] += tb - ta
-            timings["xi_x"] += tc - tb
-            timings["rest"] += td - tc
-    seconds = time.perf_counter() - t0
-    if counts[1] or counts[3]:
-        raise RuntimeError(f"direct sampler failed {counts[1]} (y) / {counts[3]} (xi^x) times")
+    split = {"cpu_seconds_y": 0.0, "cpu_seconds_xi_x": 0.0, "cpu_seconds_rest": 0.0}
+    with CpuTimer() as timer:
+        if not timed:
+            _noisy_chain(y_noisy, x_noisy, X, log_y, beta, s2, rho, lam, iterations, sb2,
+                         prior.a_sigma, prior.b_sigma, *dargs, qy, qx, direct.adapt,
+                         direct.max_proposals, lu, lh, cum, rng, draws, counts)
+        else:
+            for t in range(iterations):
+                ta = time.process_time()
+                p, f = _y_sweep(y_noisy, X, beta, s2, rho, *dargs, qy, direct.adapt,
+                                direct.max_proposals, lu, lh, cum, rng, log_y)
+                tb = time.process_time()
+                counts[0] += p
+                counts[1] += f
+                p, f = _x_sweep(x_noisy, X, log_y, beta, s2, lam, *dargs, qx, direct.adapt,
+                                direct.max_proposals, lu, lh, cum, rng)
+                tc = time.process_time()
+                counts[2] += p
+                counts[3] += f
+                s2 = _theta_step(X, log_y, beta, s2, sb2, prior.a_sigma, prior.b_sigma, rng)
+                draws[t] = (beta[0], beta[1], s2)
+                td = time.process_time()
+                split["cpu_seconds_y"] += tb - ta
+                split["cpu_seconds_xi_x"] += tc - tb
+                split["cpu_seconds_rest"] += td - tc
     n = y_noisy.size
-    info = {
-        "seconds": seconds,
-        "proposals_per_y": counts[0] / (n * iterations),
-        "proposals_per_xi": counts[2] / max(1, n * iterations),
-    }
+    extra = {"proposals_per_y": float(counts[0] / (n * iterations)),
+             "proposals_per_xi": float(counts[2] / max(1, n * iterations))}
     if timed:
-        info["timings"] = timings
-    return Chain(draws, info)
+        extra.update(split)
+    info = Info(cpu_seconds=timer.seconds, iterations=iterations, extra=extra,
+                clipped={"direct_failures_y": int(counts[1]),
+                         "direct_failures_xi_x": int(counts[3])})
+    return Chain(draws, burnin, info)
 
 
-def run_noise_free(y, X, iterations: int, rng: np.random.Generator,
+def run_noise_free(y, X, noise=None, *, burnin: int, keep: int, rng: np.random.Generator,
                    prior: Prior = Prior()) -> Chain:
-    """Algorithm 4: the same Gibbs sampler on the confidential y and X (steps 3-4 only)."""
+    """Algorithm 4: the same Gibbs sampler on the confidential y and X (steps 3-4 only);
+    ``noise`` must be None (the data carry no noise)."""
+    burnin, keep = check_lengths(burnin, keep)
+    if noise is not None:
+        raise ValueError("run_noise_free conditions on confidential data: pass noise=None")
     y, X = _check_data(y, X)
     if np.any(y <= 0):
         raise ValueError("y must be positive")
+    iterations = burnin + keep
     draws = np.empty((iterations, 3))
-    t0 = time.perf_counter()
-    _noise_free_chain(X, np.log(y), np.zeros(2), 1.0, iterations, prior.sigma_beta**2,
-                      prior.a_sigma, prior.b_sigma, rng, draws)
-    return Chain(draws, {"seconds": time.perf_counter() - t0})
-
-
-# config name -> sampler
-GIBBS = {"noisy": run_noisy, "noise_free": run_noise_free}
+    with CpuTimer() as timer:
+        _noise_free_chain(X, np.log(y), np.zeros(2), 1.0, iterations, prior.sigma_beta**2,
+                          prior.a_sigma, prior.b_sigma, rng, draws)
+    return Chain(draws, burnin, Info(cpu_seconds=timer.seconds, iterations=iterations))

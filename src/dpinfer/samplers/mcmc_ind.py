@@ -8,8 +8,9 @@ hierarchical normal data prior x ~ N(mu_x, tau^2), (mu_x, tau^2) ~ NIW:
 
 1. for each record i (systematic scan): propose (x_i', y_i') from the model,
    x_i' ~ N(mu_x, tau^2), y_i' ~ N(theta_0 x_i' + theta_1, sigma^2); the statistics change by
-   t(x_i', y_i') - t(x_i, y_i) (additivity, O(1)); accept with the ratio of Laplace densities
-   of the released z, exp(-(|z - s'|_1 - |z - s|_1) / b);
+   t(x_i', y_i') - t(x_i, y_i) (additivity, O(1)); accept by the shared Metropolis step
+   (``conditionals.metropolis_accept``) with the Laplace log-likelihood ratio of the released z,
+   (|z - s|_1 - |z - s'|_1) / b, b the mechanism's scale;
 2. (theta, sigma^2) | X, y by NIG conjugacy (Eq. 5.1);
 3. (mu_x, tau^2) | X by NIW conjugacy;
 4. non-centred moves (the released PyMC code also used a non-centred parameterisation):
@@ -19,29 +20,35 @@ hierarchical normal data prior x ~ N(mu_x, tau^2), (mu_x, tau^2) ~ NIW:
    ratio is prior x Jacobian x Laplace likelihood of z. Steps 1-3 alone mix very slowly when
    the release is weak (theta | X, y is tight while X, y | theta, z barely moves theta); the
    non-centred moves fix that without changing the target. Step sizes adapt during burn-in
-   only (Robbins-Monro towards 30% acceptance).
+   only (Robbins-Monro towards 30% acceptance); the accept step is the same shared one.
 
 The proposal is the prior conditional of the record, so the Metropolis-Hastings ratio is the
 likelihood ratio of the release alone and the chain leaves p(X, y, theta, sigma^2, mu_x, tau^2 | z)
 invariant. One sweep costs O(n): the runtime grows with n, as for the thesis's MCMC-Ind.
+
+Public function: :func:`run_mcmc_ind`, with the model's call signature
+``run(release, prior, data_prior, rng, *, burnin, keep) -> Chain`` (one stored row per sweep).
+``Chain.info.acceptance`` is the record-move acceptance rate; ``info.extra`` holds the
+acceptance rates of the two non-centred moves.
 """
 
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from numba import njit
 
-from ..models.linreg_nig import N_STATS, NIGPrior, NIWPrior, _nig_draw, _nig_update, _niw_draw
-from .data_augmentation import Chain
+from ..models.linreg_nig import N_STATS, NIGPrior, NIWPrior, Release, _nig_draw, _nig_update, _niw_draw
+from .base import Chain, CpuTimer, Info, check_lengths
+from .conditionals import metropolis_accept
 
 __all__ = ["run_mcmc_ind"]
 
 
 @njit(cache=True)
 def _l1(z, s):
+    """|z - s|_1: minus b times the Laplace log-likelihood of the release z given s."""
     acc = 0.0
     for j in range(z.shape[0]):
         acc += abs(z[j] - s[j])
@@ -71,6 +78,8 @@ def _log_niw(mu, tau2, m0, kappa, psi, nu):
 
 @njit(cache=True)
 def _stats_from(u, e, mu_x, tau, theta0, theta1, sigma, s):
+    """s of the records x_i = mu_x + tau u_i, y_i = theta0 x_i + theta1 + sigma e_i (the
+    non-centred parameterisation of step 4)."""
     for j in range(5):
         s[j] = 0.0
     for i in range(u.shape[0]):
@@ -85,6 +94,7 @@ def _stats_from(u, e, mu_x, tau, theta0, theta1, sigma, s):
 
 @njit(cache=True)
 def _recompute(x, y, s):
+    """s = [sum x, sum x^2, sum y, sum xy, sum y^2] of the current records."""
     for j in range(5):
         s[j] = 0.0
     for i in range(x.shape[0]):
@@ -96,9 +106,11 @@ def _recompute(x, y, s):
 
 
 @njit(cache=True)
-def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_keep,
-                     n_nc, out, accepted):
-    """Algorithm 1 of ju2022 for the NIG regression model; kept (theta_0, theta_1, sigma^2) in out.
+def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_nc, out, accepted):
+    """MCMC-Ind (bernstein2020, Sec. 5.2.3) as Algorithm 1 of ju2022 for the NIG regression model
+    plus non-centred moves (steps 1-4 of the module docstring); row t of out is
+    (theta_0, theta_1, sigma^2) after sweep t, every sweep stored; step sizes adapt while
+    t < n_burn.
 
     accepted[0] counts accepted record proposals, accepted[1] and accepted[2] the accepted
     non-centred moves on (theta, sigma^2) and (mu_x, tau^2); n_nc moves of each per sweep.
@@ -130,7 +142,7 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
         x[i] = mu_x + math.sqrt(tau2) * rng.standard_normal()
         y[i] = theta[0] * x[i] + theta[1] + math.sqrt(sigma2) * rng.standard_normal()
     inv_b = 1.0 / b
-    for it in range(n_burn + n_keep):
+    for it in range(out.shape[0]):
         _recompute(x, y, s)  # removes round-off drift of the O(1) updates once per sweep
         cur = _l1(z, s)
         sd_x = math.sqrt(tau2)
@@ -146,8 +158,7 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
             sp[3] = s[3] + xn * yn - xo * yo
             sp[4] = s[4] + yn * yn - yo * yo
             new = _l1(z, sp)
-            # log acceptance = -(new - cur) / b; accept without a draw when it is >= 0
-            if new <= cur or math.log(rng.random()) < (cur - new) * inv_b:
+            if metropolis_accept(rng, (cur - new) * inv_b):
                 x[i] = xn
                 y[i] = yn
                 for j in range(5):
@@ -175,7 +186,7 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
             new = _l1(z, sp)
             log_r = (_log_nig(t0n, t1n, s2n, mu0, lam0, a0, b0)
                      - _log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0) + (cur - new) * inv_b)
-            ok = math.log(rng.random()) < log_r
+            ok = metropolis_accept(rng, log_r)
             if ok:
                 theta[0] = t0n
                 theta[1] = t1n
@@ -191,7 +202,7 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
             new = _l1(z, sp)
             log_r = (_log_niw(mun, t2n, m0x, kappa, psi, nu) - _log_niw(mu_x, tau2, m0x, kappa, psi, nu)
                      + (cur - new) * inv_b)
-            ok = math.log(rng.random()) < log_r
+            ok = metropolis_accept(rng, log_r)
             if ok:
                 mu_x = mun
                 tau2 = t2n
@@ -204,34 +215,29 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
         for i in range(n):
             x[i] = mu_x + tau * u[i]
             y[i] = theta[0] * x[i] + theta[1] + sigma * e[i]
-        if it >= n_burn:
-            r = it - n_burn
-            out[r, 0] = theta[0]
-            out[r, 1] = theta[1]
-            out[r, 2] = sigma2
+        out[it, 0] = theta[0]
+        out[it, 1] = theta[1]
+        out[it, 2] = sigma2
 
 
-def run_mcmc_ind(z, n: int, noise_scale: float, prior: NIGPrior, data_prior: NIWPrior, *,
-                 rng: np.random.Generator, burnin: int, keep: int, noncentred_moves: int = 5) -> Chain:
-    """Run MCMC-Ind on released statistics z = s + Laplace(noise_scale) (5 entries, n public).
-
-    Returns draws (keep, 3) of (theta_0 = slope, theta_1 = intercept, sigma^2) and info with
-    the record acceptance rate and the CPU seconds.
-    """
-    z = np.asarray(z, dtype=float)
+def run_mcmc_ind(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng: np.random.Generator, *,
+                 burnin: int, keep: int, noncentred_moves: int = 5) -> Chain:
+    """MCMC-Ind on the full-budget release z = s + Laplace(b) (``release.z``,
+    ``release.mechanism.scale``); ``noncentred_moves`` moves of each kind per sweep."""
+    z = np.asarray(release.z, dtype=float)
+    n, b = int(release.n), float(release.mechanism.scale)
     if z.shape != (N_STATS,) or not np.all(np.isfinite(z)):
         raise ValueError("z must be 5 finite released statistics")
-    if n < 1 or not noise_scale > 0 or burnin < 0 or keep < 1:
-        raise ValueError("need n >= 1, noise_scale > 0, burnin >= 0, keep >= 1")
-    out = np.empty((int(keep), 3))
+    if n < 1 or not b > 0:
+        raise ValueError("need n >= 1 and a positive noise scale")
+    burnin, keep = check_lengths(burnin, keep)
+    sweeps = burnin + keep
+    out = np.empty((sweeps, 3))
     acc = np.zeros(3, dtype=np.int64)
-    t0 = time.process_time()
-    _mcmc_ind_kernel(rng, z, int(n), float(noise_scale), prior.mu0, prior.lam0, prior.a0, prior.b0,
-                     data_prior.m0, data_prior.kappa, data_prior.psi, data_prior.nu,
-                     int(burnin), int(keep), int(noncentred_moves), out, acc)
-    cpu = time.process_time() - t0
-    sweeps = int(burnin) + int(keep)
+    with CpuTimer() as timer:
+        _mcmc_ind_kernel(rng, z, n, b, prior.mu0, prior.lam0, prior.a0, prior.b0, data_prior.m0,
+                         data_prior.kappa, data_prior.psi, data_prior.nu, burnin, int(noncentred_moves), out, acc)
     moves = max(sweeps * int(noncentred_moves), 1)
-    return Chain(out, {"acceptance": float(acc[0]) / (sweeps * n), "cpu_seconds": cpu,
-                       "acceptance_theta": float(acc[1]) / moves, "acceptance_data_prior": float(acc[2]) / moves,
-                       "iterations": sweeps})
+    info = Info(cpu_seconds=timer.seconds, iterations=sweeps, acceptance=float(acc[0]) / (sweeps * n),
+                extra={"acceptance_theta": float(acc[1]) / moves, "acceptance_data_prior": float(acc[2]) / moves})
+    return Chain(out, burnin, info)

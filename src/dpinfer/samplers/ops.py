@@ -1,8 +1,8 @@
 """One-posterior sampling (OPS) baseline for the binomial model (bernstein2020, Section 4.4.1).
 
-Each of ``n_samples`` released draws is one sample of a tempered posterior on the truncated
+Each of the ``keep`` released draws is one sample of a tempered posterior on the truncated
 support [a0, 1 - a0] (Foulds et al. 2016; Wang et al. 2015), so the whole release is
-epsilon-DP by composition with epsilon_ops = epsilon / n_samples per draw. On [a0, 1 - a0] the
+epsilon-DP by composition with epsilon_ops = epsilon / keep per draw. On [a0, 1 - a0] the
 Bernoulli log-likelihood is bounded by B = log(1 / a0); one sample of p(theta) prod p(x|theta)^t
 is 4 B t-DP (Wang et al. 2015), so t = epsilon_ops / (4 B).
 
@@ -22,7 +22,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from .noise_aware_gibbs import Chain
+from .base import Chain, CpuTimer, Info, check_lengths
 
 __all__ = ["TEMPERINGS", "ops_exponent", "ops_beta_parameters", "run_ops_binomial"]
 
@@ -46,14 +46,23 @@ def ops_beta_parameters(s: float, n: int, prior, exponent: float, tempering: str
     raise ValueError(f"unknown OPS tempering {tempering!r}; expected one of {TEMPERINGS}")
 
 
-def run_ops_binomial(s: float, n: int, prior, epsilon: float, rng: np.random.Generator, *,
-                     n_samples: int = 100, support_lower: float = 0.1,
+def run_ops_binomial(s: float, n: int, prior, mechanism, *, burnin: int = 0, keep: int,
+                     rng: np.random.Generator, support_lower: float = 0.1,
                      tempering: str = "posterior") -> Chain:
-    """``n_samples`` OPS draws of theta from the confidential count s; shape (n_samples, 1)."""
-    t = ops_exponent(epsilon, n_samples, support_lower)
+    """``keep`` released OPS draws of theta from the confidential count s; draws (burnin + keep, 1).
+
+    OPS is itself the private mechanism (it releases posterior draws, no noisy count), so it
+    reads the confidential ``s`` and spends the budget ``mechanism.epsilon`` of the setting's
+    release record over its ``keep`` released draws. Draws are iid; ``burnin`` ones are drawn
+    first and not released. ``info.extra["exponent"]`` is the tempering exponent t.
+    """
+    burnin, keep = check_lengths(burnin, keep)
+    t = ops_exponent(float(mechanism.epsilon), keep, support_lower)
     pa, pb = ops_beta_parameters(float(s), int(n), prior, t, tempering)
-    dist = stats.beta(pa, pb)
-    lo, hi = dist.cdf(support_lower), dist.cdf(1.0 - support_lower)
-    u = lo + (hi - lo) * rng.random(n_samples)
-    theta = np.clip(dist.ppf(u), support_lower, 1.0 - support_lower)
-    return Chain(theta[:, None], {"exponent": t, "tempering": tempering})
+    with CpuTimer() as timer:
+        dist = stats.beta(pa, pb)
+        lo, hi = dist.cdf(support_lower), dist.cdf(1.0 - support_lower)
+        u = lo + (hi - lo) * rng.random(burnin + keep)
+        theta = np.clip(dist.ppf(u), support_lower, 1.0 - support_lower)
+    return Chain(theta[:, None], burnin, Info(cpu_seconds=timer.seconds, iterations=burnin + keep,
+                                              extra={"exponent": t}))

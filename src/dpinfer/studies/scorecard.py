@@ -29,7 +29,8 @@ class Claim:
     - ``statement``: the document's statement or printed quantity, in words;
     - ``paper``: the document's value as printed, or the qualitative claim in short;
     - ``ours``: our value, formatted; ``mc_error``: its Monte Carlo error ("" when exact);
-    - ``holds``: the computed check (its rule is part of ``statement``);
+    - ``holds``: the computed check (its rule is part of ``statement``), or None when this run
+      does not compute what the statement is about (e.g. an epsilon outside the smoke grid);
     - ``deviation``: the heading anchor in ``docs/deviations.md`` that explains a difference.
     """
 
@@ -38,7 +39,7 @@ class Claim:
     paper: str
     ours: str
     mc_error: str
-    holds: bool
+    holds: bool | None
     deviation: str = ""
 
 
@@ -47,13 +48,14 @@ COLUMNS = [f.name for f in fields(Claim)]
 
 def write_claims(path, claims: list[Claim]) -> None:
     """One study unit's claims as CSV (the scorecard's input)."""
-    rows = [dict(asdict(c), holds=bool(c.holds)) for c in claims]
+    rows = [dict(asdict(c), holds="" if c.holds is None else bool(c.holds)) for c in claims]
     write_csv(path, rows, COLUMNS)
 
 
 def read_claims(path) -> list[Claim]:
     with open(path, encoding="utf-8") as fh:
-        return [Claim(**dict(r, holds=r["holds"] == "True")) for r in csv.DictReader(fh)]
+        return [Claim(**dict(r, holds=None if r["holds"] == "" else r["holds"] == "True"))
+                for r in csv.DictReader(fh)]
 
 
 def _slug(heading: str) -> str:
@@ -68,6 +70,8 @@ def heading_anchors(markdown: str) -> set[str]:
 
 
 def verdict(claim: Claim, anchors: set[str]) -> str:
+    if claim.holds is None:
+        return "not run"
     if claim.holds:
         return "holds"
     if claim.deviation and claim.deviation in anchors:
@@ -95,7 +99,8 @@ def fidelity(input, output) -> None:
         "",
         f"{len(rows)} checkable statements of the source documents: "
         f"{counts['holds']} hold, {counts['differs (explained)']} differ with an explanation in "
-        f"docs/deviations.md, {counts['differs (unexplained)']} differ without one.",
+        f"docs/deviations.md, {counts['differs (unexplained)']} differ without one"
+        + (f"; {counts['not run']} are about settings this run does not compute." if counts["not run"] else "."),
         "",
         "Each row is a printed number or a figure's claim turned into a computed check "
         "(the rule is in the statement); the Monte Carlo error is that of our value.",

@@ -1,0 +1,227 @@
+"""bernstein2020 Chapter 4: simulate, release and sample (steps ``run_chunk`` and ``run_traces``).
+
+One calibration trial (Section 4.4.2, after Cook et al. 2006): theta ~ prior, data ~ model, one
+Laplace release; every method draws from its posterior and records U = the fraction of its
+draws below the true parameter (first category for the multinomial) and, against the
+non-private draws, the unbiased MMD^2 with a Gaussian kernel (Fig. 4.4). Streams per replicate:
+``simulate`` (theta, data), ``release`` (noise), and one sampling stream per method, so a change
+to one method never changes the data, the noise or another method's draws.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...diagnostics import mmd2_unbiased, quantile_of_truth
+from ...grid import ch4_experiment
+from ...io import save_npz
+from ...mechanisms import Laplace
+from ...models import expfam
+from ...samplers.registry import sampler
+from ...seeding import rng_for
+
+__all__ = [
+    "STUDY",
+    "METHODS",
+    "MMD_METHODS",
+    "TrialSettings",
+    "methods_for",
+    "exponential_bounds",
+    "release",
+    "trial",
+    "run_trials",
+    "run_chunk",
+    "run_traces",
+]
+
+STUDY = "bernstein2020"
+# Method names of the tables and figures (Section 4.4.1), in column order.
+METHODS = ("gibbs", "naive", "ops", "non_private")
+MMD_METHODS = ("gibbs", "naive")
+# Config model name -> sampler-registry model, and table method -> registry method.
+REGISTRY_MODEL = {"binomial": "binomial", "multinomial": "multinomial", "exponential": "truncated_exponential"}
+REGISTRY_METHOD = {"gibbs": "noise_aware_gibbs", "naive": "naive", "ops": "ops", "non_private": "non_private"}
+# Seed-key stage of each method's sampling stream. "sample_nonprivate" predates the rename of
+# the method to non_private: keeping the stage keeps every draw (and table) as it was.
+STREAMS = {"gibbs": "sample_gibbs", "naive": "sample_naive", "ops": "sample_ops", "non_private": "sample_nonprivate"}
+log = logging.getLogger("dpinfer.bernstein2020_ch4")
+
+
+@dataclass(frozen=True)
+class TrialSettings:
+    """What one calibration trial reads from config section ``bernstein2020.chapter4``:
+    ``iterations`` (kept draws) and ``burnin`` of every chain, the MMD^2 settings, the model's
+    own block (``binomial``, ``multinomial`` or ``exponential``) and, for the binomial, ``ops``."""
+
+    iterations: int
+    burnin: int
+    mmd_draws: int
+    mmd_bandwidth: float
+    model: dict = field(default_factory=dict)
+    ops: dict | None = None
+
+    @classmethod
+    def from_section(cls, ch4: dict, model: str) -> "TrialSettings":
+        return cls(int(ch4["iterations"]), int(ch4["burnin"]), int(ch4["mmd_draws"]), float(ch4["mmd_bandwidth"]),
+                   dict(ch4[model]), dict(ch4["ops"]) if model == "binomial" else None)
+
+
+def methods_for(model: str) -> tuple[str, ...]:
+    """Methods run on a model: OPS only for the binomial (Section 4.4.1)."""
+    return METHODS if model == "binomial" else tuple(m for m in METHODS if m != "ops")
+
+
+def exponential_bounds(settings: dict, lam_true: float) -> tuple[float, float]:
+    """Truncation [a, b]: central mass of the prior predictive (public) or of Exp(lam_true) (oracle)."""
+    mass = float(settings["truncation_mass"])
+    if settings["truncation"] == "prior_predictive":
+        return expfam.prior_predictive_bounds(settings["prior_shape"], settings["prior_rate"], mass)
+    if settings["truncation"] == "oracle":
+        return expfam.oracle_bounds(lam_true, mass)
+    raise ValueError(f"unknown truncation rule {settings['truncation']!r}")
+
+
+@dataclass(frozen=True)
+class Release:
+    """One simulated data set and its Laplace release: the statistic each method sees."""
+
+    truth: float  # the calibrated parameter (p_1 for the multinomial)
+    prior: object
+    mechanism: Laplace
+    statistics: dict  # method -> the statistic it conditions on
+    gibbs_settings: dict = field(default_factory=dict)  # release facts the noise-aware sampler needs (bounds)
+
+
+def release(model: str, n: int, epsilon: float, settings: dict, sim, rel) -> Release:
+    """Draw the parameter and data with ``sim``, release with ``rel``.
+
+    Gibbs and Naive see the release y = s + Lap(Delta / epsilon); Non-private and OPS see s.
+    For the exponential model s_hat = sum of x_i in [a, b] is released, and Naive "cheats" as
+    in the thesis: it sees the untruncated sum plus the *same* noise draw.
+    """
+    if model == "binomial":
+        prior = (float(settings["prior"][0]), float(settings["prior"][1]))
+        theta, s = expfam.simulate_binomial(sim, n, *prior)
+        mech = Laplace.calibrated(epsilon, float(settings["sensitivity"]))
+        y = float(mech.release(rel, s))
+        stats = {"gibbs": y, "naive": y, "ops": s, "non_private": s}
+        return Release(theta, prior, mech, stats)
+    if model == "multinomial":
+        k = int(settings["categories"])
+        alpha = np.full(k, float(settings["prior_concentration"]))
+        p, counts = expfam.simulate_multinomial(sim, n, alpha)
+        mech = Laplace.calibrated(epsilon, float(settings["sensitivity"]))
+        y = mech.release(rel, counts[: k - 1])
+        return Release(float(p[0]), alpha, mech, {"gibbs": y, "naive": y, "non_private": counts[: k - 1]})
+    if model == "exponential":
+        prior = (float(settings["prior_shape"]), float(settings["prior_rate"]))
+        lam, x = expfam.simulate_exponential(sim, n, *prior)
+        a, b = exponential_bounds(settings, lam)
+        mech = Laplace.calibrated(epsilon, expfam.truncation_sensitivity(a, b, settings["sensitivity"]))
+        noise = float(mech.noise(rel))
+        total = float(x.sum())
+        y = float(x[(x >= a) & (x <= b)].sum()) + noise
+        stats = {"gibbs": y, "naive": total + noise, "non_private": total}
+        return Release(lam, prior, mech, stats, {"bounds": (a, b)})
+    raise ValueError(f"unknown model {model!r}")
+
+
+def _thin(draws: np.ndarray, m: int) -> np.ndarray:
+    step = max(1, draws.shape[0] // m)
+    return draws[::step][:m]
+
+
+def _call_settings(model: str, method: str, rel: Release, settings: TrialSettings) -> tuple[int, dict]:
+    """``keep`` and the keyword settings of one method's run call."""
+    if method == "ops":  # OPS releases ``samples`` iid draws
+        return int(settings.ops["samples"]), dict(burnin=0, support_lower=float(settings.ops["support_lower"]),
+                                                  tempering=settings.ops["tempering"])
+    if method != "gibbs":  # iid conjugate draws
+        return settings.iterations, dict(burnin=0)
+    kw = dict(rel.gibbs_settings, burnin=settings.burnin)
+    if model == "exponential":
+        kw["thin"] = int(settings.model["thin"])
+    return settings.iterations, kw
+
+
+def trial(model: str, n: int, epsilon: float, replicate: int, settings: TrialSettings, seed: int) -> dict:
+    """Run every method of one calibration trial; return U per method, MMD^2, truth and timing."""
+    experiment = ch4_experiment(model, n, epsilon)
+
+    def rng(stage):
+        return rng_for(seed, STUDY, experiment, replicate, stage)
+
+    rel = release(model, n, epsilon, settings.model, rng("simulate"), rng("release"))
+    chains = {}
+    for method in methods_for(model):
+        run = sampler(REGISTRY_MODEL[model], REGISTRY_METHOD[method])
+        keep, kw = _call_settings(model, method, rel, settings)
+        chains[method] = run(rel.statistics[method], n, rel.prior, rel.mechanism, keep=keep,
+                             rng=rng(STREAMS[method]), **kw)
+    draws = {m: c.kept for m, c in chains.items()}
+    u = {m: float(quantile_of_truth(draws[m][:, 0], rel.truth)[0]) for m in draws}
+    ref = _thin(draws["non_private"], settings.mmd_draws)
+    mmd = {m: mmd2_unbiased(_thin(draws[m], settings.mmd_draws), ref, bandwidth=settings.mmd_bandwidth)
+           for m in MMD_METHODS}
+    return {"u": u, "mmd": mmd, "truth": rel.truth, "gibbs_cpu": float(chains["gibbs"].info.cpu_seconds)}
+
+
+def run_trials(model: str, n: int, epsilon: float, replicates, settings: TrialSettings, seed: int) -> dict:
+    """Arrays over a set of replicates: u (methods x reps), mmd (MMD methods x reps), truth, cpu."""
+    reps = list(replicates)
+    methods = methods_for(model)
+    u = np.empty((len(methods), len(reps)))
+    mmd = np.empty((len(MMD_METHODS), len(reps)))
+    truth = np.empty(len(reps))
+    cpu = np.empty(len(reps))
+    for j, r in enumerate(reps):
+        res = trial(model, n, epsilon, r, settings, seed)
+        u[:, j] = [res["u"][m] for m in methods]
+        mmd[:, j] = [res["mmd"][m] for m in MMD_METHODS]
+        truth[j] = res["truth"]
+        cpu[j] = res["gibbs_cpu"]
+    return {"methods": np.array(methods), "mmd_methods": np.array(MMD_METHODS), "u": u, "mmd": mmd,
+            "truth": truth, "gibbs_cpu": cpu, "replicates": np.array(reps, dtype=np.int64),
+            "gibbs_iterations": np.int64(settings.iterations + settings.burnin)}
+
+
+def run_chunk(input, output, *, seed, model, n, epsilon, replicates, iterations, burnin, mmd_draws,
+              mmd_bandwidth, settings, ops=None):
+    """Rule step: calibration trials ``replicates`` = [start, stop) of one (model, n, epsilon) -> npz.
+
+    ``settings`` is the model's config block; ``ops`` the OPS block (binomial only).
+    """
+    n, epsilon = int(n), float(epsilon)
+    start, stop = (int(v) for v in replicates)
+    trial_settings = TrialSettings(int(iterations), int(burnin), int(mmd_draws), float(mmd_bandwidth),
+                                   dict(settings), dict(ops) if ops else None)
+    log.info("%s n=%d eps=%s replicates %d..%d", model, n, epsilon, start, stop - 1)
+    res = run_trials(model, n, epsilon, range(start, stop), trial_settings, int(seed))
+    save_npz(output.runs, model=np.array(model), n=np.int64(n), epsilon=np.float64(epsilon), **res)
+
+
+def run_traces(input, output, *, seed, trace, binomial, exponential):
+    """Rule step: fig B.1 chains (Appendix B.5), binomial and exponential, started from the
+    prior and stored from the first iteration (no burn-in), each on its own data set."""
+    n, eps, iters, chains = int(trace["n"]), float(trace["epsilon"]), int(trace["iterations"]), int(trace["chains"])
+    out = {}
+    for model, settings in (("binomial", binomial), ("exponential", exponential)):
+        tr = np.empty((chains, iters))
+        truth = np.empty(chains)
+        for c in range(chains):
+            def rng(stage):
+                return rng_for(int(seed), STUDY, f"ch4_trace_{model}", c, stage)
+
+            rel = release(model, n, eps, settings, rng("simulate"), rng("release"))
+            kw = dict(rel.gibbs_settings, init="prior") if model == "exponential" else {}
+            run = sampler(REGISTRY_MODEL[model], "noise_aware_gibbs")
+            chain = run(rel.statistics["gibbs"], n, rel.prior, rel.mechanism, burnin=0, keep=iters,
+                        rng=rng("sample_gibbs"), **kw)
+            tr[c] = chain.draws[:, 0]
+            truth[c] = rel.truth
+        out[f"{model}_trace"] = tr
+        out[f"{model}_truth"] = truth
+    save_npz(output.traces, n=np.int64(n), epsilon=np.float64(eps), **out)

@@ -1,0 +1,12 @@
+"""ju2022: Ju, Awan, Gong, Rao (NeurIPS 2022), data-augmentation MCMC (Algorithm 1).
+
+Steps called by ``workflow/rules/ju2022.smk`` (through :func:`dpinfer.pipeline.run_step`):
+
+- :mod:`.run`: ``run_chunk``, a chunk of replicates of one (experiment, epsilon): confidential
+  data (the authors' fixed data set, or a fresh draw from the authors' true parameters), a
+  Laplace release, one chain of Algorithm 1, and per-replicate summaries.
+- :mod:`.summarise`: ``aggregate`` (chunks -> one file per experiment) and the tables ``tab1``,
+  ``tabS1``, ``runtime`` and ``experiments`` (one summary table per configured experiment).
+- :mod:`.figures`: ``fig1a``, ``fig1b``, ``fig2``, ``figS1``.
+- :mod:`.paper`: the paper's printed numbers and ``claims`` (the unit's scorecard rows).
+"""

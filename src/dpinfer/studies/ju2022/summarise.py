@@ -1,0 +1,181 @@
+"""ju2022 summaries: chunks -> one file per experiment, and the unit's tables.
+
+- :func:`aggregate`: stack the chunk summaries of an experiment into (epsilon, replicate, ...)
+  arrays.
+- table targets: :func:`tab1` (log-linear coverage), :func:`tabS1` (regression coverage),
+  :func:`runtime` (seconds per chain), :func:`experiments` (the summary table of any configured
+  experiment, ``experiments/<name>``).
+
+Coverage is of central credible intervals at the level given to the table step, computed from
+where the reference value sits in each posterior sample (:func:`interval_hits`), so changing
+the level never reruns a chain.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import diagnostics
+from ...grid import fmt_eps
+from ...io import load_npz, save_npz, write_csv, write_markdown, write_table
+from .paper import AUTHORS_R_2CORE_SECONDS, PAPER_COVERAGE, PAPER_REPLICATES, PAPER_SECONDS
+
+__all__ = ["param_labels", "aggregate", "interval_hits", "coverage_rows", "tab1", "tabS1", "runtime",
+           "experiments"]
+
+
+def param_labels(model: str, dim: int) -> list[str]:
+    return [f"p_{i + 1}" for i in range(dim)] if model == "loglinear" else [f"beta_{j}" for j in range(dim)]
+
+
+def aggregate(input, output, *, epsilons: list) -> None:
+    """Stack chunk summaries into arrays indexed (epsilon, replicate, ...)."""
+    by_eps: dict[float, list[dict]] = {}
+    for path in input.chunks:
+        d = load_npz(path)
+        by_eps.setdefault(float(d["epsilon"]), []).append(d)
+    eps_sorted = sorted(float(e) for e in epsilons)
+    if sorted(by_eps) != eps_sorted:
+        raise ValueError(f"chunks cover epsilons {sorted(by_eps)}, expected {eps_sorted}")
+    out = {"epsilons": np.asarray(eps_sorted)}
+    keys = [k for k in by_eps[eps_sorted[0]][0] if k not in ("epsilon",)]
+    for k in keys:
+        per_eps = []
+        for e in eps_sorted:
+            parts = sorted(by_eps[e], key=lambda d: int(d["replicate"][0]))
+            per_eps.append(parts[0][k] if k == "iterations" else np.concatenate([d[k] for d in parts]))
+        out[k] = np.asarray(per_eps)
+    out["iterations"] = out["iterations"][0]
+    save_npz(output.summary, **out)
+
+
+def interval_hits(summary: dict, level: float) -> np.ndarray:
+    """(E, R, D) whether the central ``level`` credible interval of each chain contains its
+    reference value: Q((1-L)/2) <= truth <= Q((1+L)/2), from the stored levels of
+    :func:`.run.truth_levels`."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    return (summary["truth_q_hi"] >= (1.0 - level) / 2.0) & (summary["truth_q_lo"] <= (1.0 + level) / 2.0)
+
+
+# ----------------------------------------------------------------------------- coverage tables
+def coverage_rows(summary: dict, model: str, level: float) -> list[dict]:
+    """One row per (epsilon, parameter): our coverage, its SE, the paper's, and their gap in SEs
+    of the difference (binomial SEs of both, the paper's from its 100 replicates)."""
+    hits = interval_hits(summary, level)  # (E, R, D)
+    eps = summary["epsilons"]
+    R = hits.shape[1]
+    labels = param_labels(model, hits.shape[2])
+    paper = PAPER_COVERAGE.get(model, {})
+    rows = []
+    for e, epsilon in enumerate(eps):
+        cov = diagnostics.coverage(hits[e])
+        for j, lab in enumerate(labels):
+            pv = paper.get(float(epsilon))
+            pv = None if pv is None or j >= len(pv) else float(pv[j])
+            se_diff = math.sqrt(cov[j] * (1 - cov[j]) / R + (0 if pv is None else pv * (1 - pv) / PAPER_REPLICATES))
+            gap = None if pv is None else (0.0 if se_diff == 0 else (cov[j] - pv) / se_diff)
+            rows.append({
+                "epsilon": fmt_eps(epsilon), "parameter": lab, "true_value": float(summary["truth"][e, 0, j]),
+                "coverage": float(cov[j]), "se": float(diagnostics.binomial_se(cov[j], R)), "replicates": R,
+                "paper_coverage": pv, "se_diff": se_diff, "gap_in_se": gap,
+                "beyond_3se": None if gap is None else bool(abs(gap) > 3),
+            })
+    return rows
+
+
+_COVERAGE_COLUMNS = ["epsilon", "parameter", "true_value", "coverage", "se", "replicates", "paper_coverage",
+                     "gap_in_se", "beyond_3se"]
+
+
+def _coverage_table(input, output, model: str, level: float) -> None:
+    d = load_npz(input.summary)
+    rows = coverage_rows(d, model, level)
+    write_csv(output.csv, rows, _COVERAGE_COLUMNS)
+    labels = param_labels(model, d["truth"].shape[2])
+    truth = d["truth"][0, 0]
+    columns = {lab: f"{lab} = {truth[j]:.3f}" for j, lab in enumerate(labels)}
+    wide = {}
+    for r in rows:
+        paper = "n/a" if r["paper_coverage"] is None else f"{r['paper_coverage']:.2f}"
+        flag = " *" if r["beyond_3se"] else ""
+        wide.setdefault(r["epsilon"], {"epsilon": r["epsilon"]})[columns[r["parameter"]]] = (
+            f"{r['coverage']:.2f} ({paper}){flag}")
+    name = "log-linear" if model == "loglinear" else "linear regression"
+    write_markdown(
+        output.md, list(wide.values()), ["epsilon"] + list(columns.values()),
+        title=f"Coverage of {round(level * 100)}% credible intervals ({name} model)",
+        notes=(f"Cells: ours (paper). {d['truth'].shape[1]} replicates per epsilon here, {PAPER_REPLICATES} in the "
+               "paper. * marks a gap larger than three standard errors of the difference (explained in "
+               "docs/deviations.md). Header: the true parameter values used here."),
+    )
+
+
+def tab1(input, output, *, level: float) -> None:
+    """tab1: coverage of central credible intervals of p_1..p_5 (log-linear model), the
+    paper's Table 1 beside ours."""
+    _coverage_table(input, output, "loglinear", level)
+
+
+def tabS1(input, output, *, level: float) -> None:
+    """tabS1: coverage of central credible intervals of beta_0..beta_2 (linear regression),
+    the supplement's Table 1 beside ours."""
+    _coverage_table(input, output, "linreg", level)
+
+
+# ----------------------------------------------------------------------------- runtime
+def seconds_per_chain(summary: dict) -> float:
+    """Median CPU seconds of one chain, scaled to the paper's 10,000 sweeps."""
+    per_iter = summary["seconds"] / float(summary["iterations"])
+    return float(np.median(per_iter)) * 10000.0
+
+
+def runtime(input, output) -> None:
+    """runtime: seconds per 10,000-iteration chain, ours (this machine) beside the paper's."""
+    rows = []
+    for model, path in (("loglinear", input.loglinear), ("linreg", input.linreg)):
+        d = load_npz(path)
+        ours = seconds_per_chain(d)
+        lo, hi = AUTHORS_R_2CORE_SECONDS[model]
+        rows.append({
+            "model": model, "chains": int(d["seconds"].size), "seconds_per_chain_ours": ours,
+            "seconds_per_chain_paper": PAPER_SECONDS[model], "speedup_vs_paper": PAPER_SECONDS[model] / ours,
+            "seconds_authors_R_2core": f"{lo:.0f}-{hi:.0f}", "speedup_vs_authors_R_2core": (lo + hi) / 2 / ours,
+        })
+    cols = list(rows[0])
+    write_table(output.csv, output.md, rows, cols, digits=3,
+                title="Seconds per 10,000-iteration chain (N = 100)",
+                notes=("Ours: median CPU time (process time) of the sampler kernel over the fixed-data chains of "
+                       "this run, scaled to 10,000 iterations, on the machine that ran the pipeline (numba). "
+                       "Paper: R on AMD EPYC 7662 (Sec. S-6). Authors' R code re-measured on a 2-core machine: "
+                       "reference/ju2022/FACTS.md. "
+                       "This is the one ju2022 table that differs between runs: it measures time."))
+
+
+# ----------------------------------------------------------------------------- any experiment
+def experiments(input, output, *, experiment: str, model: str, design: str, level: float) -> None:
+    """experiments/<name>: per (epsilon, parameter) the mean and spread of posterior means, the
+    mean posterior sd, coverage of the true parameter (fixed_parameters designs) and acceptance."""
+    d = load_npz(input.summary)
+    labels = param_labels(model, d["post_mean"].shape[2])
+    hits = interval_hits(d, level)
+    rows = []
+    for e, epsilon in enumerate(d["epsilons"]):
+        for j, lab in enumerate(labels):
+            rows.append({
+                "epsilon": fmt_eps(epsilon), "parameter": lab,
+                "reference_value": float(d["truth"][e, 0, j]),
+                "mean_posterior_mean": float(d["post_mean"][e, :, j].mean()),
+                "sd_posterior_mean": float(d["post_mean"][e, :, j].std(ddof=1)) if d["post_mean"].shape[1] > 1 else 0.0,
+                "mean_posterior_sd": float(d["post_sd"][e, :, j].mean()),
+                "coverage": float(hits[e, :, j].mean()) if design == "fixed_parameters" else None,
+                "acceptance_mean": float(d["acc_mean"][e].mean()), "acceptance_min": float(d["acc_min"][e].min()),
+                "min_single_acceptance": float(np.exp(d["min_log_alpha"][e].min())),
+                "replicates": int(d["post_mean"].shape[1]),
+            })
+    ref = "true parameter" if design == "fixed_parameters" else "confidential-data posterior mean"
+    write_table(output.csv, output.md, rows, list(rows[0]), digits=4,
+                title=f"Experiment {experiment} ({model}, {design})",
+                notes=f"reference_value: the {ref}. Coverage only for designs with a true parameter.")

@@ -1,0 +1,180 @@
+"""raim2021 figures: one function per figure target (``knots``, ``error_bound``,
+``step_function``, ``traces``, ``mse_densities``), each ``function(input, output, **params)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...grid import fmt_eps, raim_setting
+from ...io import load_npz
+
+__all__ = ["knots", "error_bound", "step_function", "traces", "mse_densities"]
+
+METHOD_NAMES = {"equal_steps": "equal steps", "small_rects": "small rectangles"}
+
+
+def _panel_label(ax, text):
+    ax.text(0.98, 0.95, text, transform=ax.transAxes, ha="right", va="top", fontsize=7)
+
+
+def _staircase(ax, ku, kh, p0, u_max, **kw):
+    """h*(u): P(A_0) on [0, u_0), P(A_{u_j}) on [u_j, u_{j+1}), 0 above u_N."""
+    xs = [0.0]
+    ys = [p0]
+    for j in range(ku.size):
+        xs += [ku[j], ku[j]]
+        ys += [ys[-1], kh[j] if j < ku.size - 1 else 0.0]
+    xs.append(u_max)
+    ys.append(0.0)
+    ax.plot(xs, ys, **kw)
+
+
+def _panel(d, prefix):
+    """Knots (u, P), the curve (u, P(A_u)) and P(A_0) of one envelope of the npz."""
+    ku, kh = np.exp(d[f"{prefix}_knot_log_u"]), np.exp(d[f"{prefix}_knot_log_p"])
+    u = d[f"{prefix}_curve_u"]
+    return ku, kh, u, np.exp(d[f"{prefix}_curve_log_p"]), float(np.exp(d[f"{prefix}_log_p0"]))
+
+
+def knots(input, output) -> None:
+    """Figure `knots`: P(A_u) with N+1 knots, z = 200 (top) / 2 (bottom), equal steps (left)
+    vs small rectangles (right)."""
+    from ...plotting import save_figure, subplots
+
+    d = load_npz(input.envelopes)
+    zs = d["z_values"]
+    fig, axes = subplots(len(zs), 2, width=6.5, height=2.3, squeeze=False)
+    for r, z in enumerate(zs):
+        for c, method in enumerate(METHOD_NAMES):
+            p = f"z{fmt_eps(z)}_{method}"
+            ax = axes[r, c]
+            ku, kh, u, pu, p0 = _panel(d, p)
+            ax.plot(u, pu, color="red", lw=1.0, label="P(A_u)")
+            _staircase(ax, ku, kh, p0, float(u[-1]), color="black", ls="--", lw=0.8, label="h*(u)")
+            ax.plot(ku, kh, "o", color="black", ms=3.5, label="knots")
+            ax.set_xlim(0, float(u[-1]))
+            ax.set_xlabel("u")
+            ax.set_ylabel("P(A_u)")
+            ax.set_title(f"z = {fmt_eps(z)}, {METHOD_NAMES[method]}")
+            _panel_label(ax, f"acceptance {float(d[f'{p}_acceptance']):.4f}")
+            if r == 0 and c == 0:
+                ax.legend(loc="lower left", frameon=False)
+    save_figure(fig, output.pdf, output.png)
+
+
+def error_bound(input, output) -> None:
+    """Figure `error_bound`: the rectangles R_j between consecutive knots, whose total area
+    times c/psi bounds the total-variation distance between h and p (z = 2 example); the
+    panels print the bound and the TV distance itself (both by quadrature)."""
+    from matplotlib.patches import Rectangle
+
+    from ...plotting import COLORS, save_figure, subplots
+
+    d = load_npz(input.envelopes)
+    z = d["z_values"][-1]
+    fig, axes = subplots(1, 2, width=6.5, height=2.8, squeeze=False)
+    for c, method in enumerate(METHOD_NAMES):
+        p = f"z{fmt_eps(z)}_{method}"
+        ax = axes[0, c]
+        ku, kh, u, pu, p0 = _panel(d, p)
+        total = 0.0
+        for j in range(1, ku.size):
+            w, h = ku[j] - ku[j - 1], kh[j - 1] - kh[j]
+            total += w * h
+            ax.add_patch(Rectangle((ku[j - 1], kh[j]), w, h, facecolor=COLORS[1], alpha=0.35,
+                                   edgecolor=COLORS[3], lw=0.8))
+            ax.text(ku[j - 1] + w / 2, kh[j] + h / 2, f"R{j}", ha="center", va="center", fontsize=6)
+        ax.plot(u, pu, color="red", lw=1.0, label="P(A_u)")
+        _staircase(ax, ku, kh, p0, float(u[-1]), color="black", ls="--", lw=0.8, label="h*(u)")
+        ax.plot(ku, kh, "o", color="black", ms=3)
+        ax.set_title(f"z = {fmt_eps(z)}, {METHOD_NAMES[method]}")
+        ax.set_xlabel("u")
+        ax.set_ylabel("P(A_u)")
+        ax.set_xlim(0, float(u[-1]))
+        psi_c = float(d[f"{p}_psi_c"])
+        _panel_label(ax, f"sum |R_j| = {total:.4f}\nTV bound (c/psi) sum |R_j| = {total / psi_c:.3f}"
+                         f"\nTV(h, p) = {float(d[f'{p}_tv']):.3f}")
+        if c == 0:
+            ax.legend(loc="lower left", frameon=False)
+    save_figure(fig, output.pdf, output.png)
+
+
+def step_function(input, output) -> None:
+    """Figure `step_function`: the step function of the slides' code example (lognormal
+    z=100, mu=5, s2=9 weight, Laplace(0.2) base): full range and a zoom on [u_L, u_H]."""
+    from ...plotting import save_figure, subplots
+
+    d = load_npz(input.envelopes)
+    ku, kh, u, pu, p0 = _panel(d, "example")
+    fig, axes = subplots(1, 2, width=6.5, height=2.8, squeeze=False)
+    span = ku[-1] - ku[0]
+    for c, (lo, hi) in enumerate(((0.0, float(u[-1])), (ku[0] - 0.02 * span, ku[-1] + 0.02 * span))):
+        ax = axes[0, c]
+        ax.plot(u, pu, color="red", lw=0.8, label="P(A_u)")
+        _staircase(ax, ku, kh, p0, float(u[-1]), color="black", ls="--", lw=0.6, label="h*(u)")
+        ax.plot(np.r_[0.0, ku], np.r_[p0, kh], "o", color="black", ms=2, label="knots")
+        ax.set_xlim(lo, hi)
+        ax.set_xlabel("u")
+        ax.set_ylabel("h*(u)")
+        ax.set_title("step function, N = %d" % (ku.size - 1) if c == 0 else "zoom on [u_L, u_H]")
+    axes[0, 0].text(0.04, 0.6, f"u_L = {ku[0]:.6g}\nu_H = {ku[-1]:.6g}\n"
+                    f"acceptance {float(d['example_acceptance']):.5f}",
+                    transform=axes[0, 0].transAxes, ha="left", va="top", fontsize=7)
+    axes[0, 0].legend(loc="lower left", frameon=False)
+    save_figure(fig, output.pdf, output.png)
+
+
+def traces(input, output, burnin: int) -> None:
+    """Figure `traces`: sigma^2 traces, one panel per lambda: Algorithm 2 black, Algorithm 4
+    grey, true value 1 red dashed; burn-in shaded."""
+    from ...plotting import save_figure, subplots
+
+    d = load_npz(input.chains)
+    lams = d["lambdas"]
+    fig, axes = subplots(1, lams.size, width=6.5, height=2.6, squeeze=False)
+    for c, lam in enumerate(lams):
+        ax = axes[0, c]
+        noisy = d[f"noisy_{fmt_eps(lam)}"][:, 2]
+        it = np.arange(1, noisy.size + 1)
+        ax.axvspan(0, burnin, color="0.93", lw=0)
+        ax.plot(it, noisy, color="black", lw=0.5, label="Algorithm 2 (noisy)")
+        ax.plot(it, d["free"][:, 2], color="0.55", lw=0.5, label="Algorithm 4 (noise-free)")
+        ax.axhline(1.0, color="red", ls="--", lw=1.0)
+        ax.set_title(f"rho = {fmt_eps(float(d['rho']))}, lambda = {fmt_eps(lam)}")
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("sigma^2")
+        kept = noisy[burnin:]
+        ax.set_ylim(0, max(float(np.quantile(kept, 0.999)) * 1.3, 1.6))
+    axes[0, 0].legend(loc="upper right", frameon=False)
+    save_figure(fig, output.pdf, output.png)
+
+
+def mse_densities(input, output, rhos: list, lambdas: list) -> None:
+    """Figure `mse_densities`: rows rho, columns lambda (descending as in the slides); empirical
+    density (seaborn Gaussian KDE, Scott's bandwidth) of MSE^(s), Algorithm 2 solid vs
+    Algorithm 4 dashed."""
+    import seaborn as sns
+
+    from ...plotting import save_figure, subplots
+
+    d = load_npz(input.summary)
+    lams = sorted(lambdas, reverse=True)
+    fig, axes = subplots(len(rhos), len(lams), width=6.8, height=1.9, squeeze=False)
+    for r, rho in enumerate(rhos):
+        for c, lam in enumerate(lams):
+            name = raim_setting(rho, lam)
+            ax = axes[r, c]
+            for key, ls, lab in (("mse_noisy", "-", "Algorithm 2 (noisy)"),
+                                 ("mse_free", "--", "Algorithm 4 (noise-free)")):
+                v = d[f"{name}/{key}"]
+                if v.size > 1 and np.std(v) > 0:
+                    sns.kdeplot(x=v, ax=ax, color="black", ls=ls, lw=1.0, label=lab,
+                                bw_method="scott", cut=3, clip=(0.0, None))
+                else:
+                    ax.axvline(float(v[0]), color="black", ls=ls, lw=1.0, label=lab)
+            ax.set_title(f"rho = {fmt_eps(rho)}, lambda = {fmt_eps(lam)}")
+            ax.set_xlabel("MSE")
+            ax.set_ylabel("density" if c == 0 else "")
+            _panel_label(ax, f"S = {d[f'{name}/mse_noisy'].size}")
+    axes[0, 0].legend(loc="upper right", frameon=False, fontsize=6, bbox_to_anchor=(1.0, 0.85))
+    save_figure(fig, output.pdf, output.png)

@@ -1,0 +1,82 @@
+"""ju2022 study steps: coverage from stored levels equals coverage of np.quantile intervals, and
+the claims step covers every printed cell and statement."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from dpinfer import diagnostics
+from dpinfer.io import save_npz
+from dpinfer.studies.ju2022 import paper
+from dpinfer.studies.ju2022.run import truth_levels
+from dpinfer.studies.ju2022.summarise import interval_hits
+from dpinfer.studies.scorecard import read_claims
+
+LEVELS = [0.5, 0.8, 0.9, 0.95, 0.99]
+
+
+def _hits_both_ways(draws, truth):
+    q_lo, q_hi = truth_levels(draws, truth)
+    for level in LEVELS:
+        lo, hi = diagnostics.central_interval(draws, level)
+        direct = diagnostics.covers(lo, hi, truth)
+        stored = interval_hits({"truth_q_lo": q_lo, "truth_q_hi": q_hi}, level)
+        assert np.array_equal(direct, stored), (level, draws.shape)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 200, 5000])
+def test_stored_levels_give_the_coverage_of_central_intervals(n):
+    rng = np.random.default_rng(n)
+    for _ in range(200):
+        draws = rng.normal(size=(n, 4))
+        truth = rng.normal(0.0, 1.5, 4)
+        truth[3] = draws[rng.integers(n), 3]  # a truth equal to a draw
+        _hits_both_ways(draws, truth)
+
+
+def test_stored_levels_with_tied_draws():
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n = int(rng.integers(1, 60))
+        draws = rng.integers(0, 5, size=(n, 3)).astype(float)
+        truth = rng.integers(-1, 6, size=3).astype(float)
+        _hits_both_ways(draws, truth)
+
+
+def _fake_summary(model: str, eps, R: int, rng) -> dict:
+    D = 5 if model == "loglinear" else 3
+    E = len(eps)
+    truth = np.broadcast_to(np.asarray(paper.PAPER_COVERAGE[model]["truth"], float), (E, R, D)).copy()
+    q = rng.uniform(0, 1, (E, R, D))
+    spread = np.linspace(1.0, 0.1, E)[:, None, None]
+    return {
+        "epsilons": np.asarray(eps, float), "iterations": np.int64(10000),
+        "post_mean": truth + spread * rng.normal(size=(E, R, D)), "post_sd": np.ones((E, R, D)),
+        "truth_q_lo": q, "truth_q_hi": q, "truth": truth,
+        "acc_mean": np.linspace(0.99, 0.3, E)[:, None] + np.zeros((E, R)),
+        "acc_min": np.linspace(0.9, 0.1, E)[:, None] + np.zeros((E, R)),
+        "min_log_alpha": -0.5 * np.asarray(eps, float)[:, None] + np.zeros((E, R)),
+        "seconds": np.full((E, R), 0.2),
+    }
+
+
+def test_claims_cover_every_printed_cell_and_statement(tmp_path):
+    rng = np.random.default_rng(0)
+    eps = paper.PAPER_EPSILONS
+    files = {}
+    for name, model in (("loglinear_fixed_data", "loglinear"), ("linreg_fixed_data", "linreg"),
+                        ("loglinear_coverage", "loglinear"), ("linreg_coverage", "linreg")):
+        files[name] = str(tmp_path / f"{name}.npz")
+        save_npz(files[name], **_fake_summary(model, eps, 100, rng))
+    out = tmp_path / "claims.csv"
+    paper.claims(SimpleNamespace(**files), SimpleNamespace(csv=str(out)), level=0.9)
+    claims = read_claims(out)
+    per_target = {t: sum(c.target == t for c in claims) for t in {c.target for c in claims}}
+    # cells + header + remarks; 2 posterior-mean claims; 5 bounds + 2 acceptance claims; 2 timings
+    assert per_target == {"tab1": 25 + 3, "tabS1": 15 + 2, "fig1a": 2, "fig2": 2, "fig1b": 7, "figS1": 7,
+                          "runtime": 2}
+    bounds = [c for c in claims if c.statement.startswith("Proposition 3.1")]
+    assert all(c.holds for c in bounds)
+    runtime = [c for c in claims if c.target == "runtime"]
+    assert all(not c.holds and c.deviation == paper.DEV_RUNTIME for c in runtime)

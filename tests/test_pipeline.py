@@ -1,0 +1,72 @@
+"""The workflow's side of the package: pure-Python grid, parse-time step names, the scorecard."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from dpinfer import grid
+from dpinfer.pipeline import resolve_step
+from dpinfer.studies.scorecard import Claim, fidelity, heading_anchors, read_claims, verdict, write_claims
+
+
+def test_workflow_imports_are_pure_python():
+    """What the Snakefile imports must not load the numerical stack (a dry run stays fast)."""
+    code = ("import sys, dpinfer.grid, dpinfer.pipeline; "
+            "print(sorted(m for m in ('numpy', 'numba', 'scipy', 'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_step_names_resolve_without_importing():
+    assert resolve_step("scorecard:fidelity") == "scorecard:fidelity"
+    for bad, why in [("scorecard:fidelty", "no function"), ("scorcard:fidelity", "no module"),
+                     ("scorecard.fidelity", "not of the form"), ("../x:y", "not of the form")]:
+        with pytest.raises(ValueError, match=why):
+            resolve_step(bad)
+
+
+def test_chunk_ranges_cover_the_replicates_once():
+    reps = [r for c in range(grid.n_chunks(11, 4)) for r in grid.chunk_replicates(c, 11, 4)]
+    assert reps == list(range(11))
+    assert grid.chunk_range(2, 11, 4) == [8, 11]
+    with pytest.raises(ValueError):
+        grid.chunk_range(3, 11, 4)
+
+
+def test_setting_names_round_trip():
+    assert grid.parse_raim_setting(grid.raim_setting(0.01, 0.2)) == (0.01, 0.2)
+    assert grid.parse_ch5_setting(grid.ch5_setting(100, 0.1)) == (100, 0.1)
+    assert grid.fmt_eps(10.0) == "10" and grid.fmt_eps(0.1) == "0.1"
+    with pytest.raises(ValueError):
+        grid.parse_raim_setting("rho0.1")
+    with pytest.raises(ValueError):
+        grid.fmt_eps(float("inf"))
+    syn = {"eps_vs_n": 0.1, "n_values": [10, 100], "n_vs_eps": 10, "epsilons": [0.1, 1.0]}
+    assert grid.ch5_synthetic_settings(syn) == [(10, 0.1), (10, 1.0), (100, 0.1)]
+
+
+def test_scorecard_verdicts_and_tables(tmp_path):
+    doc = "# Deviations\n\n## ju2022 (Ju et al.)\n\n### Index bug in the acceptance ratio (fixed)\n"
+    anchors = heading_anchors(doc)
+    assert "index-bug-in-the-acceptance-ratio-fixed" in anchors
+    ok = Claim("tab1", "coverage within 3 SE", "0.36", "0.40", "se 0.05", True)
+    explained = Claim("runtime", "404 s per chain", "404", "0.2", "", False, "index-bug-in-the-acceptance-ratio-fixed")
+    unexplained = Claim("fig1b", "acceptance >= exp(-eps)", "yes", "no", "", False, "no-such-entry")
+    not_run = Claim("tab1", "coverage within 3 SE", "0.36", "not run", "", None)
+    assert [verdict(c, anchors) for c in (ok, explained, unexplained, not_run)] == [
+        "holds", "differs (explained)", "differs (unexplained)", "not run"]
+    (tmp_path / "ju2022" / "claims").mkdir(parents=True)
+    path = tmp_path / "ju2022" / "claims" / "ju2022.csv"
+    write_claims(path, [ok, explained, unexplained, not_run])
+    assert read_claims(path) == [ok, explained, unexplained, not_run]
+    (tmp_path / "dev.md").write_text(doc)
+    out = SimpleNamespace(md=tmp_path / "fidelity.md", csv=tmp_path / "fidelity.csv")
+    fidelity(SimpleNamespace(claims=[str(path)], deviations=str(tmp_path / "dev.md")), out)
+    text = out.md.read_text()
+    assert "4 checkable statements" in text and "1 hold, 1 differ with an explanation" in text
+    assert "1 are about settings this run does not compute" in text
+    assert "(docs/deviations.md#index-bug-in-the-acceptance-ratio-fixed)" in text
