@@ -7,13 +7,18 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
-
-
 include: "workflow/rules/common.smk"
 
 
+check_yaml("config/config.yaml")
+
+
+configfile: "config/config.yaml"
+
+
 validate_section([], "config")
+note_overrides("config/config.yaml")
+clear_locks_of_a_killed_run()
 
 if enabled("ju2022"):
 
@@ -36,6 +41,22 @@ if enabled("raim2021"):
 
 
 include: "workflow/rules/scorecard.smk"
+
+
+check_report_config()  # after every section's defaults are filled in
+
+
+onstart:
+    record_run()
+
+
+onsuccess:
+    forget_run()
+    record_run_config()
+
+
+onerror:
+    forget_run()
 
 
 rule all:

@@ -10,6 +10,8 @@ Run:  .venv/bin/python benchmarks/bench_bernstein2020_ch5.py
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 
 from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, release_statistics, simulate_dataset
@@ -32,7 +34,8 @@ def _release(rng, n: int, eps: float):
     return release_statistics(rng, sim["x"], sim["y"], eps, BOUNDS)
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
     rng = np.random.default_rng(2020)
     n, eps = 100, 0.1
     release = _release(rng, n, eps)

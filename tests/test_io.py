@@ -30,3 +30,30 @@ def test_npz_roundtrip_without_pickle(tmp_path):
     assert io.load_npz(tmp_path / "a.npz")["x"].tolist() == [0, 1, 2]
     with pytest.raises(TypeError):
         io.save_npz(tmp_path / "b.npz", x=np.array([{}], dtype=object))
+
+
+def test_outputs_get_the_users_normal_permissions(tmp_path):
+    """Atomic writes must not leave results at mkstemp's 0600: other readers of a shared
+    cluster file system get what the user's umask gives an ordinary new file."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "table.md"
+        io.write_text(path, "x\n")
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644
+        os.umask(0o077)
+        io.write_text(path, "y\n")
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)
+
+
+def test_small_values_keep_their_magnitude_and_sign():
+    assert io.format_value(1e-6, 4) == "1.000e-06"
+    assert io.format_value(-2.5e-5, 4) == "-2.500e-05"
+    assert io.format_value(-0.0, 4) == "0.0000"
+    assert io.format_value(0.0, 3) == "0.000"
+    assert io.format_value(0.00051, 3) == "0.001"
+    assert io.format_value(12.3456, 2) == "12.35"

@@ -1,6 +1,7 @@
 """ju2022 study steps: coverage from stored levels equals coverage of np.quantile intervals, and
 the claims step covers every printed cell and statement."""
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -57,7 +58,7 @@ def _fake_summary(model: str, eps, R: int, rng) -> dict:
         "acc_mean": np.linspace(0.99, 0.3, E)[:, None] + np.zeros((E, R)),
         "acc_min": np.linspace(0.9, 0.1, E)[:, None] + np.zeros((E, R)),
         "min_log_alpha": -0.5 * np.asarray(eps, float)[:, None] + np.zeros((E, R)),
-        "seconds": np.full((E, R), 0.2),
+        "seconds": np.full((E, R), 0.2), "ess_min": np.full((E, R), 50.0),
     }
 
 
@@ -70,13 +71,47 @@ def test_claims_cover_every_printed_cell_and_statement(tmp_path):
         files[name] = str(tmp_path / f"{name}.npz")
         save_npz(files[name], **_fake_summary(model, eps, 100, rng))
     out = tmp_path / "claims.csv"
-    paper.claims(SimpleNamespace(**files), SimpleNamespace(csv=str(out)), level=0.9)
+    paper.claims(SimpleNamespace(**files), SimpleNamespace(csv=str(out)), level=0.9,
+                 health={"min_acceptance": 0.05, "min_ess": 5})
     claims = read_claims(out)
     per_target = {t: sum(c.target == t for c in claims) for t in {c.target for c in claims}}
-    # cells + header + remarks; 2 posterior-mean claims; 5 bounds + 2 acceptance claims; 2 timings
-    assert per_target == {"tab1": 25 + 3, "tabS1": 15 + 2, "fig1a": 2, "fig2": 2, "fig1b": 7, "figS1": 7,
-                          "runtime": 2}
+    # cells + header + remarks + chain health; 2 posterior-mean claims; 5 bounds + 2 acceptance
+    # claims + chain health; 2 timings
+    assert per_target == {"tab1": 25 + 3 + 1, "tabS1": 15 + 2 + 1, "fig1a": 2, "fig2": 2, "fig1b": 7 + 1,
+                          "figS1": 7 + 1, "runtime": 2}
+    assert all(c.holds for c in claims if c.statement.startswith("experiment "))
     bounds = [c for c in claims if c.statement.startswith("Proposition 3.1")]
     assert all(c.holds for c in bounds)
     runtime = [c for c in claims if c.target == "runtime"]
     assert all(not c.holds and c.deviation == paper.DEV_RUNTIME for c in runtime)
+
+
+def test_a_chain_that_stops_moving_is_flagged_degenerate():
+    """Issue 8: at epsilon = 1000 the record moves of Algorithm 1 are almost never accepted
+    (the release pins the latent statistic); such chains must be flagged, ordinary ones not."""
+    from dpinfer import diagnostics
+    from dpinfer.mechanisms import calibrate
+    from dpinfer.models import gaussian_linreg, naive_bayes
+    from dpinfer.samplers.data_augmentation import run_linreg, run_loglinear
+    from dpinfer.studies.ju2022.summarise import degenerate_chains
+
+    data = Path(__file__).resolve().parents[1] / "config" / "data" / "ju2022"
+    ref = naive_bayes.load_reference(*naive_bayes.reference_files(data), 2.0)
+    flags = {}
+    for eps in (10.0, 1000.0):
+        mech = calibrate("laplace", eps, 10)
+        rng = np.random.default_rng(3)
+        chain = run_loglinear(mech.release(rng, ref.counts), scale=mech.scale, alpha_p=ref.alpha_p, alpha=ref.alpha,
+                              n_records=ref.n_records, burnin=1000, keep=2000, rng=rng)
+        ess = diagnostics.effective_sample_size(chain.kept).min()
+        flags[eps] = bool(diagnostics.degenerate(chain.info.acceptance, ess))
+    lin = gaussian_linreg.load_reference(*gaussian_linreg.reference_files(data))
+    mech = calibrate("laplace", 1000.0, 13)
+    rng = np.random.default_rng(4)
+    chain = run_linreg(mech.release(rng, gaussian_linreg.released_statistic(lin.X, lin.y, lin.clamp)),
+                       scale=mech.scale, mean_x=lin.mean_x, cov_x=lin.cov_x, sigma2=lin.sigma2, tau=2.0,
+                       clamp=lin.clamp, n_records=len(lin.y), burnin=1000, keep=2000, rng=rng)
+    assert chain.info.acceptance < 0.02
+    assert flags == {10.0: False, 1000.0: True}
+    summary = {"acc_mean": np.array([[0.3, 0.006]]), "ess_min": np.array([[200.0, 300.0]])}
+    assert degenerate_chains(summary, {"min_acceptance": 0.05, "min_ess": 5}).tolist() == [[False, True]]

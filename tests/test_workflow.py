@@ -9,10 +9,14 @@ sample) are named ``<unit>_run_<what>``.
 from __future__ import annotations
 
 import csv
+import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -57,7 +61,7 @@ def expected_targets() -> list[Path]:
 
 def copy_workflow(dest: Path) -> Path:
     shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
-    for d in ("workflow", "config", "docs"):
+    for d in ("workflow", "config", "docs", "profiles"):
         shutil.copytree(ROOT / d, dest / d, ignore=shutil.ignore_patterns("__pycache__"))
     return dest
 
@@ -157,6 +161,32 @@ def test_finished_run_has_nothing_to_do_and_resumes_only_lost_work(smoke_run):
     assert all(path.is_file() for path in lost)
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill"])
+def test_an_interrupted_run_resumes_with_the_same_command(smoke_run, tmp_path, sig):
+    """Interrupt a real run (ju2022 alone) after its first chunk, as Ctrl-C or a lost login node
+    would, then run the same command again: it finishes, with the tables of an uninterrupted run."""
+    keys, prefix = UNITS["ju2022"]
+    work = copy_workflow(tmp_path)
+    for name in ("config.yaml", "smoke.yaml"):
+        path = work / "config" / name
+        write_yaml(path, _only(yaml.safe_load(path.read_text()), keys))
+    cmd = [sys.executable, "-m", "snakemake", "--directory", str(work), "--snakefile", str(work / "Snakefile"),
+           "--cores", "2", *SMOKE]
+    run = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)
+    runs = work / "results" / "ju2022" / "runs"
+    deadline = time.time() + 300
+    while time.time() < deadline and run.poll() is None and not any(runs.rglob("chunk*.npz")):
+        time.sleep(0.1)
+    assert run.poll() is None, "the run ended before it could be interrupted"
+    os.killpg(run.pid, sig)
+    run.wait(timeout=120)
+    assert run.returncode != 0
+    assert not (work / "results" / "ju2022" / "tab1.md").exists()
+    snakemake(work, "--cores", "2", *SMOKE)  # the same command, no extra flags
+    assert tables(work, prefix) == tables(smoke_run, prefix)
+
+
 def test_tables_are_identical_with_other_core_counts(smoke_run):
     before = tables(smoke_run, "ju2022/tab1")
     shutil.rmtree(smoke_run / "results" / "ju2022" / "runs" / "loglinear_coverage")
@@ -238,6 +268,59 @@ def test_no_study_section_runs_only_the_scorecard(tmp_path):
     assert set(jobs) == {"fidelity", "all"}, jobs
 
 
+# ----------------------------------------------------------------------------- report
+def test_report_has_the_scorecard_and_every_target_with_its_own_caption(smoke_run):
+    proc = snakemake(smoke_run, "--report", "report.html", check=False)  # paper config: not the run's
+    assert proc.returncode != 0
+    _assert_refused_with(proc, "results/ were built with another config than this report command's")
+    proc = snakemake(smoke_run, "--report", "smoke-report.html", *SMOKE)
+    assert "Missing metadata" not in proc.stdout + proc.stderr
+    html = (smoke_run / "smoke-report.html").read_text()
+    cats = json.loads(re.search(r"categories\s*=\s*(\{.*?\});", html, re.S).group(1))
+    assert list(cats)[0] == "Fidelity scorecard"
+    items = [path for sub in cats.values() for paths in sub.values() for path in paths]
+    figures = [p for p in expected_targets() if p.suffix == ".png"]
+    tables = [p for p in expected_targets() if p.suffix == ".csv"]
+    assert {str(p) for p in figures + tables} <= set(items)  # PNG previews, CSV tables
+    assert not [p for p in items if p.endswith(".pdf")]
+    assert len(items) == len(figures) + len(tables) + 1 + len(_experiments(smoke_run))
+    for caption in ("Fig 5.7", "Table 1", "knots"):
+        assert caption in html
+
+
+def _experiments(work):
+    return yaml.safe_load((work / "config" / "config.yaml").read_text())["ju2022"]["experiments"]
+
+
+# ----------------------------------------------------------------------------- cluster
+def test_slurm_profile_keeps_its_resources_and_takes_the_account_from_the_environment(tmp_path):
+    """docs/cluster.md: SLURM_ACCOUNT=... SLURM_PARTITION=... snakemake --profile profiles/slurm.
+    Every job gets the account, the partition, one CPU and the profile's memory (per-rule
+    values where the profile sets them, 2,000 MB otherwise); the default workflow profile,
+    loaded as well, must not replace any of it."""
+    work = copy_workflow(tmp_path)
+    profile = yaml.safe_load((work / "profiles" / "slurm" / "config.yaml").read_text())
+    env = dict(os.environ, SLURM_ACCOUNT="proj42", SLURM_PARTITION="short")
+    cmd = [sys.executable, "-m", "snakemake", "--directory", str(work), "--snakefile", str(work / "Snakefile"),
+           "-n", "--profile", "profiles/slurm", *SMOKE]
+    proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rule, jobs = None, {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("rule ") or line.startswith("localrule "):
+            rule = line.split()[1].rstrip(":")
+        elif line.strip().startswith("resources:") and rule:
+            jobs[rule] = dict(kv.split("=", 1) for kv in line.split(":", 1)[1].strip().split(", "))
+    assert len(jobs) > 20
+    for rule, res in jobs.items():
+        if rule == "all":
+            continue
+        assert res["slurm_account"] == "proj42" and res["slurm_partition"] == "short", (rule, res)
+        assert res["cpus_per_task"] == "1", (rule, res)
+        want = profile["set-resources"].get(rule, {}).get("mem_mb", profile["default-resources"]["mem_mb"])
+        assert res["mem_mb"] == str(want), (rule, res)
+
+
 # ----------------------------------------------------------------------------- parse-time checks
 def test_misspelt_step_fails_the_dry_run(tmp_path):
     work = copy_workflow(tmp_path)
@@ -307,11 +390,47 @@ _DELETE = object()
     (("ju2022", "experiments", "loglinear_coverage", "replicats"), 5,
      "'ju2022.experiments.loglinear_coverage'"),
     (("seed",), -5, "'seed'"),
+    # values the schema alone lets through
+    (("seed",), 7.0, "'seed': must be a whole number"),
+    (("ju2022", "experiments", "loglinear_coverage", "replicates"), 4.0,
+     "'ju2022.experiments.loglinear_coverage.replicates': must be a whole number"),
+    (("ju2022", "experiments", "loglinear_coverage", "epsilons"), [0.1, float("inf")],
+     "'ju2022.experiments.loglinear_coverage.epsilons.1': must be a finite number, got inf"),
+    (("ju2022", "experiments", "loglinear_coverage", "epsilons"), [float("nan")],
+     "'ju2022.experiments.loglinear_coverage.epsilons.0': must be a finite number, got nan"),
+    (("raim2021", "lambdas"), [float("nan")], "'raim2021.lambdas.0': must be a finite number, got nan"),
+    (("bernstein2020", "chapter4", "replicates"), 12.0, "'bernstein2020.chapter4.replicates': must be a whole"),
 ])
 def test_bad_config_is_refused_before_any_job_naming_the_key(tmp_path, path, value, expected):
     work = _edit_config(tmp_path, _set(path, value))
     proc = snakemake(work, "-n", check=False)
-    out = proc.stdout + proc.stderr
     assert proc.returncode != 0
-    assert expected in out, out[-3000:]
+    _assert_refused_with(proc, expected)
     assert not (work / "results").exists() or not any((work / "results").rglob("*.npz"))
+
+
+def _assert_refused_with(proc, expected):
+    """The message comes first and alone: no traceback into the rule files."""
+    out = proc.stdout + proc.stderr
+    assert expected in out, out[-3000:]
+    lines = [x for x in out.splitlines() if x.strip() and not x.startswith("Using workflow specific profile")]
+    assert expected in lines[0], lines[:3]
+    assert "Traceback" not in out and "File \"" not in out, out[-3000:]
+
+
+def test_yaml_syntax_error_names_file_and_line(tmp_path):
+    work = copy_workflow(tmp_path)
+    path = work / "config" / "config.yaml"
+    text = path.read_text().replace("  iterations: 10000", "  iterations: [10000", 1)
+    path.write_text(text)
+    line = next(i for i, x in enumerate(text.splitlines(), 1) if "iterations: [10000" in x)
+    proc = snakemake(work, "-n", check=False)
+    assert proc.returncode != 0
+    _assert_refused_with(proc, f"invalid config file config/config.yaml, line {line}, column")
+
+
+def test_smoke_run_says_which_settings_of_config_yaml_it_replaces(smoke_run):
+    proc = snakemake(smoke_run, "-n", *SMOKE)
+    out = proc.stdout + proc.stderr
+    assert "config/smoke.yaml replaces" in out and "settings of config/config.yaml" in out
+    assert "ju2022.experiments.loglinear_fixed_data.epsilons" in out or ", ..." in out

@@ -28,6 +28,7 @@ __all__ = [
     "ks_uniform",
     "ks_critical_value",
     "effective_sample_size",
+    "degenerate",
     "mc_standard_error",
 ]
 
@@ -187,7 +188,7 @@ def effective_sample_size(chain) -> np.ndarray:
     out = np.empty(a.shape[1])
     for j in range(a.shape[1]):
         if n < 2 or np.all(a[:, j] == a[0, j]):
-            out[j] = n
+            out[j] = 1.0  # a chain that never moves carries the information of one draw
             continue
         rho = acf(a[:, j], nlags=n - 1, fft=True)
         # tau = -1 + 2 * sum of the leading positive pair sums rho_2m + rho_2m+1, m = 0, 1, ...
@@ -206,3 +207,10 @@ def mc_standard_error(chain) -> np.ndarray:
     """Monte Carlo standard error of the chain mean, sd / sqrt(ESS)."""
     a = _as_draws(chain)
     return a.std(axis=0, ddof=1) / np.sqrt(effective_sample_size(a))
+
+
+def degenerate(acceptance, ess_min, *, min_acceptance: float = 0.05, min_ess: float = 5.0):
+    """Which chains collapsed: mean acceptance of their Metropolis step below ``min_acceptance``
+    or smallest ESS of their parameters below ``min_ess`` (elementwise over arrays of chains).
+    Their summaries stand for far fewer draws than they seem to."""
+    return (np.asarray(acceptance, float) < min_acceptance) | (np.asarray(ess_min, float) < min_ess)

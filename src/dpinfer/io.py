@@ -2,7 +2,9 @@
 
 Every file the pipeline produces is written to a temporary file in the same folder and moved
 into place with ``os.replace``, so an interrupted job never leaves a half-written output that a
-resumed run would mistake for a finished one.
+resumed run would mistake for a finished one. The temporary file (``mkstemp``, mode 0600) gets
+the mode an ordinary new file would get under the user's umask before it is moved, so
+collaborators on a shared file system can read the results.
 """
 
 from __future__ import annotations
@@ -31,6 +33,12 @@ __all__ = [
 ]
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_path(path, suffix: str | None = None):
     """Yield a temporary path beside ``path``; move it onto ``path`` only if the block succeeds."""
@@ -40,6 +48,7 @@ def atomic_path(path, suffix: str | None = None):
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -77,7 +86,9 @@ def load_npz(path) -> dict:
 
 
 def format_value(value, digits: int = 3) -> str:
-    """Fixed-precision text for a table cell; refuses NaN/inf so none reaches a table."""
+    """Text for a table cell: ``digits`` decimals, or scientific notation with ``digits``
+    significant digits when a non-zero value would round to zero (so 1e-6 is not printed as
+    0.000, nor a small negative MMD^2 as -0.000); refuses NaN/inf so none reaches a table."""
     if value is None or value == "":
         return ""
     if isinstance(value, str):
@@ -89,6 +100,10 @@ def format_value(value, digits: int = 3) -> str:
     v = float(value)
     if not np.isfinite(v):
         raise ValueError(f"non-finite value {v} would reach a table")
+    if v == 0.0:
+        return f"{0.0:.{digits}f}"  # also -0.0
+    if abs(v) < 0.5 * 10.0 ** (-digits):
+        return f"{v:.{max(digits - 1, 1)}e}"
     return f"{v:.{digits}f}"
 
 

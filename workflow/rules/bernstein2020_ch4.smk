@@ -128,12 +128,13 @@ rule bernstein2020_fig4_2:
     input:
         summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
     output:
-        pdf=report(
-            f"{RESULTS}/bernstein2020/fig4_2.pdf",
+        pdf=f"{RESULTS}/bernstein2020/fig4_2.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig4_2.png",
             category="bernstein2020",
-            caption="../report/bernstein2020.rst",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig4_2.rst",
         ),
-        png=f"{RESULTS}/bernstein2020/fig4_2.png",
     log:
         f"{LOGS}/bernstein2020/fig4_2.log",
     resources:
@@ -151,12 +152,13 @@ rule bernstein2020_fig4_3:
     input:
         summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
     output:
-        pdf=report(
-            f"{RESULTS}/bernstein2020/fig4_3.pdf",
+        pdf=f"{RESULTS}/bernstein2020/fig4_3.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig4_3.png",
             category="bernstein2020",
-            caption="../report/bernstein2020.rst",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig4_3.rst",
         ),
-        png=f"{RESULTS}/bernstein2020/fig4_3.png",
     log:
         f"{LOGS}/bernstein2020/fig4_3.log",
     resources:
@@ -173,12 +175,13 @@ rule bernstein2020_fig4_4:
     input:
         summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
     output:
-        pdf=report(
-            f"{RESULTS}/bernstein2020/fig4_4.pdf",
+        pdf=f"{RESULTS}/bernstein2020/fig4_4.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig4_4.png",
             category="bernstein2020",
-            caption="../report/bernstein2020.rst",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig4_4.rst",
         ),
-        png=f"{RESULTS}/bernstein2020/fig4_4.png",
     log:
         f"{LOGS}/bernstein2020/fig4_4.log",
     resources:
@@ -196,12 +199,13 @@ rule bernstein2020_figB_1:
     input:
         traces=rules.bernstein2020_ch4_run_traces.output.traces,
     output:
-        pdf=report(
-            f"{RESULTS}/bernstein2020/figB_1.pdf",
+        pdf=f"{RESULTS}/bernstein2020/figB_1.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/figB_1.png",
             category="bernstein2020",
-            caption="../report/bernstein2020.rst",
+            subcategory="figures",
+            caption="../report/bernstein2020/figB_1.rst",
         ),
-        png=f"{RESULTS}/bernstein2020/figB_1.png",
     log:
         f"{LOGS}/bernstein2020/figB_1.log",
     resources:

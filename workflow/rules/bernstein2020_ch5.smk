@@ -149,12 +149,13 @@ rule bernstein2020_fig5_4:
     input:
         summary=rules.bernstein2020_ch5_summarise_synthetic.output.summary,
     output:
-        pdf=report(
-            f"{RESULTS}/bernstein2020/fig5_4.pdf",
+        pdf=f"{RESULTS}/bernstein2020/fig5_4.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_4.png",
             category="bernstein2020",
-            caption="../report/bernstein2020.rst",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_4.rst",
         ),
-        png=f"{RESULTS}/bernstein2020/fig5_4.png",
     log:
         f"{CH5_LOGS}/fig5_4.log",
     resources:
@@ -167,12 +168,13 @@ rule bernstein2020_fig5_4:
 
 use rule bernstein2020_fig5_4 as bernstein2020_fig5_5 with:
     output:
-        pdf=report(
-            f"{RESULTS}/bernstein2020/fig5_5.pdf",
+        pdf=f"{RESULTS}/bernstein2020/fig5_5.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_5.png",
             category="bernstein2020",
-            caption="../report/bernstein2020.rst",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_5.rst",
         ),
-        png=f"{RESULTS}/bernstein2020/fig5_5.png",
     log:
         f"{CH5_LOGS}/fig5_5.log",
     params:
@@ -181,12 +183,13 @@ use rule bernstein2020_fig5_4 as bernstein2020_fig5_5 with:
 
 use rule bernstein2020_fig5_4 as bernstein2020_fig5_6 with:
     output:
-        pdf=report(
-            f"{RESULTS}/bernstein2020/fig5_6.pdf",
+        pdf=f"{RESULTS}/bernstein2020/fig5_6.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_6.png",
             category="bernstein2020",
-            caption="../report/bernstein2020.rst",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_6.rst",
         ),
-        png=f"{RESULTS}/bernstein2020/fig5_6.png",
     log:
         f"{CH5_LOGS}/fig5_6.log",
     params:
@@ -195,12 +198,13 @@ use rule bernstein2020_fig5_4 as bernstein2020_fig5_6 with:
 
 use rule bernstein2020_fig5_4 as bernstein2020_fig5_7 with:
     output:
-        pdf=report(
-            f"{RESULTS}/bernstein2020/fig5_7.pdf",
+        pdf=f"{RESULTS}/bernstein2020/fig5_7.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_7.png",
             category="bernstein2020",
-            caption="../report/bernstein2020.rst",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_7.rst",
         ),
-        png=f"{RESULTS}/bernstein2020/fig5_7.png",
     log:
         f"{CH5_LOGS}/fig5_7.log",
     params:
@@ -210,12 +214,13 @@ use rule bernstein2020_fig5_4 as bernstein2020_fig5_7 with:
 
 use rule bernstein2020_fig5_4 as bernstein2020_fig5_8 with:
     output:
-        pdf=report(
-            f"{RESULTS}/bernstein2020/fig5_8.pdf",
+        pdf=f"{RESULTS}/bernstein2020/fig5_8.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_8.png",
             category="bernstein2020",
-            caption="../report/bernstein2020.rst",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_8.rst",
         ),
-        png=f"{RESULTS}/bernstein2020/fig5_8.png",
     log:
         f"{CH5_LOGS}/fig5_8.log",
     params:
@@ -269,12 +274,13 @@ rule bernstein2020_fig5_9:
     input:
         summary=rules.bernstein2020_ch5_summarise_cirrhosis.output.summary,
     output:
-        pdf=report(
-            f"{RESULTS}/bernstein2020/fig5_9.pdf",
+        pdf=f"{RESULTS}/bernstein2020/fig5_9.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_9.png",
             category="bernstein2020",
-            caption="../report/bernstein2020.rst",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_9.rst",
         ),
-        png=f"{RESULTS}/bernstein2020/fig5_9.png",
         csv=f"{CH5_DIR}/fig5_9_coverage.csv",
         md=f"{CH5_DIR}/fig5_9_coverage.md",
     log:

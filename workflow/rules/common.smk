@@ -2,14 +2,20 @@
 # checks that name the key, and parse-time step names. Study globals, checks and input functions
 # live in each study's own rule file. Only pure-Python modules of the package are imported here,
 # so parsing the workflow never loads numba, scipy or matplotlib.
+import json
 import os
 import re
+import sys
 
+import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from dpinfer.config_checks import dotted, overridden_keys, strict_error, yaml_syntax_error
 from dpinfer.grid import chunk_range, fmt_eps, n_chunks, target_paths
+from dpinfer.io import read_json, write_json
 from dpinfer.pipeline import resolve_step
+from dpinfer.run_lock import clear_stale_locks, forget_run, record_run
 
 RESULTS = "results"
 LOGS = "logs"
@@ -50,9 +56,78 @@ def all_targets():
     return paths
 
 
+def refuse(message):
+    """Stop before any job runs with ``message`` first (no traceback into the rule files)."""
+    print(f"\n{message}\n", file=sys.stderr)
+    raise SystemExit(1)
+
+
 def config_error(key, message):
     """Refuse a config before any job runs, naming the offending key."""
-    raise WorkflowError(f"invalid config: '{key}': {message}")
+    refuse(f"invalid config: '{key}': {message}")
+
+
+def check_yaml(path):
+    """Refuse a config file that is not valid YAML, naming its file and line."""
+    problem = yaml_syntax_error(path)
+    if problem:
+        refuse(f"invalid config file {problem}")
+
+
+def note_overrides(base_path):
+    """Say which settings of the base config file the --configfile files replace: an edit of
+    config.yaml under those keys has no effect in this run."""
+    files = [str(f) for f in getattr(workflow, "overwrite_configfiles", None) or []]
+    if not files:
+        return
+    with open(base_path, encoding="utf-8") as fh:
+        keys = overridden_keys(yaml.safe_load(fh) or {}, config)
+    if keys:
+        shown = ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else "")
+        print(
+            f"dpinfer: {', '.join(files)} replaces {len(keys)} settings of {base_path} "
+            f"({shown}); edits of those keys in {base_path} have no effect in this run.",
+            file=sys.stderr,
+        )
+
+
+RUN_CONFIG = f"{RESULTS}/.dpinfer-run-config.json"
+
+
+def run_config():
+    files = [str(f) for f in getattr(workflow, "overwrite_configfiles", None) or []]
+    return {"configfiles": files, "config": config}
+
+
+def record_run_config():
+    """After a successful run: which config built results/ (the report checks it)."""
+    write_json(RUN_CONFIG, run_config())
+
+
+def check_report_config():
+    """Refuse `snakemake --report` with another config than the one that built results/
+    (it would package the other scale's files and warn about every missing one)."""
+    if not any(a == "--report" or a.startswith("--report=") for a in sys.argv):
+        return
+    if not os.path.exists(RUN_CONFIG):
+        return
+    built = read_json(RUN_CONFIG)
+    if json.loads(json.dumps(config)) != built["config"]:
+        files = " ".join(f"--configfile {f}" for f in built["configfiles"]) or "(config/config.yaml only)"
+        refuse(
+            "results/ were built with another config than this report command's: run the "
+            f"report with the config of that run, {files}, e.g. "
+            f"snakemake --report report.html {files if built['configfiles'] else ''}".rstrip()
+        )
+
+
+def clear_locks_of_a_killed_run():
+    pid = clear_stale_locks()
+    if pid is not None:
+        print(
+            f"dpinfer: removed the locks left by a killed run (process {pid}); resuming.",
+            file=sys.stderr,
+        )
 
 
 def section(*keys):
@@ -65,7 +140,8 @@ def section(*keys):
 
 def validate_section(keys, schema_name):
     """Validate the section at ``keys`` against workflow/schemas/<schema_name>.schema.yaml,
-    filling defaults; on failure raise one message that names the full dotted key."""
+    filling defaults, then strictly (whole numbers without a decimal point, finite numbers);
+    on failure refuse with one message that names the full dotted key."""
     schema = os.path.join(workflow.basedir, "workflow", "schemas", f"{schema_name}.schema.yaml")
     try:
         validate(section(*keys), schema)
@@ -74,8 +150,10 @@ def validate_section(keys, schema_name):
         reason = re.search(r"ValidationError: (.*)", text)
         where = re.search(r"On instance((?:\[[^\]]*\])*)", text)
         inner = re.findall(r"\[(?:'([^']*)'|(\d+))\]", where.group(1)) if where else []
-        dotted = ".".join(list(keys) + [a or b for a, b in inner])
-        config_error(dotted or "<top level>", reason.group(1) if reason else text)
+        config_error(dotted(list(keys) + [a or b for a, b in inner]), reason.group(1) if reason else text)
+    strict = strict_error(section(*keys), schema)
+    if strict:
+        config_error(dotted(list(keys) + strict[0]), strict[1])
 
 
 def step(name):
@@ -83,7 +161,7 @@ def step(name):
     try:
         return resolve_step(name)
     except ValueError as err:
-        raise WorkflowError(f"invalid step name: {err}") from None
+        refuse(f"invalid step name: {err}")
 
 
 def wildcard_int(name):

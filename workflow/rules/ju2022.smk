@@ -133,7 +133,8 @@ rule ju2022_experiments:
         csv=report(
             f"{JU_DIR}/experiments/{{experiment}}.csv",
             category="ju2022",
-            caption="../report/ju2022.rst",
+            subcategory="tables",
+            caption="../report/ju2022/experiments.rst",
         ),
         md=f"{JU_DIR}/experiments/{{experiment}}.md",
     log:
@@ -146,6 +147,7 @@ rule ju2022_experiments:
         model=ju2022_model,
         design=ju2022_design,
         level=JU["credible_level"],
+        health=JU["health"],
     script:
         STEP_SCRIPT
 
@@ -155,10 +157,13 @@ rule ju2022_fig1a:
         summary=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
         **JU_FILES["loglinear"],
     output:
-        pdf=report(
-            f"{JU_DIR}/fig1a.pdf", category="ju2022", caption="../report/ju2022.rst"
+        pdf=f"{JU_DIR}/fig1a.pdf",
+        png=report(
+            f"{JU_DIR}/fig1a.png",
+            category="ju2022",
+            subcategory="figures",
+            caption="../report/ju2022/fig1a.rst",
         ),
-        png=f"{JU_DIR}/fig1a.png",
     log:
         f"{LOGS}/ju2022/fig1a.log",
     params:
@@ -173,10 +178,13 @@ rule ju2022_fig2:
         summary=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
         **JU_FILES["linreg"],
     output:
-        pdf=report(
-            f"{JU_DIR}/fig2.pdf", category="ju2022", caption="../report/ju2022.rst"
+        pdf=f"{JU_DIR}/fig2.pdf",
+        png=report(
+            f"{JU_DIR}/fig2.png",
+            category="ju2022",
+            subcategory="figures",
+            caption="../report/ju2022/fig2.rst",
         ),
-        png=f"{JU_DIR}/fig2.png",
     log:
         f"{LOGS}/ju2022/fig2.log",
     params:
@@ -190,10 +198,13 @@ rule ju2022_fig1b:
     input:
         summary=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
     output:
-        pdf=report(
-            f"{JU_DIR}/fig1b.pdf", category="ju2022", caption="../report/ju2022.rst"
+        pdf=f"{JU_DIR}/fig1b.pdf",
+        png=report(
+            f"{JU_DIR}/fig1b.png",
+            category="ju2022",
+            subcategory="figures",
+            caption="../report/ju2022/fig1b.rst",
         ),
-        png=f"{JU_DIR}/fig1b.png",
     log:
         f"{LOGS}/ju2022/fig1b.log",
     params:
@@ -206,10 +217,13 @@ rule ju2022_figS1:
     input:
         summary=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
     output:
-        pdf=report(
-            f"{JU_DIR}/figS1.pdf", category="ju2022", caption="../report/ju2022.rst"
+        pdf=f"{JU_DIR}/figS1.pdf",
+        png=report(
+            f"{JU_DIR}/figS1.png",
+            category="ju2022",
+            subcategory="figures",
+            caption="../report/ju2022/figS1.rst",
         ),
-        png=f"{JU_DIR}/figS1.png",
     log:
         f"{LOGS}/ju2022/figS1.log",
     params:
@@ -223,7 +237,10 @@ rule ju2022_tab1:
         summary=f"{JU_DIR}/experiments/loglinear_coverage.npz",
     output:
         csv=report(
-            f"{JU_DIR}/tab1.csv", category="ju2022", caption="../report/ju2022.rst"
+            f"{JU_DIR}/tab1.csv",
+            category="ju2022",
+            subcategory="tables",
+            caption="../report/ju2022/tab1.rst",
         ),
         md=f"{JU_DIR}/tab1.md",
     log:
@@ -240,7 +257,10 @@ rule ju2022_tabS1:
         summary=f"{JU_DIR}/experiments/linreg_coverage.npz",
     output:
         csv=report(
-            f"{JU_DIR}/tabS1.csv", category="ju2022", caption="../report/ju2022.rst"
+            f"{JU_DIR}/tabS1.csv",
+            category="ju2022",
+            subcategory="tables",
+            caption="../report/ju2022/tabS1.rst",
         ),
         md=f"{JU_DIR}/tabS1.md",
     log:
@@ -258,7 +278,10 @@ rule ju2022_runtime:
         linreg=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
     output:
         csv=report(
-            f"{JU_DIR}/runtime.csv", category="ju2022", caption="../report/ju2022.rst"
+            f"{JU_DIR}/runtime.csv",
+            category="ju2022",
+            subcategory="tables",
+            caption="../report/ju2022/runtime.rst",
         ),
         md=f"{JU_DIR}/runtime.md",
     log:
@@ -282,5 +305,6 @@ rule ju2022_claims:
     params:
         step=step("ju2022.paper:claims"),
         level=JU["credible_level"],
+        health=JU["health"],
     script:
         STEP_SCRIPT

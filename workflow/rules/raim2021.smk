@@ -78,12 +78,13 @@ rule raim2021_knots:
     input:
         envelopes=rules.raim2021_run_envelopes.output.envelopes,
     output:
-        pdf=report(
-            f"{RAIM_DIR}/knots.pdf",
+        pdf=f"{RAIM_DIR}/knots.pdf",
+        png=report(
+            f"{RAIM_DIR}/knots.png",
             category="raim2021",
-            caption="../report/raim2021.rst",
+            subcategory="figures",
+            caption="../report/raim2021/knots.rst",
         ),
-        png=f"{RAIM_DIR}/knots.png",
     log:
         f"{LOGS}/raim2021/knots.log",
     params:
@@ -96,12 +97,13 @@ rule raim2021_error_bound:
     input:
         envelopes=rules.raim2021_run_envelopes.output.envelopes,
     output:
-        pdf=report(
-            f"{RAIM_DIR}/error_bound.pdf",
+        pdf=f"{RAIM_DIR}/error_bound.pdf",
+        png=report(
+            f"{RAIM_DIR}/error_bound.png",
             category="raim2021",
-            caption="../report/raim2021.rst",
+            subcategory="figures",
+            caption="../report/raim2021/error_bound.rst",
         ),
-        png=f"{RAIM_DIR}/error_bound.png",
     log:
         f"{LOGS}/raim2021/error_bound.log",
     params:
@@ -114,12 +116,13 @@ rule raim2021_step_function:
     input:
         envelopes=rules.raim2021_run_envelopes.output.envelopes,
     output:
-        pdf=report(
-            f"{RAIM_DIR}/step_function.pdf",
+        pdf=f"{RAIM_DIR}/step_function.pdf",
+        png=report(
+            f"{RAIM_DIR}/step_function.png",
             category="raim2021",
-            caption="../report/raim2021.rst",
+            subcategory="figures",
+            caption="../report/raim2021/step_function.rst",
         ),
-        png=f"{RAIM_DIR}/step_function.png",
     log:
         f"{LOGS}/raim2021/step_function.log",
     params:
@@ -174,12 +177,13 @@ rule raim2021_mse_densities:
     input:
         summary=rules.raim2021_summarise_mse.output.summary,
     output:
-        pdf=report(
-            f"{RAIM_DIR}/mse_densities.pdf",
+        pdf=f"{RAIM_DIR}/mse_densities.pdf",
+        png=report(
+            f"{RAIM_DIR}/mse_densities.png",
             category="raim2021",
-            caption="../report/raim2021.rst",
+            subcategory="figures",
+            caption="../report/raim2021/mse_densities.rst",
         ),
-        png=f"{RAIM_DIR}/mse_densities.png",
     log:
         f"{LOGS}/raim2021/mse_densities.log",
     params:
@@ -213,12 +217,13 @@ rule raim2021_traces:
     input:
         chains=rules.raim2021_run_traces.output.chains,
     output:
-        pdf=report(
-            f"{RAIM_DIR}/traces.pdf",
+        pdf=f"{RAIM_DIR}/traces.pdf",
+        png=report(
+            f"{RAIM_DIR}/traces.png",
             category="raim2021",
-            caption="../report/raim2021.rst",
+            subcategory="figures",
+            caption="../report/raim2021/traces.rst",
         ),
-        png=f"{RAIM_DIR}/traces.png",
     log:
         f"{LOGS}/raim2021/traces.log",
     params:
@@ -256,7 +261,8 @@ rule raim2021_timing:
         csv=report(
             f"{RAIM_DIR}/timing.csv",
             category="raim2021",
-            caption="../report/raim2021.rst",
+            subcategory="tables",
+            caption="../report/raim2021/timing.rst",
         ),
         md=f"{RAIM_DIR}/timing.md",
     log:

@@ -65,6 +65,7 @@ ACCEPTANCE_FIGURE_OF = {"loglinear": "fig1b", "linreg": "figS1"}
 
 # headings of docs/deviations.md (GitHub anchors) that explain a difference
 DEV_RUNTIME = "runtime-compiled-kernels-on-another-machine"
+DEV_MIXING = "mixing-of-the-regression-chain-fig2-tabs1-kept-as-in-the-paper"
 
 
 # ----------------------------------------------------------------------------- tables
@@ -223,7 +224,25 @@ def _runtime_claims(summaries: dict) -> list[Claim]:
     return out
 
 
-def claims(input, output, *, level: float) -> None:
+def _health_claims(summaries: dict, health: dict) -> list[Claim]:
+    """The paper's chains mix (its figures and tables summarise them as posteriors): no chain of
+    an experiment is degenerate (mean acceptance or minimum ESS collapsed)."""
+    from .summarise import degenerate_chains  # summarise imports this module's constants
+
+    out = []
+    for name, summary in summaries.items():
+        bad = degenerate_chains(summary, health)
+        target = TABLE_OF[name.split("_")[0]] if name.endswith("coverage") else ACCEPTANCE_FIGURE_OF[name.split("_")[0]]
+        out.append(Claim(
+            target,
+            f"experiment {name}: no chain degenerate (mean acceptance >= {health['min_acceptance']} and ESS of every "
+            f"parameter >= {health['min_ess']} over the kept sweeps, every epsilon)",
+            "chains mix", f"{int(bad.sum())} of {bad.size} degenerate; smallest ESS {float(summary['ess_min'].min()):.1f}",
+            "", not bad.any(), DEV_MIXING if name.startswith("linreg") else ""))
+    return out
+
+
+def claims(input, output, *, level: float, health: dict) -> None:
     """Rule step: the unit's claims -> ``output.csv`` (results/ju2022/claims/ju2022.csv)."""
     fixed = {"loglinear": load_npz(input.loglinear_fixed_data), "linreg": load_npz(input.linreg_fixed_data)}
     coverage = {"loglinear": load_npz(input.loglinear_coverage), "linreg": load_npz(input.linreg_coverage)}
@@ -233,4 +252,6 @@ def claims(input, output, *, level: float) -> None:
         rows += _posterior_mean_claims(fixed[model], model)
         rows += _acceptance_claims(fixed[model], model)
     rows += _runtime_claims(fixed)
+    rows += _health_claims({f"{m}_{d}": (fixed if d == "fixed_data" else coverage)[m]
+                            for m in ("loglinear", "linreg") for d in ("fixed_data", "coverage")}, health)
     write_claims(output.csv, rows)

@@ -13,6 +13,7 @@ the level never reruns a chain.
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -23,7 +24,9 @@ from ...io import load_npz, save_npz, write_csv, write_markdown, write_table
 from .paper import AUTHORS_R_2CORE_SECONDS, PAPER_COVERAGE, PAPER_REPLICATES, PAPER_SECONDS
 
 __all__ = ["param_labels", "aggregate", "interval_hits", "coverage_rows", "tab1", "tabS1", "runtime",
-           "experiments"]
+           "degenerate_chains", "experiments"]
+
+log = logging.getLogger("dpinfer.ju2022")
 
 
 def param_labels(model: str, dim: int) -> list[str]:
@@ -155,14 +158,27 @@ def runtime(input, output) -> None:
 
 
 # ----------------------------------------------------------------------------- any experiment
-def experiments(input, output, *, experiment: str, model: str, design: str, level: float) -> None:
+def degenerate_chains(summary: dict, health: dict) -> np.ndarray:
+    """(epsilon, replicate) booleans: chains whose mean acceptance or minimum ESS collapsed
+    (:func:`dpinfer.diagnostics.degenerate`, thresholds from config ``ju2022.health``)."""
+    return diagnostics.degenerate(summary["acc_mean"], summary["ess_min"],
+                                  min_acceptance=float(health["min_acceptance"]), min_ess=float(health["min_ess"]))
+
+
+def experiments(input, output, *, experiment: str, model: str, design: str, level: float, health: dict) -> None:
     """experiments/<name>: per (epsilon, parameter) the mean and spread of posterior means, the
-    mean posterior sd, coverage of the true parameter (fixed_parameters designs) and acceptance."""
+    mean posterior sd, coverage of the true parameter (fixed_parameters designs), acceptance,
+    the smallest ESS over the chains and the number of degenerate chains (logged as a warning)."""
     d = load_npz(input.summary)
     labels = param_labels(model, d["post_mean"].shape[2])
     hits = interval_hits(d, level)
+    bad = degenerate_chains(d, health)
     rows = []
     for e, epsilon in enumerate(d["epsilons"]):
+        if bad[e].any():
+            log.warning("%s eps=%s: %d of %d chains degenerate (mean acceptance < %s or ESS < %s)",
+                        experiment, fmt_eps(epsilon), int(bad[e].sum()), bad.shape[1],
+                        health["min_acceptance"], health["min_ess"])
         for j, lab in enumerate(labels):
             rows.append({
                 "epsilon": fmt_eps(epsilon), "parameter": lab,
@@ -173,9 +189,13 @@ def experiments(input, output, *, experiment: str, model: str, design: str, leve
                 "coverage": float(hits[e, :, j].mean()) if design == "fixed_parameters" else None,
                 "acceptance_mean": float(d["acc_mean"][e].mean()), "acceptance_min": float(d["acc_min"][e].min()),
                 "min_single_acceptance": float(np.exp(d["min_log_alpha"][e].min())),
+                "ess_min": float(d["ess_min"][e].min()), "degenerate_chains": int(bad[e].sum()),
                 "replicates": int(d["post_mean"].shape[1]),
             })
     ref = "true parameter" if design == "fixed_parameters" else "confidential-data posterior mean"
     write_table(output.csv, output.md, rows, list(rows[0]), digits=4,
                 title=f"Experiment {experiment} ({model}, {design})",
-                notes=f"reference_value: the {ref}. Coverage only for designs with a true parameter.")
+                notes=(f"reference_value: the {ref}. Coverage only for designs with a true parameter. "
+                       "ess_min: the smallest effective sample size of any parameter over the chains; "
+                       f"degenerate_chains: chains with mean acceptance < {health['min_acceptance']} or ESS < "
+                       f"{health['min_ess']} (config ju2022.health): their summaries stand for few draws."))
