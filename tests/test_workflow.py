@@ -181,7 +181,7 @@ def test_an_interrupted_run_resumes_with_the_same_command(smoke_run, tmp_path, s
     assert run.poll() is None, "the run ended before it could be interrupted"
     os.killpg(run.pid, sig)
     run.wait(timeout=120)
-    assert run.returncode != 0
+    # the run stopped unfinished (Snakemake's exit code after SIGINT is not reliable: CI once saw 0)
     assert not (work / "results" / "ju2022" / "tab1.md").exists()
     snakemake(work, "--cores", "2", *SMOKE)  # the same command, no extra flags
     assert tables(work, prefix) == tables(smoke_run, prefix)
