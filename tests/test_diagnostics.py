@@ -1,4 +1,5 @@
 import math
+import zlib
 
 import numpy as np
 import pytest
@@ -54,3 +55,54 @@ def test_ess_of_ar1_is_close_to_theory(rng):
 def test_non_finite_draws_refused():
     with pytest.raises(ValueError):
         diagnostics.posterior_mean([1.0, np.nan])
+
+
+# ----------------------------------------------------------------------------- R-hat and ESS
+def _ar1(rng, chains, draws, phi, shift=None):
+    e = rng.normal(size=(chains, draws))
+    y = np.empty_like(e)
+    y[:, 0] = e[:, 0] / math.sqrt(1.0 - phi * phi)
+    for t in range(1, draws):
+        y[:, t] = phi * y[:, t - 1] + e[:, t]
+    return y if shift is None else y + np.asarray(shift, float)[:, None]
+
+
+@pytest.mark.parametrize("shape", [(1, 101), (2, 64), (4, 1000), (3, 57)])
+@pytest.mark.parametrize("kind", ["normal", "heavy", "ar1", "shifted"])
+def test_rhat_and_bulk_ess_agree_with_arviz(shape, kind):
+    """One implementation (Vehtari et al. 2021) checked against ArviZ's rank-normalised split
+    R-hat and bulk ESS. ArviZ returns no R-hat for one chain (ours splits it in halves; the trend
+    test below covers that case)."""
+    az = pytest.importorskip("arviz")
+    rng = np.random.default_rng(zlib.crc32(repr((shape, kind)).encode()))
+    m, n = shape
+    x = {"normal": lambda: rng.normal(size=shape), "heavy": lambda: rng.standard_t(2, size=shape),
+         "ar1": lambda: _ar1(rng, m, n, 0.8), "shifted": lambda: _ar1(rng, m, n, 0.5, np.arange(m) * 0.4)}[kind]()
+    ours_r, ours_e = diagnostics.split_rhat(x)[0], diagnostics.bulk_ess(x)[0]
+    ref_e = float(az.ess(x, method="bulk"))
+    assert ours_e == pytest.approx(ref_e, rel=1e-8)
+    if m > 1:
+        assert ours_r == pytest.approx(float(az.rhat(x, method="rank")), rel=1e-8)
+    else:
+        assert 0.9 < ours_r < 1.5
+
+
+def test_rhat_and_ess_behave_as_theory_says():
+    rng = np.random.default_rng(11)
+    iid = rng.normal(size=(4, 2000, 2))
+    assert np.all(diagnostics.split_rhat(iid) < 1.01)
+    assert np.all(np.abs(diagnostics.bulk_ess(iid) / 8000 - 1) < 0.1)
+    # AR(1): ESS = N (1 - phi) / (1 + phi); averaged over repetitions to beat the estimator's noise
+    phi = 0.9
+    ess = np.mean([diagnostics.bulk_ess(_ar1(rng, 4, 20000, phi))[0] for _ in range(5)])
+    assert ess == pytest.approx(80000 * (1 - phi) / (1 + phi), rel=0.1)
+    # chains that disagree, and a chain with a trend, fail R-hat
+    assert diagnostics.split_rhat(_ar1(rng, 4, 1000, 0.5, [0, 0, 0, 1.5]))[0] > 1.1
+    trend = rng.normal(size=(1, 2000)) + np.linspace(0, 3, 2000)
+    assert diagnostics.split_rhat(trend)[0] > 1.1
+    # chains that never move: R-hat 1 when they agree, inf when they do not; ESS 1
+    assert diagnostics.split_rhat(np.ones((2, 10)))[0] == 1.0
+    assert diagnostics.split_rhat(np.array([[1.0] * 10, [2.0] * 10]))[0] == math.inf
+    assert diagnostics.bulk_ess(np.ones((2, 10)))[0] == 1.0
+    with pytest.raises(ValueError):
+        diagnostics.split_rhat(np.full((2, 10), np.nan))

@@ -58,7 +58,7 @@ def _fake_summary(model: str, eps, R: int, rng) -> dict:
         "acc_mean": np.linspace(0.99, 0.3, E)[:, None] + np.zeros((E, R)),
         "acc_min": np.linspace(0.9, 0.1, E)[:, None] + np.zeros((E, R)),
         "min_log_alpha": -0.5 * np.asarray(eps, float)[:, None] + np.zeros((E, R)),
-        "seconds": np.full((E, R), 0.2), "ess_min": np.full((E, R), 50.0),
+        "seconds": np.full((E, R), 0.2), "ess_min": np.full((E, R), 150.0), "rhat_max": np.full((E, R), 1.002),
     }
 
 
@@ -72,13 +72,13 @@ def test_claims_cover_every_printed_cell_and_statement(tmp_path):
         save_npz(files[name], **_fake_summary(model, eps, 100, rng))
     out = tmp_path / "claims.csv"
     paper.claims(SimpleNamespace(**files), SimpleNamespace(csv=str(out)), level=0.9,
-                 health={"min_acceptance": 0.05, "min_ess": 5})
+                 health={"min_acceptance": 0.05, "min_ess": 5, "max_rhat": 1.01, "converged_ess": 100})
     claims = read_claims(out)
     per_target = {t: sum(c.target == t for c in claims) for t in {c.target for c in claims}}
-    # cells + header + remarks + chain health; 2 posterior-mean claims; 5 bounds + 2 acceptance
-    # claims + chain health; 2 timings
-    assert per_target == {"tab1": 25 + 3 + 1, "tabS1": 15 + 2 + 1, "fig1a": 2, "fig2": 2, "fig1b": 7 + 1,
-                          "figS1": 7 + 1, "runtime": 2}
+    # cells + header + remarks + chain health (degenerate, converged); 2 posterior-mean claims;
+    # 5 bounds + 2 acceptance claims + chain health; 2 timings
+    assert per_target == {"tab1": 25 + 3 + 2, "tabS1": 15 + 2 + 2, "fig1a": 2, "fig2": 2, "fig1b": 7 + 2,
+                          "figS1": 7 + 2, "runtime": 2}
     assert all(c.holds for c in claims if c.statement.startswith("experiment "))
     bounds = [c for c in claims if c.statement.startswith("Proposition 3.1")]
     assert all(c.holds for c in bounds)

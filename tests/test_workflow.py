@@ -204,6 +204,8 @@ FIGURE_ONLY_SETTINGS = [
     (("ju2022", "credible_level"), 0.8, set()),
     (("bernstein2020", "chapter5", "cirrhosis", "levels"), [0.5, 0.8], set()),
     (("bernstein2020", "chapter4", "ecdf"), {"n": 10, "epsilon": 0.01}, set()),
+    (("bernstein2020", "chapter5", "health"), {"max_rhat": 1.05, "min_ess": 50}, set()),
+    (("ju2022", "health"), {"min_acceptance": 0.05, "min_ess": 5, "max_rhat": 1.05, "converged_ess": 50}, set()),
     (("raim2021", "timing"), {"rho": 0.1, "lambda": 0.1}, {"raim2021_run_timing"}),
     (("raim2021", "traces"), {"rho": 0.1, "lambdas": [0.2]}, {"raim2021_run_traces"}),
 ]

@@ -5,7 +5,9 @@
 - unbiased MMD^2 with a Gaussian kernel (median-heuristic or fixed bandwidth)
 - calibration: quantile of the true parameter in its posterior sample, and the KS statistic
   of those quantiles against U(0, 1)
-- effective sample size and Monte Carlo standard errors
+- convergence: rank-normalised split R-hat and bulk ESS over one or several chains (Vehtari,
+  Gelman, Simpson, Carpenter & Buerkner 2021), effective sample size and Monte Carlo standard
+  errors
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ __all__ = [
     "quantile_of_truth",
     "ks_uniform",
     "ks_critical_value",
+    "split_rhat",
+    "bulk_ess",
     "effective_sample_size",
     "degenerate",
     "mc_standard_error",
@@ -177,29 +181,121 @@ def ks_critical_value(n: int, alpha: float = 0.05) -> float:
     return math.sqrt(-0.5 * math.log(alpha / 2.0)) / math.sqrt(n)
 
 
+# ----------------------------------------------------------------------------- convergence
+def _as_chains(chains) -> np.ndarray:
+    """(n_chains, n_draws, dim) float array from (n_chains, n_draws[, dim]); finite, >= 4 draws."""
+    a = np.asarray(chains, dtype=float)
+    if a.ndim == 2:
+        a = a[:, :, None]
+    if a.ndim != 3 or a.shape[0] < 1 or a.shape[1] < 4:
+        raise ValueError(f"chains must be (n_chains, n_draws >= 4[, dim]), got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError("chains contain NaN or inf")
+    return a
+
+
+def _split_halves(a: np.ndarray) -> np.ndarray:
+    """Each chain's first and last halves as separate chains (the middle draw of an odd chain
+    is dropped), so a trend within a chain shows as disagreement between chains."""
+    half = a.shape[1] // 2
+    return np.concatenate([a[:, :half], a[:, -half:]], axis=0)
+
+
+def _rank_normal(x: np.ndarray) -> np.ndarray:
+    """Normal scores of the pooled ranks (average ranks for ties), (r - 3/8) / (S + 1/4)."""
+    from scipy.stats import norm, rankdata
+
+    r = rankdata(x, method="average").reshape(x.shape)
+    return norm.ppf((r - 0.375) / (x.size + 0.25))
+
+
+def _rhat_of(x: np.ndarray) -> float:
+    """Classic R-hat of (n_chains, n_draws) draws; 1 if nothing varies, inf if only the chain
+    means do (chains stuck at different values)."""
+    n = x.shape[1]
+    within = float(np.mean(np.var(x, axis=1, ddof=1)))
+    between = n * float(np.var(np.mean(x, axis=1), ddof=1))
+    if within == 0.0:
+        return 1.0 if between == 0.0 else math.inf
+    return math.sqrt((between / within + n - 1.0) / n)
+
+
+def _ess_of(x: np.ndarray) -> float:
+    """ESS of (n_chains, n_draws) draws from the multi-chain autocorrelation with Geyer's
+    initial monotone sequence (Stan's estimator; Vehtari et al. 2021, Sec. 3.2)."""
+    m, n = x.shape
+    centred = x - x.mean(axis=1, keepdims=True)
+    size = 1 << (2 * n - 1).bit_length()
+    f = np.fft.rfft(centred, n=size, axis=1)
+    acov = np.fft.irfft(f * np.conjugate(f), n=size, axis=1)[:, :n] / n  # biased, lag 0..n-1
+    mean_var = float(np.mean(acov[:, 0])) * n / (n - 1.0)
+    var_plus = mean_var * (n - 1.0) / n
+    if m > 1:
+        var_plus += float(np.var(x.mean(axis=1), ddof=1))
+    if var_plus == 0.0:
+        return 1.0  # nothing moves: the draws carry one value's information
+    rho = np.zeros(n)
+    mean_acov = acov.mean(axis=0)
+    rho_even, rho_odd = 1.0, 1.0 - (mean_var - mean_acov[1]) / var_plus
+    rho[0], rho[1] = rho_even, rho_odd
+    t = 1
+    while t < n - 3 and rho_even + rho_odd > 0.0:  # initial positive sequence
+        rho_even = 1.0 - (mean_var - mean_acov[t + 1]) / var_plus
+        rho_odd = 1.0 - (mean_var - mean_acov[t + 2]) / var_plus
+        if rho_even + rho_odd >= 0.0:
+            rho[t + 1], rho[t + 2] = rho_even, rho_odd
+        t += 2
+    max_t = t - 2
+    if rho_even > 0.0:
+        rho[max_t + 1] = rho_even
+    t = 1
+    while t <= max_t - 2:  # made monotone
+        if rho[t + 1] + rho[t + 2] > rho[t - 1] + rho[t]:
+            rho[t + 1] = rho[t + 2] = (rho[t - 1] + rho[t]) / 2.0
+        t += 2
+    tau = -1.0 + 2.0 * float(np.sum(rho[: max_t + 1])) + float(np.sum(rho[max_t + 1: max_t + 2]))
+    total = m * n
+    return total / max(tau, 1.0 / math.log10(total))
+
+
+def split_rhat(chains) -> np.ndarray:
+    """Rank-normalised split R-hat per parameter (Vehtari et al. 2021): the larger of the bulk
+    R-hat (normal scores of the split chains) and the tail R-hat (of the folded draws
+    |x - median|). ``chains``: (n_chains, n_draws[, dim]); one chain is split in halves."""
+    a = _split_halves(_as_chains(chains))
+    out = np.empty(a.shape[2])
+    for j in range(a.shape[2]):
+        x = a[:, :, j]
+        if np.all(x == x.flat[0]):
+            out[j] = 1.0  # nothing moves anywhere: no disagreement to measure (ESS flags it)
+            continue
+        folded = np.abs(x - np.median(x))
+        out[j] = max(_rhat_of(_rank_normal(x)), _rhat_of(_rank_normal(folded)))
+    return out
+
+
+def bulk_ess(chains) -> np.ndarray:
+    """Bulk effective sample size per parameter (Vehtari et al. 2021): the ESS of the normal
+    scores of the split chains. ``chains``: (n_chains, n_draws[, dim]); a constant parameter
+    gets 1."""
+    a = _split_halves(_as_chains(chains))
+    out = np.empty(a.shape[2])
+    for j in range(a.shape[2]):
+        x = a[:, :, j]
+        out[j] = 1.0 if np.all(x == x.flat[0]) else _ess_of(_rank_normal(x))
+    return out
+
+
 # ----------------------------------------------------------------------------- Monte Carlo error
 def effective_sample_size(chain) -> np.ndarray:
-    """ESS per coordinate from the initial positive sequence of autocorrelations (Geyer 1992);
-    autocorrelations by statsmodels' FFT estimator."""
-    from statsmodels.tsa.stattools import acf
-
+    """ESS of the mean of one chain, per coordinate: the estimator of :func:`bulk_ess` on the
+    raw draws (not rank-normalised, not split), for Monte Carlo errors of posterior means; a
+    chain that never moves carries the information of one draw (ESS 1)."""
     a = _as_draws(chain)
-    n = a.shape[0]
     out = np.empty(a.shape[1])
     for j in range(a.shape[1]):
-        if n < 2 or np.all(a[:, j] == a[0, j]):
-            out[j] = 1.0  # a chain that never moves carries the information of one draw
-            continue
-        rho = acf(a[:, j], nlags=n - 1, fft=True)
-        # tau = -1 + 2 * sum of the leading positive pair sums rho_2m + rho_2m+1, m = 0, 1, ...
-        gamma_sum = 0.0
-        for k in range(0, n - 1, 2):
-            pair = rho[k] + rho[k + 1]
-            if pair <= 0:
-                break
-            gamma_sum += pair
-        tau = max(1.0, -1.0 + 2.0 * gamma_sum)  # capped at ESS = n: conservative error bars
-        out[j] = n / tau
+        x = a[:, j]
+        out[j] = 1.0 if a.shape[0] < 4 or np.all(x == x[0]) else min(_ess_of(x[None, :]), float(a.shape[0]))
     return out
 
 

@@ -120,6 +120,7 @@ rule bernstein2020_ch4_summarise_calibration:
         step=step("bernstein2020_ch4.summarise:calibration_utility"),
         replicates=CH4["replicates"],
         mmd_bandwidth=CH4["mmd_bandwidth"],
+        health=CH4["health"],
     script:
         STEP_SCRIPT
 
@@ -237,6 +238,7 @@ rule bernstein2020_ch4_claims:
         trace=CH4["trace"],
         ops=CH4["ops"],
         exponential=CH4["exponential"],
+        health=CH4["health"],
     script:
         STEP_SCRIPT
 

@@ -5,8 +5,8 @@
 #      bernstein2020_ch5_run_cirrhosis (one epsilon, one chunk of splits: PIT values)
 #        -> bernstein2020_ch5_summarise_cirrhosis -> bernstein2020_fig5_9
 #      both summaries -> bernstein2020_ch5_claims (the unit's scorecard rows).
-# Compute jobs get only what they read: their replicate range, the [method, burnin, keep] of the
-# methods they run, priors, bounds and (synthetic) the MMD settings and credible level. The
+# Compute jobs get only what they read: their replicate range, the chain spec (method, lengths,
+# chains, sampler options) of the methods they run, priors, bounds and (synthetic) the MMD settings and credible level. The
 # cirrhosis levels and every figure option reach figure and claim jobs only.
 # (Helpers are named lambdas: `snakemake --lint` asks rule files not to mix rules and defs.)
 
@@ -35,9 +35,13 @@ if CH5["mmd"]["draws"] > CH5["conjugate_draws"]:
         "bernstein2020.chapter5.mmd.draws",
         "cannot exceed conjugate_draws (the Non-Private reference)",
     )
-if CH5["mmd"]["draws"] > min(CH5["gibbs"]["keep"], CH5["mcmc_ind"]["keep"]):
+if CH5["mmd"]["draws"] > min(
+    CH5["gibbs"]["keep"] * CH5["gibbs"]["chains"],
+    CH5["mcmc_ind"]["keep"] * CH5["mcmc_ind"]["chains"],
+):
     config_error(
-        "bernstein2020.chapter5.mmd.draws", "cannot exceed gibbs.keep or mcmc_ind.keep"
+        "bernstein2020.chapter5.mmd.draws",
+        "cannot exceed the pooled draws (keep x chains) of gibbs or mcmc_ind",
     )
 if not os.path.exists(CH5_CIR["data"]):
     config_error(
@@ -49,36 +53,54 @@ register_targets(
     [(f, "figure") for f in ("fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8", "fig5_9")],
 )
 
-# [burnin, keep] of one method on n records: conjugate draws are independent (no burn-in);
-# Gibbs-SS burns in longer from gibbs.large_n on.
-ch5_chain_lengths = lambda method, n: (
-    [0, CH5["conjugate_draws"]]
+# The chain spec of one method on n records: conjugate draws are independent (no burn-in, one
+# "chain"); Gibbs-SS burns in and keeps longer from gibbs.large_n on; options reach the sampler as keywords.
+ch5_chain_spec = lambda method, n: (
+    {"method": method, "burnin": 0, "keep": CH5["conjugate_draws"], "chains": 1, "options": {}}
     if method in ("non_private", "naive")
     else (
-        [CH5["mcmc_ind"]["burnin"], CH5["mcmc_ind"]["keep"]]
+        {
+            "method": method,
+            "burnin": CH5["mcmc_ind"]["burnin"],
+            "keep": CH5["mcmc_ind"]["keep"],
+            "chains": CH5["mcmc_ind"]["chains"],
+            "options": {},
+        }
         if method == "mcmc_ind"
-        else [
-            (
+        else {
+            "method": method,
+            "burnin": (
                 CH5["gibbs"]["burnin_large_n"]
                 if n >= CH5["gibbs"]["large_n"]
                 else CH5["gibbs"]["burnin"]
             ),
-            CH5["gibbs"]["keep"],
-        ]
+            "keep": (
+                CH5["gibbs"]["keep_large_n"]
+                if n >= CH5["gibbs"]["large_n"]
+                else CH5["gibbs"]["keep"]
+            ),
+            "chains": CH5["gibbs"]["chains"],
+            "options": {
+                "collapsed_moves": CH5["gibbs"]["collapsed_moves"],
+                **(
+                    {"moments": CH5["gibbs"]["noisy_moments"]}
+                    if method == "gibbs_ss_noisy"
+                    else {}
+                ),
+            },
+        }
     )
 )
-# [method, burnin, keep] per synthetic setting; MCMC-Ind only up to mcmc_ind.max_n
+# chain specs per synthetic setting; MCMC-Ind only up to mcmc_ind.max_n
 CH5_SYNTHETIC_CHAINS = {
     ch5_setting(n, eps): [
-        [m, *ch5_chain_lengths(m, n)]
+        ch5_chain_spec(m, n)
         for m in CH5["methods"]
         if m != "mcmc_ind" or n <= CH5["mcmc_ind"]["max_n"]
     ]
     for n, eps in ch5_synthetic_settings(CH5_SYN)
 }
-CH5_CIRRHOSIS_CHAINS = [
-    [m, *ch5_chain_lengths(m, CH5_CIR["n_train"])] for m in CH5_CIR["methods"]
-]
+CH5_CIRRHOSIS_CHAINS = [ch5_chain_spec(m, CH5_CIR["n_train"]) for m in CH5_CIR["methods"]]
 CH5_SYNTHETIC_CHUNKS = [
     f"{CH5_DIR}/runs/{ch5_setting(n, e)}/chunk{c}.npz"
     for n, e in ch5_synthetic_settings(CH5_SYN)
@@ -141,6 +163,7 @@ rule bernstein2020_ch5_summarise_synthetic:
         vs_n=[[n, CH5_SYN["eps_vs_n"]] for n in CH5_SYN["n_values"]],
         vs_eps=[[CH5_SYN["n_vs_eps"], e] for e in CH5_SYN["epsilons"]],
         trials=CH5_SYN["trials"],
+        health=CH5["health"],
     script:
         STEP_SCRIPT
 
@@ -266,6 +289,7 @@ rule bernstein2020_ch5_summarise_cirrhosis:
     params:
         step=step("bernstein2020_ch5.summarise:summarise_cirrhosis"),
         epsilons=CH5_CIR["epsilons"],
+        health=CH5["health"],
     script:
         STEP_SCRIPT
 
@@ -311,6 +335,7 @@ rule bernstein2020_ch5_claims:
         gibbs=CH5["gibbs"],
         mcmc_ind=CH5["mcmc_ind"],
         conjugate_draws=CH5["conjugate_draws"],
+        health=CH5["health"],
     script:
         STEP_SCRIPT
 

@@ -289,5 +289,6 @@ rule raim2021_claims:
         burnin=RAIM["burnin"],
         knots=RAIM["knots"],
         step_function=RAIM["step_function"],
+        health=RAIM["health"],
     script:
         STEP_SCRIPT

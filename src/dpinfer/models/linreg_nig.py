@@ -104,8 +104,9 @@ def clean_noisy_moments(released_sums, n: int, bounds) -> np.ndarray:
     """E[x^k], k = 1..4, from noisy sums of x^k (thesis, Gibbs-SS-Noisy).
 
     The noisy sums are divided by n, clipped to the range x^k can take for x inside the public
-    bounds, and made consistent with Jensen's inequality (E x^2 >= (E x)^2, E x^4 >= (E x^2)^2);
-    remaining inconsistencies are handled by the PSD projection of n Sigma_t in the sampler.
+    bounds, then E x^2 and E x^4 are raised just above (E x)^2 and (E x^2)^2 and E x^3 is clipped
+    into the interval that makes (E x, ..., E x^4) the moments of some distribution (positive
+    definite Hankel matrix).
     """
     m = np.asarray(released_sums, dtype=float) / float(n)
     if m.shape != (4,):
@@ -114,8 +115,14 @@ def clean_noisy_moments(released_sums, n: int, bounds) -> np.ndarray:
     grid = np.array([lo, hi, 0.0]) if lo < 0 < hi else np.array([lo, hi])
     powers = grid[None, :] ** np.arange(1, 5)[:, None]  # (4, points): the range of x^k
     m = np.clip(m, powers.min(axis=1), powers.max(axis=1))
-    m[1] = max(m[1], m[0] ** 2)
-    m[3] = max(m[3], m[1] ** 2)
+    # a valid moment sequence: the Hankel matrix [[1, m1, m2], [m1, m2, m3], [m2, m3, m4]] is
+    # positive definite iff var = m2 - m1^2 > 0, m4 > m2^2 and (m3 - m1 m2)^2 < var (m4 - m2^2);
+    # then some distribution of x has these moments, Sigma_t is a true covariance for every
+    # (theta, sigma^2) and the sampler never has to project it. m3, the least constrained, moves.
+    m[1] = max(m[1], m[0] ** 2 + 1e-8)
+    m[3] = max(m[3], m[1] ** 2 + 1e-8)
+    half_width = math.sqrt((m[1] - m[0] ** 2) * (m[3] - m[1] ** 2)) * (1.0 - 1e-6)
+    m[2] = min(max(m[2], m[0] * m[1] - half_width), m[0] * m[1] + half_width)
     return m
 
 
@@ -124,7 +131,9 @@ def clean_noisy_moments(released_sums, n: int, bounds) -> np.ndarray:
 class Release:
     """What the methods see of one data set: n and the bounds are public, ``s`` is not.
 
-    - ``s``: the confidential statistics (read by Non-Private only);
+    - ``s``: the confidential statistics (read by Non-Private only), and ``exact_moment_sums``
+      the confidential sums of x^k, k = 1..4 (read only by the non-private "exact" variant of
+      Gibbs-SS-Noisy);
     - ``z = s + Lap(mechanism.scale)``: the full-budget release (Naive, MCMC-Ind,
       Gibbs-SS-Prior/Update);
     - ``z_half``: s released at half the budget (``mechanism_half``), and ``moment_sums``: the
@@ -141,6 +150,7 @@ class Release:
     moment_sums: np.ndarray
     mechanism_moments: Laplace
     bounds: tuple[float, float]
+    exact_moment_sums: np.ndarray
 
     def noisy_moments(self) -> np.ndarray:
         """E[x^k], k = 1..4, from the released moment sums (:func:`clean_noisy_moments`)."""
@@ -160,7 +170,7 @@ def release_statistics(rng: np.random.Generator, x, y, epsilon: float, bounds) -
     sums = np.array([np.sum(np.asarray(x, dtype=float) ** k) for k in range(1, 5)])
     z = full.release(rng, s)
     z_half = half.release(rng, s)
-    return Release(s, int(len(x)), z, full, z_half, half, moments.release(rng, sums), moments, (lo, hi))
+    return Release(s, int(len(x)), z, full, z_half, half, moments.release(rng, sums), moments, (lo, hi), sums)
 
 
 # ----------------------------------------------------------------------------- NIG conjugacy
@@ -231,6 +241,23 @@ def nig_draws(rng: np.random.Generator, s, n: int, prior: NIGPrior, size: int) -
     out = np.empty((int(size), 3))
     _nig_draws_kernel(rng, mu_n, lam_n, a_n, b_n, out)
     return out
+
+
+# ----------------------------------------------------------------------------- log prior densities
+@njit(cache=True)
+def _log_nig(theta0, theta1, sigma2, mu0, lam0, a0, b0):
+    """log NIG(theta, sigma^2) density up to a constant, plus log sigma^2 (Jacobian of log sigma^2)."""
+    d0 = theta0 - mu0[0]
+    d1 = theta1 - mu0[1]
+    q = lam0[0, 0] * d0 * d0 + 2.0 * lam0[0, 1] * d0 * d1 + lam0[1, 1] * d1 * d1
+    return -(a0 + 1.0) * math.log(sigma2) - b0 / sigma2 - q / (2.0 * sigma2)
+
+
+@njit(cache=True)
+def _log_niw(mu, tau2, m0, kappa, psi, nu):
+    """log NIW(mu, tau^2) density up to a constant, plus log tau^2 (Jacobian of log tau^2)."""
+    return -(0.5 * nu + 0.5) * math.log(tau2) - 0.5 * psi / tau2 - kappa * (mu - m0) ** 2 / (2.0 * tau2)
+
 
 
 # ----------------------------------------------------------------------------- PSD projection

@@ -27,6 +27,7 @@ from .linalg import psd_factor
 
 __all__ = [
     "metropolis_accept",
+    "robbins_monro",
     "dirichlet",
     "categorical",
     "wald_draw",
@@ -49,6 +50,13 @@ def metropolis_accept(rng, log_ratio):
     """Accept with probability min(1, exp(log_ratio)): no draw when log_ratio >= 0, otherwise
     compare an Exp(1) draw with -log_ratio (log U = -Exp(1))."""
     return log_ratio >= 0.0 or rng.standard_exponential() > -log_ratio
+
+
+@njit(cache=True)
+def robbins_monro(log_step, accepted, it, target):
+    """One Robbins-Monro update of a log step size towards the acceptance rate ``target``
+    (burn-in only: adapting after it would change the chain's stationary law)."""
+    return log_step + ((1.0 if accepted else 0.0) - target) / math.sqrt(it + 1.0)
 
 
 # ----------------------------------------------------------------------------- discrete models

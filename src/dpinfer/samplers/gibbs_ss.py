@@ -1,10 +1,19 @@
 """Gibbs-SS: the Gibbs sampler over sufficient statistics for private linear regression
-(Algorithm 7 of bernstein2020, Sec. 5.2.4), in its three flavours.
+(Algorithm 7 of bernstein2020, Sec. 5.2.4), in its three flavours, with an optional collapsed
+Metropolis move that makes it mix at large n.
 
 State: s = [sum x, sum x^2, sum y, sum xy, sum y^2] (n public), (theta, sigma^2), the Laplace
 augmentation variances omega^2 (one per released entry) and, for the Update flavour, the
-data-prior parameters (mu_x, tau^2). One iteration, in the released code's order:
+data-prior parameters (mu_x, tau^2). One iteration:
 
+0. (``collapsed_moves`` > 0) random-walk Metropolis moves on phi = (theta, log sigma^2[, mu_x,
+   log tau^2]) targeting p(phi | z, omega^2) with s integrated out,
+   p(phi) N(z; n mu_t, n Sigma_t + diag(omega^2)), then one sign flip theta -> -theta (the
+   mirror mode that |sum y| leaves when the release is weak). Because s is drawn fresh in step 2,
+   0 + 2 is a joint update of (phi, s) given omega^2: steps 2-5 alone move theta only in tiny
+   steps when n is large and the release weak (theta | s is tight, s | theta barely informed by
+   z). The proposal covariance is (2.38^2/d) times the burn-in covariance of phi, its scale
+   adapted towards 23.4% acceptance; both are frozen after burn-in.
 1. x-moments E[x^k], k <= 4: fixed (Noisy, Prior) or those of N(mu_x, tau^2) (Update);
    mu_t, Sigma_t of t(x, y) by Eqs. (5.2)-(5.3); n Sigma_t projected to PSD if needed.
 2. s ~ NormProduct(n mu_t, n Sigma_t, z, diag(omega^2)) (Laplace as a scale mixture of normals).
@@ -13,16 +22,29 @@ data-prior parameters (mu_x, tau^2). One iteration, in the released code's order
 5. Update flavour: (mu_x, tau^2) ~ NIW posterior given (sum x, sum x^2, n) (Fig. 5.3c).
 6. 1/omega_j^2 ~ InverseGaussian(1/(b |z_j - s_j|), 1/b^2), b the Laplace scale (App. B.2).
 
+Steps 1-6 are the released code's order; with ``collapsed_moves=0`` the sampler is Algorithm 7 as
+printed. Algorithm 7's conditionals (a CLT for s | theta, the exact-model NIG for theta | s, the
+projections) are not those of one joint distribution, so its stationary law is defined only by
+the kernel; the collapsed move targets the CLT model that steps 2 and 6 share, and where the two
+differ (small n) the chain's law lies between them (docs/deviations.md, "Convergence diagnostics
+of the regression chains"). Chains start from one draw of the Naive posterior (conjugate
+updates given the projected release) for (theta, sigma^2) and (mu_x, tau^2), omega^2 from its prior.
+
 Flavours (Sec. 5.2.4.4), one public function each with the model's call signature
-``run(release, prior, data_prior, rng, *, burnin, keep) -> Chain``:
+``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1) -> Chain``:
 :func:`run_gibbs_ss_noisy` (moments released with half the budget, statistics with the other
-half), :func:`run_gibbs_ss_prior` (moments of the data prior's predictive),
+half; ``moments="exact"`` uses the confidential moments as the released code did),
+:func:`run_gibbs_ss_prior` (moments of the data prior's predictive),
 :func:`run_gibbs_ss_update` (hierarchical normal data prior updated every iteration).
 ``Chain.info.clipped`` counts the projections of n Sigma_t (``cov_projections``) and of s
-(``stat_projections``) over all iterations. :func:`clt_mean_cov` exposes the moments of step 1.
+(``stat_projections``) over all iterations; ``info.acceptance`` is the collapsed move's
+acceptance rate and ``info.extra["sign_flips"]`` the accepted flips (None / absent without moves).
+:func:`clt_mean_cov` exposes the moments of step 1.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -33,6 +55,8 @@ from ..models.linreg_nig import (
     NIWPrior,
     Release,
     _gaussian_moments,
+    _log_nig,
+    _log_niw,
     _nig_draw,
     _nig_update,
     _niw_draw,
@@ -40,8 +64,8 @@ from ..models.linreg_nig import (
     prior_predictive_moments,
 )
 from .base import Chain, CpuTimer, Info, check_lengths
-from .conditionals import laplace_mixture_precision, norm_product_draw
-from .linalg import make_psd
+from .conditionals import laplace_mixture_precision, metropolis_accept, norm_product_draw, robbins_monro
+from .linalg import cholesky_lower, make_psd
 
 __all__ = ["run_gibbs_ss_noisy", "run_gibbs_ss_prior", "run_gibbs_ss_update", "clt_mean_cov"]
 
@@ -106,17 +130,73 @@ def clt_mean_cov(theta, sigma2: float, moments):
     return mu_t, cov_t
 
 
+# ----------------------------------------------------------------------------- collapsed move
+@njit(cache=True)
+def _log_release_given_omega(theta0, theta1, sigma2, m, n, z, omega2, mu_t, cov_t, poly, a, l, wb):
+    """log N(z; n mu_t, n Sigma_t + diag(omega^2)) up to a constant: the release's density with
+    the statistics s integrated out, given the mixture variances omega^2 (n Sigma_t made PSD as
+    in step 1). ``a``, ``l``, ``wb`` are (5, 5) work arrays; ``mu_t`` doubles as the residual."""
+    _clt_mean_cov(theta0, theta1, sigma2, m, mu_t, cov_t, poly)
+    k = z.shape[0]
+    for i in range(k):
+        for j in range(k):
+            a[i, j] = n * cov_t[i, j]
+    make_psd(a, wb, l)
+    for i in range(k):
+        a[i, i] += omega2[i]
+    if not cholesky_lower(a, l):
+        return -np.inf
+    logdet = 0.0
+    quad = 0.0
+    for i in range(k):  # forward substitution L w = z - n mu_t, in place in mu_t
+        acc = z[i] - n * mu_t[i]
+        for j in range(i):
+            acc -= l[i, j] * mu_t[j]
+        mu_t[i] = acc / l[i, i]
+        quad += mu_t[i] * mu_t[i]
+        logdet += math.log(l[i, i])
+    return -logdet - 0.5 * quad
+
+
+@njit(cache=True)
+def _log_collapsed(phi, update, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t, cov_t, poly,
+                   a, l, wb):
+    """log p(phi | z, omega^2) up to a constant, phi = (theta_0, theta_1, log sigma^2[, mu_x,
+    log tau^2]): the priors (with the Jacobians of the logs) times the collapsed release density."""
+    sigma2 = math.exp(phi[2])
+    lp = _log_nig(phi[0], phi[1], sigma2, mu0, lam0, a0, b0)
+    if update:
+        tau2 = math.exp(phi[4])
+        lp += _log_niw(phi[3], tau2, m0x, kappa, psi, nu)
+        _gaussian_moments(phi[3], tau2, m)
+    return lp + _log_release_given_omega(phi[0], phi[1], sigma2, m, n, z, omega2, mu_t, cov_t, poly, a, l, wb)
+
+
+@njit(cache=True)
+def _pack(phi, theta, sigma2, mu_x, tau2, update):
+    """phi = (theta_0, theta_1, log sigma^2[, mu_x, log tau^2]): the collapsed move's coordinates."""
+    phi[0] = theta[0]
+    phi[1] = theta[1]
+    phi[2] = math.log(sigma2)
+    if update:
+        phi[3] = mu_x
+        phi[4] = math.log(tau2)
+
+
 # ----------------------------------------------------------------------------- Algorithm 7
 @njit(cache=True)
-def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kappa, psi, nu, out, n_psd):
-    """Algorithm 7 (bernstein2020, Sec. 5.2.4); row t of out is (theta_0, theta_1, sigma^2) of
-    iteration t, every iteration stored.
+def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_moves,
+                     out, counts):
+    """Algorithm 7 (bernstein2020, Sec. 5.2.4) plus ``n_moves`` collapsed Metropolis moves per
+    iteration; row t of out is (theta_0, theta_1, sigma^2) of iteration t, every iteration stored.
 
     ``update`` selects the hierarchical normal data prior (moments of N(mu_x, tau^2), updated by
     NIW conjugacy); otherwise ``fixed_m`` (E[x^k], k = 0..4) is used throughout.
-    n_psd[0] counts projections of n Sigma_t, n_psd[1] projections of s.
+    counts[0] counts projections of n Sigma_t, counts[1] projections of s, counts[2] accepted
+    collapsed moves, counts[3] accepted sign flips (one proposed per iteration with the moves). The collapsed move's proposal covariance and scale adapt while t < n_burn.
     """
     k = z.shape[0]
+    d = 5 if update else 3
     theta = np.empty(2)
     mu_n = np.empty(2)
     lam_n = np.empty((2, 2))
@@ -133,15 +213,77 @@ def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kapp
     wb = np.empty((k, k))
     wv = np.empty((3, k))
     poly = np.empty((3, 5, 5))
-    # start as the released code: every parameter from its prior (so all three flavours draw
-    # (mu_x, tau^2), used by Update only), omega^2 from its prior Exp(mean 2 b^2)
-    s0 = np.zeros(k)
-    a_n, b_n = _nig_update(s0, 0.0, mu0, lam0, a0, b0, mu_n, lam_n)
+    phi = np.empty(d)
+    prop = np.empty(d)
+    # collapsed-move proposal: h * L xi, L from the burn-in covariance of phi (Welford sums)
+    chol_p = np.zeros((d, d))
+    cov_p = np.empty((d, d))
+    wel_mean = np.zeros(d)
+    wel_m2 = np.zeros((d, d))
+    wel_n = 0
+    e_s2 = b0 / (a0 - 1.0)
+    chol_p[0, 0] = math.sqrt(e_s2 / lam0[0, 0])
+    chol_p[1, 1] = math.sqrt(e_s2 / lam0[1, 1])
+    chol_p[2, 2] = 1.0 / math.sqrt(a0)
+    if update:
+        chol_p[3, 3] = math.sqrt(psi / (nu - 2.0) / kappa)
+        chol_p[4, 4] = math.sqrt(2.0 / nu)
+    log_h = math.log(0.5)
+    tuned = False
+    # start: (theta, sigma^2) and (mu_x, tau^2) from one draw of the Naive posterior (conjugate
+    # updates given the projected release; all three flavours draw (mu_x, tau^2), used by Update
+    # only), omega^2 from its prior Exp(mean 2 b^2). Prior starts (the released code) can leave a
+    # chain in a mode of negligible mass that no move leaves (docs/deviations.md)
+    s0 = z.copy()
+    _project_statistics(s0, n)
+    a_n, b_n = _nig_update(s0, n, mu0, lam0, a0, b0, mu_n, lam_n)
     sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
-    mu_x, tau2 = _niw_draw(rng, 0.0, 0.0, 0.0, m0x, kappa, psi, nu)
+    mu_x, tau2 = _niw_draw(rng, s0[0], s0[1], n, m0x, kappa, psi, nu)
     for j in range(k):
         omega2[j] = rng.exponential(2.0 * b * b)
     for it in range(out.shape[0]):
+        if n_moves > 0:
+            # (theta, sigma^2[, mu_x, tau^2]) | z, omega^2 with s integrated out, then s is drawn
+            # fresh below: together a joint draw of (parameters, s) that Gibbs steps 2-5 alone
+            # make only in tiny increments when the release is weak and n large
+            _pack(phi, theta, sigma2, mu_x, tau2, update)
+            cur = _log_collapsed(phi, update, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t,
+                                 cov_t, poly, wa, wl, wb)
+            h = math.exp(log_h)
+            for _ in range(n_moves):
+                for i in range(d):
+                    wv[0, i] = rng.standard_normal()
+                for i in range(d):
+                    acc = phi[i]
+                    for j in range(i + 1):
+                        acc += h * chol_p[i, j] * wv[0, j]
+                    prop[i] = acc
+                new = _log_collapsed(prop, update, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu,
+                                     mu_t, cov_t, poly, wa, wl, wb)
+                ok = metropolis_accept(rng, new - cur)
+                if ok:
+                    phi[:] = prop
+                    cur = new
+                    counts[2] += 1
+                if it < n_burn:
+                    log_h = robbins_monro(log_h, ok, it, 0.234)
+            # sign flip theta -> -theta (y -> -y in the model): the posterior can have a mirror
+            # mode of negligible mass (sum y^2 fixes |theta_1|) that random-walk steps never leave
+            for i in range(d):
+                prop[i] = phi[i]
+            prop[0] = -phi[0]
+            prop[1] = -phi[1]
+            new = _log_collapsed(prop, update, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t,
+                                 cov_t, poly, wa, wl, wb)
+            if metropolis_accept(rng, new - cur):
+                phi[:] = prop
+                counts[3] += 1
+            theta[0] = phi[0]
+            theta[1] = phi[1]
+            sigma2 = math.exp(phi[2])
+            if update:
+                mu_x = phi[3]
+                tau2 = math.exp(phi[4])
         if update:
             _gaussian_moments(mu_x, tau2, m)
         _clt_mean_cov(theta[0], theta[1], sigma2, m, mu_t, cov_t, poly)
@@ -150,10 +292,10 @@ def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kapp
             for j in range(k):
                 v[i, j] = n * cov_t[i, j]
         if make_psd(v, wb, wl):
-            n_psd[0] += 1
+            counts[0] += 1
         norm_product_draw(rng, mean, v, z, omega2, s, wa, wl, ww, wv)
         if _project_statistics(s, n):
-            n_psd[1] += 1
+            counts[1] += 1
         a_n, b_n = _nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n)
         sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
         if update:
@@ -163,10 +305,32 @@ def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kapp
         out[it, 0] = theta[0]
         out[it, 1] = theta[1]
         out[it, 2] = sigma2
+        if n_moves > 0 and it < n_burn:
+            # proposal covariance: (2.38^2 / d) Cov(phi) over the second half of burn-in so far
+            # (Roberts & Rosenthal 2001), refreshed every 100 iterations
+            if 2 * it >= n_burn or it >= 1000:
+                _pack(phi, theta, sigma2, mu_x, tau2, update)
+                wel_n += 1
+                for i in range(d):
+                    prop[i] = phi[i] - wel_mean[i]
+                    wel_mean[i] += prop[i] / wel_n
+                for i in range(d):
+                    for j in range(d):
+                        wel_m2[i, j] += prop[i] * (phi[j] - wel_mean[j])
+                if wel_n >= 200 and wel_n % 100 == 0:
+                    for i in range(d):
+                        for j in range(d):
+                            cov_p[i, j] = wel_m2[i, j] / (wel_n - 1.0) * (2.38 * 2.38 / d)
+                        cov_p[i, i] += 1e-12
+                    if cholesky_lower(cov_p, ww[:d, :d]):
+                        chol_p[:, :] = ww[:d, :d]
+                        if not tuned:  # the 2.38^2/d factor replaces the start multiplier
+                            log_h = 0.0
+                            tuned = True
 
 
 def _run(z, n: int, scale: float, moments, update: bool, prior: NIGPrior, data_prior: NIWPrior,
-         rng: np.random.Generator, burnin: int, keep: int) -> Chain:
+         rng: np.random.Generator, burnin: int, keep: int, collapsed_moves: int) -> Chain:
     """Validate, allocate and run one chain; ``moments`` = E[x^k], k = 1..4 (start values for
     the Update flavour)."""
     z = np.asarray(z, dtype=float)
@@ -175,35 +339,49 @@ def _run(z, n: int, scale: float, moments, update: bool, prior: NIGPrior, data_p
     if n < 1 or not scale > 0:
         raise ValueError("need n >= 1 and a positive noise scale")
     burnin, keep = check_lengths(burnin, keep)
+    if int(collapsed_moves) < 0:
+        raise ValueError(f"collapsed_moves must be >= 0, got {collapsed_moves}")
     fixed = np.concatenate([[1.0], np.asarray(moments, dtype=float)])
-    out = np.empty((burnin + keep, 3))
-    n_psd = np.zeros(2, dtype=np.int64)
+    iterations = burnin + keep
+    out = np.empty((iterations, 3))
+    counts = np.zeros(4, dtype=np.int64)
     with CpuTimer() as timer:
         _gibbs_ss_kernel(rng, z, float(n), float(scale), update, fixed, prior.mu0, prior.lam0, prior.a0,
-                         prior.b0, data_prior.m0, data_prior.kappa, data_prior.psi, data_prior.nu, out, n_psd)
-    info = Info(cpu_seconds=timer.seconds, iterations=burnin + keep,
-                clipped={"cov_projections": int(n_psd[0]), "stat_projections": int(n_psd[1])})
+                         prior.b0, data_prior.m0, data_prior.kappa, data_prior.psi, data_prior.nu, burnin,
+                         int(collapsed_moves), out, counts)
+    moves = iterations * int(collapsed_moves)
+    info = Info(cpu_seconds=timer.seconds, iterations=iterations,
+                acceptance=float(counts[2]) / moves if moves else None,
+                clipped={"cov_projections": int(counts[0]), "stat_projections": int(counts[1])},
+                extra={"sign_flips": float(counts[3])} if moves else {})
     return Chain(out, burnin, info)
 
 
-def run_gibbs_ss_noisy(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int,
-                       keep: int) -> Chain:
-    """Gibbs-SS-Noisy: statistics released at epsilon/2 (``release.z_half``), moments from the
-    sums of x^k released at epsilon/2 (``release.noisy_moments()``); ``data_prior`` only sets the
-    unused start of (mu_x, tau^2)."""
-    return _run(release.z_half, release.n, release.mechanism_half.scale, release.noisy_moments(), False,
-                prior, data_prior, rng, burnin, keep)
+def run_gibbs_ss_noisy(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int,
+                       collapsed_moves: int = 1, moments: str = "released") -> Chain:
+    """Gibbs-SS-Noisy: statistics released at epsilon/2 (``release.z_half``); moments E[x^k] from
+    the sums of x^k released at epsilon/2 (``moments="released"``, the thesis) or the confidential
+    ones (``moments="exact"``, what the released code fed the sampler; not private). ``data_prior``
+    only sets the unused start of (mu_x, tau^2)."""
+    if moments == "released":
+        m = release.noisy_moments()
+    elif moments == "exact":
+        m = release.exact_moment_sums / release.n
+    else:
+        raise ValueError(f"moments must be 'released' or 'exact', got {moments!r}")
+    return _run(release.z_half, release.n, release.mechanism_half.scale, m, False, prior, data_prior, rng,
+                burnin, keep, collapsed_moves)
 
 
-def run_gibbs_ss_prior(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int,
-                       keep: int) -> Chain:
+def run_gibbs_ss_prior(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int,
+                       collapsed_moves: int = 1) -> Chain:
     """Gibbs-SS-Prior: moments of the data prior's predictive (closed form), full-budget z."""
     return _run(release.z, release.n, release.mechanism.scale, prior_predictive_moments(data_prior), False,
-                prior, data_prior, rng, burnin, keep)
+                prior, data_prior, rng, burnin, keep, collapsed_moves)
 
 
-def run_gibbs_ss_update(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int,
-                        keep: int) -> Chain:
+def run_gibbs_ss_update(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int,
+                        collapsed_moves: int = 1) -> Chain:
     """Gibbs-SS-Update: hierarchical normal data prior, (mu_x, tau^2) updated every iteration."""
     return _run(release.z, release.n, release.mechanism.scale, prior_predictive_moments(data_prior), True,
-                prior, data_prior, rng, burnin, keep)
+                prior, data_prior, rng, burnin, keep, collapsed_moves)

@@ -11,7 +11,10 @@ hierarchical normal data prior x ~ N(mu_x, tau^2), (mu_x, tau^2) ~ NIW:
    t(x_i', y_i') - t(x_i, y_i) (additivity, O(1)); accept by the shared Metropolis step
    (``conditionals.metropolis_accept``) with the Laplace log-likelihood ratio of the released z,
    (|z - s|_1 - |z - s'|_1) / b, b the mechanism's scale;
-2. (theta, sigma^2) | X, y by NIG conjugacy (Eq. 5.1);
+2. a sign flip (theta, y) -> (-theta, -y), accepted with the prior of theta times the release's
+   likelihood (every record's likelihood is unchanged): the mirror mode that sum y^2 leaves is
+   otherwise never left once a chain falls into it in its first sweeps;
+   then (theta, sigma^2) | X, y by NIG conjugacy (Eq. 5.1);
 3. (mu_x, tau^2) | X by NIW conjugacy;
 4. non-centred moves (the released PyMC code also used a non-centred parameterisation):
    random-walk Metropolis on (theta, log sigma^2) with the standardised residuals
@@ -29,7 +32,9 @@ invariant. One sweep costs O(n): the runtime grows with n, as for the thesis's M
 Public function: :func:`run_mcmc_ind`, with the model's call signature
 ``run(release, prior, data_prior, rng, *, burnin, keep) -> Chain`` (one stored row per sweep).
 ``Chain.info.acceptance`` is the record-move acceptance rate; ``info.extra`` holds the
-acceptance rates of the two non-centred moves.
+acceptance rates of the two non-centred moves and the number of accepted sign flips. Chains
+start from one draw of the Naive posterior (conjugate updates given the projected release),
+records from the model given it.
 """
 
 from __future__ import annotations
@@ -39,9 +44,20 @@ import math
 import numpy as np
 from numba import njit
 
-from ..models.linreg_nig import N_STATS, NIGPrior, NIWPrior, Release, _nig_draw, _nig_update, _niw_draw
+from ..models.linreg_nig import (
+    N_STATS,
+    NIGPrior,
+    NIWPrior,
+    Release,
+    _log_nig,
+    _log_niw,
+    _nig_draw,
+    _project_statistics,
+    _nig_update,
+    _niw_draw,
+)
 from .base import Chain, CpuTimer, Info, check_lengths
-from .conditionals import metropolis_accept
+from .conditionals import metropolis_accept, robbins_monro
 
 __all__ = ["run_mcmc_ind"]
 
@@ -53,27 +69,6 @@ def _l1(z, s):
     for j in range(z.shape[0]):
         acc += abs(z[j] - s[j])
     return acc
-
-
-@njit(cache=True)
-def _adapt(log_step, accepted, it):
-    """Robbins-Monro step towards 30% acceptance (burn-in only)."""
-    return log_step + ((1.0 if accepted else 0.0) - 0.3) / math.sqrt(it + 1.0)
-
-
-@njit(cache=True)
-def _log_nig(theta0, theta1, sigma2, mu0, lam0, a0, b0):
-    """log NIG(theta, sigma^2) density up to a constant, plus log sigma^2 (Jacobian of log sigma^2)."""
-    d0 = theta0 - mu0[0]
-    d1 = theta1 - mu0[1]
-    q = lam0[0, 0] * d0 * d0 + 2.0 * lam0[0, 1] * d0 * d1 + lam0[1, 1] * d1 * d1
-    return -(a0 + 1.0) * math.log(sigma2) - b0 / sigma2 - q / (2.0 * sigma2)
-
-
-@njit(cache=True)
-def _log_niw(mu, tau2, m0, kappa, psi, nu):
-    """log NIW(mu, tau^2) density up to a constant, plus log tau^2 (Jacobian of log tau^2)."""
-    return -(0.5 * nu + 0.5) * math.log(tau2) - 0.5 * psi / tau2 - kappa * (mu - m0) ** 2 / (2.0 * tau2)
 
 
 @njit(cache=True)
@@ -113,7 +108,8 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
     t < n_burn.
 
     accepted[0] counts accepted record proposals, accepted[1] and accepted[2] the accepted
-    non-centred moves on (theta, sigma^2) and (mu_x, tau^2); n_nc moves of each per sweep.
+    non-centred moves on (theta, sigma^2) and (mu_x, tau^2) (n_nc moves of each per sweep),
+    accepted[3] the accepted sign flips (one proposed per sweep).
     """
     u = np.empty(n)
     e = np.empty(n)
@@ -132,10 +128,14 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
     lam_n = np.empty((2, 2))
     s = np.zeros(5)
     sp = np.empty(5)
-    # initialisation: parameters from the priors, records from the model
-    a_n, b_n = _nig_update(s, 0.0, mu0, lam0, a0, b0, mu_n, lam_n)
+    # start: parameters from one draw of the Naive posterior (conjugate updates given the
+    # projected release, as Gibbs-SS), records from the model given them
+    for j in range(5):
+        s[j] = z[j]
+    _project_statistics(s, float(n))
+    a_n, b_n = _nig_update(s, float(n), mu0, lam0, a0, b0, mu_n, lam_n)
     sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
-    mu_x, tau2 = _niw_draw(rng, 0.0, 0.0, 0.0, m0x, kappa, psi, nu)
+    mu_x, tau2 = _niw_draw(rng, s[0], s[1], float(n), m0x, kappa, psi, nu)
     x = np.empty(n)
     y = np.empty(n)
     for i in range(n):
@@ -166,6 +166,23 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
                 cur = new
                 accepted[0] += 1
         _recompute(x, y, s)
+        # sign flip (theta, y) -> (-theta, -y): leaves every record's likelihood unchanged, so the
+        # ratio is the prior of theta times the release's; reaches a mirror mode that the other
+        # moves cannot cross (sum y^2 fixes |theta_1|)
+        for j in range(5):
+            sp[j] = s[j]
+        sp[2] = -s[2]
+        sp[3] = -s[3]
+        log_r = (_log_nig(-theta[0], -theta[1], sigma2, mu0, lam0, a0, b0)
+                 - _log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0) + (_l1(z, s) - _l1(z, sp)) * inv_b)
+        if metropolis_accept(rng, log_r):
+            theta[0] = -theta[0]
+            theta[1] = -theta[1]
+            for i in range(n):
+                y[i] = -y[i]
+            s[2] = sp[2]
+            s[3] = sp[3]
+            accepted[3] += 1
         a_n, b_n = _nig_update(s, float(n), mu0, lam0, a0, b0, mu_n, lam_n)
         sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
         mu_x, tau2 = _niw_draw(rng, s[0], s[1], float(n), m0x, kappa, psi, nu)
@@ -194,7 +211,7 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
                 cur = new
                 accepted[1] += 1
             if it < n_burn:
-                log_step_t = _adapt(log_step_t, ok, it)
+                log_step_t = robbins_monro(log_step_t, ok, it, 0.3)
             h = math.exp(log_step_m)
             mun = mu_x + h * base_m0 * rng.standard_normal()
             t2n = tau2 * math.exp(h * base_m1 * rng.standard_normal())
@@ -209,7 +226,7 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
                 cur = new
                 accepted[2] += 1
             if it < n_burn:
-                log_step_m = _adapt(log_step_m, ok, it)
+                log_step_m = robbins_monro(log_step_m, ok, it, 0.3)
         tau = math.sqrt(tau2)
         sigma = math.sqrt(sigma2)
         for i in range(n):
@@ -233,11 +250,12 @@ def run_mcmc_ind(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng: n
     burnin, keep = check_lengths(burnin, keep)
     sweeps = burnin + keep
     out = np.empty((sweeps, 3))
-    acc = np.zeros(3, dtype=np.int64)
+    acc = np.zeros(4, dtype=np.int64)
     with CpuTimer() as timer:
         _mcmc_ind_kernel(rng, z, n, b, prior.mu0, prior.lam0, prior.a0, prior.b0, data_prior.m0,
                          data_prior.kappa, data_prior.psi, data_prior.nu, burnin, int(noncentred_moves), out, acc)
     moves = max(sweeps * int(noncentred_moves), 1)
     info = Info(cpu_seconds=timer.seconds, iterations=sweeps, acceptance=float(acc[0]) / (sweeps * n),
-                extra={"acceptance_theta": float(acc[1]) / moves, "acceptance_data_prior": float(acc[2]) / moves})
+                extra={"acceptance_theta": float(acc[1]) / moves, "acceptance_data_prior": float(acc[2]) / moves,
+                       "sign_flips": float(acc[3])})
     return Chain(out, burnin, info)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...diagnostics import mmd2_unbiased, quantile_of_truth
+from ...diagnostics import bulk_ess, mmd2_unbiased, quantile_of_truth, split_rhat
 from ...grid import ch4_experiment
 from ...io import save_npz
 from ...mechanisms import Laplace
@@ -166,7 +166,9 @@ def trial(model: str, n: int, epsilon: float, replicate: int, settings: TrialSet
     ref = _thin(draws["non_private"], settings.mmd_draws)
     mmd = {m: mmd2_unbiased(_thin(draws[m], settings.mmd_draws), ref, bandwidth=settings.mmd_bandwidth)
            for m in MMD_METHODS}
-    return {"u": u, "mmd": mmd, "truth": rel.truth, "gibbs_cpu": float(chains["gibbs"].info.cpu_seconds)}
+    gibbs = draws["gibbs"][None]  # one chain: split-chain R-hat
+    return {"u": u, "mmd": mmd, "truth": rel.truth, "gibbs_cpu": float(chains["gibbs"].info.cpu_seconds),
+            "gibbs_rhat": float(split_rhat(gibbs).max()), "gibbs_ess": float(bulk_ess(gibbs).min())}
 
 
 def run_trials(model: str, n: int, epsilon: float, replicates, settings: TrialSettings, seed: int) -> dict:
@@ -177,13 +179,16 @@ def run_trials(model: str, n: int, epsilon: float, replicates, settings: TrialSe
     mmd = np.empty((len(MMD_METHODS), len(reps)))
     truth = np.empty(len(reps))
     cpu = np.empty(len(reps))
+    rhat = np.empty(len(reps))
+    ess = np.empty(len(reps))
     for j, r in enumerate(reps):
         res = trial(model, n, epsilon, r, settings, seed)
         u[:, j] = [res["u"][m] for m in methods]
         mmd[:, j] = [res["mmd"][m] for m in MMD_METHODS]
         truth[j] = res["truth"]
         cpu[j] = res["gibbs_cpu"]
-    return {"methods": np.array(methods), "mmd_methods": np.array(MMD_METHODS), "u": u, "mmd": mmd,
+        rhat[j], ess[j] = res["gibbs_rhat"], res["gibbs_ess"]
+    return {"gibbs_rhat": rhat, "gibbs_ess": ess, "methods": np.array(methods), "mmd_methods": np.array(MMD_METHODS), "u": u, "mmd": mmd,
             "truth": truth, "gibbs_cpu": cpu, "replicates": np.array(reps, dtype=np.int64),
             "gibbs_iterations": np.int64(settings.iterations + settings.burnin)}
 

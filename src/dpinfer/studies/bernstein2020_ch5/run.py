@@ -6,8 +6,12 @@ data sets; "release" on (n, epsilon, trial); each method samples from its own st
 cirrhosis splits depend on the split index only, releases on (epsilon, split).
 
 Every method is looked up in the sampler registry (model ``nig_linreg``) and called with the model's one signature
-``run(release, prior, data_prior, rng, *, burnin, keep) -> Chain``; a job's ``chains`` param
-lists ``[method, burnin, keep]`` for each method it runs.
+``run(release, prior, data_prior, rng, *, burnin, keep, **options) -> Chain``; a job's ``chains``
+param lists one spec per method it runs: ``{"method", "burnin", "keep", "chains", "options"}``.
+A method with ``chains`` > 1 runs that many independent chains per trial (chain c from stream
+``sample_<method>`` for c = 0 and ``sample_<method>_chain<c>`` after), pools their kept draws
+and records the rank-normalised R-hat across them and the bulk ESS of the pool; one chain gets
+split-chain R-hat. Conjugate methods draw independently: R-hat 1 and ESS = draws.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import logging
 
 import numpy as np
 
-from ...diagnostics import central_interval, mmd2_unbiased, quantile_of_truth
+from ...diagnostics import bulk_ess, central_interval, mmd2_unbiased, quantile_of_truth, split_rhat
 from ...grid import fmt_eps, parse_ch5_setting
 from ...io import save_npz
 from ...models.linreg_nig import (
@@ -36,11 +40,32 @@ STUDY = "bernstein2020"
 MODEL = "nig_linreg"
 
 
-def run_chain(method: str, release, prior, data_prior, rng, burnin: int, keep: int):
-    """(kept draws, CPU seconds of the whole call, iterations) of one method."""
-    with CpuTimer() as timer:
-        chain = sampler(MODEL, method)(release, prior, data_prior, rng, burnin=burnin, keep=keep)
-    return chain.kept, timer.seconds, chain.info.iterations
+CONJUGATE = ("non_private", "naive")
+
+
+def run_chain(spec: dict, release, prior, data_prior, seed: int, exp: str, rep: int):
+    """Pooled kept draws, per-parameter R-hat and bulk ESS, CPU seconds and iterations (both
+    summed over chains) of one method's ``spec`` on one release."""
+    method, chains = spec["method"], int(spec.get("chains", 1))
+    run = sampler(MODEL, method)
+    kept, cpu, iterations = [], 0.0, 0
+    for c in range(chains):
+        rng = rng_for(seed, STUDY, exp, rep, f"sample_{method}" + (f"_chain{c}" if c else ""))
+        with CpuTimer() as timer:
+            chain = run(release, prior, data_prior, rng, burnin=spec["burnin"], keep=spec["keep"],
+                        **spec.get("options", {}))
+        cpu += timer.seconds
+        iterations += chain.info.iterations
+        kept.append(chain.kept)
+    draws = np.concatenate(kept)
+    if not np.all(np.isfinite(draws)):
+        raise FloatingPointError(f"{method} produced non-finite draws in {exp} trial {rep}")
+    if method in CONJUGATE:
+        rhat, ess = np.ones(draws.shape[1]), np.full(draws.shape[1], float(draws.shape[0]))
+    else:
+        stacked = np.stack(kept)
+        rhat, ess = split_rhat(stacked), bulk_ess(stacked)
+    return draws, rhat, ess, cpu, iterations
 
 
 def thin(draws: np.ndarray, m: int) -> np.ndarray:
@@ -61,7 +86,7 @@ def run_synthetic(input, output, *, seed: int, setting: str, replicates, chains,
     MMD^2 per parameter to Non-Private (first method, thinned to ``mmd_draws``) and CPU seconds."""
     n, eps = parse_ch5_setting(setting)
     nig, niw = NIGPrior.from_config(prior), NIWPrior.from_config(data_prior)
-    methods = [m for m, _, _ in chains]
+    methods = [spec["method"] for spec in chains]
     reps = range(*replicates)
     shape = (len(methods), len(reps))
     truth = np.empty((len(reps), 3))
@@ -69,6 +94,8 @@ def run_synthetic(input, output, *, seed: int, setting: str, replicates, chains,
     cover = np.zeros(shape + (3,), dtype=bool)
     mmd = np.zeros(shape + (3,))
     cpu = np.empty(shape)
+    rhat = np.empty(shape + (3,))
+    ess = np.empty(shape + (3,))
     iterations = np.zeros(len(methods), dtype=np.int64)
     exp = f"ch5_synthetic_{setting}"
     for j, rep in enumerate(reps):
@@ -76,11 +103,10 @@ def run_synthetic(input, output, *, seed: int, setting: str, replicates, chains,
         release = release_statistics(rng_for(seed, STUDY, exp, rep, "release"), sim["x"], sim["y"], eps, bounds)
         truth[j] = [sim["theta"][0], sim["theta"][1], sim["sigma2"]]
         reference = None
-        for i, (method, burnin, keep) in enumerate(chains):
-            rng = rng_for(seed, STUDY, exp, rep, f"sample_{method}")
-            draws, cpu[i, j], iterations[i] = run_chain(method, release, nig, niw, rng, burnin, keep)
-            if not np.all(np.isfinite(draws)):
-                raise FloatingPointError(f"{method} produced non-finite draws in {setting} trial {rep}")
+        for i, spec in enumerate(chains):
+            method = spec["method"]
+            draws, rhat[i, j], ess[i, j], cpu[i, j], iterations[i] = run_chain(spec, release, nig, niw, seed,
+                                                                               exp, rep)
             u[i, j] = quantile_of_truth(draws, truth[j])
             lo, hi = central_interval(draws, credible_level)
             cover[i, j] = (lo <= truth[j]) & (truth[j] <= hi)
@@ -92,7 +118,7 @@ def run_synthetic(input, output, *, seed: int, setting: str, replicates, chains,
                     mmd[i, j, p] = mmd2_unbiased(mine[:, p], reference[:, p], bandwidth=mmd_bandwidth)
         log.info("%s trial %d done", setting, rep)
     save_npz(output.summary, methods=np.array(methods), reps=np.array(list(reps)), truth=truth, u=u,
-             cover=cover, mmd=mmd, cpu=cpu, iterations=iterations, n=np.array(n), eps=np.array(eps),
+             cover=cover, mmd=mmd, cpu=cpu, iterations=iterations, rhat=rhat, ess=ess, n=np.array(n), eps=np.array(eps),
              credible_level=np.array(float(credible_level)))
 
 
@@ -128,18 +154,20 @@ def run_cirrhosis(input, output, *, seed: int, epsilon: float, replicates, n_tra
     computed from them in the figure step)."""
     x, y = load_cirrhosis(input.data, covariate, response)
     nig, niw = NIGPrior.from_config(prior), NIWPrior.from_config(data_prior)
-    methods = [m for m, _, _ in chains]
+    methods = [spec["method"] for spec in chains]
     splits = range(*replicates)
     n_test = x.size - int(n_train)
     pit = np.empty((len(methods), len(splits), n_test))
+    rhat = np.empty((len(methods), len(splits), 3))
+    ess = np.empty((len(methods), len(splits), 3))
     exp = f"ch5_cirrhosis_eps{fmt_eps(epsilon)}"
     for j, split in enumerate(splits):
         perm = rng_for(seed, STUDY, "ch5_cirrhosis", split, "split").permutation(x.size)
         tr, te = perm[:n_train], perm[n_train:]
         release = release_statistics(rng_for(seed, STUDY, exp, split, "release"), x[tr], y[tr], epsilon, (0.0, 1.0))
-        for i, (method, burnin, keep) in enumerate(chains):
-            rng = rng_for(seed, STUDY, exp, split, f"sample_{method}")
-            draws, _, _ = run_chain(method, release, nig, niw, rng, burnin, keep)
+        for i, spec in enumerate(chains):
+            draws, rhat[i, j], ess[i, j], _, _ = run_chain(spec, release, nig, niw, seed, exp, split)
+            rng = rng_for(seed, STUDY, exp, split, f"predict_{spec['method']}")
             pit[i, j] = predictive_pit(rng, draws, x[te], y[te])
-    save_npz(output.summary, methods=np.array(methods), splits=np.array(list(splits)), pit=pit,
+    save_npz(output.summary, methods=np.array(methods), splits=np.array(list(splits)), pit=pit, rhat=rhat, ess=ess,
              eps=np.array(float(epsilon)), n_total=np.array(x.size))

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...diagnostics import ks_critical_value, ks_uniform
@@ -32,9 +34,17 @@ PARAMS = ("theta_0 (slope)", "theta_1 (intercept)", "sigma^2")
 
 
 # ----------------------------------------------------------------------------- synthetic
-def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int) -> None:
+def flagged(rhat, ess, health: dict) -> np.ndarray:
+    """Which trials' posteriors fail the convergence diagnostics: R-hat above
+    ``health["max_rhat"]`` or bulk ESS below ``health["min_ess"]`` (elementwise)."""
+    return (np.asarray(rhat) > float(health["max_rhat"])) | (np.asarray(ess) < float(health["min_ess"]))
+
+
+def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dict) -> None:
     """Merge the chunks of every (n, epsilon) setting of the two panels (``vs_n``: pairs at the
-    vs-n epsilon, ``vs_eps``: pairs at the vs-epsilon n) into one npz and a summary table."""
+    vs-n epsilon, ``vs_eps``: pairs at the vs-epsilon n) into one npz and a summary table with
+    the calibration, coverage, MMD^2 and the convergence diagnostics (largest R-hat, smallest
+    bulk ESS and the number of trials ``health`` flags) of every (method, parameter)."""
     settings = sorted({(int(n), float(e)) for n, e in list(vs_n) + list(vs_eps)})
     by_setting = {}
     for path in input.chunks:
@@ -48,22 +58,32 @@ def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int) -> None:
         parts = sorted(by_setting[key], key=lambda d: int(d["reps"][0]))
         methods = [str(m) for m in parts[0]["methods"]]
         arrays[f"{key}__methods"] = np.array(methods)
-        for name in ("u", "cover", "mmd", "cpu"):
+        for name in ("u", "cover", "mmd", "cpu", "rhat", "ess"):
             arrays[f"{key}__{name}"] = np.concatenate([p[name] for p in parts], axis=1)
         arrays[f"{key}__iterations"] = parts[0]["iterations"]
         arrays["credible_level"] = parts[0]["credible_level"]
-        u, cover, mmd = (arrays[f"{key}__{name}"] for name in ("u", "cover", "mmd"))
+        u, cover, mmd, rhat, ess = (arrays[f"{key}__{name}"] for name in ("u", "cover", "mmd", "rhat", "ess"))
+        bad = flagged(rhat, ess, health)
         for i, m in enumerate(methods):
             for p, pname in enumerate(PARAMS):
                 rows.append({"n": n, "epsilon": fmt_eps(eps), "method": LABELS[m], "parameter": pname,
                              "ks": ks_uniform(u[i, :, p]), "coverage95": float(cover[i, :, p].mean()),
-                             "mmd2": float(mmd[i, :, p].mean()) if m != "non_private" else 0.0})
+                             "mmd2": float(mmd[i, :, p].mean()) if m != "non_private" else 0.0,
+                             "rhat_max": float(rhat[i, :, p].max()), "ess_min": float(ess[i, :, p].min()),
+                             "flagged": int(bad[i, :, p].sum()) if m in NOISE_AWARE else 0})
     save_npz(output.summary, **arrays)
     write_table(output.csv, output.md, rows,
-                ["n", "epsilon", "method", "parameter", "ks", "coverage95", "mmd2"],
-                title="bernstein2020 Ch. 5 synthetic: calibration KS, 95% coverage, mean MMD^2 to Non-Private",
+                ["n", "epsilon", "method", "parameter", "ks", "coverage95", "mmd2", "rhat_max", "ess_min",
+                 "flagged"],
+                title="bernstein2020 Ch. 5 synthetic: calibration KS, 95% coverage, mean MMD^2 to Non-Private, "
+                      "convergence diagnostics",
                 notes=f"{trials} trials per setting; KS critical value (alpha = 0.05) "
-                      f"{ks_critical_value(trials):.3f}. The thesis gives these only as plots (Figs 5.4, 5.6, 5.7).",
+                      f"{ks_critical_value(trials):.3f}; binomial sd of a 95% coverage "
+                      f"{math.sqrt(0.95 * 0.05 / trials):.3f}. rhat_max: largest rank-normalised R-hat over the "
+                      f"trials (across the pooled chains); ess_min: smallest bulk ESS of a trial's pooled draws "
+                      f"(Non-Private and Naive draw independently: ESS = draws, never flagged); flagged: trials with R-hat > "
+                      f"{health['max_rhat']} or ESS < {health['min_ess']:g}. "
+                      f"The thesis gives these only as plots (Figs 5.4, 5.6, 5.7).",
                 digits=4)
 
 
@@ -100,21 +120,25 @@ def setting_metric(summary: dict, n: int, eps: float, metric: str) -> tuple[list
 
 
 # ----------------------------------------------------------------------------- cirrhosis
-def summarise_cirrhosis(input, output, *, epsilons) -> None:
-    """Merge the cirrhosis chunks into ``pit`` (epsilons, methods, splits, test points)."""
+def summarise_cirrhosis(input, output, *, epsilons, health: dict) -> None:
+    """Merge the cirrhosis chunks into ``pit`` (epsilons, methods, splits, test points) and the
+    per-split diagnostics ``rhat``, ``ess`` and ``flagged`` (epsilons, methods, splits, 3)."""
     by_eps = {}
     for path in input.chunks:
         d = load_npz(path)
         by_eps.setdefault(float(d["eps"]), []).append(d)
     eps_sorted = sorted(float(e) for e in epsilons)
-    pit, methods = [], None
+    pit, rhat, ess, methods = [], [], [], None
     for e in eps_sorted:
         parts = sorted(by_eps[e], key=lambda d: int(d["splits"][0]))
         methods = [str(m) for m in parts[0]["methods"]]
         pit.append(np.concatenate([p["pit"] for p in parts], axis=1))
+        rhat.append(np.concatenate([p["rhat"] for p in parts], axis=1))
+        ess.append(np.concatenate([p["ess"] for p in parts], axis=1))
         n_total = int(parts[0]["n_total"])
+    rhat, ess = np.array(rhat), np.array(ess)
     save_npz(output.summary, methods=np.array(methods), epsilons=np.array(eps_sorted), pit=np.array(pit),
-             n_total=np.array(n_total))
+             rhat=rhat, ess=ess, flagged=flagged(rhat, ess, health), n_total=np.array(n_total))
 
 
 def covered(pit, level: float) -> np.ndarray:

@@ -140,7 +140,8 @@ def run_chunk(input, output, *, seed: int, experiment: str, model: str, design: 
             replicate=rep, post_mean=diagnostics.posterior_mean(kept), post_sd=kept.std(axis=0, ddof=1),
             truth_q_lo=q_lo, truth_q_hi=q_hi, truth=np.asarray(truth, float), acc_mean=acc["mean"],
             acc_min=acc["min"], min_log_alpha=chain.info.extra["min_log_alpha"], seconds=chain.info.cpu_seconds,
-            ess_min=float(diagnostics.effective_sample_size(kept).min()),
+            ess_min=float(diagnostics.bulk_ess(kept[None]).min()),
+            rhat_max=float(diagnostics.split_rhat(kept[None]).max()),
         ))
         log.info("%s eps=%s replicate %d: mean acceptance %.3f, %.2f CPU s", experiment, fmt_eps(eps), rep,
                  acc["mean"], chain.info.cpu_seconds)

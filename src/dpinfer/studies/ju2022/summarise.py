@@ -165,14 +165,23 @@ def degenerate_chains(summary: dict, health: dict) -> np.ndarray:
                                   min_acceptance=float(health["min_acceptance"]), min_ess=float(health["min_ess"]))
 
 
+def unconverged_chains(summary: dict, health: dict) -> np.ndarray:
+    """(epsilon, replicate) booleans: chains whose split-chain R-hat exceeds
+    ``health["max_rhat"]`` or whose bulk ESS falls below ``health["converged_ess"]``."""
+    return ((np.asarray(summary["rhat_max"]) > float(health["max_rhat"]))
+            | (np.asarray(summary["ess_min"]) < float(health["converged_ess"])))
+
+
 def experiments(input, output, *, experiment: str, model: str, design: str, level: float, health: dict) -> None:
     """experiments/<name>: per (epsilon, parameter) the mean and spread of posterior means, the
     mean posterior sd, coverage of the true parameter (fixed_parameters designs), acceptance,
-    the smallest ESS over the chains and the number of degenerate chains (logged as a warning)."""
+    the smallest bulk ESS and largest split-chain R-hat over the chains, the number of chains that
+    fail them, and the number of degenerate chains (logged as a warning)."""
     d = load_npz(input.summary)
     labels = param_labels(model, d["post_mean"].shape[2])
     hits = interval_hits(d, level)
     bad = degenerate_chains(d, health)
+    unconverged = unconverged_chains(d, health)
     rows = []
     for e, epsilon in enumerate(d["epsilons"]):
         if bad[e].any():
@@ -189,13 +198,16 @@ def experiments(input, output, *, experiment: str, model: str, design: str, leve
                 "coverage": float(hits[e, :, j].mean()) if design == "fixed_parameters" else None,
                 "acceptance_mean": float(d["acc_mean"][e].mean()), "acceptance_min": float(d["acc_min"][e].min()),
                 "min_single_acceptance": float(np.exp(d["min_log_alpha"][e].min())),
-                "ess_min": float(d["ess_min"][e].min()), "degenerate_chains": int(bad[e].sum()),
+                "ess_min": float(d["ess_min"][e].min()), "rhat_max": float(d["rhat_max"][e].max()),
+                "unconverged_chains": int(unconverged[e].sum()), "degenerate_chains": int(bad[e].sum()),
                 "replicates": int(d["post_mean"].shape[1]),
             })
     ref = "true parameter" if design == "fixed_parameters" else "confidential-data posterior mean"
     write_table(output.csv, output.md, rows, list(rows[0]), digits=4,
                 title=f"Experiment {experiment} ({model}, {design})",
                 notes=(f"reference_value: the {ref}. Coverage only for designs with a true parameter. "
-                       "ess_min: the smallest effective sample size of any parameter over the chains; "
+                       "ess_min: the smallest bulk effective sample size of any parameter over the chains; "
+                       "rhat_max: the largest split-chain R-hat; unconverged_chains: chains with R-hat > "
+                       f"{health['max_rhat']} or bulk ESS < {health['converged_ess']:g}; "
                        f"degenerate_chains: chains with mean acceptance < {health['min_acceptance']} or ESS < "
                        f"{health['min_ess']} (config ju2022.health): their summaries stand for few draws."))

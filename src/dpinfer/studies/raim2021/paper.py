@@ -63,6 +63,7 @@ DEV_TIMING = "gibbs-timing-our-sampler-and-machine-not-the-i7-2600"
 DEV_REFERENCE = "knot-and-step-function-reference-values-from-the-package"
 DEV_FIGURES = "mse-and-trace-claims-read-off-the-figures"
 DEV_DESIGN = "design-fixed-per-setting"
+DEV_CONVERGENCE = "convergence-diagnostics-of-the-raim2021-chains"
 
 
 def knots_match(u, p, ref_u, ref_p) -> bool:
@@ -257,6 +258,26 @@ def _mse_claims(mse) -> list[Claim]:
     return out
 
 
+def _health_claims(mse, health: dict) -> list[Claim]:
+    """Every replicate's chain of Algorithm 2 and of Algorithm 4 passes split-chain R-hat and
+    bulk ESS (the slides report no diagnostics)."""
+    limit = f"R-hat <= {health['max_rhat']}, bulk ESS >= {health['min_ess']:g}"
+    settings = [str(s) for s in mse["settings"]]
+    out = []
+    for name, label in (("noisy", "Algorithm 2 (noisy data)"), ("free", "Algorithm 4 (noise-free)")):
+        rhat = {s: mse[f"{s}/rhat_{name}"] for s in settings}
+        ess = {s: mse[f"{s}/ess_{name}"] for s in settings}
+        bad = sum(int(((rhat[s] > health["max_rhat"]) | (ess[s] < health["min_ess"])).sum()) for s in settings)
+        total = sum(rhat[s].size for s in settings)
+        wr = max(settings, key=lambda s: rhat[s].max())
+        we = min(settings, key=lambda s: ess[s].min())
+        out.append(Claim("mse_densities", f"{label}: every replicate's chain passes the convergence "
+                         f"diagnostics ({limit})", "(the slides report no diagnostics)",
+                         f"{bad} of {total} flagged; max R-hat {rhat[wr].max():.4f} ({wr}), "
+                         f"min ESS {ess[we].min():.0f} ({we})", limit, bad == 0, DEV_CONVERGENCE))
+    return out
+
+
 def _timing_claims(t) -> list[Claim]:
     ctx = f"(ours: n = {t['n']}, {t['iterations']} iterations, CPU seconds)"
     out = []
@@ -277,11 +298,12 @@ def _timing_claims(t) -> list[Claim]:
     return out
 
 
-def claims(input, output, burnin: int, knots: dict, step_function: dict) -> None:
+def claims(input, output, burnin: int, knots: dict, step_function: dict, health: dict) -> None:
     """Rule step: every checkable statement of the slides (and the package reference values)
     against our envelopes, MSE summary, trace chains and timed run."""
     env = load_npz(input.envelopes)
     rows = (_knot_claims(env, knots) + _envelope_claims(env) + _example_claims(env, step_function)
             + _trace_claims(load_npz(input.chains), int(burnin)) + _mse_claims(load_npz(input.mse))
+            + _health_claims(load_npz(input.mse), health)
             + _timing_claims(read_json(input.timing)))
     write_claims(output.claims, rows)

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ...diagnostics import bulk_ess, split_rhat
 from ...grid import fmt_eps, raim_setting
 from ...io import save_npz, write_json
 from ...models.lognormal_regression import (Prior, ReleaseNoise, Truth, mse_of_chain, release,
@@ -131,13 +132,15 @@ def envelopes(input, output, seed: int, knots: dict, step_function: dict,
 def gibbs_chunk(input, output, seed: int, rho: float, lam: float, replicates: list, model: dict,
                 iterations: int, burnin: int, direct: dict) -> None:
     """Replicates [start, stop) of one (rho, lambda) setting: simulate, release, run
-    Algorithms 2 and 4 (``iterations`` draws, the first ``burnin`` discarded), keep MSE^(s)."""
+    Algorithms 2 and 4 (``iterations`` draws, the first ``burnin`` discarded), keep MSE^(s) and
+    each chain's largest split-chain R-hat and smallest bulk ESS over the parameters."""
     setting = raim_setting(rho, lam)
     noise = ReleaseNoise.of(rho, lam)
     truth, prior, ds = _truth(model), _prior(model), DirectSettings.from_config(direct)
     lengths = {"burnin": int(burnin), "keep": int(iterations) - int(burnin)}
     out = {k: [] for k in ("replicate", "mse_noisy", "mse_free", "mean_noisy", "mean_free",
-                           "seconds", "proposals_y", "proposals_xi")}
+                           "seconds", "proposals_y", "proposals_xi", "rhat_noisy", "ess_noisy",
+                           "rhat_free", "ess_free")}
     for rep in range(*replicates):
         data = simulate_replicate(seed, setting, rep, noise, truth)
         noisy = _checked(run_noisy(data["y_noisy"], data["X_noisy"], noise, **lengths,
@@ -153,6 +156,9 @@ def gibbs_chunk(input, output, seed: int, rho: float, lam: float, replicates: li
         out["seconds"].append(noisy.info.cpu_seconds)
         out["proposals_y"].append(noisy.info.extra["proposals_per_y"])
         out["proposals_xi"].append(noisy.info.extra["proposals_per_xi"])
+        for name, chain in (("noisy", noisy), ("free", free)):  # one chain each: split-chain R-hat
+            out[f"rhat_{name}"].append(float(split_rhat(chain.kept[None]).max()))
+            out[f"ess_{name}"].append(float(bulk_ess(chain.kept[None]).min()))
         log.info("%s rep %d: MSE noisy %.4f free %.4f (%.2f CPU s)", setting, rep,
                  out["mse_noisy"][-1], out["mse_free"][-1], noisy.info.cpu_seconds)
     save_npz(output.summary, **{k: np.asarray(v) for k, v in out.items()})
