@@ -33,6 +33,7 @@ __all__ = [
     "bulk_ess",
     "effective_sample_size",
     "degenerate",
+    "unconverged",
     "mc_standard_error",
 ]
 
@@ -310,3 +311,9 @@ def degenerate(acceptance, ess_min, *, min_acceptance: float = 0.05, min_ess: fl
     or smallest ESS of their parameters below ``min_ess`` (elementwise over arrays of chains).
     Their summaries stand for far fewer draws than they seem to."""
     return (np.asarray(acceptance, float) < min_acceptance) | (np.asarray(ess_min, float) < min_ess)
+
+
+def unconverged(rhat, ess, *, max_rhat: float, min_ess: float):
+    """Which trials fail the convergence diagnostics: R-hat above ``max_rhat`` or bulk ESS below
+    ``min_ess`` (elementwise over arrays of trials)."""
+    return (np.asarray(rhat, float) > float(max_rhat)) | (np.asarray(ess, float) < float(min_ess))

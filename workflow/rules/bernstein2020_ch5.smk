@@ -289,7 +289,6 @@ rule bernstein2020_ch5_summarise_cirrhosis:
     params:
         step=step("bernstein2020_ch5.summarise:summarise_cirrhosis"),
         epsilons=CH5_CIR["epsilons"],
-        health=CH5["health"],
     script:
         STEP_SCRIPT
 

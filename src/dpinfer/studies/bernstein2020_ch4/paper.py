@@ -15,12 +15,12 @@ import math
 
 import numpy as np
 
-from ...diagnostics import ks_critical_value, ks_uniform
+from ...diagnostics import ks_critical_value, ks_uniform, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz
 from ..scorecard import Claim, write_claims
 from .run import methods_for
-from .summarise import flagged, summary_key
+from .summarise import summary_key
 
 __all__ = [
     "GIBBS_ITERATIONS",
@@ -272,7 +272,7 @@ def _health_claims(d: dict, models, n_grid, epsilons, health: dict) -> list[Clai
             continue
         rh = {c: d[summary_key(model, *c, "rhat_gibbs")] for c in cells}
         es = {c: d[summary_key(model, *c, "ess_gibbs")] for c in cells}
-        bad = {c: int(flagged(rh[c], es[c], health).sum()) for c in cells}
+        bad = {c: int(unconverged(rh[c], es[c], **health).sum()) for c in cells}
         total = sum(v.size for v in rh.values())
         worst_r = max(cells, key=lambda c: rh[c].max())
         worst_e = min(cells, key=lambda c: es[c].min())

@@ -188,8 +188,9 @@ def run_trials(model: str, n: int, epsilon: float, replicates, settings: TrialSe
         truth[j] = res["truth"]
         cpu[j] = res["gibbs_cpu"]
         rhat[j], ess[j] = res["gibbs_rhat"], res["gibbs_ess"]
-    return {"gibbs_rhat": rhat, "gibbs_ess": ess, "methods": np.array(methods), "mmd_methods": np.array(MMD_METHODS), "u": u, "mmd": mmd,
-            "truth": truth, "gibbs_cpu": cpu, "replicates": np.array(reps, dtype=np.int64),
+    return {"methods": np.array(methods), "mmd_methods": np.array(MMD_METHODS), "u": u, "mmd": mmd,
+            "truth": truth, "gibbs_cpu": cpu, "gibbs_rhat": rhat, "gibbs_ess": ess,
+            "replicates": np.array(reps, dtype=np.int64),
             "gibbs_iterations": np.int64(settings.iterations + settings.burnin)}
 
 

@@ -10,18 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...diagnostics import ks_critical_value, ks_uniform
+from ...diagnostics import ks_critical_value, ks_uniform, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from .run import METHODS, MMD_METHODS
 
 __all__ = ["summary_key", "calibration_utility"]
-
-
-def flagged(rhat, ess, health: dict) -> np.ndarray:
-    """Trials whose chain fails the diagnostics: R-hat above ``health["max_rhat"]`` or bulk ESS
-    below ``health["min_ess"]``."""
-    return (np.asarray(rhat) > float(health["max_rhat"])) | (np.asarray(ess) < float(health["min_ess"]))
 
 
 def summary_key(model: str, n: int, eps: float, what: str) -> str:
@@ -64,7 +58,7 @@ def calibration_utility(input, output, *, replicates, mmd_bandwidth, health):
         arrays[summary_key(model, n, eps, "rhat_gibbs")] = rhat
         arrays[summary_key(model, n, eps, "ess_gibbs")] = ess
         row.update(rhat_max_gibbs=float(rhat.max()), ess_min_gibbs=float(ess.min()),
-                   flagged_gibbs=int(flagged(rhat, ess, health).sum()))
+                   flagged_gibbs=int(unconverged(rhat, ess, **health).sum()))
         rows.append(row)
     save_npz(output.summary, **arrays)
     cols = (["model", "n", "epsilon"] + [f"ks_{m}" for m in METHODS] + [f"mmd_{m}" for m in MMD_METHODS]

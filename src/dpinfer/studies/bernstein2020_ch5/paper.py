@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ...diagnostics import binomial_se, ks_critical_value
+from ...diagnostics import binomial_se, ks_critical_value, unconverged
 from ...grid import ch5_setting, fmt_eps
 from ...io import load_npz
 from ...models.linreg_nig import NIGPrior, NIWPrior, simulate_dataset
@@ -24,7 +24,6 @@ from .summarise import (
     NOISE_AWARE,
     PARAMS,
     common_setting,
-    flagged,
     panel,
     predictive_coverage,
     setting_metric,
@@ -272,7 +271,7 @@ def _health_claims(syn: dict, cir: dict, health: dict) -> list[Claim]:
                     if method in m]
             if not rows:
                 continue
-            bad = sum(int(flagged(r, s, health).any(axis=1).sum()) for _, r, s in rows)
+            bad = sum(int(unconverged(r, s, **health).any(axis=1).sum()) for _, r, s in rows)
             total = sum(r.shape[0] for _, r, _ in rows)
             worst_r = max(rows, key=lambda t: t[1].max())
             worst_e = min(rows, key=lambda t: t[2].min())

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ...diagnostics import ks_critical_value, ks_uniform
+from ...diagnostics import ks_critical_value, ks_uniform, unconverged
 from ...grid import ch5_setting, fmt_eps
 from ...io import load_npz, save_npz, write_table
 
@@ -34,12 +34,6 @@ PARAMS = ("theta_0 (slope)", "theta_1 (intercept)", "sigma^2")
 
 
 # ----------------------------------------------------------------------------- synthetic
-def flagged(rhat, ess, health: dict) -> np.ndarray:
-    """Which trials' posteriors fail the convergence diagnostics: R-hat above
-    ``health["max_rhat"]`` or bulk ESS below ``health["min_ess"]`` (elementwise)."""
-    return (np.asarray(rhat) > float(health["max_rhat"])) | (np.asarray(ess) < float(health["min_ess"]))
-
-
 def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dict) -> None:
     """Merge the chunks of every (n, epsilon) setting of the two panels (``vs_n``: pairs at the
     vs-n epsilon, ``vs_eps``: pairs at the vs-epsilon n) into one npz and a summary table with
@@ -63,7 +57,7 @@ def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dic
         arrays[f"{key}__iterations"] = parts[0]["iterations"]
         arrays["credible_level"] = parts[0]["credible_level"]
         u, cover, mmd, rhat, ess = (arrays[f"{key}__{name}"] for name in ("u", "cover", "mmd", "rhat", "ess"))
-        bad = flagged(rhat, ess, health)
+        bad = unconverged(rhat, ess, **health)
         for i, m in enumerate(methods):
             for p, pname in enumerate(PARAMS):
                 rows.append({"n": n, "epsilon": fmt_eps(eps), "method": LABELS[m], "parameter": pname,
@@ -120,9 +114,9 @@ def setting_metric(summary: dict, n: int, eps: float, metric: str) -> tuple[list
 
 
 # ----------------------------------------------------------------------------- cirrhosis
-def summarise_cirrhosis(input, output, *, epsilons, health: dict) -> None:
+def summarise_cirrhosis(input, output, *, epsilons) -> None:
     """Merge the cirrhosis chunks into ``pit`` (epsilons, methods, splits, test points) and the
-    per-split diagnostics ``rhat``, ``ess`` and ``flagged`` (epsilons, methods, splits, 3)."""
+    per-split diagnostics ``rhat`` and ``ess`` (epsilons, methods, splits, 3)."""
     by_eps = {}
     for path in input.chunks:
         d = load_npz(path)
@@ -136,9 +130,8 @@ def summarise_cirrhosis(input, output, *, epsilons, health: dict) -> None:
         rhat.append(np.concatenate([p["rhat"] for p in parts], axis=1))
         ess.append(np.concatenate([p["ess"] for p in parts], axis=1))
         n_total = int(parts[0]["n_total"])
-    rhat, ess = np.array(rhat), np.array(ess)
     save_npz(output.summary, methods=np.array(methods), epsilons=np.array(eps_sorted), pit=np.array(pit),
-             rhat=rhat, ess=ess, flagged=flagged(rhat, ess, health), n_total=np.array(n_total))
+             rhat=np.array(rhat), ess=np.array(ess), n_total=np.array(n_total))
 
 
 def covered(pit, level: float) -> np.ndarray:

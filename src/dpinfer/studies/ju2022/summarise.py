@@ -168,8 +168,8 @@ def degenerate_chains(summary: dict, health: dict) -> np.ndarray:
 def unconverged_chains(summary: dict, health: dict) -> np.ndarray:
     """(epsilon, replicate) booleans: chains whose split-chain R-hat exceeds
     ``health["max_rhat"]`` or whose bulk ESS falls below ``health["converged_ess"]``."""
-    return ((np.asarray(summary["rhat_max"]) > float(health["max_rhat"]))
-            | (np.asarray(summary["ess_min"]) < float(health["converged_ess"])))
+    return diagnostics.unconverged(summary["rhat_max"], summary["ess_min"], max_rhat=health["max_rhat"],
+                                   min_ess=health["converged_ess"])
 
 
 def experiments(input, output, *, experiment: str, model: str, design: str, level: float, health: dict) -> None:

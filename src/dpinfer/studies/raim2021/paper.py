@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ...diagnostics import mc_standard_error
+from ...diagnostics import mc_standard_error, unconverged
 from ...grid import fmt_eps, parse_raim_setting, raim_setting
 from ...io import load_npz, read_json
 from ..scorecard import Claim, write_claims
@@ -267,7 +267,7 @@ def _health_claims(mse, health: dict) -> list[Claim]:
     for name, label in (("noisy", "Algorithm 2 (noisy data)"), ("free", "Algorithm 4 (noise-free)")):
         rhat = {s: mse[f"{s}/rhat_{name}"] for s in settings}
         ess = {s: mse[f"{s}/ess_{name}"] for s in settings}
-        bad = sum(int(((rhat[s] > health["max_rhat"]) | (ess[s] < health["min_ess"])).sum()) for s in settings)
+        bad = sum(int(unconverged(rhat[s], ess[s], **health).sum()) for s in settings)
         total = sum(rhat[s].size for s in settings)
         wr = max(settings, key=lambda s: rhat[s].max())
         we = min(settings, key=lambda s: ess[s].min())
