@@ -28,7 +28,8 @@ from dpinfer.models.linreg_nig import (
     sufficient_statistics,
 )
 from dpinfer.samplers.base import Chain
-from dpinfer.samplers.gibbs_ss import clt_mean_cov, run_gibbs_ss_noisy, run_gibbs_ss_update
+from dpinfer.samplers.clt_moments import clt_mean_cov
+from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_update
 from dpinfer.samplers.mcmc_ind import run_mcmc_ind
 from dpinfer.samplers.registry import SAMPLERS
 from dpinfer.studies.bernstein2020_ch5.summarise import METHODS, covered

@@ -129,3 +129,13 @@ def test_captions_state_the_smoke_settings_truthfully():
 
 def test_scorecard_caption_is_short():
     assert 3 <= len((REPORT / "fidelity.rst").read_text(encoding="utf-8").splitlines()) <= 5
+
+
+def test_fig5_4_caption_says_whether_the_releases_were_clamped():
+    """Issue 9, privacy honesty: the caption follows ``synthetic.clamp``."""
+    clamped = copy.deepcopy(CONFIGS["paper"])
+    clamped["bernstein2020"]["chapter5"]["synthetic"]["clamp"] = True
+    plain, _ = _render(REPORT / "bernstein2020" / "fig5_4.rst", CONFIGS["paper"])
+    text, _ = _render(REPORT / "bernstein2020" / "fig5_4.rst", clamped)
+    assert "not epsilon-DP" in " ".join(plain.split()) and "clamps every record" in " ".join(text.split())
+    assert "not epsilon-DP" not in " ".join(text.split())

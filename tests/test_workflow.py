@@ -426,6 +426,16 @@ def _assert_refused_with(proc, expected):
     assert "Traceback" not in out and "File \"" not in out, out[-3000:]
 
 
+def test_clamped_releases_without_the_collapsed_move_are_refused(tmp_path):
+    """On clamped releases Gibbs-SS-Update moves its parameters by the collapsed moves alone."""
+    def edit(cfg):
+        cfg["bernstein2020"]["chapter5"]["synthetic"]["clamp"] = True
+        cfg["bernstein2020"]["chapter5"]["gibbs"]["collapsed_moves"] = 0
+    proc = snakemake(_edit_config(tmp_path, edit), "-n", check=False)
+    assert proc.returncode != 0
+    _assert_refused_with(proc, "'bernstein2020.chapter5.gibbs.collapsed_moves': must be >= 1 with synthetic.clamp")
+
+
 def test_yaml_syntax_error_names_file_and_line(tmp_path):
     work = copy_workflow(tmp_path)
     path = work / "config" / "config.yaml"

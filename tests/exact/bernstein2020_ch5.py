@@ -76,9 +76,10 @@ def naive() -> ExactCase:
     return ExactCase(chain.kept, mean, sd)
 
 
-def private_posterior_moments(z, n: int, scale: float, draws: int, rng):
+def private_posterior_moments(z, n: int, scale: float, draws: int, rng, clamp_to=None):
     """(mean, sd, ESS) of p(theta_0, theta_1, sigma^2 | z) under the model with the hierarchical
-    data prior and z = s + Laplace(scale) noise, by importance sampling from the joint prior."""
+    data prior and z = s + Laplace(scale) noise, by importance sampling from the joint prior;
+    ``clamp_to`` = (lo, hi): s is that of the records clamped to these bounds."""
     chol = np.linalg.cholesky(np.linalg.inv(PRIOR.lam0))
     sig2 = PRIOR.b0 / rng.gamma(PRIOR.a0, 1.0, draws)
     theta = PRIOR.mu0 + np.sqrt(sig2)[:, None] * (rng.standard_normal((draws, 2)) @ chol.T)
@@ -86,6 +87,8 @@ def private_posterior_moments(z, n: int, scale: float, draws: int, rng):
     mu = DATA_PRIOR.m0 + np.sqrt(tau2 / DATA_PRIOR.kappa) * rng.standard_normal(draws)
     x = mu[:, None] + np.sqrt(tau2)[:, None] * rng.standard_normal((draws, n))
     y = theta[:, :1] * x + theta[:, 1:] + np.sqrt(sig2)[:, None] * rng.standard_normal((draws, n))
+    if clamp_to is not None:
+        x, y = np.clip(x, *clamp_to), np.clip(y, *clamp_to)
     s = np.stack([x.sum(1), (x * x).sum(1), y.sum(1), (x * y).sum(1), (y * y).sum(1)], axis=1)
     logw = -np.abs(np.asarray(z) - s).sum(axis=1) / scale
     w = np.exp(logw - logw.max())

@@ -6,7 +6,7 @@
 #        -> bernstein2020_ch5_summarise_cirrhosis -> bernstein2020_fig5_9
 #      both summaries -> bernstein2020_ch5_claims (the unit's scorecard rows).
 # Compute jobs get only what they read: their replicate range, the chain spec (method, lengths,
-# chains, sampler options) of the methods they run, priors, bounds and (synthetic) the MMD settings and credible level. The
+# chains, sampler options) of the methods they run, priors, bounds, clamping and (synthetic) the MMD settings and credible level. The
 # cirrhosis levels and every figure option reach figure and claim jobs only.
 # (Helpers are named lambdas: `snakemake --lint` asks rule files not to mix rules and defs.)
 
@@ -30,6 +30,15 @@ if CH5_SYN["n_vs_eps"] not in CH5_SYN["n_values"]:
     )
 if not CH5_SYN["bounds"][0] < CH5_SYN["bounds"][1]:
     config_error("bernstein2020.chapter5.synthetic.bounds", "needs lower < upper")
+if (
+    CH5_SYN["clamp"]
+    and "gibbs_ss_update" in CH5["methods"]
+    and CH5["gibbs"]["collapsed_moves"] < 1
+):
+    config_error(
+        "bernstein2020.chapter5.gibbs.collapsed_moves",
+        "must be >= 1 with synthetic.clamp: on clamped releases Gibbs-SS-Update moves its parameters by them alone",
+    )
 if CH5["mmd"]["draws"] > CH5["conjugate_draws"]:
     config_error(
         "bernstein2020.chapter5.mmd.draws",
@@ -140,6 +149,7 @@ rule bernstein2020_ch5_run_synthetic:
         prior=CH5["prior"],
         data_prior=CH5["data_prior"],
         bounds=CH5_SYN["bounds"],
+        clamp=CH5_SYN["clamp"],
         mmd_draws=CH5["mmd"]["draws"],
         mmd_bandwidth=CH5["mmd"]["bandwidth"],
         credible_level=CH5["credible_level"],

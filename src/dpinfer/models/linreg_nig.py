@@ -138,7 +138,10 @@ class Release:
       Gibbs-SS-Prior/Update);
     - ``z_half``: s released at half the budget (``mechanism_half``), and ``moment_sums``: the
       sums of x^k, k = 1..4, released at the other half (``mechanism_moments``) (Gibbs-SS-Noisy,
-      budget split evenly as in Sec. 5.2.4.4).
+      budget split evenly as in Sec. 5.2.4.4);
+    - ``clamped``: records were clamped to ``bounds`` before z, z_half and the moment sums (then
+      epsilon-DP; without, as in the thesis, not when a record leaves the bounds); ``s`` stays
+      that of the unclamped records (Non-Private), ``exact_moment_sums`` are clamped.
     """
 
     s: np.ndarray
@@ -151,26 +154,34 @@ class Release:
     mechanism_moments: Laplace
     bounds: tuple[float, float]
     exact_moment_sums: np.ndarray
+    clamped: bool = False
 
     def noisy_moments(self) -> np.ndarray:
         """E[x^k], k = 1..4, from the released moment sums (:func:`clean_noisy_moments`)."""
         return clean_noisy_moments(self.moment_sums, self.n, self.bounds)
 
 
-def release_statistics(rng: np.random.Generator, x, y, epsilon: float, bounds) -> Release:
+def release_statistics(rng: np.random.Generator, x, y, epsilon: float, bounds, clamp: bool = False) -> Release:
     """The three Laplace releases of one data set, drawn in a fixed order from ``rng``: s at
     epsilon, s at epsilon/2, the moment sums at epsilon/2. Sensitivities come from the public
-    bounds of x and y (Secs. 5.2.1 and 5.2.4.4); n is public and is not perturbed."""
+    bounds of x and y (Secs. 5.2.1 and 5.2.4.4); n is public and is not perturbed. ``clamp``:
+    records are clamped to the bounds before the statistics are released (not in the thesis)."""
     lo, hi = float(bounds[0]), float(bounds[1])
     w = hi - lo
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
     s = sufficient_statistics(x, y)
+    if clamp:
+        x, y = np.clip(x, lo, hi), np.clip(y, lo, hi)
     full = Laplace.calibrated(epsilon, sensitivity_statistics(w, w))
     half = Laplace.calibrated(epsilon / 2.0, sensitivity_statistics(w, w))
     moments = Laplace.calibrated(epsilon / 2.0, sensitivity_moments(w))
-    sums = np.array([np.sum(np.asarray(x, dtype=float) ** k) for k in range(1, 5)])
-    z = full.release(rng, s)
-    z_half = half.release(rng, s)
-    return Release(s, int(len(x)), z, full, z_half, half, moments.release(rng, sums), moments, (lo, hi), sums)
+    sums = np.array([np.sum(x**k) for k in range(1, 5)])
+    released = sufficient_statistics(x, y)
+    z = full.release(rng, released)
+    z_half = half.release(rng, released)
+    return Release(s, int(len(x)), z, full, z_half, half, moments.release(rng, sums), moments, (lo, hi), sums,
+                   bool(clamp))
 
 
 # ----------------------------------------------------------------------------- NIG conjugacy

@@ -30,6 +30,18 @@ differ (small n) the chain's law lies between them (docs/deviations.md, "Converg
 of the regression chains"). Chains start from one draw of the Naive posterior (conjugate
 updates given the projected release) for (theta, sigma^2) and (mu_x, tau^2), omega^2 from its prior.
 
+Clamped releases (records clamped to the bounds before release, ``release.clamped``; not in the
+thesis): Gibbs-SS-Update takes mu_t, Sigma_t of the clamped statistics
+(:mod:`dpinfer.samplers.clt_moments`) in step 1 and in the collapsed density, and leaves out
+steps 3-5, whose NIG/NIW updates would treat clamped statistics as those of the linear model.
+What remains (collapsed moves of phi given omega^2, then s, then omega^2) is a Metropolis-within-
+Gibbs sampler of one joint model, p(phi) N(s; n mu_t, n Sigma_t) Lap(z | s), so it needs
+``collapsed_moves`` >= 1 and starts from the best of the Naive draw and 20 prior draws under the
+collapsed density (a Naive start deep in the prior's tail, which a weak release gives, would
+trap the random walk). Gibbs-SS-Noisy and -Prior do not model clamping (their x-moments say
+nothing of the bivariate law that clamped moments need) and run as if the records were not
+clamped.
+
 Flavours (Sec. 5.2.4.4), one public function each with the model's call signature
 ``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1) -> Chain``:
 :func:`run_gibbs_ss_noisy` (moments released with half the budget, statistics with the other
@@ -39,7 +51,7 @@ half; ``moments="exact"`` uses the confidential moments as the released code did
 ``Chain.info.clipped`` counts the projections of n Sigma_t (``cov_projections``) and of s
 (``stat_projections``) over all iterations; ``info.acceptance`` is the collapsed move's
 acceptance rate and ``info.extra["sign_flips"]`` the accepted flips (None / absent without moves).
-:func:`clt_mean_cov` exposes the moments of step 1.
+:func:`clt_mean_cov` (from :mod:`dpinfer.samplers.clt_moments`) exposes the moments of step 1.
 """
 
 from __future__ import annotations
@@ -64,79 +76,20 @@ from ..models.linreg_nig import (
     prior_predictive_moments,
 )
 from .base import Chain, CpuTimer, Info, check_lengths
+from .clt_moments import _clamped_clt_mean_cov, _clt_mean_cov, clt_mean_cov
 from .conditionals import laplace_mixture_precision, metropolis_accept, norm_product_draw, robbins_monro
 from .linalg import cholesky_lower, make_psd
+
+_PRIOR_STARTS = 20  # prior draws that compete with the Naive draw for the start of a clamped chain
 
 __all__ = ["run_gibbs_ss_noisy", "run_gibbs_ss_prior", "run_gibbs_ss_update", "clt_mean_cov"]
 
 
-# ----------------------------------------------------------------------------- Eqs. 5.2-5.3
-@njit(cache=True)
-def _clt_mean_cov(theta0, theta1, sigma2, m, mu_t, cov_t, work):
-    """Mean (5) and covariance (5, 5) of t(x, y) = [x, x^2, y, xy, y^2] for one individual.
-
-    ``m`` holds the raw moments E[x^k], k = 0..4. With l = theta0 x + theta1, the conditional
-    moments E[y^q | x] are polynomials in x (q <= 4), so every E[x^p y^q] with p + q <= 4 is a
-    linear combination of m; this is Eqs. (5.2)-(5.3) of the thesis written out for x = [x, 1].
-    """
-    # powers of l as coefficient vectors in x (degree <= 4); work is a (3, 5, 5) scratch array
-    lp = work[0]
-    cy = work[1]
-    e = work[2]
-    lp[:, :] = 0.0
-    lp[0, 0] = 1.0
-    for k in range(1, 5):
-        for j in range(k + 1):
-            c = 0.0
-            if j >= 1:
-                c += theta0 * lp[k - 1, j - 1]
-            if j <= k - 1:
-                c += theta1 * lp[k - 1, j]
-            lp[k, j] = c
-    # E[y^q | x] as polynomials: q = 0..4
-    s2 = sigma2
-    for j in range(5):
-        cy[0, j] = lp[0, j]
-        cy[1, j] = lp[1, j]
-        cy[2, j] = lp[2, j] + s2 * lp[0, j]
-        cy[3, j] = lp[3, j] + 3.0 * s2 * lp[1, j]
-        cy[4, j] = lp[4, j] + 6.0 * s2 * lp[2, j] + 3.0 * s2 * s2 * lp[0, j]
-    # E[x^p y^q] for p + q <= 4 (entries with p + q > 4 are never read)
-    for q in range(5):
-        for p in range(5 - q):
-            acc = 0.0
-            for j in range(q + 1):
-                acc += cy[q, j] * m[p + j]
-            e[p, q] = acc
-    pp = (1, 2, 0, 1, 0)
-    qq = (0, 0, 1, 1, 2)
-    for i in range(5):
-        mu_t[i] = e[pp[i], qq[i]]
-    for i in range(5):
-        for j in range(i, 5):
-            v = e[pp[i] + pp[j], qq[i] + qq[j]] - mu_t[i] * mu_t[j]
-            cov_t[i, j] = v
-            cov_t[j, i] = v
-
-
-def clt_mean_cov(theta, sigma2: float, moments):
-    """(mu_t, Sigma_t) of t(x, y) for one individual; ``moments`` = E[x^k], k = 1..4."""
-    m = np.concatenate([[1.0], np.asarray(moments, dtype=float)])
-    if m.shape != (5,):
-        raise ValueError("moments must hold E[x], E[x^2], E[x^3], E[x^4]")
-    theta = np.asarray(theta, dtype=float)
-    mu_t, cov_t = np.empty(5), np.empty((5, 5))
-    _clt_mean_cov(float(theta[0]), float(theta[1]), float(sigma2), m, mu_t, cov_t, np.empty((3, 5, 5)))
-    return mu_t, cov_t
-
-
 # ----------------------------------------------------------------------------- collapsed move
 @njit(cache=True)
-def _log_release_given_omega(theta0, theta1, sigma2, m, n, z, omega2, mu_t, cov_t, poly, a, l, wb):
-    """log N(z; n mu_t, n Sigma_t + diag(omega^2)) up to a constant: the release's density with
-    the statistics s integrated out, given the mixture variances omega^2 (n Sigma_t made PSD as
-    in step 1). ``a``, ``l``, ``wb`` are (5, 5) work arrays; ``mu_t`` doubles as the residual."""
-    _clt_mean_cov(theta0, theta1, sigma2, m, mu_t, cov_t, poly)
+def _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb):
+    """log N(z; n mu_t, n Sigma_t + diag(omega^2)) up to a constant (n Sigma_t made PSD as in
+    step 1). ``a``, ``l``, ``wb`` are (5, 5) work arrays; ``mu_t`` is overwritten (residual)."""
     k = z.shape[0]
     for i in range(k):
         for j in range(k):
@@ -159,15 +112,27 @@ def _log_release_given_omega(theta0, theta1, sigma2, m, n, z, omega2, mu_t, cov_
 
 
 @njit(cache=True)
-def _log_collapsed(phi, update, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t, cov_t, poly,
-                   a, l, wb):
+def _log_release_given_omega(theta0, theta1, sigma2, m, n, z, omega2, mu_t, cov_t, poly, a, l, wb):
+    """log N(z; n mu_t, n Sigma_t + diag(omega^2)) up to a constant for x-moments ``m``: the
+    release's density with the statistics s integrated out, given the mixture variances omega^2."""
+    _clt_mean_cov(theta0, theta1, sigma2, m, mu_t, cov_t, poly)
+    return _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb)
+
+
+@njit(cache=True)
+def _log_collapsed(phi, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t,
+                   cov_t, poly, a, l, wb):
     """log p(phi | z, omega^2) up to a constant, phi = (theta_0, theta_1, log sigma^2[, mu_x,
-    log tau^2]): the priors (with the Jacobians of the logs) times the collapsed release density."""
+    log tau^2]): the priors (with the Jacobians of the logs) times the collapsed release density
+    (``clamp``: of the statistics of records clamped to [lo, hi], Update flavour only)."""
     sigma2 = math.exp(phi[2])
     lp = _log_nig(phi[0], phi[1], sigma2, mu0, lam0, a0, b0)
     if update:
         tau2 = math.exp(phi[4])
         lp += _log_niw(phi[3], tau2, m0x, kappa, psi, nu)
+        if clamp:
+            _clamped_clt_mean_cov(phi[0], phi[1], sigma2, phi[3], tau2, lo, hi, mu_t, cov_t, poly)
+            return lp + _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb)
         _gaussian_moments(phi[3], tau2, m)
     return lp + _log_release_given_omega(phi[0], phi[1], sigma2, m, n, z, omega2, mu_t, cov_t, poly, a, l, wb)
 
@@ -185,7 +150,7 @@ def _pack(phi, theta, sigma2, mu_x, tau2, update):
 
 # ----------------------------------------------------------------------------- Algorithm 7
 @njit(cache=True)
-def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_moves,
+def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_moves,
                      out, counts):
     """Algorithm 7 (bernstein2020, Sec. 5.2.4) plus ``n_moves`` collapsed Metropolis moves per
     iteration; row t of out is (theta_0, theta_1, sigma^2) of iteration t, every iteration stored.
@@ -239,6 +204,27 @@ def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kapp
     a_n, b_n = _nig_update(s0, n, mu0, lam0, a0, b0, mu_n, lam_n)
     sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
     mu_x, tau2 = _niw_draw(rng, s0[0], s0[1], n, m0x, kappa, psi, nu)
+    if clamp:
+        # with no conjugate steps to leave it, a Naive start far in the prior's tail (a weak
+        # release: z is mostly noise) traps the random walk; start instead from the best of the
+        # Naive draw and _PRIOR_STARTS prior draws under the collapsed density, omega^2 at its
+        # prior mean (any start is valid; this one only shortens the burn-in)
+        for j in range(k):
+            omega2[j] = 2.0 * b * b
+        _pack(phi, theta, sigma2, mu_x, tau2, update)
+        best = _log_collapsed(phi, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu,
+                              mu_t, cov_t, poly, wa, wl, wb)
+        for _ in range(_PRIOR_STARTS):
+            s2_c = _nig_draw(rng, mu0, lam0, a0, b0, mu_n)
+            mx_c, t2_c = _niw_draw(rng, 0.0, 0.0, 0.0, m0x, kappa, psi, nu)
+            _pack(prop, mu_n, s2_c, mx_c, t2_c, update)
+            cand = _log_collapsed(prop, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi,
+                                  nu, mu_t, cov_t, poly, wa, wl, wb)
+            if cand > best:
+                best = cand
+                theta[0] = mu_n[0]
+                theta[1] = mu_n[1]
+                sigma2, mu_x, tau2 = s2_c, mx_c, t2_c
     for j in range(k):
         omega2[j] = rng.exponential(2.0 * b * b)
     for it in range(out.shape[0]):
@@ -247,7 +233,7 @@ def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kapp
             # fresh below: together a joint draw of (parameters, s) that Gibbs steps 2-5 alone
             # make only in tiny increments when the release is weak and n large
             _pack(phi, theta, sigma2, mu_x, tau2, update)
-            cur = _log_collapsed(phi, update, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t,
+            cur = _log_collapsed(phi, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t,
                                  cov_t, poly, wa, wl, wb)
             h = math.exp(log_h)
             for _ in range(n_moves):
@@ -258,7 +244,7 @@ def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kapp
                     for j in range(i + 1):
                         acc += h * chol_p[i, j] * wv[0, j]
                     prop[i] = acc
-                new = _log_collapsed(prop, update, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu,
+                new = _log_collapsed(prop, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu,
                                      mu_t, cov_t, poly, wa, wl, wb)
                 ok = metropolis_accept(rng, new - cur)
                 if ok:
@@ -273,7 +259,7 @@ def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kapp
                 prop[i] = phi[i]
             prop[0] = -phi[0]
             prop[1] = -phi[1]
-            new = _log_collapsed(prop, update, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t,
+            new = _log_collapsed(prop, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t,
                                  cov_t, poly, wa, wl, wb)
             if metropolis_accept(rng, new - cur):
                 phi[:] = prop
@@ -284,9 +270,12 @@ def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kapp
             if update:
                 mu_x = phi[3]
                 tau2 = math.exp(phi[4])
-        if update:
-            _gaussian_moments(mu_x, tau2, m)
-        _clt_mean_cov(theta[0], theta[1], sigma2, m, mu_t, cov_t, poly)
+        if clamp:
+            _clamped_clt_mean_cov(theta[0], theta[1], sigma2, mu_x, tau2, lo, hi, mu_t, cov_t, poly)
+        else:
+            if update:
+                _gaussian_moments(mu_x, tau2, m)
+            _clt_mean_cov(theta[0], theta[1], sigma2, m, mu_t, cov_t, poly)
         for i in range(k):
             mean[i] = n * mu_t[i]
             for j in range(k):
@@ -294,12 +283,16 @@ def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kapp
         if make_psd(v, wb, wl):
             counts[0] += 1
         norm_product_draw(rng, mean, v, z, omega2, s, wa, wl, ww, wv)
-        if _project_statistics(s, n):
-            counts[1] += 1
-        a_n, b_n = _nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n)
-        sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
-        if update:
-            mu_x, tau2 = _niw_draw(rng, s[0], s[1], n, m0x, kappa, psi, nu)
+        if not clamp:
+            # steps 3-5; clamped statistics are not sufficient statistics of the linear model, so
+            # with clamping the parameters move by the collapsed moves alone (a Metropolis-within-
+            # Gibbs sampler of the clamped CLT model: phi | omega^2, then s, then omega^2)
+            if _project_statistics(s, n):
+                counts[1] += 1
+            a_n, b_n = _nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n)
+            sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
+            if update:
+                mu_x, tau2 = _niw_draw(rng, s[0], s[1], n, m0x, kappa, psi, nu)
         for j in range(k):
             omega2[j] = 1.0 / laplace_mixture_precision(rng, z[j] - s[j], b)
         out[it, 0] = theta[0]
@@ -330,9 +323,13 @@ def _gibbs_ss_kernel(rng, z, n, b, update, fixed_m, mu0, lam0, a0, b0, m0x, kapp
 
 
 def _run(z, n: int, scale: float, moments, update: bool, prior: NIGPrior, data_prior: NIWPrior,
-         rng: np.random.Generator, burnin: int, keep: int, collapsed_moves: int) -> Chain:
+         rng: np.random.Generator, burnin: int, keep: int, collapsed_moves: int, clamp_to=None) -> Chain:
     """Validate, allocate and run one chain; ``moments`` = E[x^k], k = 1..4 (start values for
-    the Update flavour)."""
+    the Update flavour); ``clamp_to`` = (lo, hi): the records were clamped to these bounds
+    before release (Update flavour, collapsed moves only)."""
+    if clamp_to is not None and int(collapsed_moves) < 1:
+        raise ValueError("a clamped release needs collapsed_moves >= 1 (its parameters move by them alone)")
+    lo, hi = (-np.inf, np.inf) if clamp_to is None else (float(clamp_to[0]), float(clamp_to[1]))
     z = np.asarray(z, dtype=float)
     if z.shape != (N_STATS,) or not np.all(np.isfinite(z)):
         raise ValueError("z must be 5 finite released statistics")
@@ -346,7 +343,7 @@ def _run(z, n: int, scale: float, moments, update: bool, prior: NIGPrior, data_p
     out = np.empty((iterations, 3))
     counts = np.zeros(4, dtype=np.int64)
     with CpuTimer() as timer:
-        _gibbs_ss_kernel(rng, z, float(n), float(scale), update, fixed, prior.mu0, prior.lam0, prior.a0,
+        _gibbs_ss_kernel(rng, z, float(n), float(scale), update, clamp_to is not None, lo, hi, fixed, prior.mu0, prior.lam0, prior.a0,
                          prior.b0, data_prior.m0, data_prior.kappa, data_prior.psi, data_prior.nu, burnin,
                          int(collapsed_moves), out, counts)
     moves = iterations * int(collapsed_moves)
@@ -382,6 +379,9 @@ def run_gibbs_ss_prior(release: Release, prior: NIGPrior, data_prior: NIWPrior, 
 
 def run_gibbs_ss_update(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int,
                         collapsed_moves: int = 1) -> Chain:
-    """Gibbs-SS-Update: hierarchical normal data prior, (mu_x, tau^2) updated every iteration."""
+    """Gibbs-SS-Update: hierarchical normal data prior, (mu_x, tau^2) updated every iteration.
+    On a clamped release (``release.clamped``) the CLT is that of the clamped statistics
+    (:mod:`dpinfer.samplers.clt_moments`) and steps 3-5 are left out (module docstring)."""
     return _run(release.z, release.n, release.mechanism.scale, prior_predictive_moments(data_prior), True,
-                prior, data_prior, rng, burnin, keep, collapsed_moves)
+                prior, data_prior, rng, burnin, keep, collapsed_moves,
+                clamp_to=release.bounds if release.clamped else None)

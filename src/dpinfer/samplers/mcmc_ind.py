@@ -29,6 +29,11 @@ The proposal is the prior conditional of the record, so the Metropolis-Hastings 
 likelihood ratio of the release alone and the chain leaves p(X, y, theta, sigma^2, mu_x, tau^2 | z)
 invariant. One sweep costs O(n): the runtime grows with n, as for the thesis's MCMC-Ind.
 
+On a clamped release (records clamped to the bounds before release; ``release.clamped``) the
+release's likelihood in steps 1, 2 and 4 uses the statistics of the clamped latent records,
+while the conjugate steps 2-3 condition on the records themselves: the chain then targets the
+exact posterior of that mechanism (tests/test_bernstein2020_ch5_clamping.py).
+
 Public function: :func:`run_mcmc_ind`, with the model's call signature
 ``run(release, prior, data_prior, rng, *, burnin, keep) -> Chain`` (one stored row per sweep).
 ``Chain.info.acceptance`` is the record-move acceptance rate; ``info.extra`` holds the
@@ -72,36 +77,40 @@ def _l1(z, s):
 
 
 @njit(cache=True)
-def _stats_from(u, e, mu_x, tau, theta0, theta1, sigma, s):
-    """s of the records x_i = mu_x + tau u_i, y_i = theta0 x_i + theta1 + sigma e_i (the
-    non-centred parameterisation of step 4)."""
+def _add_record(s, x, y, lo, hi, sign):
+    """s += sign * t(clamp(x), clamp(y)) (no clamping when lo, hi = -inf, inf)."""
+    cx = min(max(x, lo), hi)
+    cy = min(max(y, lo), hi)
+    s[0] += sign * cx
+    s[1] += sign * cx * cx
+    s[2] += sign * cy
+    s[3] += sign * cx * cy
+    s[4] += sign * cy * cy
+
+
+@njit(cache=True)
+def _stats_from(u, e, mu_x, tau, theta0, theta1, sigma, lo, hi, s):
+    """Released-domain s of the records x_i = mu_x + tau u_i, y_i = theta0 x_i + theta1 + sigma e_i
+    (the non-centred parameterisation of step 4), clamped to [lo, hi]."""
     for j in range(5):
         s[j] = 0.0
     for i in range(u.shape[0]):
         xi = mu_x + tau * u[i]
-        yi = theta0 * xi + theta1 + sigma * e[i]
-        s[0] += xi
-        s[1] += xi * xi
-        s[2] += yi
-        s[3] += xi * yi
-        s[4] += yi * yi
+        _add_record(s, xi, theta0 * xi + theta1 + sigma * e[i], lo, hi, 1.0)
 
 
 @njit(cache=True)
-def _recompute(x, y, s):
-    """s = [sum x, sum x^2, sum y, sum xy, sum y^2] of the current records."""
+def _recompute(x, y, lo, hi, sign_y, s):
+    """s = [sum x, sum x^2, sum y, sum xy, sum y^2] of the records (x_i, sign_y * y_i), clamped
+    to [lo, hi]."""
     for j in range(5):
         s[j] = 0.0
     for i in range(x.shape[0]):
-        s[0] += x[i]
-        s[1] += x[i] * x[i]
-        s[2] += y[i]
-        s[3] += x[i] * y[i]
-        s[4] += y[i] * y[i]
+        _add_record(s, x[i], sign_y * y[i], lo, hi, 1.0)
 
 
 @njit(cache=True)
-def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_nc, out, accepted):
+def _mcmc_ind_kernel(rng, z, n, b, lo, hi, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_nc, out, accepted):
     """MCMC-Ind (bernstein2020, Sec. 5.2.3) as Algorithm 1 of ju2022 for the NIG regression model
     plus non-centred moves (steps 1-4 of the module docstring); row t of out is
     (theta_0, theta_1, sigma^2) after sweep t, every sweep stored; step sizes adapt while
@@ -109,8 +118,12 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
 
     accepted[0] counts accepted record proposals, accepted[1] and accepted[2] the accepted
     non-centred moves on (theta, sigma^2) and (mu_x, tau^2) (n_nc moves of each per sweep),
-    accepted[3] the accepted sign flips (one proposed per sweep).
+    accepted[3] the accepted sign flips (one proposed per sweep). The release is of records
+    clamped to [lo, hi] (lo, hi = -inf, inf: no clamping); s holds those released-domain
+    statistics and ``raw`` the unclamped ones that the conjugate steps condition on.
     """
+    clamp = math.isfinite(lo) or math.isfinite(hi)
+    raw = np.empty(5)
     u = np.empty(n)
     e = np.empty(n)
     # base step scales from the priors; log multipliers adapted during burn-in
@@ -143,7 +156,7 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
         y[i] = theta[0] * x[i] + theta[1] + math.sqrt(sigma2) * rng.standard_normal()
     inv_b = 1.0 / b
     for it in range(out.shape[0]):
-        _recompute(x, y, s)  # removes round-off drift of the O(1) updates once per sweep
+        _recompute(x, y, lo, hi, 1.0, s)  # removes round-off drift of the O(1) updates once per sweep
         cur = _l1(z, s)
         sd_x = math.sqrt(tau2)
         sd_y = math.sqrt(sigma2)
@@ -152,11 +165,10 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
             yn = theta[0] * xn + theta[1] + sd_y * rng.standard_normal()
             xo = x[i]
             yo = y[i]
-            sp[0] = s[0] + xn - xo
-            sp[1] = s[1] + xn * xn - xo * xo
-            sp[2] = s[2] + yn - yo
-            sp[3] = s[3] + xn * yn - xo * yo
-            sp[4] = s[4] + yn * yn - yo * yo
+            for j in range(5):
+                sp[j] = s[j]
+            _add_record(sp, xn, yn, lo, hi, 1.0)
+            _add_record(sp, xo, yo, lo, hi, -1.0)
             new = _l1(z, sp)
             if metropolis_accept(rng, (cur - new) * inv_b):
                 x[i] = xn
@@ -165,14 +177,11 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
                     s[j] = sp[j]
                 cur = new
                 accepted[0] += 1
-        _recompute(x, y, s)
+        _recompute(x, y, lo, hi, 1.0, s)
         # sign flip (theta, y) -> (-theta, -y): leaves every record's likelihood unchanged, so the
         # ratio is the prior of theta times the release's; reaches a mirror mode that the other
         # moves cannot cross (sum y^2 fixes |theta_1|)
-        for j in range(5):
-            sp[j] = s[j]
-        sp[2] = -s[2]
-        sp[3] = -s[3]
+        _recompute(x, y, lo, hi, -1.0, sp)
         log_r = (_log_nig(-theta[0], -theta[1], sigma2, mu0, lam0, a0, b0)
                  - _log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0) + (_l1(z, s) - _l1(z, sp)) * inv_b)
         if metropolis_accept(rng, log_r):
@@ -180,26 +189,31 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
             theta[1] = -theta[1]
             for i in range(n):
                 y[i] = -y[i]
-            s[2] = sp[2]
-            s[3] = sp[3]
+            for j in range(5):
+                s[j] = sp[j]
             accepted[3] += 1
-        a_n, b_n = _nig_update(s, float(n), mu0, lam0, a0, b0, mu_n, lam_n)
+        if clamp:  # the conjugate steps condition on the records themselves
+            _recompute(x, y, -math.inf, math.inf, 1.0, raw)
+        else:
+            for j in range(5):
+                raw[j] = s[j]
+        a_n, b_n = _nig_update(raw, float(n), mu0, lam0, a0, b0, mu_n, lam_n)
         sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
-        mu_x, tau2 = _niw_draw(rng, s[0], s[1], float(n), m0x, kappa, psi, nu)
+        mu_x, tau2 = _niw_draw(rng, raw[0], raw[1], float(n), m0x, kappa, psi, nu)
         # non-centred moves: records follow the parameters through fixed u_i, e_i
         tau = math.sqrt(tau2)
         sigma = math.sqrt(sigma2)
         for i in range(n):
             u[i] = (x[i] - mu_x) / tau
             e[i] = (y[i] - theta[0] * x[i] - theta[1]) / sigma
-        _stats_from(u, e, mu_x, tau, theta[0], theta[1], sigma, s)
+        _stats_from(u, e, mu_x, tau, theta[0], theta[1], sigma, lo, hi, s)
         cur = _l1(z, s)
         for _ in range(n_nc):
             h = math.exp(log_step_t)
             t0n = theta[0] + h * base_t[0] * rng.standard_normal()
             t1n = theta[1] + h * base_t[1] * rng.standard_normal()
             s2n = sigma2 * math.exp(h * base_t[2] * rng.standard_normal())
-            _stats_from(u, e, mu_x, tau, t0n, t1n, math.sqrt(s2n), sp)
+            _stats_from(u, e, mu_x, tau, t0n, t1n, math.sqrt(s2n), lo, hi, sp)
             new = _l1(z, sp)
             log_r = (_log_nig(t0n, t1n, s2n, mu0, lam0, a0, b0)
                      - _log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0) + (cur - new) * inv_b)
@@ -215,7 +229,7 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
             h = math.exp(log_step_m)
             mun = mu_x + h * base_m0 * rng.standard_normal()
             t2n = tau2 * math.exp(h * base_m1 * rng.standard_normal())
-            _stats_from(u, e, mun, math.sqrt(t2n), theta[0], theta[1], math.sqrt(sigma2), sp)
+            _stats_from(u, e, mun, math.sqrt(t2n), theta[0], theta[1], math.sqrt(sigma2), lo, hi, sp)
             new = _l1(z, sp)
             log_r = (_log_niw(mun, t2n, m0x, kappa, psi, nu) - _log_niw(mu_x, tau2, m0x, kappa, psi, nu)
                      + (cur - new) * inv_b)
@@ -240,7 +254,10 @@ def _mcmc_ind_kernel(rng, z, n, b, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_bur
 def run_mcmc_ind(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng: np.random.Generator, *,
                  burnin: int, keep: int, noncentred_moves: int = 5) -> Chain:
     """MCMC-Ind on the full-budget release z = s + Laplace(b) (``release.z``,
-    ``release.mechanism.scale``); ``noncentred_moves`` moves of each kind per sweep."""
+    ``release.mechanism.scale``); ``noncentred_moves`` moves of each kind per sweep. On a
+    clamped release (``release.clamped``) the latent records are clamped to ``release.bounds``
+    in the release's likelihood, so the chain targets the exact posterior of that mechanism."""
+    lo, hi = (float(release.bounds[0]), float(release.bounds[1])) if release.clamped else (-np.inf, np.inf)
     z = np.asarray(release.z, dtype=float)
     n, b = int(release.n), float(release.mechanism.scale)
     if z.shape != (N_STATS,) or not np.all(np.isfinite(z)):
@@ -252,7 +269,7 @@ def run_mcmc_ind(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng: n
     out = np.empty((sweeps, 3))
     acc = np.zeros(4, dtype=np.int64)
     with CpuTimer() as timer:
-        _mcmc_ind_kernel(rng, z, n, b, prior.mu0, prior.lam0, prior.a0, prior.b0, data_prior.m0,
+        _mcmc_ind_kernel(rng, z, n, b, lo, hi, prior.mu0, prior.lam0, prior.a0, prior.b0, data_prior.m0,
                          data_prior.kappa, data_prior.psi, data_prior.nu, burnin, int(noncentred_moves), out, acc)
     moves = max(sweeps * int(noncentred_moves), 1)
     info = Info(cpu_seconds=timer.seconds, iterations=sweeps, acceptance=float(acc[0]) / (sweeps * n),

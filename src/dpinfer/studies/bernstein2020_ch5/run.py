@@ -79,11 +79,12 @@ def thin(draws: np.ndarray, m: int) -> np.ndarray:
 # ----------------------------------------------------------------------------- synthetic trials
 def run_synthetic(input, output, *, seed: int, setting: str, replicates, chains, prior: dict,
                   data_prior: dict, bounds, mmd_draws: int, mmd_bandwidth: float,
-                  credible_level: float) -> None:
+                  credible_level: float, clamp: bool = False) -> None:
     """Trials ``replicates = [start, stop)`` of one (n, epsilon) setting: draw parameters and data
     from the model, release, run every method of ``chains`` and keep per trial the posterior
     quantile of the truth (u), whether the central ``credible_level`` interval covers it, the
-    MMD^2 per parameter to Non-Private (first method, thinned to ``mmd_draws``) and CPU seconds."""
+    MMD^2 per parameter to Non-Private (first method, thinned to ``mmd_draws``) and CPU seconds.
+    ``clamp``: records are clamped to ``bounds`` before release (``release_statistics``)."""
     n, eps = parse_ch5_setting(setting)
     nig, niw = NIGPrior.from_config(prior), NIWPrior.from_config(data_prior)
     methods = [spec["method"] for spec in chains]
@@ -100,7 +101,8 @@ def run_synthetic(input, output, *, seed: int, setting: str, replicates, chains,
     exp = f"ch5_synthetic_{setting}"
     for j, rep in enumerate(reps):
         sim = simulate_dataset(rng_for(seed, STUDY, f"ch5_synthetic_n{n}", rep, "simulate"), n, nig, niw)
-        release = release_statistics(rng_for(seed, STUDY, exp, rep, "release"), sim["x"], sim["y"], eps, bounds)
+        release = release_statistics(rng_for(seed, STUDY, exp, rep, "release"), sim["x"], sim["y"], eps, bounds,
+                                     clamp=clamp)
         truth[j] = [sim["theta"][0], sim["theta"][1], sim["sigma2"]]
         reference = None
         for i, spec in enumerate(chains):
