@@ -254,6 +254,8 @@ class ClampRescale:
 
     def apply(self, x):
         x = np.clip(np.asarray(x, dtype=float), self.lower, self.upper)
+        if (self.target_lower, self.target_upper) == (self.lower, self.upper):
+            return x  # clamping only: the identity map, exactly
         unit = (x - self.lower) / (self.upper - self.lower)
         return self.target_lower + unit * (self.target_upper - self.target_lower)
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..mechanisms import Laplace
+from ..mechanisms import ClampRescale, Laplace
 
 __all__ = [
     "N_STATS", "NIGPrior", "NIWPrior", "Release", "release_statistics", "sufficient_statistics",
@@ -171,8 +171,8 @@ def release_statistics(rng: np.random.Generator, x, y, epsilon: float, bounds, c
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     s = sufficient_statistics(x, y)
-    if clamp:
-        x, y = np.clip(x, lo, hi), np.clip(y, lo, hi)
+    if clamp:  # the mechanism's clamping step (no rescaling)
+        x, y = (ClampRescale(lo, hi, lo, hi).apply(v) for v in (x, y))
     full = Laplace.calibrated(epsilon, sensitivity_statistics(w, w))
     half = Laplace.calibrated(epsilon / 2.0, sensitivity_statistics(w, w))
     moments = Laplace.calibrated(epsilon / 2.0, sensitivity_moments(w))

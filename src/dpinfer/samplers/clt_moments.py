@@ -34,6 +34,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..models.linreg_nig import _gaussian_moments
+
 __all__ = ["clt_mean_cov", "clamped_clt_mean_cov"]
 
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
@@ -263,3 +265,18 @@ def clamped_clt_mean_cov(theta, sigma2: float, mu_x: float, tau2: float, bounds)
     _clamped_clt_mean_cov(float(theta[0]), float(theta[1]), float(sigma2), float(mu_x), float(tau2), lo, hi,
                           mu_t, cov_t, np.empty((3, 5, 5)))
     return mu_t, cov_t
+
+
+@njit(cache=True)
+def _moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly):
+    """mu_t, Sigma_t of one record's statistics at phi = (theta_0, theta_1, log sigma^2[, mu_x,
+    log tau^2]): of the clamped records when ``clamp`` (Update flavour only), otherwise
+    Eqs. (5.2)-(5.3) with x-moments ``m`` (those of N(mu_x, tau^2) for Update, written into m)."""
+    sigma2 = math.exp(phi[2])
+    if update:
+        tau2 = math.exp(phi[4])
+        if clamp:
+            _clamped_clt_mean_cov(phi[0], phi[1], sigma2, phi[3], tau2, lo, hi, mu_t, cov_t, poly)
+            return
+        _gaussian_moments(phi[3], tau2, m)
+    _clt_mean_cov(phi[0], phi[1], sigma2, m, mu_t, cov_t, poly)

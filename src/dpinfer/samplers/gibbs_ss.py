@@ -30,17 +30,12 @@ differ (small n) the chain's law lies between them (docs/deviations.md, "Converg
 of the regression chains"). Chains start from one draw of the Naive posterior (conjugate
 updates given the projected release) for (theta, sigma^2) and (mu_x, tau^2), omega^2 from its prior.
 
-Clamped releases (records clamped to the bounds before release, ``release.clamped``; not in the
-thesis): Gibbs-SS-Update takes mu_t, Sigma_t of the clamped statistics
-(:mod:`dpinfer.samplers.clt_moments`) in step 1 and in the collapsed density, and leaves out
-steps 3-5, whose NIG/NIW updates would treat clamped statistics as those of the linear model.
-What remains (collapsed moves of phi given omega^2, then s, then omega^2) is a Metropolis-within-
-Gibbs sampler of one joint model, p(phi) N(s; n mu_t, n Sigma_t) Lap(z | s), so it needs
-``collapsed_moves`` >= 1 and starts from the best of the Naive draw and 20 prior draws under the
-collapsed density (a Naive start deep in the prior's tail, which a weak release gives, would
-trap the random walk). Gibbs-SS-Noisy and -Prior do not model clamping (their x-moments say
-nothing of the bivariate law that clamped moments need) and run as if the records were not
-clamped.
+Clamped releases (``release.clamped``; not in the thesis): Gibbs-SS-Update takes the moments of
+the clamped statistics (:mod:`dpinfer.samplers.clt_moments`) and leaves out steps 3-5, whose
+NIG/NIW updates would treat clamped sums as the linear model's; the rest is a Metropolis-within-
+Gibbs sampler of p(phi) N(s; n mu_t, n Sigma_t) Lap(z | s), so it needs ``collapsed_moves`` >= 1,
+and starts from the best of the Naive draw and 20 prior draws (a Naive start deep in the prior's
+tail would trap the walk). Gibbs-SS-Noisy and -Prior do not model clamping.
 
 Flavours (Sec. 5.2.4.4), one public function each with the model's call signature
 ``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1) -> Chain``:
@@ -51,7 +46,7 @@ half; ``moments="exact"`` uses the confidential moments as the released code did
 ``Chain.info.clipped`` counts the projections of n Sigma_t (``cov_projections``) and of s
 (``stat_projections``) over all iterations; ``info.acceptance`` is the collapsed move's
 acceptance rate and ``info.extra["sign_flips"]`` the accepted flips (None / absent without moves).
-:func:`clt_mean_cov` (from :mod:`dpinfer.samplers.clt_moments`) exposes the moments of step 1.
+:func:`dpinfer.samplers.clt_moments.clt_mean_cov` exposes the moments of step 1.
 """
 
 from __future__ import annotations
@@ -76,20 +71,21 @@ from ..models.linreg_nig import (
     prior_predictive_moments,
 )
 from .base import Chain, CpuTimer, Info, check_lengths
-from .clt_moments import _clamped_clt_mean_cov, _clt_mean_cov, clt_mean_cov
+from .clt_moments import _clt_mean_cov, _moments_at
 from .conditionals import laplace_mixture_precision, metropolis_accept, norm_product_draw, robbins_monro
 from .linalg import cholesky_lower, make_psd
 
 _PRIOR_STARTS = 20  # prior draws that compete with the Naive draw for the start of a clamped chain
 
-__all__ = ["run_gibbs_ss_noisy", "run_gibbs_ss_prior", "run_gibbs_ss_update", "clt_mean_cov"]
+__all__ = ["run_gibbs_ss_noisy", "run_gibbs_ss_prior", "run_gibbs_ss_update"]
 
 
 # ----------------------------------------------------------------------------- collapsed move
 @njit(cache=True)
-def _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb):
+def _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res):
     """log N(z; n mu_t, n Sigma_t + diag(omega^2)) up to a constant (n Sigma_t made PSD as in
-    step 1). ``a``, ``l``, ``wb`` are (5, 5) work arrays; ``mu_t`` is overwritten (residual)."""
+    step 1): the release's density with the statistics s integrated out, given the mixture
+    variances omega^2. ``a``, ``l``, ``wb`` are (5, 5) work arrays, ``res`` (5) the residual."""
     k = z.shape[0]
     for i in range(k):
         for j in range(k):
@@ -101,40 +97,42 @@ def _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb):
         return -np.inf
     logdet = 0.0
     quad = 0.0
-    for i in range(k):  # forward substitution L w = z - n mu_t, in place in mu_t
+    for i in range(k):  # forward substitution L w = z - n mu_t
         acc = z[i] - n * mu_t[i]
         for j in range(i):
-            acc -= l[i, j] * mu_t[j]
-        mu_t[i] = acc / l[i, i]
-        quad += mu_t[i] * mu_t[i]
+            acc -= l[i, j] * res[j]
+        res[i] = acc / l[i, i]
+        quad += res[i] * res[i]
         logdet += math.log(l[i, i])
     return -logdet - 0.5 * quad
 
 
 @njit(cache=True)
-def _log_release_given_omega(theta0, theta1, sigma2, m, n, z, omega2, mu_t, cov_t, poly, a, l, wb):
-    """log N(z; n mu_t, n Sigma_t + diag(omega^2)) up to a constant for x-moments ``m``: the
-    release's density with the statistics s integrated out, given the mixture variances omega^2."""
-    _clt_mean_cov(theta0, theta1, sigma2, m, mu_t, cov_t, poly)
-    return _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb)
+def _log_prior_phi(phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu):
+    """log p(phi) up to a constant: the NIG[ and NIW] priors with the Jacobians of the logs."""
+    lp = _log_nig(phi[0], phi[1], math.exp(phi[2]), mu0, lam0, a0, b0)
+    if update:
+        lp += _log_niw(phi[3], math.exp(phi[4]), m0x, kappa, psi, nu)
+    return lp
 
 
 @njit(cache=True)
 def _log_collapsed(phi, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t,
-                   cov_t, poly, a, l, wb):
-    """log p(phi | z, omega^2) up to a constant, phi = (theta_0, theta_1, log sigma^2[, mu_x,
-    log tau^2]): the priors (with the Jacobians of the logs) times the collapsed release density
-    (``clamp``: of the statistics of records clamped to [lo, hi], Update flavour only)."""
-    sigma2 = math.exp(phi[2])
-    lp = _log_nig(phi[0], phi[1], sigma2, mu0, lam0, a0, b0)
-    if update:
-        tau2 = math.exp(phi[4])
-        lp += _log_niw(phi[3], tau2, m0x, kappa, psi, nu)
-        if clamp:
-            _clamped_clt_mean_cov(phi[0], phi[1], sigma2, phi[3], tau2, lo, hi, mu_t, cov_t, poly)
-            return lp + _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb)
-        _gaussian_moments(phi[3], tau2, m)
-    return lp + _log_release_given_omega(phi[0], phi[1], sigma2, m, n, z, omega2, mu_t, cov_t, poly, a, l, wb)
+                   cov_t, poly, a, l, wb, res):
+    """log p(phi | z, omega^2) up to a constant: the priors times the collapsed release density;
+    leaves the moments at phi in mu_t, cov_t (the kernel keeps those of the current phi)."""
+    _moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
+    return (_log_prior_phi(phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu)
+            + _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res))
+
+
+@njit(cache=True)
+def _same(a, b):
+    """a == b elementwise, without allocating."""
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -166,8 +164,11 @@ def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0
     mu_n = np.empty(2)
     lam_n = np.empty((2, 2))
     m = fixed_m.copy()
-    mu_t = np.empty(k)
+    mu_t = np.empty(k)  # moments at the current phi (cur_phi), kept between evaluations
     cov_t = np.empty((k, k))
+    mu_p = np.empty(k)  # moments at a proposal
+    cov_p_t = np.empty((k, k))
+    res = np.empty(k)
     mean = np.empty(k)
     v = np.empty((k, k))
     s = np.empty(k)
@@ -179,6 +180,7 @@ def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0
     wv = np.empty((3, k))
     poly = np.empty((3, 5, 5))
     phi = np.empty(d)
+    cur_phi = np.empty(d)  # phi of the moments in mu_t, cov_t
     prop = np.empty(d)
     # collapsed-move proposal: h * L xi, L from the burn-in covariance of phi (Welford sums)
     chol_p = np.zeros((d, d))
@@ -213,13 +215,13 @@ def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0
             omega2[j] = 2.0 * b * b
         _pack(phi, theta, sigma2, mu_x, tau2, update)
         best = _log_collapsed(phi, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu,
-                              mu_t, cov_t, poly, wa, wl, wb)
+                              mu_p, cov_p_t, poly, wa, wl, wb, res)
         for _ in range(_PRIOR_STARTS):
             s2_c = _nig_draw(rng, mu0, lam0, a0, b0, mu_n)
             mx_c, t2_c = _niw_draw(rng, 0.0, 0.0, 0.0, m0x, kappa, psi, nu)
             _pack(prop, mu_n, s2_c, mx_c, t2_c, update)
             cand = _log_collapsed(prop, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi,
-                                  nu, mu_t, cov_t, poly, wa, wl, wb)
+                                  nu, mu_p, cov_p_t, poly, wa, wl, wb, res)
             if cand > best:
                 best = cand
                 theta[0] = mu_n[0]
@@ -233,46 +235,48 @@ def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0
             # fresh below: together a joint draw of (parameters, s) that Gibbs steps 2-5 alone
             # make only in tiny increments when the release is weak and n large
             _pack(phi, theta, sigma2, mu_x, tau2, update)
-            cur = _log_collapsed(phi, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t,
-                                 cov_t, poly, wa, wl, wb)
+            if it == 0 or not _same(phi, cur_phi):  # the Gibbs steps moved phi since its moments
+                _moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
+                cur_phi[:] = phi
+            cur = (_log_prior_phi(phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu)
+                   + _log_gaussian_release(n, z, omega2, mu_t, cov_t, wa, wl, wb, res))
             h = math.exp(log_h)
-            for _ in range(n_moves):
-                for i in range(d):
-                    wv[0, i] = rng.standard_normal()
-                for i in range(d):
-                    acc = phi[i]
-                    for j in range(i + 1):
-                        acc += h * chol_p[i, j] * wv[0, j]
-                    prop[i] = acc
-                new = _log_collapsed(prop, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu,
-                                     mu_t, cov_t, poly, wa, wl, wb)
+            for mv in range(n_moves + 1):
+                if mv < n_moves:
+                    for i in range(d):
+                        wv[0, i] = rng.standard_normal()
+                    for i in range(d):
+                        acc = phi[i]
+                        for j in range(i + 1):
+                            acc += h * chol_p[i, j] * wv[0, j]
+                        prop[i] = acc
+                else:
+                    # sign flip theta -> -theta (y -> -y in the model): the posterior can have a
+                    # mirror mode of negligible mass (sum y^2 fixes |theta_1|) that random-walk
+                    # steps never leave
+                    for i in range(d):
+                        prop[i] = phi[i]
+                    prop[0] = -phi[0]
+                    prop[1] = -phi[1]
+                new = _log_collapsed(prop, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa,
+                                     psi, nu, mu_p, cov_p_t, poly, wa, wl, wb, res)
                 ok = metropolis_accept(rng, new - cur)
                 if ok:
                     phi[:] = prop
+                    cur_phi[:] = prop
+                    mu_t[:] = mu_p
+                    cov_t[:, :] = cov_p_t
                     cur = new
-                    counts[2] += 1
-                if it < n_burn:
+                    counts[2 if mv < n_moves else 3] += 1
+                if mv < n_moves and it < n_burn:
                     log_h = robbins_monro(log_h, ok, it, 0.234)
-            # sign flip theta -> -theta (y -> -y in the model): the posterior can have a mirror
-            # mode of negligible mass (sum y^2 fixes |theta_1|) that random-walk steps never leave
-            for i in range(d):
-                prop[i] = phi[i]
-            prop[0] = -phi[0]
-            prop[1] = -phi[1]
-            new = _log_collapsed(prop, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t,
-                                 cov_t, poly, wa, wl, wb)
-            if metropolis_accept(rng, new - cur):
-                phi[:] = prop
-                counts[3] += 1
             theta[0] = phi[0]
             theta[1] = phi[1]
             sigma2 = math.exp(phi[2])
             if update:
                 mu_x = phi[3]
                 tau2 = math.exp(phi[4])
-        if clamp:
-            _clamped_clt_mean_cov(theta[0], theta[1], sigma2, mu_x, tau2, lo, hi, mu_t, cov_t, poly)
-        else:
+        else:  # Algorithm 7 as printed: step 1's moments at the current parameters
             if update:
                 _gaussian_moments(mu_x, tau2, m)
             _clt_mean_cov(theta[0], theta[1], sigma2, m, mu_t, cov_t, poly)

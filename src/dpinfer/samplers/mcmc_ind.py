@@ -181,7 +181,13 @@ def _mcmc_ind_kernel(rng, z, n, b, lo, hi, mu0, lam0, a0, b0, m0x, kappa, psi, n
         # sign flip (theta, y) -> (-theta, -y): leaves every record's likelihood unchanged, so the
         # ratio is the prior of theta times the release's; reaches a mirror mode that the other
         # moves cannot cross (sum y^2 fixes |theta_1|)
-        _recompute(x, y, lo, hi, -1.0, sp)
+        if lo == -hi:  # symmetric bounds (or none): clamp(-y) = -clamp(y), the flip negates sums of y
+            for j in range(5):
+                sp[j] = s[j]
+            sp[2] = -s[2]
+            sp[3] = -s[3]
+        else:
+            _recompute(x, y, lo, hi, -1.0, sp)
         log_r = (_log_nig(-theta[0], -theta[1], sigma2, mu0, lam0, a0, b0)
                  - _log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0) + (_l1(z, s) - _l1(z, sp)) * inv_b)
         if metropolis_accept(rng, log_r):
