@@ -40,6 +40,11 @@ if enabled("raim2021"):
     include: "workflow/rules/raim2021.smk"
 
 
+if enabled("raisa2021"):
+
+    include: "workflow/rules/raisa2021.smk"
+
+
 include: "workflow/rules/scorecard.smk"
 
 

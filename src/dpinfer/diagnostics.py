@@ -25,6 +25,7 @@ __all__ = [
     "binomial_se",
     "acceptance_summary",
     "median_heuristic",
+    "paired_median_bandwidth",
     "mmd2_unbiased",
     "quantile_of_truth",
     "ks_uniform",
@@ -102,6 +103,19 @@ def median_heuristic(x, y) -> float:
     d = _pairwise_distances(z)
     iu = np.triu_indices(z.shape[0], k=1)
     med = float(np.median(d[iu]))
+    return med if med > 0 else 1.0
+
+
+def paired_median_bandwidth(x, y, pairs: int, rng: np.random.Generator) -> float:
+    """Median of |x_k - y_k| over ``pairs`` pairs, x_k and y_k drawn with replacement from the
+    two samples (raisa2021's median heuristic, which subsamples so that samples of different
+    sizes weigh alike). Seeded by ``rng``, so reruns give the same bandwidth."""
+    a, b = _as_draws(x), _as_draws(y)
+    if pairs < 1:
+        raise ValueError(f"pairs must be >= 1, got {pairs}")
+    ia = rng.integers(0, a.shape[0], size=pairs)
+    ib = rng.integers(0, b.shape[0], size=pairs)
+    med = float(np.median(np.sqrt(((a[ia] - b[ib]) ** 2).sum(axis=1))))
     return med if med > 0 else 1.0
 
 

@@ -10,12 +10,15 @@ model's module:
 - ``binomial``, ``multinomial``, ``truncated_exponential``: :mod:`dpinfer.models.expfam`
   (bernstein2020 chapter 4);
 - ``nig_linreg``: :mod:`dpinfer.models.linreg_nig` (bernstein2020 chapter 5);
-- ``lognormal_regression``: :mod:`dpinfer.models.lognormal_regression` (raim2021).
+- ``lognormal_regression``: :mod:`dpinfer.models.lognormal_regression` (raim2021);
+- ``dp_mcmc``: :mod:`dpinfer.models.dp_mcmc` (raisa2021): ``run(problem, start, iterations,
+  hyper, rng) -> Chain`` with the params-file hyperparameters of the algorithm.
 """
 
 from __future__ import annotations
 
-from . import conjugate, data_augmentation, gibbs_ss, lognormal_gibbs, mcmc_ind, noise_aware_gibbs, ops
+from . import (conjugate, data_augmentation, dp_hmc, dp_penalty, gibbs_ss, lognormal_gibbs, mcmc_ind,
+               noise_aware_gibbs, ops)
 
 __all__ = ["SAMPLERS", "sampler"]
 
@@ -40,6 +43,9 @@ SAMPLERS = {
     ("nig_linreg", "gibbs_ss_update"): gibbs_ss.run_gibbs_ss_update,
     ("lognormal_regression", "noise_aware_gibbs"): lognormal_gibbs.run_noisy,
     ("lognormal_regression", "non_private"): lognormal_gibbs.run_noise_free,
+    ("dp_mcmc", "dpps"): dp_penalty.run_dpps,
+    ("dp_mcmc", "dppa"): dp_penalty.run_dppa,
+    ("dp_mcmc", "hmc"): dp_hmc.run_hmc,
 }
 
 

@@ -1,0 +1,166 @@
+"""DP HMC (raisa2021 Sec. 4.4 / FACTS 3.4): HMC with clipped, Gaussian-noised gradients in the
+leapfrog and a DP-penalty accept step.
+
+Noisy gradient: g(theta) = T (sum_j clip_{b_g}(grad log p(x_j|theta)) + N(0, (2 tau_g sqrt(n) b_g)^2 I))
++ grad log prior, per-example gradients clipped to Euclidean norm b_g.
+One iteration from theta_0 with momentum p_0 ~ N(0, M) (M diagonal, ``mass``): L leapfrog steps
+p <- p + eta/2 g; theta <- theta + eta p / M; g <- g(theta); p <- p + eta/2 g. Accept step with
+d = ||theta_L - theta_0||, ratios clipped to +-b_l d, s ~ N(0, (tau_l sqrt(n) 2 b_l d)^2):
+dH = p_0'M^-1 p_0/2 - p_L'M^-1 p_L/2 + T (sum clip(r_j) + s) + log prior ratio;
+accept iff log U < dH - (T tau_l sqrt(n) 2 b_l d)^2 / 2.
+
+``gradient_reuse=True`` (the seed thesis text, kL + 1 gradient releases): the noisy gradient at
+the current point is the one computed at the end of the last accepted trajectory; one extra
+gradient is released at the chain's start (the author's code evaluated it at the true theta, a
+bug not copied). ``gradient_reuse=False`` (final thesis, k(L + 1) releases): a fresh noisy
+gradient at the current point every iteration.
+
+Exactness (no ratio clipped): for a fixed noise sequence the leapfrog map is volume preserving
+and reversed by the reversed sequence, which has the same law, so both variants are exact for any
+tau_g (with reuse, the stored gradient noise is part of the state and its density cancels);
+gradient noise and clipping only lower the acceptance rate.
+``Chain.info``: acceptance; ``clipped`` = {"llr", "grad"}; ``extra`` = llr_clip_fraction
+(llr / n / iterations), grad_clip_fraction (grad / n / gradient_evaluations),
+gradient_evaluations; ``record_trajectory=True`` adds ``traces["trajectory"]`` (iterations,
+steps + 1, d), the leapfrog positions of every iteration (position 0 = its start).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..models.dp_mcmc import Problem, clipped_grad_sum, clipped_llr_sum, grad_log_prior, log_prior
+from .base import Chain, CpuTimer, Info
+from .dp_penalty import burnin_rows
+
+__all__ = ["run_dp_hmc", "run_hmc"]
+
+
+@njit(cache=True)
+def _noisy_gradient(kind, params, data, temperature, theta, bound, noise_sd, rng, out, work):
+    """out[:] = the noisy clipped gradient at theta; returns the rows clipped."""
+    cnt = clipped_grad_sum(kind, params, data, theta, bound, out)
+    grad_log_prior(kind, params, theta, work)
+    for k in range(out.shape[0]):
+        out[k] = temperature * (out[k] + noise_sd * rng.standard_normal()) + work[k]
+    return cnt
+
+
+@njit(cache=True)
+def _dp_hmc_kernel(kind, params, data, temperature, tau_l, tau_g, steps, eta, mass, clip_llr, clip_grad, reuse,
+                   penalty, record, rng, out, traj, counts):
+    """Fill out[1:] (out[0] = start); traj[t] = leapfrog positions of iteration t if record;
+    counts = [accepts, clipped ratios, clipped gradients, gradient evaluations]."""
+    iters = out.shape[0] - 1
+    d = out.shape[1]
+    n = data.shape[1]
+    gsd = 2.0 * tau_g * math.sqrt(n) * clip_grad
+    lsd_per_dist = tau_l * math.sqrt(n) * 2.0 * clip_llr
+    theta = out[0].copy()
+    th = np.empty(d)
+    p = np.empty(d)
+    p0 = np.empty(d)
+    g = np.empty(d)
+    g_cur = np.empty(d)
+    work = np.empty(d)
+    sqrt_m = np.sqrt(mass)
+    accepts = 0
+    clipped_l = 0
+    clipped_g = 0
+    evals = 0
+    lp = log_prior(kind, params, theta)
+    if reuse:
+        clipped_g += _noisy_gradient(kind, params, data, temperature, theta, clip_grad, gsd, rng, g_cur, work)
+        evals += 1
+    for t in range(iters):
+        if not reuse:
+            clipped_g += _noisy_gradient(kind, params, data, temperature, theta, clip_grad, gsd, rng, g_cur, work)
+            evals += 1
+        for k in range(d):
+            p0[k] = sqrt_m[k] * rng.standard_normal()
+        p[:] = p0
+        th[:] = theta
+        g[:] = g_cur
+        if record:
+            traj[t, 0] = th
+        for step in range(steps):
+            for k in range(d):
+                p[k] += 0.5 * eta * g[k]
+                th[k] += eta * p[k] / mass[k]
+            clipped_g += _noisy_gradient(kind, params, data, temperature, th, clip_grad, gsd, rng, g, work)
+            evals += 1
+            for k in range(d):
+                p[k] += 0.5 * eta * g[k]
+            if record:
+                traj[t, step + 1] = th
+        dist = 0.0
+        kinetic = 0.0
+        for k in range(d):
+            dist += (th[k] - theta[k]) ** 2
+            kinetic += 0.5 * (p0[k] * p0[k] - p[k] * p[k]) / mass[k]
+        dist = math.sqrt(dist)
+        llr, cnt = clipped_llr_sum(kind, params, data, theta, th, clip_llr)
+        clipped_l += cnt
+        sigma = temperature * lsd_per_dist * dist
+        lp_new = log_prior(kind, params, th)
+        dh = kinetic + temperature * llr + sigma * rng.standard_normal() + lp_new - lp
+        if penalty:
+            dh -= 0.5 * sigma * sigma
+        if math.log(rng.random()) < dh:
+            theta[:] = th
+            lp = lp_new
+            g_cur[:] = g
+            accepts += 1
+        out[t + 1] = theta
+    counts[0] = accepts
+    counts[1] = clipped_l
+    counts[2] = clipped_g
+    counts[3] = evals
+
+
+def run_dp_hmc(problem: Problem, start, iterations: int, *, tau_l: float, tau_g: float, steps: int,
+               step_size: float, mass, clip_llr: float, clip_grad: float, rng: np.random.Generator,
+               gradient_reuse: bool = True, penalty_correction: bool = True,
+               record_trajectory: bool = False) -> Chain:
+    """DP HMC chain of ``iterations`` steps from ``start``; draws has iterations + 1 rows (row 0 =
+    start), burn-in as in :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``mass`` is a scalar
+    or a (d,) diagonal."""
+    d = problem.dim
+    iterations, steps = int(iterations), int(steps)
+    if iterations < 1 or steps < 1:
+        raise ValueError(f"need iterations >= 1 and steps >= 1, got {iterations}, {steps}")
+    start = np.asarray(start, dtype=np.float64)
+    if start.shape != (d,):
+        raise ValueError(f"start must have shape ({d},), got {start.shape}")
+    m = np.broadcast_to(np.asarray(mass, dtype=np.float64), (d,)).copy()
+    if not (np.all(m > 0) and tau_l >= 0 and tau_g >= 0 and step_size > 0 and clip_llr >= 0 and clip_grad >= 0):
+        raise ValueError("need mass > 0, step_size > 0 and non-negative taus and clip bounds")
+    out = np.empty((iterations + 1, d))
+    out[0] = start
+    traj = np.empty((iterations, steps + 1, d) if record_trajectory else (1, steps + 1, d))
+    counts = np.zeros(4, dtype=np.int64)
+    with CpuTimer() as timer:
+        _dp_hmc_kernel(problem.kind, problem.params, problem.data, float(problem.temperature), float(tau_l),
+                       float(tau_g), steps, float(step_size), m, float(clip_llr), float(clip_grad),
+                       bool(gradient_reuse), bool(penalty_correction), bool(record_trajectory), rng, out, traj, counts)
+    llr, grad, evals = int(counts[1]), int(counts[2]), int(counts[3])
+    info = Info(cpu_seconds=timer.seconds, iterations=iterations, acceptance=counts[0] / iterations,
+                clipped={"llr": llr, "grad": grad},
+                traces={"trajectory": traj} if record_trajectory else {},
+                extra={"llr_clip_fraction": llr / problem.n / iterations,
+                       "grad_clip_fraction": grad / problem.n / evals, "gradient_evaluations": evals})
+    return Chain(out, burnin_rows(iterations), info)
+
+
+def run_hmc(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator, *,
+            record_trajectory: bool = False) -> Chain:
+    """Registry entry ``hmc``: DP HMC with the params-file keys tau_l, tau_g, L, eta, mass_diag,
+    clip_bound_llr, clip_bound_grad; ``hyper.get("gradient_reuse", True)``: kL + 1 gradient
+    releases (the thesis text) or, when False, k(L + 1) (the final thesis)."""
+    return run_dp_hmc(problem, start, iterations, tau_l=hyper["tau_l"], tau_g=hyper["tau_g"], steps=int(hyper["L"]),
+                      step_size=hyper["eta"], mass=hyper["mass_diag"], clip_llr=hyper["clip_bound_llr"],
+                      clip_grad=hyper["clip_bound_grad"], rng=rng, gradient_reuse=bool(hyper.get("gradient_reuse", True)),
+                      record_trajectory=record_trajectory)

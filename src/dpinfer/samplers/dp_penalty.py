@@ -1,0 +1,121 @@
+"""DP penalty (raisa2021 Sec. 4.2 / FACTS 3.1): full-data Metropolis-Hastings whose
+log-likelihood ratio is released with the Gaussian mechanism and corrected by the penalty
+method (Ceperley and Dewing 1999).
+
+One iteration from theta, with r_j = log p(x_j|theta') - log p(x_j|theta), d = ||theta' - theta||:
+
+- proposal: ``dpps`` theta' ~ N(theta, diag(prop_sd^2)); ``dppa`` (one-component updates with a
+  guided walk): coordinate c uniform, theta'_c = theta_c + dir_c |N(0, prop_sd_c^2)|, dir_c
+  flipped after a rejection and kept after an acceptance (directions start uniformly +-1);
+- each r_j clipped to [-b d, b d]; s ~ N(0, (tau sqrt(n) 2 b d)^2);
+  lambda = T (sum_j clip(r_j) + s) + log prior ratio;
+- accept iff log U < lambda - (T tau sqrt(n) 2 b d)^2 / 2 (the penalty; ``penalty_correction=False``
+  drops it, which makes the chain wrong: only for tests).
+
+With no ratio clipped the chain is exact: the penalty makes the expected acceptance
+probability satisfy detailed balance, also for the guided walk's lifted kernel.
+``Chain.info``: acceptance = accepts / iterations; ``clipped["llr"]`` = clipped ratios over all
+iterations; ``extra["llr_clip_fraction"]`` = that / n / iterations.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..models.dp_mcmc import Problem, clipped_llr_sum, log_prior
+from .base import Chain, CpuTimer, Info
+
+__all__ = ["run_dp_penalty", "run_dpps", "run_dppa", "burnin_rows"]
+
+
+def burnin_rows(iterations: int) -> int:
+    """Stored rows dropped as burn-in: rows with index >= floor((iters - 1)/2) + 1 are kept."""
+    return (int(iterations) - 1) // 2 + 1
+
+
+@njit(cache=True)
+def _dp_penalty_kernel(kind, params, data, temperature, tau, prop_sd, bound, one_component, penalty, rng, out,
+                       counts):
+    """Fill out[1:] (out[0] = start) with the chain; counts = [accepts, clipped ratios]."""
+    iters = out.shape[0] - 1
+    d = out.shape[1]
+    n = data.shape[1]
+    theta = out[0].copy()
+    prop = np.empty(d)
+    direction = np.empty(d)
+    for k in range(d):
+        direction[k] = 1.0 if rng.random() < 0.5 else -1.0
+    lp = log_prior(kind, params, theta)
+    noise_per_dist = tau * math.sqrt(n) * 2.0 * bound
+    accepts = 0
+    clipped = 0
+    for t in range(iters):
+        prop[:] = theta
+        c = 0
+        if one_component:
+            c = rng.integers(0, d)
+            prop[c] += direction[c] * abs(prop_sd[c] * rng.standard_normal())
+        else:
+            for k in range(d):
+                prop[k] += prop_sd[k] * rng.standard_normal()
+        dist = 0.0
+        for k in range(d):
+            dist += (prop[k] - theta[k]) ** 2
+        dist = math.sqrt(dist)
+        llr, cnt = clipped_llr_sum(kind, params, data, theta, prop, bound)
+        clipped += cnt
+        sigma = temperature * noise_per_dist * dist
+        lp_new = log_prior(kind, params, prop)
+        lam = temperature * llr + sigma * rng.standard_normal() + lp_new - lp
+        if penalty:
+            lam -= 0.5 * sigma * sigma
+        if math.log(rng.random()) < lam:
+            theta[:] = prop
+            lp = lp_new
+            accepts += 1
+        elif one_component:
+            direction[c] = -direction[c]
+        out[t + 1] = theta
+    counts[0] = accepts
+    counts[1] = clipped
+
+
+def run_dp_penalty(problem: Problem, start, iterations: int, *, tau: float, prop_sd, clip_bound: float,
+                   rng: np.random.Generator, one_component: bool = False, penalty_correction: bool = True) -> Chain:
+    """DP penalty chain of ``iterations`` steps from ``start``; draws has iterations + 1 rows
+    (row 0 = start), burn-in = :func:`burnin_rows`. ``prop_sd`` is a scalar or a (d,) array."""
+    d = problem.dim
+    iterations = int(iterations)
+    if iterations < 1:
+        raise ValueError(f"need iterations >= 1, got {iterations}")
+    start = np.asarray(start, dtype=np.float64)
+    if start.shape != (d,):
+        raise ValueError(f"start must have shape ({d},), got {start.shape}")
+    sd = np.broadcast_to(np.asarray(prop_sd, dtype=np.float64), (d,)).copy()
+    if not (tau >= 0 and clip_bound >= 0 and np.all(sd > 0)):
+        raise ValueError("need tau >= 0, clip_bound >= 0 and prop_sd > 0")
+    out = np.empty((iterations + 1, d))
+    out[0] = start
+    counts = np.zeros(2, dtype=np.int64)
+    with CpuTimer() as timer:
+        _dp_penalty_kernel(problem.kind, problem.params, problem.data, float(problem.temperature), float(tau), sd,
+                           float(clip_bound), bool(one_component), bool(penalty_correction), rng, out, counts)
+    clipped = int(counts[1])
+    info = Info(cpu_seconds=timer.seconds, iterations=iterations, acceptance=counts[0] / iterations,
+                clipped={"llr": clipped}, extra={"llr_clip_fraction": clipped / problem.n / iterations})
+    return Chain(out, burnin_rows(iterations), info)
+
+
+def run_dpps(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
+    """Registry entry ``dpps``: DP penalty with the params-file keys tau, prop_sd, clip_bound."""
+    return run_dp_penalty(problem, start, iterations, tau=hyper["tau"], prop_sd=hyper["prop_sd"],
+                          clip_bound=hyper["clip_bound"], rng=rng)
+
+
+def run_dppa(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
+    """Registry entry ``dppa``: DP penalty with one-component updates and the guided walk."""
+    return run_dp_penalty(problem, start, iterations, tau=hyper["tau"], prop_sd=hyper["prop_sd"],
+                          clip_bound=hyper["clip_bound"], rng=rng, one_component=True)

@@ -1,0 +1,175 @@
+"""raisa2021 figures, one function per target: fig5_1, fig6_1, fig4_1, fig6_4, fig6_6, fig6_7,
+fig6_8. The box-plot figures share :func:`_box_panels`: x = epsilon, one box per algorithm
+over the chains of a setting, as the thesis draws them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...io import load_npz
+from ...plotting import COLORS, save_figure, subplots
+from .paper import NAMES
+
+__all__ = ["fig5_1", "fig6_1", "fig4_1", "fig6_4", "fig6_6", "fig6_7", "fig6_8"]
+
+ALGO_LABELS = {"dpps": "DP penalty", "dppa": "DP penalty OCU+GWMH", "hmc": "DP HMC"}
+ALGO_ORDER = ("hmc", "dpps", "dppa")
+HARD_MODELS = ("gauss-30d", "hard-2d", "hard-gauss-2d")
+
+
+def _settings(summary) -> dict:
+    """{model: {algo: [epsilons]}} of the settings the summary holds."""
+    out = {}
+    for key in summary["keys"]:
+        model, algo, eps = str(key).split("|")
+        out.setdefault(model, {}).setdefault(algo, []).append(float(eps))
+    return {m: {a: sorted(e) for a, e in v.items()} for m, v in out.items()}
+
+
+def _box_panels(ax, summary, model, algos, metric, settings):
+    """Box plots of ``metric`` over the chains, grouped by epsilon, one colour per algorithm."""
+    algos = [a for a in algos if a in settings[model]]
+    eps = sorted({e for a in algos for e in settings[model][a]})
+    width = 0.8 / max(len(algos), 1)
+    for j, a in enumerate(algos):
+        data = [summary[f"{model}|{a}|{e!r}/{metric}"] for e in eps]
+        pos = np.arange(len(eps)) + (j - (len(algos) - 1) / 2) * width
+        bp = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True, showfliers=True,
+                        flierprops={"markersize": 2})
+        colour = COLORS[ALGO_ORDER.index(a)]
+        for box in bp["boxes"]:
+            box.set(facecolor=colour, alpha=0.7, linewidth=0.6)
+        for med in bp["medians"]:
+            med.set(color="black", linewidth=0.8)
+        ax.plot([], [], color=colour, linewidth=6, alpha=0.7, label=ALGO_LABELS[a])
+    ax.set_xticks(np.arange(len(eps)), [f"{e:g}" for e in eps])
+    ax.set_xlabel("epsilon")
+
+
+def _legend(fig, ax, ncol=3):
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+
+
+def _model_figure(input, output, metric, ylabel, baseline=False, ylim=None):
+    summary = load_npz(input.summary)
+    settings = _settings(summary)
+    models = [m for m in HARD_MODELS if m in settings]
+    if not models:
+        raise ValueError(f"none of {HARD_MODELS} is configured (raisa2021.models)")
+    fig, axes = subplots(1, len(models), width=2.6 * len(models), height=2.8, squeeze=False)
+    for ax, model in zip(axes[0], models):
+        _box_panels(ax, summary, model, ALGO_ORDER, metric, settings)
+        if baseline and f"{model}/baseline_mmd" in summary:
+            for b in summary[f"{model}/baseline_mmd"]:
+                ax.axhline(b, color="black", linestyle="--", linewidth=0.6)
+        ax.set_title(NAMES.get(model, model))
+        if ylim:
+            ax.set_ylim(*ylim)
+    axes[0, 0].set_ylabel(ylabel)
+    _legend(fig, axes[0, 0])
+    save_figure(fig, output.pdf, output.png)
+
+
+def fig6_4(input, output) -> None:
+    """MMD vs epsilon: 30-d Gauss, narrow banana, correlated Gauss; dashed: exact samples."""
+    _model_figure(input, output, "mmd", "MMD", baseline=True, ylim=(0, 0.9))
+
+
+def fig6_6(input, output) -> None:
+    """Fraction of log-likelihood ratios clipped, same models as fig6_4."""
+    _model_figure(input, output, "llr_clip", "fraction of ratios clipped")
+
+
+def fig6_7(input, output) -> None:
+    """Circle: distance of the kept mean from the origin (left), clipped fraction (right)."""
+    summary = load_npz(input.summary)
+    settings = _settings(summary)
+    if "circle" not in settings:
+        raise ValueError("fig6_7 needs the circle model (raisa2021.models)")
+    fig, axes = subplots(1, 2, width=6.5, height=2.8, squeeze=False)
+    for ax, metric, ylabel in zip(axes[0], ("mean_error", "llr_clip"), ("mean error", "fraction of ratios clipped")):
+        _box_panels(ax, summary, "circle", ("hmc", "dpps"), metric, settings)
+        ax.set_ylabel(ylabel)
+    _legend(fig, axes[0, 0], ncol=2)
+    save_figure(fig, output.pdf, output.png)
+
+
+def fig6_8(input, output) -> None:
+    """DP HMC: fraction of per-row gradients clipped, one panel per model."""
+    summary = load_npz(input.summary)
+    settings = _settings(summary)
+    models = [m for m in settings if "hmc" in settings[m]]
+    if not models:
+        raise ValueError("fig6_8 needs the hmc algorithm (raisa2021.algorithms)")
+    cols = 4
+    rows = int(np.ceil(len(models) / cols))
+    fig, axes = subplots(rows, cols, width=8.0, height=2.2, squeeze=False)
+    for ax, model in zip(axes.ravel(), models):
+        _box_panels(ax, summary, model, ("hmc",), "grad_clip", settings)
+        ax.set_ylim(0, 1)
+        ax.set_title(NAMES.get(model, model))
+    for ax in axes.ravel()[len(models):]:
+        ax.set_visible(False)
+    for r in range(rows):
+        axes[r, 0].set_ylabel("gradients clipped")
+    save_figure(fig, output.pdf, output.png)
+
+
+def fig5_1(input, output) -> None:
+    """Contours of the exact posterior densities of the 2-d models, start points overlaid."""
+    files = list(input.references)
+    fig, axes = subplots(1, len(files), width=2.3 * len(files), height=2.4, squeeze=False)
+    for ax, path in zip(axes[0], files):
+        model = path.rsplit("/", 1)[-1].removesuffix(".npz")
+        d = load_npz(path)
+        # density levels at exp(-k^2 / 2) of the mode: the k-sd contours of a Gaussian
+        levels = np.exp(-0.5 * np.arange(3.0, 0.0, -0.5) ** 2)
+        ax.contour(d["grid_x"], d["grid_y"], np.exp(d["grid_logp"]), levels=levels, linewidths=0.6, cmap="viridis")
+        ax.scatter(d["starts"][:, 0], d["starts"][:, 1], s=4, color=COLORS[3], zorder=3, label="start points")
+        ax.set_title(NAMES.get(model, model))
+        ax.set_xlabel(r"$\theta_1$")
+    axes[0, 0].set_ylabel(r"$\theta_2$")
+    _legend(fig, axes[0, 0], ncol=1)
+    save_figure(fig, output.pdf, output.png)
+
+
+def fig6_1(input, output) -> None:
+    """Iterations allowed vs epsilon: loose vs tight accountant for three algorithms."""
+    c = load_npz(input.curves)
+    eps = c["epsilons"]
+    fig, axes = subplots(1, 3, width=7.5, height=2.6, squeeze=False)
+    panels = (("penalty", "zcdp", "zCDP (Thm 5)", "ADP (Thm 6)", "DP penalty"),
+              ("minibatch", "rdp", "RDP (Thm 8)", "numerical PLD", "minibatch DP penalty"),
+              ("hmc", "zcdp", "zCDP (Thm 10)", "ADP (Thm 11)", "DP HMC"))
+    for ax, (fam, loose, loose_label, tight_label, title) in zip(axes[0], panels):
+        ax.plot(eps, c[f"{fam}_{loose}"], color=COLORS[0], label=loose_label)
+        ax.plot(eps, c[f"{fam}_pld"], color=COLORS[1], label=tight_label)
+        ax.set_title(title)
+        ax.set_xlabel("epsilon")
+        ax.set_ylim(0, max(3000, float(c[f"{fam}_pld"].max()) * 1.05))
+        ax.legend(frameon=False)
+    axes[0, 0].set_ylabel("iterations")
+    save_figure(fig, output.pdf, output.png)
+
+
+def fig4_1(input, output, first_position: int, every: int, panels: int) -> None:
+    """A DP HMC leapfrog trajectory on the circle posterior in successive panels."""
+    d = load_npz(input.trajectory)
+    path = d["trajectory"]
+    stops = [p for p in range(first_position, path.shape[0], every)][:panels]
+    cols = 4
+    rows = int(np.ceil(len(stops) / cols))
+    fig, axes = subplots(rows, cols, width=7.5, height=1.9, squeeze=False)
+    density = np.exp(d["grid_logp"])
+    for ax, stop in zip(axes.ravel(), stops):
+        ax.contour(d["grid_x"], d["grid_y"], density, levels=20, linewidths=0.4, cmap="viridis")
+        ax.plot(path[: stop + 1, 0], path[: stop + 1, 1], color=COLORS[0], linewidth=1.0)
+        ax.scatter(path[0, 0], path[0, 1], color=COLORS[1], s=10, zorder=3)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_aspect("equal")
+    for ax in axes.ravel()[len(stops):]:
+        ax.set_visible(False)
+    save_figure(fig, output.pdf, output.png)

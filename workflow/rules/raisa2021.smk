@@ -1,0 +1,366 @@
+# raisa2021: Räisä (MSc thesis 2021), differentially private MCMC, part 1 (DP penalty, DP HMC).
+# Logic: dpinfer.studies.raisa2021 (settings, run, summarise, figures, paper).
+# DAG: raisa2021_run_reference (one model: data, reference draws, baselines, starts, contours)
+#        -> raisa2021_run_chains (one model x algorithm x epsilon: every chain, its metrics)
+#        -> raisa2021_summarise -> fig6_4, fig6_6, fig6_7, fig6_8 and the claims;
+#      raisa2021_run_reference -> fig5_1; raisa2021_run_accountants -> fig6_1;
+#      raisa2021_run_trajectory -> fig4_1; the params file -> tab5_1.
+# A chain job gets its model's data spec and its algorithm's hyperparameters only (read from the
+# params file here, at parse time), so editing one model's settings reruns that model alone.
+
+from dpinfer.studies.raisa2021.settings import (
+    author_iterations,
+    chain_setting,
+    hmc_variant,
+    hyperparameters,
+    load_params,
+    model_spec,
+)
+
+validate_section(["raisa2021"], "raisa2021")
+RAISA = config["raisa2021"]
+RAISA_DIR = f"{RESULTS}/raisa2021"
+RAISA_LOGS = f"{LOGS}/raisa2021"
+if not os.path.exists(RAISA["params"]):
+    config_error("raisa2021.params", f"missing params file {RAISA['params']}")
+RAISA_PARAMS = load_params(RAISA["params"])
+RAISA_HMC = hmc_variant(RAISA["version"])
+if RAISA["fig6_1"]["epsilon_min"] >= RAISA["fig6_1"]["epsilon_max"]:
+    config_error("raisa2021.fig6_1.epsilon_min", "must be below fig6_1.epsilon_max")
+if RAISA["fig4_1"]["first_position"] > RAISA["fig4_1"]["steps"]:
+    config_error("raisa2021.fig4_1.first_position", "must be at most fig4_1.steps")
+for _m in RAISA["models"]:
+    if _m not in RAISA_PARAMS["models"]:
+        config_error("raisa2021.models", f"{_m!r} is not in {RAISA['params']}")
+
+# every (model, algorithm, epsilon) setting: the circle has its own epsilon grid
+RAISA_SETTINGS = [
+    (m, a, fmt_eps(e))
+    for m in RAISA["models"]
+    for a in RAISA["algorithms"]
+    for e in (RAISA["circle_epsilons"] if m == "circle" else RAISA["epsilons"])
+]
+RAISA_CHAIN_FILES = [f"{RAISA_DIR}/chains/{chain_setting(*s)}.npz" for s in RAISA_SETTINGS]
+RAISA_MODELS = "|".join(re.escape(m) for m in RAISA["models"])
+# parse-time values of one job's wildcards
+raisa2021_spec = lambda wildcards: model_spec(
+    RAISA_PARAMS, wildcards.model, RAISA["data_fraction"]
+)
+raisa2021_hyper = lambda wildcards: hyperparameters(
+    RAISA_PARAMS, wildcards.model, wildcards.algo, RAISA["version"]
+)
+raisa2021_reference_file = lambda wildcards: f"{RAISA_DIR}/models/{wildcards.model}.npz"
+RAISA_SETTING_ROWS = [
+    {
+        "model": m,
+        "algo": a,
+        "epsilon": float(e),
+        "file": f"{RAISA_DIR}/chains/{chain_setting(m, a, e)}.npz",
+        # the author's counts hold for the thesis's n and delta only
+        "author_iterations": (
+            author_iterations(RAISA_PARAMS, m, a, float(e), RAISA["version"])
+            if RAISA["data_fraction"] == 1.0 and RAISA["delta_factor"] == 0.1
+            else None
+        ),
+    }
+    for m, a, e in RAISA_SETTINGS
+]
+
+register_targets(
+    "raisa2021",
+    [("tab5_1", "table")]
+    + [
+        (f, "figure")
+        for f in ("fig5_1", "fig6_1", "fig4_1", "fig6_4", "fig6_6", "fig6_7", "fig6_8")
+    ],
+)
+
+
+rule raisa2021_run_reference:
+    output:
+        reference=f"{RAISA_DIR}/models/{{model}}.npz",
+    log:
+        f"{RAISA_LOGS}/reference_{{model}}.log",
+    wildcard_constraints:
+        model=RAISA_MODELS,
+    resources:
+        runtime=5,
+    params:
+        step=step("raisa2021.run:model_reference"),
+        seed=config["seed"],
+        model="{model}",
+        spec=raisa2021_spec,
+        reference_draws=RAISA["reference_draws"],
+        baseline_samples=RAISA["baseline_samples"],
+        chains=RAISA["chains"],
+        start_rule=RAISA["start_rule"],
+        mmd_bandwidth_pairs=RAISA["mmd_bandwidth_pairs"],
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_run_chains:
+    input:
+        reference=raisa2021_reference_file,
+    output:
+        chains=f"{RAISA_DIR}/chains/{{model}}/{{algo}}/eps{{eps}}.npz",
+    log:
+        f"{RAISA_LOGS}/chains/{{model}}_{{algo}}_eps{{eps}}.log",
+    wildcard_constraints:
+        model=RAISA_MODELS,
+        algo="dpps|dppa|hmc",
+        eps="[0-9][0-9.e+-]*",
+    resources:
+        runtime=30,
+    params:
+        step=step("raisa2021.run:chains"),
+        seed=config["seed"],
+        model="{model}",
+        spec=raisa2021_spec,
+        algo="{algo}",
+        epsilon=wildcard_float("eps"),
+        hyper=raisa2021_hyper,
+        delta_factor=RAISA["delta_factor"],
+        hmc_gradients=RAISA_HMC,
+        mmd_bandwidth_pairs=RAISA["mmd_bandwidth_pairs"],
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_summarise:
+    input:
+        chains=RAISA_CHAIN_FILES,
+        references=expand(f"{RAISA_DIR}/models/{{model}}.npz", model=RAISA["models"]),
+    output:
+        summary=f"{RAISA_DIR}/summary.npz",
+        csv=f"{RAISA_DIR}/summary.csv",
+        md=f"{RAISA_DIR}/summary.md",
+    log:
+        f"{RAISA_LOGS}/summary.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("raisa2021.summarise:summarise"),
+        settings=RAISA_SETTING_ROWS,
+        models=RAISA["models"],
+        health=RAISA["health"],
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_tab5_1:
+    input:
+        params=RAISA["params"],
+    output:
+        csv=report(
+            f"{RAISA_DIR}/tab5_1.csv",
+            category="raisa2021",
+            subcategory="tables",
+            caption="../report/raisa2021/tab5_1.rst",
+        ),
+        md=f"{RAISA_DIR}/tab5_1.md",
+    log:
+        f"{RAISA_LOGS}/tab5_1.log",
+    params:
+        step=step("raisa2021.summarise:tab5_1"),
+        models=RAISA["models"],
+        specs={
+            m: model_spec(RAISA_PARAMS, m, RAISA["data_fraction"]) for m in RAISA["models"]
+        },
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_fig5_1:
+    input:
+        references=expand(
+            f"{RAISA_DIR}/models/{{model}}.npz",
+            model=[m for m in RAISA["models"] if RAISA_PARAMS["models"][m]["dim"] == 2],
+        ),
+    output:
+        pdf=f"{RAISA_DIR}/fig5_1.pdf",
+        png=report(
+            f"{RAISA_DIR}/fig5_1.png",
+            category="raisa2021",
+            subcategory="figures",
+            caption="../report/raisa2021/fig5_1.rst",
+        ),
+    log:
+        f"{RAISA_LOGS}/fig5_1.log",
+    params:
+        step=step("raisa2021.figures:fig5_1"),
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_run_accountants:
+    output:
+        curves=f"{RAISA_DIR}/accountants.npz",
+    log:
+        f"{RAISA_LOGS}/accountants.log",
+    resources:
+        runtime=10,
+    params:
+        step=step("raisa2021.run:accountant_curves"),
+        n=RAISA["fig6_1"]["n"],
+        delta=RAISA["fig6_1"]["delta"],
+        epsilon_min=RAISA["fig6_1"]["epsilon_min"],
+        epsilon_max=RAISA["fig6_1"]["epsilon_max"],
+        points=RAISA["fig6_1"]["points"],
+        penalty=hyperparameters(RAISA_PARAMS, "easy-2d", "dpps", RAISA["version"]),
+        minibatch=hyperparameters(RAISA_PARAMS, "easy-2d", "mdpps", RAISA["version"]),
+        hmc=hyperparameters(RAISA_PARAMS, "easy-2d", "hmc", RAISA["version"]),
+        hmc_gradients=RAISA_HMC,
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_fig6_1:
+    input:
+        curves=rules.raisa2021_run_accountants.output.curves,
+    output:
+        pdf=f"{RAISA_DIR}/fig6_1.pdf",
+        png=report(
+            f"{RAISA_DIR}/fig6_1.png",
+            category="raisa2021",
+            subcategory="figures",
+            caption="../report/raisa2021/fig6_1.rst",
+        ),
+    log:
+        f"{RAISA_LOGS}/fig6_1.log",
+    params:
+        step=step("raisa2021.figures:fig6_1"),
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_run_trajectory:
+    output:
+        trajectory=f"{RAISA_DIR}/fig4_1_trajectory.npz",
+    log:
+        f"{RAISA_LOGS}/trajectory.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("raisa2021.run:hmc_trajectory"),
+        seed=config["seed"],
+        spec=model_spec(RAISA_PARAMS, "circle", RAISA["data_fraction"]),
+        hyper=hyperparameters(RAISA_PARAMS, "circle", "hmc", RAISA["version"]),
+        epsilon=RAISA["fig4_1"]["epsilon"],
+        delta_factor=RAISA["delta_factor"],
+        steps=RAISA["fig4_1"]["steps"],
+        iteration=RAISA["fig4_1"]["iteration"],
+        hmc_gradients=RAISA_HMC,
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_fig4_1:
+    input:
+        trajectory=rules.raisa2021_run_trajectory.output.trajectory,
+    output:
+        pdf=f"{RAISA_DIR}/fig4_1.pdf",
+        png=report(
+            f"{RAISA_DIR}/fig4_1.png",
+            category="raisa2021",
+            subcategory="figures",
+            caption="../report/raisa2021/fig4_1.rst",
+        ),
+    log:
+        f"{RAISA_LOGS}/fig4_1.log",
+    params:
+        step=step("raisa2021.figures:fig4_1"),
+        first_position=RAISA["fig4_1"]["first_position"],
+        every=RAISA["fig4_1"]["every"],
+        panels=RAISA["fig4_1"]["panels"],
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_fig6_4:
+    input:
+        summary=rules.raisa2021_summarise.output.summary,
+    output:
+        pdf=f"{RAISA_DIR}/fig6_4.pdf",
+        png=report(
+            f"{RAISA_DIR}/fig6_4.png",
+            category="raisa2021",
+            subcategory="figures",
+            caption="../report/raisa2021/fig6_4.rst",
+        ),
+    log:
+        f"{RAISA_LOGS}/fig6_4.log",
+    params:
+        step=step("raisa2021.figures:fig6_4"),
+    script:
+        STEP_SCRIPT
+
+
+use rule raisa2021_fig6_4 as raisa2021_fig6_6 with:
+    output:
+        pdf=f"{RAISA_DIR}/fig6_6.pdf",
+        png=report(
+            f"{RAISA_DIR}/fig6_6.png",
+            category="raisa2021",
+            subcategory="figures",
+            caption="../report/raisa2021/fig6_6.rst",
+        ),
+    log:
+        f"{RAISA_LOGS}/fig6_6.log",
+    params:
+        step=step("raisa2021.figures:fig6_6"),
+
+
+use rule raisa2021_fig6_4 as raisa2021_fig6_7 with:
+    output:
+        pdf=f"{RAISA_DIR}/fig6_7.pdf",
+        png=report(
+            f"{RAISA_DIR}/fig6_7.png",
+            category="raisa2021",
+            subcategory="figures",
+            caption="../report/raisa2021/fig6_7.rst",
+        ),
+    log:
+        f"{RAISA_LOGS}/fig6_7.log",
+    params:
+        step=step("raisa2021.figures:fig6_7"),
+
+
+use rule raisa2021_fig6_4 as raisa2021_fig6_8 with:
+    output:
+        pdf=f"{RAISA_DIR}/fig6_8.pdf",
+        png=report(
+            f"{RAISA_DIR}/fig6_8.png",
+            category="raisa2021",
+            subcategory="figures",
+            caption="../report/raisa2021/fig6_8.rst",
+        ),
+    log:
+        f"{RAISA_LOGS}/fig6_8.log",
+    params:
+        step=step("raisa2021.figures:fig6_8"),
+
+
+rule raisa2021_claims:
+    input:
+        summary=rules.raisa2021_summarise.output.summary,
+        curves=rules.raisa2021_run_accountants.output.curves,
+        references=expand(f"{RAISA_DIR}/models/{{model}}.npz", model=RAISA["models"]),
+        trajectory=rules.raisa2021_run_trajectory.output.trajectory,
+        table=rules.raisa2021_tab5_1.output.csv,
+    output:
+        claims=f"{RESULTS}/raisa2021/claims/raisa2021.csv",
+    log:
+        f"{RAISA_LOGS}/claims.log",
+    params:
+        step=step("raisa2021.paper:claims"),
+        version=RAISA["version"],
+        full_scale=RAISA["data_fraction"] == 1.0,
+        fig6_1=RAISA["fig6_1"],
+        epsilons=RAISA["epsilons"],
+        circle_epsilons=RAISA["circle_epsilons"],
+    script:
+        STEP_SCRIPT
+
+
+register_claims(rules.raisa2021_claims.output.claims)
