@@ -1,4 +1,5 @@
-"""Speed of the raisa2021 kernels and samplers (DP penalty, DP HMC) on the Table 5.1 models.
+"""Speed of the raisa2021 kernels and samplers (DP penalty, DP HMC, minibatch DP penalty, DP
+Barker, the clipping study's RWMH and HMC) on the Table 5.1 models.
 
     python benchmarks/bench_raisa2021.py              # all figures
     python benchmarks/bench_raisa2021.py --repeats 50
@@ -6,13 +7,16 @@
 Prints ns per data row of one clipped log-likelihood-ratio pass and of one clipped gradient
 pass (easy-2d, hard-2d, hard-gauss-2d, circle, easy-10d, gauss-30d at their Table 5.1 n; plus
 the one-coordinate (dppa) ratio pass; data stored as float32, see dpinfer.models.dp_mcmc) and the
-fraction of clipped rows of each pass, the dpps iteration rate on easy-2d, and the fixed cost per chain: a fresh
+fraction of clipped rows of each pass, the dpps iteration rate on easy-2d, the iteration rates of
+the batch samplers (ns per batch row and iteration; seed-version hyperparameters) and of the
+clipping study's chains (exact-gradient HMC needs no data pass for its gradients), and the fixed
+cost per chain: a fresh
 Python process (warm numba cache) that imports the package, builds easy-2d and runs a
 2-iteration run_dp_penalty and run_dp_hmc, timed separately. Times are wall-clock medians
 (perf_counter) of ``--repeats`` passes on an otherwise idle machine.
 Author's figures (reference/raisa2021/FACTS.md, Sec. 10, 2-core machine): about 4 ns per row
-(dpps circle 2300 it/s at n = 1e5) and 8-10 s fixed cost per chain (imports 2.5 s, data and
-JIT 1.4 s, uncached MMD compilation 4.5-6 s).
+(dpps circle 2300 it/s at n = 1e5), DP Barker easy-2d at least 380 it/s, and 8-10 s fixed cost
+per chain (imports 2.5 s, data and JIT 1.4 s, uncached MMD compilation 4.5-6 s).
 """
 
 from __future__ import annotations
@@ -34,8 +38,12 @@ sys.path.insert(0, str(ROOT / "src"))
 from dpinfer.models import dp_mcmc as M  # noqa: E402
 from dpinfer.samplers.dp_hmc import run_dp_hmc  # noqa: E402
 from dpinfer.samplers.dp_penalty import run_dp_penalty  # noqa: E402
+from dpinfer.samplers.registry import sampler  # noqa: E402
+from dpinfer.samplers.dp_barker import load_vcorr  # noqa: E402
+from dpinfer.studies.raisa2021.settings import clipping_hyper, clipping_spec, hyperparameters  # noqa: E402
 
 PARAMS = ROOT / "config" / "data" / "raisa2021" / "params.yaml"
+VCORR = ROOT / "config" / "data" / "raisa2021" / "vcorr_C2.0_K100.tsv"
 AUTHOR_NS_PER_ROW = 4.0
 AUTHOR_FIXED_S = (8.0, 10.0)
 
@@ -101,10 +109,46 @@ def fixed_cost(spec: dict) -> dict:
     return res
 
 
+def batch_rates(params: dict, iterations: int) -> None:
+    """Iterations per second and ns per batch row of mdpps, mdppa and barker (seed version)."""
+    print(f"{'model':14s} {'algorithm':9s} {'B':>5s} {'it/s':>10s} {'ns/batch row':>13s}")
+    vcorr = load_vcorr(VCORR)
+    for name in ("easy-2d", "easy-10d", "tempered-2d", "tempered-10d"):
+        pb = M.make_problem(name, params["models"][name], np.random.default_rng(0))
+        for algo in ("mdpps", "mdppa", "barker"):
+            hyper = dict(hyperparameters(params, name, algo, "seed"), vcorr=vcorr)
+            run = sampler("dp_mcmc", algo)
+            seconds = _median_seconds(lambda: run(pb, pb.theta_true, iterations, hyper, np.random.default_rng(4)), 3)
+            batch = int(hyper["batch_size"])
+            print(f"{name:14s} {algo:9s} {batch:5d} {iterations / seconds:10,.0f} "
+                  f"{1e9 * seconds / iterations / batch:13.3f}", flush=True)
+
+
+def clipping_rates(params: dict) -> None:
+    """Seconds per clipping-study chain (RWMH 3000, HMC 500 iterations) at bound 2 and 1000."""
+    for dim in (2, 10):
+        spec = clipping_spec(params, dim, 100000)
+        pb = M.make_problem(f"clipping-d{dim}", spec, np.random.default_rng(0))
+        for algo in ("rwmh", "hmc"):
+            h = clipping_hyper(params, algo, dim)
+            for bound in (2.0, 1000.0):
+                if algo == "rwmh":
+                    fn = lambda: run_dp_penalty(pb, pb.theta_true, h["iterations"], tau=0.0, prop_sd=h["prop_sd"],  # noqa: E731
+                                                clip_bound=bound, rng=np.random.default_rng(5))
+                else:
+                    fn = lambda: run_dp_hmc(pb, pb.theta_true, h["iterations"], tau_l=0.0, tau_g=0.0, steps=h["L"],  # noqa: E731
+                                            step_size=h["eta"], mass=h["mass_diag"], clip_llr=bound,
+                                            clip_grad=np.inf, rng=np.random.default_rng(5))
+                seconds = _median_seconds(fn, 3)
+                print(f"# clipping study d = {dim} {algo} bound {bound:g}: {seconds:.3f} s per chain "
+                      f"({1e9 * seconds / h['iterations'] / pb.n:.3f} ns per row and iteration)", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=30, help="passes per timing (median)")
     ap.add_argument("--dpps-iterations", type=int, default=2000)
+    ap.add_argument("--batch-iterations", type=int, default=20000, help="iterations of a batch-sampler timing")
     args = ap.parse_args()
     models = yaml.safe_load(PARAMS.read_text())["models"]
     print("# raisa2021 benchmark: ns per data row of one clipped pass (median of "
@@ -133,6 +177,8 @@ def main() -> None:
     seconds = _median_seconds(chain, 3)
     print(f"# dpps easy-2d: {args.dpps_iterations / seconds:,.0f} iterations/s "
           f"({1e9 * seconds / args.dpps_iterations / pb.n:.3f} ns per row and iteration; author ~1200-1400 it/s)")
+    batch_rates(yaml.safe_load(PARAMS.read_text()), args.batch_iterations)
+    clipping_rates(yaml.safe_load(PARAMS.read_text()))
     fc = fixed_cost({k: v for k, v in models["easy-2d"].items() if k in ("family", "dim", "n", "a", "temperature",
                                                                        "prior_variance", "theta_true")})
     print(f"# fixed cost per chain, fresh process with warm cache: import {fc['import']:.2f} s, build easy-2d "

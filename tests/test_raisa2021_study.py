@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dpinfer.io import load_npz
-from dpinfer.studies.raisa2021 import run, settings
+from dpinfer.studies.raisa2021 import clipping, run, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = settings.load_params(ROOT / "config" / "data" / "raisa2021" / "params.yaml")
@@ -86,8 +86,9 @@ def test_a_chain_job_writes_every_metric_without_nan(tmp_path):
     assert ref["reference"].shape == (200, 2) and ref["starts"].shape == (3, 2)
     assert ref["grid_logp"].shape == (200, 200) and ref["grid_logp"].max() == 0.0
     out = tmp_path / "chains.npz"
-    for algo in ("dpps", "dppa", "hmc"):
-        run.chains(SimpleNamespace(reference=str(ref_file)), SimpleNamespace(chains=str(out)), seed=5,
+    vcorr = str(ROOT / "config" / "data" / "raisa2021" / "vcorr_C2.0_K100.tsv")
+    for algo in ("dpps", "dppa", "hmc", "mdpps", "mdppa", "barker"):
+        run.chains(SimpleNamespace(reference=str(ref_file), vcorr=vcorr), SimpleNamespace(chains=str(out)), seed=5,
                    model="easy-2d", spec=spec, algo=algo, epsilon=6.0,
                    hyper=settings.hyperparameters(PARAMS, "easy-2d", algo, "seed"), delta_factor=0.1,
                    hmc_gradients="seed", mmd_bandwidth_pairs=100)
@@ -99,3 +100,26 @@ def test_a_chain_job_writes_every_metric_without_nan(tmp_path):
         assert np.all(d["mmd"] > 0) and d["rhat"].shape == (2,)
         if algo != "hmc":
             assert np.all(d["grad_clip"] == 0)  # no gradients, nothing clipped
+        assert np.all(d["batch_variance_rejections"] == 0)
+
+
+def test_a_clipping_job_writes_every_metric_and_the_rule_matters(tmp_path):
+    spec = settings.clipping_spec(PARAMS, 2, 100000, 0.02)
+    assert spec["n"] == 2000 and spec["dim"] == 2 and spec["a"] == 20
+    ref_file = tmp_path / "ref.npz"
+    clipping.clipping_reference(None, SimpleNamespace(reference=str(ref_file)), seed=5, dim=2, spec=spec,
+                                reference_draws=200, baseline_samples=2, mmd_bandwidth_pairs=100)
+    out = {}
+    for algo in settings.CLIPPING_ALGORITHMS:
+        for rule in ("euclidean", "sum_of_differences"):
+            hyper = dict(settings.clipping_hyper(PARAMS, algo, 2), iterations=200)
+            path = tmp_path / f"{algo}_{rule}.npz"
+            clipping.clipping_chains(SimpleNamespace(reference=str(ref_file)), SimpleNamespace(chains=str(path)),
+                                     seed=5, dim=2, spec=spec, algo=algo, bound=1.0, hyper=hyper, chains=2,
+                                     threshold=rule, mmd_bandwidth_pairs=100)
+            d = out[algo, rule] = load_npz(path)
+            for key in clipping.PER_CHAIN:
+                assert d[key].shape == (2,) and np.all(np.isfinite(d[key])), (algo, rule, key)
+        # the author's |sum of differences| is at most sqrt(d) times the Euclidean distance, and often
+        # near 0: it never clips less here and usually more
+        assert out[algo, "sum_of_differences"]["llr_clip"].sum() > out[algo, "euclidean"]["llr_clip"].sum()

@@ -32,7 +32,7 @@ NOT_IMPLEMENTED_IDS = {
     ("bernstein2020", t) for t in
     ["fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6",
      "fig5_10", "fig5_11", "fig5_12", "fig5_13", "fig5_14", "fig5_15", "fig5_16"]
-} | {("raisa2021", t) for t in ["fig6_2", "fig6_3", "fig6_5"]}
+}
 # study units: (config path of the section, results prefix of its tables)
 UNITS = {
     "ju2022": (("ju2022",), "ju2022/"),
@@ -218,6 +218,7 @@ FIGURE_ONLY_SETTINGS = [
     (("raisa2021", "health"), {"max_rhat": 1.05, "min_ess": 50}, set()),
     (("raisa2021", "fig6_1"), {"n": 3000, "points": 4}, {"raisa2021_run_accountants"}),
     (("raisa2021", "fig4_1"), {"iteration": 1}, {"raisa2021_run_trajectory"}),
+    (("raisa2021", "clipping", "threshold"), "sum_of_differences", {"raisa2021_run_clipping"}),
 ]
 
 
@@ -417,6 +418,8 @@ _DELETE = object()
     (("raisa2021", "start_rule"), "origin", "'raisa2021.start_rule'"),
     (("raisa2021", "params"), "config/data/raisa2021/missing.yaml", "'raisa2021.params': missing params file"),
     (("raisa2021", "fig6_1", "epsilon_min"), 7, "'raisa2021.fig6_1.epsilon_min': must be below"),
+    (("raisa2021", "vcorr"), "config/data/raisa2021/missing.tsv", "'raisa2021.vcorr': missing V_corr file"),
+    (("raisa2021", "clipping", "threshold"), "manhattan", "'raisa2021.clipping.threshold'"),
 ])
 def test_bad_config_is_refused_before_any_job_naming_the_key(tmp_path, path, value, expected):
     work = _edit_config(tmp_path, _set(path, value))

@@ -1,8 +1,11 @@
-# raisa2021: Räisä (MSc thesis 2021), differentially private MCMC, part 1 (DP penalty, DP HMC).
-# Logic: dpinfer.studies.raisa2021 (settings, run, summarise, figures, paper).
+# raisa2021: Räisä (MSc thesis 2021), differentially private MCMC: DP penalty, DP HMC,
+# minibatch DP penalty, DP Barker, and the non-DP clipping study.
+# Logic: dpinfer.studies.raisa2021 (settings, run, clipping, summarise, figures, paper).
 # DAG: raisa2021_run_reference (one model: data, reference draws, baselines, starts, contours)
 #        -> raisa2021_run_chains (one model x algorithm x epsilon: every chain, its metrics)
-#        -> raisa2021_summarise -> fig6_4, fig6_6, fig6_7, fig6_8 and the claims;
+#        -> raisa2021_summarise -> fig6_3 .. fig6_8 and the claims;
+#      raisa2021_run_clipping_reference (one dimension) -> raisa2021_run_clipping (one sampler x
+#        dimension x bound) -> raisa2021_summarise_clipping -> fig6_2 and the claims;
 #      raisa2021_run_reference -> fig5_1; raisa2021_run_accountants -> fig6_1;
 #      raisa2021_run_trajectory -> fig4_1; the params file -> tab5_1.
 # A chain job gets its model's data spec and its algorithm's hyperparameters only (read from the
@@ -11,10 +14,13 @@
 from dpinfer.studies.raisa2021.settings import (
     author_iterations,
     chain_setting,
+    clipping_hyper,
+    clipping_spec,
     hmc_variant,
     hyperparameters,
     load_params,
     model_spec,
+    runs,
 )
 
 validate_section(["raisa2021"], "raisa2021")
@@ -32,14 +38,19 @@ if RAISA["fig4_1"]["first_position"] > RAISA["fig4_1"]["steps"]:
 for _m in RAISA["models"]:
     if _m not in RAISA_PARAMS["models"]:
         config_error("raisa2021.models", f"{_m!r} is not in {RAISA['params']}")
+if "barker" in RAISA["algorithms"] and not os.path.exists(RAISA["vcorr"]):
+    config_error("raisa2021.vcorr", f"missing V_corr file {RAISA['vcorr']}")
 
-# every (model, algorithm, epsilon) setting: the circle has its own epsilon grid
+# every (model, algorithm, epsilon) setting the params file has: the circle has its own grid
 RAISA_SETTINGS = [
     (m, a, fmt_eps(e))
     for m in RAISA["models"]
     for a in RAISA["algorithms"]
+    if runs(RAISA_PARAMS, m, a)
     for e in (RAISA["circle_epsilons"] if m == "circle" else RAISA["epsilons"])
 ]
+if not RAISA_SETTINGS:
+    config_error("raisa2021.algorithms", "no configured model has settings for these algorithms")
 RAISA_CHAIN_FILES = [f"{RAISA_DIR}/chains/{chain_setting(*s)}.npz" for s in RAISA_SETTINGS]
 RAISA_MODELS = "|".join(re.escape(m) for m in RAISA["models"])
 # parse-time values of one job's wildcards
@@ -49,7 +60,11 @@ raisa2021_spec = lambda wildcards: model_spec(
 raisa2021_hyper = lambda wildcards: hyperparameters(
     RAISA_PARAMS, wildcards.model, wildcards.algo, RAISA["version"]
 )
-raisa2021_reference_file = lambda wildcards: f"{RAISA_DIR}/models/{wildcards.model}.npz"
+# a chain job reads its model's reference; DP Barker also its V_corr mixture
+raisa2021_chain_inputs = lambda wildcards: dict(
+    reference=f"{RAISA_DIR}/models/{wildcards.model}.npz",
+    **({"vcorr": RAISA["vcorr"]} if wildcards.algo == "barker" else {}),
+)
 RAISA_SETTING_ROWS = [
     {
         "model": m,
@@ -66,12 +81,37 @@ RAISA_SETTING_ROWS = [
     for m, a, e in RAISA_SETTINGS
 ]
 
+# the clipping study: one job per (sampler, dimension, bound)
+RAISA_CLIP = RAISA["clipping"]
+RAISA_CLIP_SETTINGS = [
+    {
+        "algo": a,
+        "dim": d,
+        "bound": float(b),
+        "file": f"{RAISA_DIR}/clipping/{a}/d{d}/bound{fmt_eps(b)}.npz",
+    }
+    for a in ("rwmh", "hmc")
+    for d in RAISA_CLIP["dims"]
+    for b in RAISA_CLIP["bounds"]
+]
+
 register_targets(
     "raisa2021",
     [("tab5_1", "table")]
     + [
         (f, "figure")
-        for f in ("fig5_1", "fig6_1", "fig4_1", "fig6_4", "fig6_6", "fig6_7", "fig6_8")
+        for f in (
+            "fig5_1",
+            "fig6_1",
+            "fig4_1",
+            "fig6_2",
+            "fig6_3",
+            "fig6_4",
+            "fig6_5",
+            "fig6_6",
+            "fig6_7",
+            "fig6_8",
+        )
     ],
 )
 
@@ -101,14 +141,14 @@ rule raisa2021_run_reference:
 
 rule raisa2021_run_chains:
     input:
-        reference=raisa2021_reference_file,
+        unpack(raisa2021_chain_inputs),
     output:
         chains=f"{RAISA_DIR}/chains/{{model}}/{{algo}}/eps{{eps}}.npz",
     log:
         f"{RAISA_LOGS}/chains/{{model}}_{{algo}}_eps{{eps}}.log",
     wildcard_constraints:
         model=RAISA_MODELS,
-        algo="dpps|dppa|hmc",
+        algo="dpps|dppa|hmc|mdpps|mdppa|barker",
         eps="[0-9][0-9.e+-]*",
     resources:
         runtime=30,
@@ -341,6 +381,127 @@ use rule raisa2021_fig6_4 as raisa2021_fig6_8 with:
         step=step("raisa2021.figures:fig6_8"),
 
 
+rule raisa2021_run_clipping_reference:
+    output:
+        reference=f"{RAISA_DIR}/models/clipping-d{{dim}}.npz",
+    log:
+        f"{RAISA_LOGS}/reference_clipping-d{{dim}}.log",
+    wildcard_constraints:
+        dim="[0-9]+",
+    resources:
+        runtime=5,
+    params:
+        step=step("raisa2021.clipping:clipping_reference"),
+        seed=config["seed"],
+        dim=lambda wildcards: int(wildcards.dim),
+        spec=lambda wildcards: clipping_spec(
+            RAISA_PARAMS, int(wildcards.dim), RAISA_CLIP["n"], RAISA["data_fraction"]
+        ),
+        reference_draws=RAISA["reference_draws"],
+        baseline_samples=RAISA["baseline_samples"],
+        mmd_bandwidth_pairs=RAISA["mmd_bandwidth_pairs"],
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_run_clipping:
+    input:
+        reference=f"{RAISA_DIR}/models/clipping-d{{dim}}.npz",
+    output:
+        chains=f"{RAISA_DIR}/clipping/{{algo}}/d{{dim}}/bound{{bound}}.npz",
+    log:
+        f"{RAISA_LOGS}/clipping/{{algo}}_d{{dim}}_bound{{bound}}.log",
+    wildcard_constraints:
+        algo="rwmh|hmc",
+        dim="[0-9]+",
+        bound="[0-9][0-9.e+-]*",
+    resources:
+        runtime=15,
+    params:
+        step=step("raisa2021.clipping:clipping_chains"),
+        seed=config["seed"],
+        dim=lambda wildcards: int(wildcards.dim),
+        spec=lambda wildcards: clipping_spec(
+            RAISA_PARAMS, int(wildcards.dim), RAISA_CLIP["n"], RAISA["data_fraction"]
+        ),
+        algo="{algo}",
+        bound=wildcard_float("bound"),
+        hyper=lambda wildcards: clipping_hyper(RAISA_PARAMS, wildcards.algo, int(wildcards.dim)),
+        chains=RAISA_CLIP["chains"],
+        threshold=RAISA_CLIP["threshold"],
+        mmd_bandwidth_pairs=RAISA["mmd_bandwidth_pairs"],
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_summarise_clipping:
+    input:
+        chains=[s["file"] for s in RAISA_CLIP_SETTINGS],
+        references=expand(f"{RAISA_DIR}/models/clipping-d{{dim}}.npz", dim=RAISA_CLIP["dims"]),
+    output:
+        summary=f"{RAISA_DIR}/clipping_summary.npz",
+        csv=f"{RAISA_DIR}/clipping_summary.csv",
+        md=f"{RAISA_DIR}/clipping_summary.md",
+    log:
+        f"{RAISA_LOGS}/clipping_summary.log",
+    params:
+        step=step("raisa2021.clipping:summarise_clipping"),
+        settings=RAISA_CLIP_SETTINGS,
+        dims=RAISA_CLIP["dims"],
+        threshold=RAISA_CLIP["threshold"],
+    script:
+        STEP_SCRIPT
+
+
+rule raisa2021_fig6_2:
+    input:
+        summary=rules.raisa2021_summarise_clipping.output.summary,
+    output:
+        pdf=f"{RAISA_DIR}/fig6_2.pdf",
+        png=report(
+            f"{RAISA_DIR}/fig6_2.png",
+            category="raisa2021",
+            subcategory="figures",
+            caption="../report/raisa2021/fig6_2.rst",
+        ),
+    log:
+        f"{RAISA_LOGS}/fig6_2.log",
+    params:
+        step=step("raisa2021.figures:fig6_2"),
+    script:
+        STEP_SCRIPT
+
+
+use rule raisa2021_fig6_4 as raisa2021_fig6_3 with:
+    output:
+        pdf=f"{RAISA_DIR}/fig6_3.pdf",
+        png=report(
+            f"{RAISA_DIR}/fig6_3.png",
+            category="raisa2021",
+            subcategory="figures",
+            caption="../report/raisa2021/fig6_3.rst",
+        ),
+    log:
+        f"{RAISA_LOGS}/fig6_3.log",
+    params:
+        step=step("raisa2021.figures:fig6_3"),
+
+
+use rule raisa2021_fig6_4 as raisa2021_fig6_5 with:
+    output:
+        pdf=f"{RAISA_DIR}/fig6_5.pdf",
+        png=report(
+            f"{RAISA_DIR}/fig6_5.png",
+            category="raisa2021",
+            subcategory="figures",
+            caption="../report/raisa2021/fig6_5.rst",
+        ),
+    log:
+        f"{RAISA_LOGS}/fig6_5.log",
+    params:
+        step=step("raisa2021.figures:fig6_5"),
+
+
 rule raisa2021_claims:
     input:
         summary=rules.raisa2021_summarise.output.summary,
@@ -348,6 +509,7 @@ rule raisa2021_claims:
         references=expand(f"{RAISA_DIR}/models/{{model}}.npz", model=RAISA["models"]),
         trajectory=rules.raisa2021_run_trajectory.output.trajectory,
         table=rules.raisa2021_tab5_1.output.csv,
+        clipping=rules.raisa2021_summarise_clipping.output.summary,
     output:
         claims=f"{RESULTS}/raisa2021/claims/raisa2021.csv",
     log:

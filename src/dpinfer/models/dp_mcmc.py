@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dp_mcmc_kernels import clipped_grad_sum, clipped_llr_sum, grad_log_prior, log_prior
+from .dp_mcmc_kernels import clip_threshold, clipped_grad_sum, clipped_llr_sum, grad_log_prior, llr_sum, log_prior
 
-__all__ = ["Problem", "make_problem", "exact_posterior_draws", "log_posterior", "clipped_llr_sum",
+__all__ = ["Problem", "make_problem", "exact_posterior_draws", "log_posterior", "clipped_llr_sum", "llr_sum", "clip_threshold",
            "clipped_grad_sum", "log_prior", "grad_log_prior", "KINDS"]
 
 KINDS = {"banana": 0, "gauss": 1, "circle": 2}

@@ -147,25 +147,44 @@ def _sum(acc):
 
 
 @njit(cache=True)
-def clipped_llr_sum(kind, params, data, theta, theta_new, bound):
-    """(sum_j clip(r_j, -b dist, b dist), #rows with |r_j| > b dist), untempered, r_j =
-    log p(x_j|theta_new) - log p(x_j|theta), dist = ||theta_new - theta||_2, b = ``bound`` (the
-    kernel multiplies by dist). Unclipped sum n c0 + coef . S from the column sums; the pass
-    counts |r_j| > b dist per block and accumulates the excess of clipped rows. Columns whose
-    coefficient is exactly zero are not read."""
-    p, n = data.shape
-    dist = 0.0
+def clip_threshold(theta, theta_new, bound, rule):
+    """The per-row clip threshold b * dist: rule 0 dist = ||theta_new - theta||_2 (the thesis);
+    rule 1 dist = |sum_i (theta_new_i - theta_i)| (the author's clipping-study code, a misplaced
+    parenthesis; docs/deviations.md)."""
+    acc = 0.0
     for k in range(theta.shape[0]):
-        dist += (theta_new[k] - theta[k]) ** 2
-    thr = bound * math.sqrt(dist)
+        diff = theta_new[k] - theta[k]
+        acc += diff if rule == 1 else diff * diff
+    return bound * (abs(acc) if rule == 1 else math.sqrt(acc))
+
+
+@njit(cache=True)
+def llr_sum(kind, params, n, theta, theta_new):
+    """The unclipped sum_j r_j over the n stored rows, O(d) from the column sums S."""
+    p = 1 if kind == 2 else theta.shape[0]
     coef = np.empty(p)
     c0 = _llr_coefficients(kind, params, theta, theta_new, coef)
     sums = params[params.shape[0] - p:]
+    total = n * c0
+    for k in range(p):
+        total += coef[k] * sums[k]
+    return total
+
+
+@njit(cache=True)
+def clipped_llr_sum(kind, params, data, theta, theta_new, bound, rule=0):
+    """(sum_j clip(r_j, -thr, thr), #rows with |r_j| > thr), untempered, r_j =
+    log p(x_j|theta_new) - log p(x_j|theta), thr = :func:`clip_threshold` (b = ``bound`` times
+    the Euclidean distance; ``rule`` 1: the author's clipping-study distance). Unclipped sum from
+    the column sums (:func:`llr_sum`); the pass counts |r_j| > thr per block and accumulates the
+    excess of clipped rows. Columns whose coefficient is exactly zero are not read."""
+    p, n = data.shape
+    thr = clip_threshold(theta, theta_new, bound, rule)
+    coef = np.empty(p)
+    c0 = _llr_coefficients(kind, params, theta, theta_new, coef)
     cols = np.empty(p, dtype=np.int64)
     nnz = _nonzero(coef, cols)
-    total = n * c0
-    for q in range(nnz):
-        total += coef[cols[q]] * sums[cols[q]]
+    total = llr_sum(kind, params, n, theta, theta_new)
     buf = np.empty(_BLOCK)
     acc = np.zeros(_BLOCK)
     count = 0
@@ -348,7 +367,8 @@ def _grad_pass_general(amat, bvec, data, bound, acc):
 @njit(cache=True)
 def clipped_grad_sum(kind, params, data, theta, bound, out):
     """out[:] = sum_j g_j min(1, bound/||g_j||), g_j = gradient of log p(x_j|theta) (untempered);
-    returns the number of rows with ||g_j|| > bound. g_j = A x_j + b: unclipped sum A S + n b;
+    returns the number of rows with ||g_j|| > bound (bound = inf: the exact sum, no pass).
+    g_j = A x_j + b: unclipped sum A S + n b;
     the pass subtracts (1 - bound/||g_j||) g_j of the clipped rows (banana with d > 2: the
     per-column part w_j (x_jk - theta_k), scaled by tau_k at the end)."""
     p, n = data.shape
@@ -359,7 +379,9 @@ def clipped_grad_sum(kind, params, data, theta, bound, out):
     sums = params[params.shape[0] - p:]
     wide = kind == 0 and d > 2
     acc = np.zeros((d, _BLOCK_WIDE if wide else _BLOCK))
-    if wide:
+    if bound == np.inf:  # exact gradients (the non-DP clipping study): nothing to clip, no pass
+        count = 0
+    elif wide:
         count = _grad_pass_banana(params, data, theta, bound, acc)
     elif d == 2:
         count = _grad_pass_2d(amat, bvec, data, bound, acc)

@@ -21,7 +21,7 @@ tau_g (with reuse, the stored gradient noise is part of the state and its densit
 gradient noise and clipping only lower the acceptance rate.
 ``Chain.info``: acceptance; ``clipped`` = {"llr", "grad"}; ``extra`` = llr_clip_fraction
 (llr / n / iterations), grad_clip_fraction (grad / n / gradient_evaluations),
-gradient_evaluations; ``record_trajectory=True`` adds ``traces["trajectory"]`` (iterations,
+gradient_evaluations, decisions_changed (as in DP penalty); ``record_trajectory=True`` adds ``traces["trajectory"]`` (iterations,
 steps + 1, d), the leapfrog positions of every iteration (position 0 = its start).
 """
 
@@ -32,9 +32,9 @@ import math
 import numpy as np
 from numba import njit
 
-from ..models.dp_mcmc import Problem, clipped_grad_sum, clipped_llr_sum, grad_log_prior, log_prior
+from ..models.dp_mcmc import Problem, clipped_grad_sum, clipped_llr_sum, grad_log_prior, llr_sum, log_prior
 from .base import Chain, CpuTimer, Info
-from .dp_penalty import burnin_rows
+from .dp_penalty import burnin_rows, clip_rule_code
 
 __all__ = ["run_dp_hmc", "run_hmc"]
 
@@ -51,13 +51,14 @@ def _noisy_gradient(kind, params, data, temperature, theta, bound, noise_sd, rng
 
 @njit(cache=True)
 def _dp_hmc_kernel(kind, params, data, temperature, tau_l, tau_g, steps, eta, mass, clip_llr, clip_grad, reuse,
-                   penalty, record, rng, out, traj, counts):
+                   penalty, clip_rule, record, rng, out, traj, counts):
     """Fill out[1:] (out[0] = start); traj[t] = leapfrog positions of iteration t if record;
-    counts = [accepts, clipped ratios, clipped gradients, gradient evaluations]."""
+    counts = [accepts, clipped ratios, clipped gradients, gradient evaluations, accept decisions
+    the unclipped ratio sum would have reversed]."""
     iters = out.shape[0] - 1
     d = out.shape[1]
     n = data.shape[1]
-    gsd = 2.0 * tau_g * math.sqrt(n) * clip_grad
+    gsd = 2.0 * tau_g * math.sqrt(n) * clip_grad if tau_g > 0 else 0.0  # exact gradients: no 0 * inf
     lsd_per_dist = tau_l * math.sqrt(n) * 2.0 * clip_llr
     theta = out[0].copy()
     th = np.empty(d)
@@ -71,6 +72,7 @@ def _dp_hmc_kernel(kind, params, data, temperature, tau_l, tau_g, steps, eta, ma
     clipped_l = 0
     clipped_g = 0
     evals = 0
+    changed = 0
     lp = log_prior(kind, params, theta)
     if reuse:
         clipped_g += _noisy_gradient(kind, params, data, temperature, theta, clip_grad, gsd, rng, g_cur, work)
@@ -102,14 +104,21 @@ def _dp_hmc_kernel(kind, params, data, temperature, tau_l, tau_g, steps, eta, ma
             dist += (th[k] - theta[k]) ** 2
             kinetic += 0.5 * (p0[k] * p0[k] - p[k] * p[k]) / mass[k]
         dist = math.sqrt(dist)
-        llr, cnt = clipped_llr_sum(kind, params, data, theta, th, clip_llr)
+        llr, cnt = clipped_llr_sum(kind, params, data, theta, th, clip_llr, clip_rule)
         clipped_l += cnt
         sigma = temperature * lsd_per_dist * dist
         lp_new = log_prior(kind, params, th)
-        dh = kinetic + temperature * llr + sigma * rng.standard_normal() + lp_new - lp
+        noise = sigma * rng.standard_normal()
+        dh = kinetic + temperature * llr + noise + lp_new - lp
         if penalty:
             dh -= 0.5 * sigma * sigma
-        if math.log(rng.random()) < dh:
+        log_u = math.log(rng.random())
+        if cnt > 0:  # would the unclipped sum have decided otherwise?
+            dh_exact = kinetic + temperature * llr_sum(kind, params, n, theta, th) + noise + lp_new - lp
+            if penalty:
+                dh_exact -= 0.5 * sigma * sigma
+            changed += np.int64((log_u < dh) != (log_u < dh_exact))
+        if log_u < dh:
             theta[:] = th
             lp = lp_new
             g_cur[:] = g
@@ -119,15 +128,17 @@ def _dp_hmc_kernel(kind, params, data, temperature, tau_l, tau_g, steps, eta, ma
     counts[1] = clipped_l
     counts[2] = clipped_g
     counts[3] = evals
+    counts[4] = changed
 
 
 def run_dp_hmc(problem: Problem, start, iterations: int, *, tau_l: float, tau_g: float, steps: int,
                step_size: float, mass, clip_llr: float, clip_grad: float, rng: np.random.Generator,
                gradient_reuse: bool = True, penalty_correction: bool = True,
-               record_trajectory: bool = False) -> Chain:
+               record_trajectory: bool = False, clip_rule: str = "euclidean") -> Chain:
     """DP HMC chain of ``iterations`` steps from ``start``; draws has iterations + 1 rows (row 0 =
     start), burn-in as in :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``mass`` is a scalar
-    or a (d,) diagonal."""
+    or a (d,) diagonal. ``tau_l = tau_g = 0`` with ``clip_grad = inf`` is plain HMC with exact
+    gradients and clipped ratios (the clipping study); ``clip_rule`` as in DP penalty."""
     d = problem.dim
     iterations, steps = int(iterations), int(steps)
     if iterations < 1 or steps < 1:
@@ -138,20 +149,24 @@ def run_dp_hmc(problem: Problem, start, iterations: int, *, tau_l: float, tau_g:
     m = np.broadcast_to(np.asarray(mass, dtype=np.float64), (d,)).copy()
     if not (np.all(m > 0) and tau_l >= 0 and tau_g >= 0 and step_size > 0 and clip_llr >= 0 and clip_grad >= 0):
         raise ValueError("need mass > 0, step_size > 0 and non-negative taus and clip bounds")
+    if tau_g > 0 and not math.isfinite(clip_grad):
+        raise ValueError("an unbounded gradient clip needs tau_g = 0 (no gradient noise)")
     out = np.empty((iterations + 1, d))
     out[0] = start
     traj = np.empty((iterations, steps + 1, d) if record_trajectory else (1, steps + 1, d))
-    counts = np.zeros(4, dtype=np.int64)
+    counts = np.zeros(5, dtype=np.int64)
     with CpuTimer() as timer:
         _dp_hmc_kernel(problem.kind, problem.params, problem.data, float(problem.temperature), float(tau_l),
                        float(tau_g), steps, float(step_size), m, float(clip_llr), float(clip_grad),
-                       bool(gradient_reuse), bool(penalty_correction), bool(record_trajectory), rng, out, traj, counts)
+                       bool(gradient_reuse), bool(penalty_correction), clip_rule_code(clip_rule), bool(record_trajectory),
+                       rng, out, traj, counts)
     llr, grad, evals = int(counts[1]), int(counts[2]), int(counts[3])
     info = Info(cpu_seconds=timer.seconds, iterations=iterations, acceptance=counts[0] / iterations,
                 clipped={"llr": llr, "grad": grad},
                 traces={"trajectory": traj} if record_trajectory else {},
                 extra={"llr_clip_fraction": llr / problem.n / iterations,
-                       "grad_clip_fraction": grad / problem.n / evals, "gradient_evaluations": evals})
+                       "grad_clip_fraction": grad / problem.n / evals, "gradient_evaluations": evals,
+                       "decisions_changed": int(counts[4])})
     return Chain(out, burnin_rows(iterations), info)
 
 

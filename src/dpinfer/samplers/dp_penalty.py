@@ -15,7 +15,9 @@ One iteration from theta, with r_j = log p(x_j|theta') - log p(x_j|theta), d = |
 With no ratio clipped the chain is exact: the penalty makes the expected acceptance
 probability satisfy detailed balance, also for the guided walk's lifted kernel.
 ``Chain.info``: acceptance = accepts / iterations; ``clipped["llr"]`` = clipped ratios over all
-iterations; ``extra["llr_clip_fraction"]`` = that / n / iterations.
+iterations; ``extra["llr_clip_fraction"]`` = that / n / iterations; ``extra["decisions_changed"]``
+= accept decisions the unclipped ratio sum would have reversed (same noise and uniform).
+The proposal and distance helpers are shared with the minibatch samplers.
 """
 
 from __future__ import annotations
@@ -25,10 +27,15 @@ import math
 import numpy as np
 from numba import njit
 
-from ..models.dp_mcmc import Problem, clipped_llr_sum, log_prior
+from ..models.dp_mcmc import Problem, clipped_llr_sum, llr_sum, log_prior
 from .base import Chain, CpuTimer, Info
 
-__all__ = ["run_dp_penalty", "run_dpps", "run_dppa", "burnin_rows"]
+__all__ = ["run_dp_penalty", "run_dpps", "run_dppa", "burnin_rows", "chain_inputs", "clip_rule_code", "propose",
+           "init_directions", "distance", "settle", "CLIP_RULES"]
+
+# the clip threshold's distance: the thesis's Euclidean norm, or the author's clipping-study
+# |sum of coordinate differences| (FACTS 3.5; docs/deviations.md)
+CLIP_RULES = {"euclidean": 0, "sum_of_differences": 1}
 
 
 def burnin_rows(iterations: int) -> int:
@@ -37,56 +44,93 @@ def burnin_rows(iterations: int) -> int:
 
 
 @njit(cache=True)
-def _dp_penalty_kernel(kind, params, data, temperature, tau, prop_sd, bound, one_component, penalty, rng, out,
-                       counts):
-    """Fill out[1:] (out[0] = start) with the chain; counts = [accepts, clipped ratios]."""
+def init_directions(d, rng):
+    """The guided walk's directions, uniformly +-1 per coordinate."""
+    direction = np.empty(d)
+    for k in range(d):
+        direction[k] = 1.0 if rng.random() < 0.5 else -1.0
+    return direction
+
+
+@njit(cache=True)
+def propose(theta, prop, prop_sd, direction, one_component, rng):
+    """prop[:] = a proposal from theta (Gaussian, or one coordinate along its guided-walk
+    direction); returns the moved coordinate (0 for the Gaussian proposal)."""
+    prop[:] = theta
+    c = 0
+    if one_component:
+        c = rng.integers(0, theta.shape[0])
+        prop[c] += direction[c] * abs(prop_sd[c] * rng.standard_normal())
+    else:
+        for k in range(theta.shape[0]):
+            prop[k] += prop_sd[k] * rng.standard_normal()
+    return c
+
+
+@njit(cache=True)
+def distance(theta, prop):
+    """||prop - theta||_2."""
+    acc = 0.0
+    for k in range(theta.shape[0]):
+        acc += (prop[k] - theta[k]) ** 2
+    return math.sqrt(acc)
+
+
+@njit(cache=True)
+def settle(accept, theta, prop, direction, c, one_component):
+    """Apply an accept decision: theta moves to prop, or the guided walk flips direction c."""
+    if accept:
+        theta[:] = prop
+    elif one_component:
+        direction[c] = -direction[c]
+
+
+@njit(cache=True)
+def _dp_penalty_kernel(kind, params, data, temperature, tau, prop_sd, bound, one_component, penalty, clip_rule,
+                       rng, out, counts):
+    """Fill out[1:] (out[0] = start) with the chain; counts = [accepts, clipped ratios, accept
+    decisions that the unclipped ratio sum would have changed (same noise and uniform)]."""
     iters = out.shape[0] - 1
     d = out.shape[1]
     n = data.shape[1]
     theta = out[0].copy()
     prop = np.empty(d)
-    direction = np.empty(d)
-    for k in range(d):
-        direction[k] = 1.0 if rng.random() < 0.5 else -1.0
+    direction = init_directions(d, rng)
     lp = log_prior(kind, params, theta)
     noise_per_dist = tau * math.sqrt(n) * 2.0 * bound
     accepts = 0
     clipped = 0
+    changed = 0
     for t in range(iters):
-        prop[:] = theta
-        c = 0
-        if one_component:
-            c = rng.integers(0, d)
-            prop[c] += direction[c] * abs(prop_sd[c] * rng.standard_normal())
-        else:
-            for k in range(d):
-                prop[k] += prop_sd[k] * rng.standard_normal()
-        dist = 0.0
-        for k in range(d):
-            dist += (prop[k] - theta[k]) ** 2
-        dist = math.sqrt(dist)
-        llr, cnt = clipped_llr_sum(kind, params, data, theta, prop, bound)
+        c = propose(theta, prop, prop_sd, direction, one_component, rng)
+        dist = distance(theta, prop)
+        llr, cnt = clipped_llr_sum(kind, params, data, theta, prop, bound, clip_rule)
         clipped += cnt
         sigma = temperature * noise_per_dist * dist
         lp_new = log_prior(kind, params, prop)
-        lam = temperature * llr + sigma * rng.standard_normal() + lp_new - lp
+        noise = sigma * rng.standard_normal()
+        lam = temperature * llr + noise + lp_new - lp
         if penalty:
             lam -= 0.5 * sigma * sigma
-        if math.log(rng.random()) < lam:
-            theta[:] = prop
-            lp = lp_new
-            accepts += 1
-        elif one_component:
-            direction[c] = -direction[c]
+        log_u = math.log(rng.random())
+        accept = log_u < lam
+        if cnt > 0:  # would the unclipped sum have decided otherwise?
+            lam_exact = temperature * llr_sum(kind, params, n, theta, prop) + noise + lp_new - lp
+            if penalty:
+                lam_exact -= 0.5 * sigma * sigma
+            changed += np.int64(accept != (log_u < lam_exact))
+        settle(accept, theta, prop, direction, c, one_component)
+        lp = lp_new if accept else lp
+        accepts += accept
         out[t + 1] = theta
     counts[0] = accepts
     counts[1] = clipped
+    counts[2] = changed
 
 
-def run_dp_penalty(problem: Problem, start, iterations: int, *, tau: float, prop_sd, clip_bound: float,
-                   rng: np.random.Generator, one_component: bool = False, penalty_correction: bool = True) -> Chain:
-    """DP penalty chain of ``iterations`` steps from ``start``; draws has iterations + 1 rows
-    (row 0 = start), burn-in = :func:`burnin_rows`. ``prop_sd`` is a scalar or a (d,) array."""
+def chain_inputs(problem: Problem, start, iterations: int, prop_sd) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    """Checked (start, iterations, prop_sd as a (d,) array, out) of a chain whose draws have
+    iterations + 1 rows (row 0 = start)."""
     d = problem.dim
     iterations = int(iterations)
     if iterations < 1:
@@ -95,17 +139,39 @@ def run_dp_penalty(problem: Problem, start, iterations: int, *, tau: float, prop
     if start.shape != (d,):
         raise ValueError(f"start must have shape ({d},), got {start.shape}")
     sd = np.broadcast_to(np.asarray(prop_sd, dtype=np.float64), (d,)).copy()
-    if not (tau >= 0 and clip_bound >= 0 and np.all(sd > 0)):
-        raise ValueError("need tau >= 0, clip_bound >= 0 and prop_sd > 0")
+    if not np.all(sd > 0):
+        raise ValueError("need prop_sd > 0")
     out = np.empty((iterations + 1, d))
     out[0] = start
-    counts = np.zeros(2, dtype=np.int64)
+    return start, iterations, sd, out
+
+
+def clip_rule_code(rule: str) -> int:
+    """Kernel code of a clip-threshold rule (:func:`dpinfer.models.dp_mcmc.clip_threshold`)."""
+    if rule not in CLIP_RULES:
+        raise ValueError(f"clip_rule must be one of {sorted(CLIP_RULES)}, got {rule!r}")
+    return CLIP_RULES[rule]
+
+
+def run_dp_penalty(problem: Problem, start, iterations: int, *, tau: float, prop_sd, clip_bound: float,
+                   rng: np.random.Generator, one_component: bool = False, penalty_correction: bool = True,
+                   clip_rule: str = "euclidean") -> Chain:
+    """DP penalty chain of ``iterations`` steps from ``start``; draws has iterations + 1 rows
+    (row 0 = start), burn-in = :func:`burnin_rows`. ``prop_sd`` is a scalar or a (d,) array.
+    ``tau = 0`` is plain random-walk Metropolis with clipped ratios (the clipping study);
+    ``clip_rule`` "sum_of_differences" is the author's clipping-study threshold."""
+    start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
+    if not (tau >= 0 and clip_bound >= 0):
+        raise ValueError("need tau >= 0 and clip_bound >= 0")
+    counts = np.zeros(3, dtype=np.int64)
     with CpuTimer() as timer:
         _dp_penalty_kernel(problem.kind, problem.params, problem.data, float(problem.temperature), float(tau), sd,
-                           float(clip_bound), bool(one_component), bool(penalty_correction), rng, out, counts)
+                           float(clip_bound), bool(one_component), bool(penalty_correction), clip_rule_code(clip_rule),
+                           rng, out, counts)
     clipped = int(counts[1])
     info = Info(cpu_seconds=timer.seconds, iterations=iterations, acceptance=counts[0] / iterations,
-                clipped={"llr": clipped}, extra={"llr_clip_fraction": clipped / problem.n / iterations})
+                clipped={"llr": clipped}, extra={"llr_clip_fraction": clipped / problem.n / iterations,
+                                                 "decisions_changed": int(counts[2])})
     return Chain(out, burnin_rows(iterations), info)
 
 

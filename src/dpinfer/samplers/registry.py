@@ -12,13 +12,14 @@ model's module:
 - ``nig_linreg``: :mod:`dpinfer.models.linreg_nig` (bernstein2020 chapter 5);
 - ``lognormal_regression``: :mod:`dpinfer.models.lognormal_regression` (raim2021);
 - ``dp_mcmc``: :mod:`dpinfer.models.dp_mcmc` (raisa2021): ``run(problem, start, iterations,
-  hyper, rng) -> Chain`` with the params-file hyperparameters of the algorithm.
+  hyper, rng) -> Chain`` with the params-file hyperparameters of the algorithm (``barker``
+  also reads ``hyper["vcorr"]``, the mixture of :func:`dpinfer.samplers.dp_barker.load_vcorr`).
 """
 
 from __future__ import annotations
 
-from . import (conjugate, data_augmentation, dp_hmc, dp_penalty, gibbs_ss, lognormal_gibbs, mcmc_ind,
-               noise_aware_gibbs, ops)
+from . import (conjugate, data_augmentation, dp_barker, dp_hmc, dp_minibatch, dp_penalty, gibbs_ss, lognormal_gibbs,
+               mcmc_ind, noise_aware_gibbs, ops)
 
 __all__ = ["SAMPLERS", "sampler"]
 
@@ -46,6 +47,9 @@ SAMPLERS = {
     ("dp_mcmc", "dpps"): dp_penalty.run_dpps,
     ("dp_mcmc", "dppa"): dp_penalty.run_dppa,
     ("dp_mcmc", "hmc"): dp_hmc.run_hmc,
+    ("dp_mcmc", "mdpps"): dp_minibatch.run_mdpps,
+    ("dp_mcmc", "mdppa"): dp_minibatch.run_mdppa,
+    ("dp_mcmc", "barker"): dp_barker.run_barker,
 }
 
 

@@ -1,6 +1,6 @@
-"""raisa2021 figures, one function per target: fig5_1, fig6_1, fig4_1, fig6_4, fig6_6, fig6_7,
-fig6_8. The box-plot figures share :func:`_box_panels`: x = epsilon, one box per algorithm
-over the chains of a setting, as the thesis draws them."""
+"""raisa2021 figures, one function per target: fig5_1, fig6_1, fig4_1, fig6_2, fig6_3, fig6_4,
+fig6_5, fig6_6, fig6_7, fig6_8. The box-plot figures share :func:`_box_panels`: x = epsilon,
+one box per algorithm over the chains of a setting, as the thesis draws them."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ from ...io import load_npz
 from ...plotting import COLORS, save_figure, subplots
 from .paper import NAMES
 
-__all__ = ["fig5_1", "fig6_1", "fig4_1", "fig6_4", "fig6_6", "fig6_7", "fig6_8"]
+__all__ = ["fig5_1", "fig6_1", "fig4_1", "fig6_2", "fig6_3", "fig6_4", "fig6_5", "fig6_6", "fig6_7", "fig6_8"]
 
-ALGO_LABELS = {"dpps": "DP penalty", "dppa": "DP penalty OCU+GWMH", "hmc": "DP HMC"}
-ALGO_ORDER = ("hmc", "dpps", "dppa")
+ALGO_LABELS = {"dpps": "DP penalty", "dppa": "DP penalty OCU+GWMH", "hmc": "DP HMC",
+               "mdpps": "minibatch DP penalty", "mdppa": "minibatch DP penalty OCU+GWMH", "barker": "DP Barker"}
+ALGO_ORDER = ("hmc", "dpps", "dppa", "mdpps", "mdppa", "barker")  # colour i = COLORS[i]
 HARD_MODELS = ("gauss-30d", "hard-2d", "hard-gauss-2d")
+BANANA_MODELS = ("easy-2d", "tempered-2d", "easy-10d", "tempered-10d")
+CLIPPING_LABELS = {"rwmh": "RWMH", "hmc": "HMC"}
 
 
 def _settings(summary) -> dict:
@@ -46,20 +49,22 @@ def _box_panels(ax, summary, model, algos, metric, settings):
     ax.set_xlabel("epsilon")
 
 
-def _legend(fig, ax, ncol=3):
+def _legend(fig, ax, ncol=3, bottom=0.08):
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    fig.tight_layout(rect=(0, bottom, 1, 1))
 
 
-def _model_figure(input, output, metric, ylabel, baseline=False, ylim=None):
+def _model_figure(input, output, metric, ylabel, baseline=False, ylim=None, models=HARD_MODELS, cols=3):
     summary = load_npz(input.summary)
     settings = _settings(summary)
-    models = [m for m in HARD_MODELS if m in settings]
+    models = [m for m in models if m in settings]
     if not models:
-        raise ValueError(f"none of {HARD_MODELS} is configured (raisa2021.models)")
-    fig, axes = subplots(1, len(models), width=2.6 * len(models), height=2.8, squeeze=False)
-    for ax, model in zip(axes[0], models):
+        raise ValueError(f"none of {models} is configured (raisa2021.models)")
+    rows = int(np.ceil(len(models) / cols))
+    ncol = min(cols, len(models))
+    fig, axes = subplots(rows, ncol, width=max(2.6 * ncol, 5.2), height=2.8, squeeze=False)
+    for ax, model in zip(axes.ravel(), models):
         _box_panels(ax, summary, model, ALGO_ORDER, metric, settings)
         if baseline and f"{model}/baseline_mmd" in summary:
             for b in summary[f"{model}/baseline_mmd"]:
@@ -67,8 +72,63 @@ def _model_figure(input, output, metric, ylabel, baseline=False, ylim=None):
         ax.set_title(NAMES.get(model, model))
         if ylim:
             ax.set_ylim(*ylim)
-    axes[0, 0].set_ylabel(ylabel)
-    _legend(fig, axes[0, 0])
+    for ax in axes.ravel()[len(models):]:
+        ax.set_visible(False)
+    for r in range(rows):
+        axes[r, 0].set_ylabel(ylabel)
+    algos = {a for m in models for a in settings[m]}
+    many = len(algos) > 3  # six algorithms: three legend rows of two
+    _legend(fig, axes[0, 0], ncol=2 if many else len(algos), bottom=(0.22 if many else 0.08) / rows)
+    save_figure(fig, output.pdf, output.png)
+
+
+def fig6_3(input, output) -> None:
+    """MMD vs epsilon, all six algorithms: flat and tempered banana, d = 2 and 10; dashed: exact samples."""
+    _model_figure(input, output, "mmd", "MMD", baseline=True, ylim=(0, 0.9), models=BANANA_MODELS, cols=2)
+
+
+def fig6_5(input, output) -> None:
+    """Fraction of log-likelihood ratios clipped, same models as fig6_3."""
+    _model_figure(input, output, "llr_clip", "fraction of ratios clipped", models=BANANA_MODELS, cols=2)
+
+
+def fig6_2(input, output) -> None:
+    """Clipping study: MMD vs clip bound (top) and vs clipped fraction (bottom), d = 2 and 10,
+    RWMH and HMC; dashed: fresh exact samples against the reference."""
+    c = load_npz(input.summary)
+    found = {}
+    for key in c["keys"]:
+        algo, dim, bound = str(key).split("|")
+        found.setdefault(int(dim), {}).setdefault(algo, []).append(float(bound))
+    dims = sorted(found)
+    fig, axes = subplots(2, len(dims), width=3.4 * len(dims), height=2.6, squeeze=False)
+    for col, dim in enumerate(dims):
+        algos = [a for a in CLIPPING_LABELS if a in found[dim]]
+        bounds = sorted({b for a in algos for b in found[dim][a]})
+        for j, algo in enumerate(algos):
+            colour = COLORS[j]
+            for i, b in enumerate(bounds):
+                key = f"{algo}|{dim}|{b!r}"
+                if f"{key}/mmd" not in c:
+                    continue
+                y = c[f"{key}/mmd"]
+                jitter = (np.linspace(-0.15, 0.15, y.size) if y.size > 1 else np.zeros(1)) + (j - 0.5) * 0.35
+                axes[0, col].scatter(i + jitter, y, s=5, color=colour, alpha=0.7,
+                                     label=CLIPPING_LABELS[algo] if i == 0 else None)
+                axes[1, col].scatter(c[f"{key}/llr_clip"], y, s=5, color=colour, alpha=0.7)
+        for ax in axes[:, col]:
+            for b in c[f"{dim}/baseline_mmd"]:
+                ax.axhline(b, color="black", linestyle="--", linewidth=0.6)
+            ax.set_ylim(0, 0.6)
+        axes[0, col].set_xticks(range(len(bounds)), [f"{b:g}" for b in bounds])
+        axes[0, col].set_xlabel("clip bound")
+        axes[0, col].set_title(f"d = {dim}")
+        axes[1, col].axvline(0.1, color="grey", linestyle=":", linewidth=0.8)  # the thesis's 10% rule of thumb
+        axes[1, col].set_xlim(left=0)
+        axes[1, col].set_xlabel("fraction of ratios clipped (dotted: 10%)")
+    for r in range(2):
+        axes[r, 0].set_ylabel("MMD")
+    _legend(fig, axes[0, 0], ncol=2)
     save_figure(fig, output.pdf, output.png)
 
 

@@ -17,12 +17,13 @@ from ...diagnostics import bulk_ess, mmd2_unbiased, paired_median_bandwidth, spl
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz
 from ...models.dp_mcmc import Problem, exact_posterior_draws, log_posterior, make_problem
+from ...samplers.dp_barker import load_vcorr
 from ...samplers.dp_hmc import run_hmc
 from ...samplers.registry import sampler
 from ...seeding import rng_for
 from .settings import chain_setting
 
-__all__ = ["STUDY", "problem_of", "start_points", "mmd", "run_algorithm", "model_reference",
+__all__ = ["STUDY", "problem_of", "start_points", "mmd", "run_algorithm", "sample_errors", "reference_and_baselines", "model_reference",
            "chains", "accountant_curves", "hmc_trajectory"]
 
 STUDY = "raisa2021"
@@ -65,6 +66,17 @@ def mmd(sample: np.ndarray, reference: np.ndarray, pairs: int, rng: np.random.Ge
     return math.sqrt(abs(mmd2_unbiased(sample, reference, bandwidth=h))), h
 
 
+def sample_errors(x: np.ndarray, reference: np.ndarray, ref_mean: np.ndarray, ref_cov: np.ndarray, pairs: int,
+                  rng: np.random.Generator) -> dict:
+    """A kept sample against the reference: MMD (and its bandwidth), L2 error of the mean,
+    Frobenius error of the covariance (FACTS 1: the author's per-chain record)."""
+    m, h = mmd(x, reference, pairs, rng)
+    d = reference.shape[1]
+    cov = np.atleast_2d(np.cov(x, rowvar=False)) if x.shape[0] > 1 else np.zeros((d, d))
+    return {"mmd": m, "bandwidth": h, "mean_error": float(np.linalg.norm(x.mean(axis=0) - ref_mean)),
+            "cov_error": float(np.linalg.norm(cov - ref_cov))}
+
+
 def _contour_window(model: str, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if model == "circle":
         return np.array([-4.5, -4.5]), np.array([4.5, 4.5])
@@ -81,6 +93,19 @@ def contour_grid(problem: Problem, lo, hi, size: int = 200) -> dict:
     return {"grid_x": gx, "grid_y": gy, "grid_logp": lp - lp.max()}
 
 
+def reference_and_baselines(seed: int, model: str, problem: Problem, reference_draws: int, baseline_samples: int,
+                            mmd_bandwidth_pairs: int) -> dict:
+    """The reference sample (Theorem 12) and the MMDs of fresh exact samples to it (the dashed
+    baselines of the MMD figures)."""
+    reference = exact_posterior_draws(problem, reference_draws, rng_for(seed, STUDY, model, 0, "reference"))
+    base = []
+    for b in range(baseline_samples):
+        fresh = exact_posterior_draws(problem, reference_draws, rng_for(seed, STUDY, model, b, "baseline"))
+        base.append(mmd(fresh, reference, mmd_bandwidth_pairs, rng_for(seed, STUDY, model, b, "baseline_mmd"))[0])
+    log.info("%s: %d reference draws; baseline MMD %.4f .. %.4f", model, reference_draws, min(base), max(base))
+    return {"reference": reference, "baseline_mmd": np.array(base)}
+
+
 def model_reference(input, output, seed: int, model: str, spec: dict, reference_draws: int,
                     baseline_samples: int, chains: int, start_rule: str, mmd_bandwidth_pairs: int) -> None:
     """One model's reference sample (Theorem 12), the MMDs of fresh exact samples to it (the
@@ -89,13 +114,8 @@ def model_reference(input, output, seed: int, model: str, spec: dict, reference_
     out = {"n": np.int64(problem.n), "dim": np.int64(problem.dim)}
     reference = None
     if problem.family != "circle":
-        reference = exact_posterior_draws(problem, reference_draws, rng_for(seed, STUDY, model, 0, "reference"))
-        base = []
-        for b in range(baseline_samples):
-            fresh = exact_posterior_draws(problem, reference_draws, rng_for(seed, STUDY, model, b, "baseline"))
-            base.append(mmd(fresh, reference, mmd_bandwidth_pairs, rng_for(seed, STUDY, model, b, "baseline_mmd"))[0])
-        out.update(reference=reference, baseline_mmd=np.array(base))
-        log.info("%s: %d reference draws; baseline MMD %.4f .. %.4f", model, reference_draws, min(base), max(base))
+        out.update(reference_and_baselines(seed, model, problem, reference_draws, baseline_samples, mmd_bandwidth_pairs))
+        reference = out["reference"]
     starts = start_points(seed, model, problem, spec, start_rule, chains, reference)
     out["starts"] = starts
     if problem.dim == 2:
@@ -119,9 +139,12 @@ def _with_gradients(hyper: dict, hmc_gradients: str) -> dict:
 def chains(input, output, seed: int, model: str, spec: dict, algo: str, epsilon: float, hyper: dict,
            delta_factor: float, hmc_gradients: str, mmd_bandwidth_pairs: int) -> None:
     """Every chain of one (model, algorithm, epsilon): the iteration count from the accountant
-    (Algorithm 2 over Theorem 6 or 11), then per chain acceptance, clip fractions, MMD to the
-    reference sample, mean and covariance error; R-hat and bulk ESS over the chains."""
+    (Algorithm 2 over Theorem 6, 7, 11 or the numerical PLD), then per chain acceptance, clip
+    fractions, MMD to the reference sample, mean and covariance error; R-hat and bulk ESS over
+    the chains. DP Barker reads its V_corr mixture from ``input.vcorr``."""
     problem = problem_of(seed, model, spec)
+    if algo == "barker":
+        hyper = dict(hyper, vcorr=load_vcorr(input.vcorr))
     ref = load_npz(input.reference)
     starts = ref["starts"]
     reference = ref.get("reference")
@@ -133,7 +156,7 @@ def chains(input, output, seed: int, model: str, spec: dict, algo: str, epsilon:
     setting = chain_setting(model, algo, fmt_eps(epsilon))
     log.info("%s: n=%d delta=%.3g -> %d iterations x %d chains", setting, problem.n, delta, iterations, len(starts))
     rows = {k: [] for k in ("acceptance", "llr_clip", "grad_clip", "mmd", "bandwidth", "mean_error",
-                            "cov_error", "cpu_seconds")}
+                            "cov_error", "cpu_seconds", "batch_variance_rejections")}
     kept = []
     if reference is not None:  # the reference's moments, once per job
         ref_mean, ref_cov = reference.mean(axis=0), np.atleast_2d(np.cov(reference, rowvar=False))
@@ -146,17 +169,16 @@ def chains(input, output, seed: int, model: str, spec: dict, algo: str, epsilon:
         rows["llr_clip"].append(chain.info.extra["llr_clip_fraction"])
         rows["grad_clip"].append(chain.info.extra.get("grad_clip_fraction", 0.0))
         rows["cpu_seconds"].append(chain.info.cpu_seconds)
+        rows["batch_variance_rejections"].append(chain.info.extra.get("batch_variance_rejections", 0))
         if reference is None:  # circle: distance of the kept mean from the true mean (0, 0)
             rows["mean_error"].append(float(np.linalg.norm(x.mean(axis=0) - problem.theta_true)))
             for k in ("mmd", "bandwidth", "cov_error"):  # undefined without a reference sample
                 rows[k].append(0.0)
         else:
-            m, h = mmd(x, reference, mmd_bandwidth_pairs, rng_for(seed, STUDY, setting, i, "mmd"))
-            rows["mmd"].append(m)
-            rows["bandwidth"].append(h)
-            rows["mean_error"].append(float(np.linalg.norm(x.mean(axis=0) - ref_mean)))
-            cov = np.atleast_2d(np.cov(x, rowvar=False)) if x.shape[0] > 1 else np.zeros((problem.dim, problem.dim))
-            rows["cov_error"].append(float(np.linalg.norm(cov - ref_cov)))
+            errors = sample_errors(x, reference, ref_mean, ref_cov, mmd_bandwidth_pairs,
+                                   rng_for(seed, STUDY, setting, i, "mmd"))
+            for k, v in errors.items():
+                rows[k].append(v)
         log.info("%s chain %d: acceptance %.3f, clipped %.4f, %s %.4f, %.2f s", setting, i, chain.info.acceptance,
                  rows["llr_clip"][-1], "MMD" if reference is not None else "mean error",
                  rows["mmd"][-1] if reference is not None else rows["mean_error"][-1], chain.info.cpu_seconds)

@@ -12,10 +12,11 @@ from collections.abc import Mapping
 
 import yaml
 
-__all__ = ["ALGORITHMS", "load_params", "hyperparameters", "model_spec", "author_iterations",
-           "chain_setting", "hmc_variant"]
+__all__ = ["ALGORITHMS", "CLIPPING_ALGORITHMS", "load_params", "hyperparameters", "model_spec", "author_iterations",
+           "chain_setting", "hmc_variant", "runs", "clipping_spec", "clipping_hyper"]
 
-ALGORITHMS = ("dpps", "dppa", "hmc")  # part 1 of the study; minibatch and Barker come later
+ALGORITHMS = ("dpps", "dppa", "hmc", "mdpps", "mdppa", "barker")
+CLIPPING_ALGORITHMS = ("rwmh", "hmc")  # the non-DP samplers of the clipping study (Fig 6.2)
 VERSIONS = ("seed", "head")
 _SPEC_KEYS = ("label", "family", "dim", "n", "n0", "temperature", "a", "likelihood_variance",
               "likelihood_cov", "theta_true", "start_centre", "start_sd_seed_text")
@@ -77,3 +78,40 @@ def hmc_variant(version: str) -> str:
 def chain_setting(model: str, algo: str, epsilon_text: str) -> str:
     """Seed-key experiment name and file stem of one (model, algorithm, epsilon) setting."""
     return f"{model}/{algo}/eps{epsilon_text}"
+
+
+def runs(params: Mapping, model: str, algo: str) -> bool:
+    """Whether the params file has settings of ``algo`` for ``model`` (the minibatch algorithms
+    and DP Barker run on the flat and tempered bananas only, as in the thesis)."""
+    return algo in _model(params, model)["algorithms"]
+
+
+def _clipping(params: Mapping) -> Mapping:
+    try:
+        return params["clipping_study_fig_6_2"]
+    except KeyError:
+        raise ValueError("the params file has no clipping_study_fig_6_2 section") from None
+
+
+def clipping_spec(params: Mapping, dim: int, n: int, data_fraction: float = 1.0) -> dict:
+    """The clipping study's model: the flat banana of easy-2d in ``dim`` dimensions with ``n``
+    rows (the author's scripts: 1e5 for both dimensions, while the DP easy-10d has 2e5), n scaled
+    by ``data_fraction``."""
+    spec = model_spec(params, "easy-2d", data_fraction)
+    spec.update(dim=int(dim), n=max(20, int(round(n * float(data_fraction)))),
+                theta_true=[0.0, 3.0] + [0.0] * (int(dim) - 2), label=f"flat banana, d = {dim} (clipping study)")
+    return spec
+
+
+def clipping_hyper(params: Mapping, algo: str, dim: int) -> dict:
+    """RWMH (3000 iterations, proposal sd) or HMC (500 iterations, exact gradients) of the
+    clipping study for one dimension, as the author's scripts set them."""
+    if algo not in CLIPPING_ALGORITHMS:
+        raise ValueError(f"clipping-study algorithm must be one of {CLIPPING_ALGORITHMS}, got {algo!r}")
+    entry = _clipping(params)[algo]
+    out = {"iterations": int(entry["iterations"])}
+    if algo == "rwmh":
+        out["prop_sd"] = entry["prop_sd_2d"] if int(dim) == 2 else entry[f"prop_sd_{dim}d"]
+    else:
+        out.update(eta=float(entry["eta"]), L=int(entry["L"]), mass_diag=entry[f"mass_diag_{dim}d"])
+    return out

@@ -45,7 +45,7 @@ def summarise(input, output, settings: list, models: list, health: dict) -> None
             "median grad clipped": float(np.median(d["grad_clip"])) if s["algo"] == "hmc" else "",
             "median MMD": float(np.median(d["mmd"])) if has_ref else "",
             "median mean error": float(np.median(d["mean_error"])),
-            "max R-hat": float(d["rhat"].max()), "min bulk ESS": float(d["ess"].min()),
+            "max R-hat": _finite_or_note(d["rhat"].max()), "min bulk ESS": _finite_or_note(d["ess"].min()),
             "flagged": flagged,
         })
     for m in models:
@@ -85,6 +85,12 @@ def tab5_1(input, output, models: list, specs: dict) -> None:
                 notes="n0 sets the tempering T = n0 / n (blank: T = 1); start deviation is the sd of the "
                       "random starting points (start_rule: start_sd); sigma_0^2 is the prior variance "
                       "(blank: flat prior). Ours are read from config/data/raisa2021/params.yaml.")
+
+
+def _finite_or_note(value):
+    """A diagnostic for the table: R-hat is infinite when a coordinate never moved in any chain
+    (e.g. 7 one-coordinate iterations); the setting is flagged and the cell says why."""
+    return float(value) if np.isfinite(value) else "not finite (a coordinate never moved)"
 
 
 def _g(value) -> str:

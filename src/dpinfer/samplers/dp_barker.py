@@ -1,0 +1,146 @@
+"""DP Barker (raisa2021 Sec. 3.2 / FACTS 3.3, after Heikkilä et al. 2019): the Barker test on a
+batch estimate of the log-likelihood ratio sum, its CLT noise topped up to a fixed Gaussian
+variance C and corrected towards the logistic by V_corr.
+
+One iteration from theta: theta' ~ N(theta, diag(prop_sd^2)); a batch of B rows without
+replacement; ratios clipped to +-0.99 sqrt(B) / (T n) (Theorem 7's bound, 0.99 as the author);
+r = batch mean, s^2 = population variance, sigma_b^2 = s^2 (nT)^2 / B;
+lambda = n T r + log prior ratio; accept iff lambda + N(0, C - sigma_b^2) + V_corr > 0, where
+N(0, C) + V_corr ~ Logistic(0, 1) approximately (V_corr: the author's 100-component Gaussian
+mixture for C = 2, ``config/data/raisa2021/vcorr_C2.0_K100.tsv``).
+
+The privacy bound needs sigma_b^2 <= C - 1 = 1. The author's code stopped the chain when the
+batch variance exceeded 1 (leaving rows of zeros); here such a proposal is rejected and counted
+(``extra["batch_variance_rejections"]``). With the clip bound above it cannot happen:
+s^2 <= max r_j^2 <= 0.99^2 B / (Tn)^2, so sigma_b^2 <= 0.9801 (docs/deviations.md).
+``Chain.info``: acceptance; ``clipped["llr"]``; ``extra["llr_clip_fraction"]`` = clipped / B /
+iterations (the author's bookkeeping).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+from scipy.special import ndtr
+
+from ..models.dp_mcmc import Problem, log_prior
+from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
+from .base import Chain, CpuTimer, Info
+from .dp_penalty import burnin_rows, chain_inputs, propose
+
+__all__ = ["run_dp_barker", "run_barker", "load_vcorr", "barker_accepts", "acceptance_probability",
+           "correction_density_error", "CLIP_FACTOR"]
+
+CLIP_FACTOR = 0.99  # ratios clipped at 0.99 sqrt(B) / (T n), as the author's code
+
+
+def load_vcorr(path) -> dict:
+    """The V_corr mixture of a TSV with columns component, mean, std, weight; weights
+    renormalised to sum 1 (they are stored to 17 digits)."""
+    table = np.loadtxt(Path(path), comments="#", delimiter="\t", ndmin=2)
+    if table.shape[1] != 4 or table.shape[0] < 1:
+        raise ValueError(f"{path}: expected columns component, mean, std, weight")
+    means, sds, weights = (np.ascontiguousarray(table[:, k]) for k in (1, 2, 3))
+    if not (np.all(sds > 0) and np.all(weights >= 0) and weights.sum() > 0):
+        raise ValueError(f"{path}: need positive sds and non-negative weights")
+    return {"means": means, "sds": sds, "weights": weights / weights.sum()}
+
+
+def acceptance_probability(lam, vcorr: dict, total_variance: float = 2.0, batch_variance: float = 0.0):
+    """Exact P(lambda + N(0, C - sigma_b^2) + V_corr > 0) for fixed lambda (and a Gaussian
+    batch error of variance sigma_b^2 already in lambda: pass it to get the test's own law)."""
+    lam = np.asarray(lam, float)[..., None]
+    scale = np.sqrt(total_variance - batch_variance + vcorr["sds"] ** 2)
+    return (vcorr["weights"] * ndtr((lam + vcorr["means"]) / scale)).sum(axis=-1)
+
+
+def correction_density_error(vcorr: dict, total_variance: float = 2.0, half_width: float = 10.0,
+                             points: int = 2001) -> float:
+    """max |density of N(0, C) + V_corr - logistic density| on [-half_width, half_width]."""
+    x = np.linspace(-half_width, half_width, points)[:, None]
+    var = total_variance + vcorr["sds"] ** 2
+    mix = (vcorr["weights"] * np.exp(-0.5 * (x - vcorr["means"]) ** 2 / var) / np.sqrt(2 * np.pi * var)).sum(axis=1)
+    logistic = 0.25 / np.cosh(0.5 * x[:, 0]) ** 2
+    return float(np.abs(mix - logistic).max())
+
+
+@njit(cache=True)
+def barker_accepts(lam, batch_variance, total_variance, means, sds, cum_weights, rng):
+    """The Barker test: lambda + N(0, C - sigma_b^2) + V_corr > 0, V_corr drawn from the mixture
+    (component by its cumulative weight, then mean + sd N(0, 1))."""
+    s = math.sqrt(total_variance - batch_variance) * rng.standard_normal()
+    k = np.searchsorted(cum_weights, rng.random() * cum_weights[-1], side="right")
+    k = min(k, means.shape[0] - 1)
+    v = means[k] + sds[k] * rng.standard_normal()
+    return lam + s + v > 0.0
+
+
+@njit(cache=True)
+def _barker_kernel(kind, params, data, temperature, prop_sd, batch, total_variance, means, sds, cum_weights, rng,
+                   out, counts):
+    """Fill out[1:] (out[0] = start); counts = [accepts, clipped ratios, batch-variance rejections]."""
+    iters = out.shape[0] - 1
+    d = out.shape[1]
+    n = data.shape[1]
+    nt = n * temperature
+    thr = CLIP_FACTOR * math.sqrt(batch) / nt
+    theta = out[0].copy()
+    prop = np.empty(d)
+    perm = np.arange(n)
+    direction = np.empty(d)  # not read by the Gaussian proposal
+    lp = log_prior(kind, params, theta)
+    accepts = 0
+    clipped = 0
+    too_noisy = 0
+    for t in range(iters):
+        propose(theta, prop, prop_sd, direction, False, rng)
+        draw_batch(perm, batch, rng)
+        mean, var, cnt = clipped_llr_batch(kind, params, data, theta, prop, thr, perm, batch)
+        clipped += cnt
+        var_b = nt * nt / batch * var
+        lp_new = log_prior(kind, params, prop)
+        if var_b > total_variance - 1.0:  # outside the privacy bound: reject (the author stopped)
+            too_noisy += 1
+        elif barker_accepts(nt * mean + lp_new - lp, var_b, total_variance, means, sds, cum_weights, rng):
+            theta[:] = prop
+            lp = lp_new
+            accepts += 1
+        out[t + 1] = theta
+    counts[0] = accepts
+    counts[1] = clipped
+    counts[2] = too_noisy
+
+
+def run_dp_barker(problem: Problem, start, iterations: int, *, prop_sd, batch_size: int, vcorr: dict,
+                  rng: np.random.Generator, total_variance: float = 2.0) -> Chain:
+    """DP Barker chain; draws has iterations + 1 rows (row 0 = start), burn-in =
+    :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``vcorr`` from :func:`load_vcorr`, fitted
+    for ``total_variance`` (C)."""
+    start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
+    batch = int(batch_size)
+    if not 1 <= batch <= problem.n:
+        raise ValueError(f"batch_size must be in 1..n = {problem.n}, got {batch}")
+    if not 1.0 <= total_variance < math.pi ** 2 / 3:
+        raise ValueError(f"need 1 <= C < pi^2/3 for the Barker correction, got {total_variance}")
+    counts = np.zeros(3, dtype=np.int64)
+    cum = np.cumsum(vcorr["weights"])
+    with CpuTimer() as timer:
+        _barker_kernel(problem.kind, problem.params, problem.data, float(problem.temperature), sd, batch,
+                       float(total_variance), vcorr["means"], vcorr["sds"], cum, rng, out, counts)
+    clipped = int(counts[1])
+    info = Info(cpu_seconds=timer.seconds, iterations=iterations, acceptance=counts[0] / iterations,
+                clipped={"llr": clipped, "batch_variance": int(counts[2])},
+                extra={"llr_clip_fraction": clipped / batch / iterations,
+                       "batch_variance_rejections": int(counts[2])})
+    return Chain(out, burnin_rows(iterations), info)
+
+
+def run_barker(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
+    """Registry entry ``barker``: params-file keys prop_sd, batch_size,
+    gaussian_noise_total_variance_C, and ``vcorr`` (the mixture, from :func:`load_vcorr`)."""
+    return run_dp_barker(problem, start, iterations, prop_sd=hyper["prop_sd"], batch_size=hyper["batch_size"],
+                         vcorr=hyper["vcorr"], rng=rng,
+                         total_variance=float(hyper.get("gaussian_noise_total_variance_C", 2.0)))

@@ -1,0 +1,116 @@
+"""Minibatch DP penalty (raisa2021 Sec. 3.3 / FACTS 3.2): DP penalty whose log-likelihood ratio
+sum is estimated from a batch of B rows drawn without replacement, the batch's CLT variance
+corrected by the penalty method as well.
+
+One iteration from theta, proposal as in :mod:`dpinfer.samplers.dp_penalty` (``mdpps`` Gaussian,
+``mdppa`` one component with the guided walk), d = ||theta' - theta||, ratios clipped to +-b d:
+
+- R = batch mean of the clipped ratios; sigma_b^2 = (nT)^2 / B * (their population variance);
+- lambda = n T R + log prior ratio;
+- sensitivity of lambda - sigma_b^2 / 2 (Theorem 8 with Lemma 1):
+  c = (n/B) T 2 b d + (1 - 1/B)(nT/B)^2 b^2 d^2 + (2/B)(nT/B)^2 (B - 1) b^2 d^2;
+- noise sd sqrt(tau) c (tau multiplies the noise *variance* here, unlike DP penalty);
+- accept iff log U < lambda + N(0, tau c^2) - (tau c^2 + sigma_b^2) / 2.
+
+The batch estimate is only approximately Gaussian (CLT), so the chain is approximate unless
+the batch variance vanishes (e.g. identical rows), where it is exact as DP penalty is
+(``penalty_correction=False`` drops both corrections: only for tests).
+``Chain.info``: acceptance; ``clipped["llr"]``; ``extra["llr_clip_fraction"]`` = clipped / B /
+iterations (the author's bookkeeping).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..models.dp_mcmc import Problem, log_prior
+from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
+from .base import Chain, CpuTimer, Info
+from .dp_penalty import burnin_rows, chain_inputs, distance, init_directions, propose, settle
+
+__all__ = ["run_minibatch_penalty", "run_mdpps", "run_mdppa", "minibatch_sensitivity"]
+
+
+@njit(cache=True)
+def minibatch_sensitivity(n, batch, temperature, bound, dist):
+    """c(theta, theta') of Theorem 8: the sensitivity of lambda - sigma_b^2 / 2."""
+    nt_b = n * temperature / batch
+    lb2 = (bound * dist) ** 2
+    return 2.0 * nt_b * bound * dist + (1.0 - 1.0 / batch) * nt_b * nt_b * lb2 + (2.0 / batch) * nt_b * nt_b * (
+        batch - 1) * lb2
+
+
+@njit(cache=True)
+def _minibatch_kernel(kind, params, data, temperature, tau, prop_sd, bound, batch, one_component, penalty, rng,
+                      out, counts):
+    """Fill out[1:] (out[0] = start); counts = [accepts, clipped ratios in the batches]."""
+    iters = out.shape[0] - 1
+    d = out.shape[1]
+    n = data.shape[1]
+    nt = n * temperature
+    theta = out[0].copy()
+    prop = np.empty(d)
+    perm = np.arange(n)
+    direction = init_directions(d, rng)
+    lp = log_prior(kind, params, theta)
+    sqrt_tau = math.sqrt(tau)
+    accepts = 0
+    clipped = 0
+    for t in range(iters):
+        c = propose(theta, prop, prop_sd, direction, one_component, rng)
+        dist = distance(theta, prop)
+        draw_batch(perm, batch, rng)
+        mean, var, cnt = clipped_llr_batch(kind, params, data, theta, prop, bound * dist, perm, batch)
+        clipped += cnt
+        var_b = nt * nt / batch * var
+        sd = sqrt_tau * minibatch_sensitivity(n, batch, temperature, bound, dist)
+        lp_new = log_prior(kind, params, prop)
+        lam = nt * mean + sd * rng.standard_normal() + lp_new - lp
+        if penalty:
+            lam -= 0.5 * (sd * sd + var_b)
+        accept = math.log(rng.random()) < lam
+        settle(accept, theta, prop, direction, c, one_component)
+        lp = lp_new if accept else lp
+        accepts += accept
+        out[t + 1] = theta
+    counts[0] = accepts
+    counts[1] = clipped
+
+
+def run_minibatch_penalty(problem: Problem, start, iterations: int, *, tau: float, prop_sd, clip_bound: float,
+                          batch_size: int, rng: np.random.Generator, one_component: bool = False,
+                          penalty_correction: bool = True) -> Chain:
+    """Minibatch DP penalty chain; draws has iterations + 1 rows (row 0 = start), burn-in =
+    :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``tau`` multiplies the noise variance."""
+    start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
+    batch = int(batch_size)
+    if not 1 <= batch <= problem.n:
+        raise ValueError(f"batch_size must be in 1..n = {problem.n}, got {batch}")
+    if not (tau >= 0 and clip_bound >= 0):
+        raise ValueError("need tau >= 0 and clip_bound >= 0")
+    counts = np.zeros(2, dtype=np.int64)
+    with CpuTimer() as timer:
+        _minibatch_kernel(problem.kind, problem.params, problem.data, float(problem.temperature), float(tau), sd,
+                          float(clip_bound), batch, bool(one_component), bool(penalty_correction), rng, out, counts)
+    clipped = int(counts[1])
+    info = Info(cpu_seconds=timer.seconds, iterations=iterations, acceptance=counts[0] / iterations,
+                clipped={"llr": clipped}, extra={"llr_clip_fraction": clipped / batch / iterations})
+    return Chain(out, burnin_rows(iterations), info)
+
+
+def run_mdpps(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
+    """Registry entry ``mdpps``: params-file keys tau_variance_multiplier, prop_sd, clip_bound,
+    batch_size."""
+    return run_minibatch_penalty(problem, start, iterations, tau=hyper["tau_variance_multiplier"],
+                                 prop_sd=hyper["prop_sd"], clip_bound=hyper["clip_bound"],
+                                 batch_size=hyper["batch_size"], rng=rng)
+
+
+def run_mdppa(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
+    """Registry entry ``mdppa``: as ``mdpps`` with one-component updates and the guided walk."""
+    return run_minibatch_penalty(problem, start, iterations, tau=hyper["tau_variance_multiplier"],
+                                 prop_sd=hyper["prop_sd"], clip_bound=hyper["clip_bound"],
+                                 batch_size=hyper["batch_size"], rng=rng, one_component=True)
