@@ -83,6 +83,9 @@ RAISA_SETTING_ROWS = [
 
 # the clipping study: one job per (sampler, dimension, bound)
 RAISA_CLIP = RAISA["clipping"]
+raisa2021_clipping_spec = lambda wildcards: clipping_spec(
+    RAISA_PARAMS, int(wildcards.dim), RAISA_CLIP["n"], RAISA["data_fraction"]
+)
 RAISA_CLIP_SETTINGS = [
     {
         "algo": a,
@@ -394,9 +397,7 @@ rule raisa2021_run_clipping_reference:
         step=step("raisa2021.clipping:clipping_reference"),
         seed=config["seed"],
         dim=lambda wildcards: int(wildcards.dim),
-        spec=lambda wildcards: clipping_spec(
-            RAISA_PARAMS, int(wildcards.dim), RAISA_CLIP["n"], RAISA["data_fraction"]
-        ),
+        spec=raisa2021_clipping_spec,
         reference_draws=RAISA["reference_draws"],
         baseline_samples=RAISA["baseline_samples"],
         mmd_bandwidth_pairs=RAISA["mmd_bandwidth_pairs"],
@@ -421,9 +422,7 @@ rule raisa2021_run_clipping:
         step=step("raisa2021.clipping:clipping_chains"),
         seed=config["seed"],
         dim=lambda wildcards: int(wildcards.dim),
-        spec=lambda wildcards: clipping_spec(
-            RAISA_PARAMS, int(wildcards.dim), RAISA_CLIP["n"], RAISA["data_fraction"]
-        ),
+        spec=raisa2021_clipping_spec,
         algo="{algo}",
         bound=wildcard_float("bound"),
         hyper=lambda wildcards: clipping_hyper(RAISA_PARAMS, wildcards.algo, int(wildcards.dim)),

@@ -159,11 +159,9 @@ def clip_threshold(theta, theta_new, bound, rule):
 
 
 @njit(cache=True)
-def llr_sum(kind, params, n, theta, theta_new):
-    """The unclipped sum_j r_j over the n stored rows, O(d) from the column sums S."""
-    p = 1 if kind == 2 else theta.shape[0]
-    coef = np.empty(p)
-    c0 = _llr_coefficients(kind, params, theta, theta_new, coef)
+def _sum_from_column_sums(params, n, c0, coef):
+    """n c0 + coef . S: the unclipped ratio sum from the column sums S (last entries of params)."""
+    p = coef.shape[0]
     sums = params[params.shape[0] - p:]
     total = n * c0
     for k in range(p):
@@ -172,11 +170,19 @@ def llr_sum(kind, params, n, theta, theta_new):
 
 
 @njit(cache=True)
+def llr_sum(kind, params, n, theta, theta_new):
+    """The unclipped sum_j r_j over the n stored rows, O(d) from the column sums S."""
+    coef = np.empty(1 if kind == 2 else theta.shape[0])
+    c0 = _llr_coefficients(kind, params, theta, theta_new, coef)
+    return _sum_from_column_sums(params, n, c0, coef)
+
+
+@njit(cache=True)
 def clipped_llr_sum(kind, params, data, theta, theta_new, bound, rule=0):
     """(sum_j clip(r_j, -thr, thr), #rows with |r_j| > thr), untempered, r_j =
     log p(x_j|theta_new) - log p(x_j|theta), thr = :func:`clip_threshold` (b = ``bound`` times
     the Euclidean distance; ``rule`` 1: the author's clipping-study distance). Unclipped sum from
-    the column sums (:func:`llr_sum`); the pass counts |r_j| > thr per block and accumulates the
+    the column sums (as :func:`llr_sum`); the pass counts |r_j| > thr per block and accumulates the
     excess of clipped rows. Columns whose coefficient is exactly zero are not read."""
     p, n = data.shape
     thr = clip_threshold(theta, theta_new, bound, rule)
@@ -184,7 +190,7 @@ def clipped_llr_sum(kind, params, data, theta, theta_new, bound, rule=0):
     c0 = _llr_coefficients(kind, params, theta, theta_new, coef)
     cols = np.empty(p, dtype=np.int64)
     nnz = _nonzero(coef, cols)
-    total = llr_sum(kind, params, n, theta, theta_new)
+    total = _sum_from_column_sums(params, n, c0, coef)  # the coefficients once per pass
     buf = np.empty(_BLOCK)
     acc = np.zeros(_BLOCK)
     count = 0

@@ -29,6 +29,7 @@ from scipy.special import ndtr
 from ..models.dp_mcmc import Problem, log_prior
 from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
 from .base import Chain, CpuTimer, Info
+from .dp_minibatch import checked_batch_size
 from .dp_penalty import burnin_rows, chain_inputs, propose
 
 __all__ = ["run_dp_barker", "run_barker", "load_vcorr", "barker_accepts", "acceptance_probability",
@@ -120,9 +121,7 @@ def run_dp_barker(problem: Problem, start, iterations: int, *, prop_sd, batch_si
     :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``vcorr`` from :func:`load_vcorr`, fitted
     for ``total_variance`` (C)."""
     start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
-    batch = int(batch_size)
-    if not 1 <= batch <= problem.n:
-        raise ValueError(f"batch_size must be in 1..n = {problem.n}, got {batch}")
+    batch = checked_batch_size(problem, batch_size)
     if not 1.0 <= total_variance < math.pi ** 2 / 3:
         raise ValueError(f"need 1 <= C < pi^2/3 for the Barker correction, got {total_variance}")
     counts = np.zeros(3, dtype=np.int64)

@@ -31,7 +31,7 @@ from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
 from .base import Chain, CpuTimer, Info
 from .dp_penalty import burnin_rows, chain_inputs, distance, init_directions, propose, settle
 
-__all__ = ["run_minibatch_penalty", "run_mdpps", "run_mdppa", "minibatch_sensitivity"]
+__all__ = ["run_minibatch_penalty", "run_mdpps", "run_mdppa", "minibatch_sensitivity", "checked_batch_size"]
 
 
 @njit(cache=True)
@@ -80,15 +80,21 @@ def _minibatch_kernel(kind, params, data, temperature, tau, prop_sd, bound, batc
     counts[1] = clipped
 
 
+def checked_batch_size(problem: Problem, batch_size) -> int:
+    """B as an int in 1..n (a batch is drawn without replacement)."""
+    batch = int(batch_size)
+    if not 1 <= batch <= problem.n:
+        raise ValueError(f"batch_size must be in 1..n = {problem.n}, got {batch}")
+    return batch
+
+
 def run_minibatch_penalty(problem: Problem, start, iterations: int, *, tau: float, prop_sd, clip_bound: float,
                           batch_size: int, rng: np.random.Generator, one_component: bool = False,
                           penalty_correction: bool = True) -> Chain:
     """Minibatch DP penalty chain; draws has iterations + 1 rows (row 0 = start), burn-in =
     :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``tau`` multiplies the noise variance."""
     start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
-    batch = int(batch_size)
-    if not 1 <= batch <= problem.n:
-        raise ValueError(f"batch_size must be in 1..n = {problem.n}, got {batch}")
+    batch = checked_batch_size(problem, batch_size)
     if not (tau >= 0 and clip_bound >= 0):
         raise ValueError("need tau >= 0 and clip_bound >= 0")
     counts = np.zeros(2, dtype=np.int64)
