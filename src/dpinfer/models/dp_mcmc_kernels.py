@@ -161,11 +161,9 @@ def clip_threshold(theta, theta_new, bound, rule):
 @njit(cache=True)
 def _sum_from_column_sums(params, n, c0, coef):
     """n c0 + coef . S: the unclipped ratio sum from the column sums S (last entries of params)."""
-    p = coef.shape[0]
-    sums = params[params.shape[0] - p:]
-    total = n * c0
-    for k in range(p):
-        total += coef[k] * sums[k]
+    total, first = n * c0, params.shape[0] - coef.shape[0]
+    for k in range(coef.shape[0]):
+        total += coef[k] * params[first + k]
     return total
 
 
@@ -173,8 +171,7 @@ def _sum_from_column_sums(params, n, c0, coef):
 def llr_sum(kind, params, n, theta, theta_new):
     """The unclipped sum_j r_j over the n stored rows, O(d) from the column sums S."""
     coef = np.empty(1 if kind == 2 else theta.shape[0])
-    c0 = _llr_coefficients(kind, params, theta, theta_new, coef)
-    return _sum_from_column_sums(params, n, c0, coef)
+    return _sum_from_column_sums(params, n, _llr_coefficients(kind, params, theta, theta_new, coef), coef)
 
 
 @njit(cache=True)
