@@ -25,6 +25,11 @@ if enabled("ju2022"):
     include: "workflow/rules/ju2022.smk"
 
 
+if enabled("bernstein2020", "chapter3"):
+
+    include: "workflow/rules/bernstein2020_ch3.smk"
+
+
 if enabled("bernstein2020", "chapter4"):
 
     include: "workflow/rules/bernstein2020_ch4.smk"

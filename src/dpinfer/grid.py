@@ -25,6 +25,7 @@ __all__ = [
     "raim_setting",
     "parse_raim_setting",
     "raim_settings",
+    "ch3_cell_name",
 ]
 
 FIGURE_SUFFIXES = (".pdf", ".png")
@@ -119,3 +120,28 @@ def parse_raim_setting(name: str) -> tuple[float, float]:
 def raim_settings(rhos, lambdas) -> list[str]:
     """Every (rho, lambda) setting name of the regression study, rho-major."""
     return [raim_setting(r, lam) for r in rhos for lam in lambdas]
+
+
+# ----------------------------------------------------------------------------- bernstein2020 ch. 3
+def ch3_cell_name(figure: str, *, model: str | None = None, n: int | None = None, epsilon: float | None = None,
+                  lam: float | None = None) -> str:
+    """File stem of one cell of a chapter-3 figure grid (``runs/<figure>/<stem>.npz``).
+
+    fig3_1 ``n100_eps0.1``; fig3_2 ``n1000``; fig3_3 ``lam0.01``; fig3_4 ``chain1_n100_eps0.1``
+    (``chain1_n100_ref`` for the release-free references); fig3_5 ``cell``; fig3_6 ``size10000_eps1``
+    (``size10000_ref``), where n is the number of training individuals.
+    """
+    ref = "ref" if epsilon is None else f"eps{fmt_eps(epsilon)}"
+    if figure == "fig3_1":
+        return f"n{int(n)}_{ref}"
+    if figure == "fig3_2":
+        return f"n{int(n)}"
+    if figure == "fig3_3":
+        return f"lam{fmt_eps(lam)}"
+    if figure == "fig3_4":
+        return f"{model}_n{int(n)}_{ref}"
+    if figure == "fig3_5":
+        return "cell"
+    if figure == "fig3_6":
+        return f"size{int(n)}_{ref}"
+    raise ValueError(f"not a chapter-3 figure: {figure!r}")

@@ -1,0 +1,31 @@
+"""The record every point estimator of :mod:`dpinfer.estimators` returns.
+
+A fit is a point estimate, not a chain, so it is not the samplers' ``Chain``: it holds the flat
+parameter vector in the model's layout (``PairwiseMRF.dim``), how the optimiser ended and what it cost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Fit"]
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A fitted flat parameter vector and how it was obtained.
+
+    theta: flat parameters in the model layout (blocks of K*K edge entries, then node entries).
+    iterations: optimiser iterations (MLE) or EM iterations (CGM-EM).
+    converged: False when the optimiser stopped on its iteration cap or reported trouble.
+    objective: finite objective trace; one entry (the final value) for MLE, one per EM iteration for CGM.
+    seconds: CPU seconds (``time.process_time``) spent in the fit.
+    """
+
+    theta: np.ndarray
+    iterations: int
+    converged: bool
+    objective: np.ndarray
+    seconds: float

@@ -1,0 +1,238 @@
+"""What bernstein2020 states for Chapter 3 (Section 3.3), and its checkable claims.
+
+The thesis prints no numbers in its Chapter-3 figures; it states the settings below and
+qualitative results. :func:`claims` turns each into a computed check on ``summary.npz`` and
+writes ``results/bernstein2020/claims/bernstein2020_ch3.csv``. Comparisons of two methods use
+the paired difference over the same trials (same population and release) and its standard error.
+Rows about CPU time start with "runtime" (they differ between runs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ...grid import ch3_cell_name, fmt_eps
+from ...io import load_npz
+from ..scorecard import Claim, write_claims
+from .summarise import summary_key
+
+__all__ = ["NODES", "TRIALS", "RUNTIME_RATIOS", "WIFI_RUNTIME_RATIOS", "slope", "claims"]
+
+NODES = 10                      # Section 3.3.2: graphs of 10 nodes
+TRIALS = (5, 5)                 # 5 populations x 5 releases
+# Section 3.3.3: time relative to naive MLE on (third-order chain, ER)
+RUNTIME_RATIOS = {"cgm": {"chain3": 4.0, "er": 8.0}, "psgd": {"chain3": 27.0, "er": 40.0}}
+WIFI_RUNTIME_RATIOS = {"cgm": 15.0, "psgd": 46.0}
+SLOPE_TOLERANCE = 0.3           # our reading of "slope -1 / -2" on a log-log plot
+_DEV = "ch-3-how-the-scorecard-judges-the-thesis-claims"
+
+
+def _arr(d, figure, cell, name):
+    key = summary_key(figure, cell, name)
+    return d[key] if key in d else np.array([np.nan])
+
+
+def _paired(d, figure, cell, a, b, metric="kl"):
+    """Mean and SE of a - b over the trials where both ran."""
+    x, y = _arr(d, figure, cell, f"{a}_{metric}"), _arr(d, figure, cell, f"{b}_{metric}")
+    ok = np.isfinite(x) & np.isfinite(y)
+    diff = x[ok] - y[ok]
+    if diff.size < 2:
+        return float("nan"), float("nan"), int(diff.size)
+    return float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(diff.size)), int(diff.size)
+
+
+def _mean(d, figure, cell, name):
+    x = _arr(d, figure, cell, name)
+    x = x[np.isfinite(x)]
+    return float(x.mean()) if x.size else float("nan")
+
+
+def slope(ns, values) -> float:
+    """Least-squares slope of log(values) on log(ns)."""
+    return float(np.polyfit(np.log(np.asarray(ns, float)), np.log(np.asarray(values, float)), 1)[0])
+
+
+def _settings_claims(s) -> list[Claim]:
+    P = int(s["populations"])
+    out = []
+    for fig in ("fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5"):
+        R = int(s[fig].get("releases", s["releases"]))
+        out.append(Claim(fig, "trials per setting: populations x releases per population (Section 3.3.2)",
+                         f"{TRIALS[0]} x {TRIALS[1]}", f"{P} x {R}", "", (P, R) == TRIALS,
+                         "ch-3-trials-and-grids"))
+    return out
+
+
+def _fig3_1(d, s) -> list[Claim]:
+    ns = [int(n) for n in s["n_grid"]]
+    out = []
+    for eps, target, label in ((max(s["epsilons"]), -1.0, "largest"), (min(s["epsilons"]), -2.0, "smallest")):
+        mse = [_mean(d, "fig3_1", ch3_cell_name("fig3_1", n=n, epsilon=eps), "naive_mse") for n in ns]
+        k = slope(ns, mse) if len(ns) > 1 and all(np.isfinite(mse)) and min(mse) > 0 else float("nan")
+        noisy = [_mean(d, "fig3_1", ch3_cell_name("fig3_1", n=n, epsilon=eps), "noisy_mse") for n in ns]
+        kn = slope(ns, noisy) if len(ns) > 1 and min(noisy) > 0 else float("nan")
+        out.append(Claim(
+            "fig3_1", f"Prop. 3: MSE of the noisy pseudo-marginals y/N falls with slope {target:g} at the {label} epsilon "
+            f"({fmt_eps(eps)}): least-squares slope over N = {ns[0]}..{ns[-1]} within +-{SLOPE_TOLERANCE}",
+            f"slope {target:g}", f"{kn:.2f}", f"{len(ns)} N values x {int(s.get('trials', 25))} trials",
+            bool(abs(kn - target) <= SLOPE_TOLERANCE) if np.isfinite(kn) else None, _DEV))
+        out.append(Claim(
+            "fig3_1", f"MSE of naive MLE's marginals falls with slope {target:g} on the log-log plot at the {label} "
+            f"epsilon ({fmt_eps(eps)}): least-squares slope over N = {ns[0]}..{ns[-1]} within +-{SLOPE_TOLERANCE}",
+            f"slope {target:g}", f"{k:.2f}", f"{len(ns)} N values x {int(s.get('trials', 25))} trials",
+            bool(abs(k - target) <= SLOPE_TOLERANCE) if np.isfinite(k) else None, _DEV))
+    return out
+
+
+def _fig3_2(d, s) -> list[Claim]:
+    ns = [int(n) for n in s["n_grid"]]
+    wins = []
+    for n in ns:
+        m, se, k = _paired(d, "fig3_2", ch3_cell_name("fig3_2", n=n), "naive_unprojected", "naive")
+        wins.append((n, m, se, k))
+    better = sum(1 for _, m, se, _ in wins if m > 2 * se)
+    worst = min(wins, key=lambda w: w[1] / w[2] if w[2] > 0 else np.inf)
+    return [Claim(
+        "fig3_2", "projecting the noisy marginals onto the simplex helps naive MLE at every N: KL without projection "
+        "minus KL with it above 2 SE (paired over the trials)", "projection very helpful",
+        f"{better}/{len(ns)} N values; smallest margin {worst[1]:.3g} at N={worst[0]}", f"SE {worst[2]:.2g} "
+        f"({worst[3]} trials)", better == len(ns), _DEV)]
+
+
+def _fig3_3(d, s) -> list[Claim]:
+    lams = [float(v) for v in s["lambdas"]]
+    cells = [ch3_cell_name("fig3_3", lam=v) for v in lams]
+    noisy = np.array([_mean(d, "fig3_3", c, "naive_kl") for c in cells])
+    true = np.array([_mean(d, "fig3_3", c, "nonprivate_kl") for c in cells])
+    best = int(np.nanargmin(noisy))
+    out = [Claim(
+        "fig3_3", "naive MLE must be tuned 'just right': KL at the smallest lambda (overfits to zeros) and at the "
+        "largest (underfits) both at least twice its minimum over the lambda grid",
+        "overfits for small lambda, underfits for large", f"min {noisy[best]:.3g} at lambda={lams[best]:g}; "
+        f"{noisy[0]:.3g} at {lams[0]:g}, {noisy[-1]:.3g} at {lams[-1]:g}", "",
+        bool(noisy[0] >= 2 * noisy[best] and noisy[-1] >= 2 * noisy[best]), _DEV)]
+    tb = int(np.nanargmin(true))
+    small = list(range(tb + 1))
+    ratio = max(true[i] / true[tb] for i in small)
+    out.append(Claim(
+        "fig3_3", "learning from the true statistics does not overfit: KL within a factor 1.5 of its minimum at every "
+        "lambda below its best", "good for a broad range of lambda approaching zero",
+        f"max ratio {ratio:.2f} over lambda {lams[0]:g}..{lams[tb]:g} (best)", "", bool(ratio <= 1.5), _DEV))
+    return out
+
+
+def _fig3_4(d, s) -> list[Claim]:
+    ns = [int(n) for n in s["n_grid"]]
+    out = []
+    for model in s["models"]:
+        cells = [(n, e) for e in s["epsilons"] for n in ns]
+        res = [_paired(d, "fig3_4", ch3_cell_name("fig3_4", model=model, n=n, epsilon=e), "naive", "cgm")
+               for n, e in cells]
+        lower = sum(1 for m, _, _ in res if m > 0)
+        sig = sum(1 for m, se, _ in res if m > 2 * se)
+        worst = int(np.argmin([m for m, _, _ in res]))
+        out.append(Claim(
+            "fig3_4", f"CGM improves upon naive MLE for the {model} model at every (N, epsilon): mean paired KL "
+            "difference naive - CGM > 0", "CGM better for all models, privacy levels and N",
+            f"{lower}/{len(cells)} cells ({sig} beyond 2 SE); smallest difference {res[worst][0]:.3g} at "
+            f"N={cells[worst][0]}, eps={fmt_eps(cells[worst][1])}", f"SE {res[worst][1]:.2g}",
+            lower == len(cells), _DEV))
+        missing = [c for c in cells if not np.isfinite(_mean(d, "fig3_4", ch3_cell_name(
+            "fig3_4", model=model, n=c[0], epsilon=c[1]), "psgd_kl"))]
+        out.append(Claim(
+            "fig3_4", f"PSGD is not attainable at some smaller epsilon ({model}): cells where no setting reaches "
+            "(epsilon, delta = 1/N) with noise multiplier <= the cap",
+            "some smaller epsilon not attainable",
+            f"{len(missing)}/{len(cells)} cells omitted" + (f", e.g. N={missing[0][0]}, eps={fmt_eps(missing[0][1])}"
+                                                            if missing else ""), "", bool(missing), _DEV))
+    return out
+
+
+def _runtime(d, s) -> list[Claim]:
+    out = []
+    for method, ratios in RUNTIME_RATIOS.items():
+        for model, paper in ratios.items():
+            if model not in s["models"]:
+                continue
+            secs = {m: [] for m in ("naive", method)}
+            for n in s["n_grid"]:
+                for e in s["epsilons"]:
+                    c = ch3_cell_name("fig3_4", model=model, n=n, epsilon=e)
+                    for m in secs:
+                        x = _arr(d, "fig3_4", c, f"{m}_seconds")
+                        secs[m].extend(x[np.isfinite(x)].tolist())
+            out.append(_runtime_claim("fig3_4", method, model, secs[method], secs["naive"], paper))
+    return out
+
+
+def _runtime_claim(target, method, where, secs, naive_secs, paper) -> Claim:
+    """The thesis's CPU-time ratio of ``method`` to naive MLE against ours (within a factor 2)."""
+    ratio = float(np.mean(secs) / np.mean(naive_secs)) if len(secs) and len(naive_secs) else np.nan
+    return Claim(target, f"runtime: {method.upper()} CPU time per fit relative to naive MLE ({where}), within a "
+                 "factor 2 of the thesis's ratio", f"about {paper:g}x", f"{ratio:.1f}x",
+                 f"{len(secs)} / {len(naive_secs)} fits",
+                 bool(paper / 2 <= ratio <= paper * 2) if np.isfinite(ratio) else None, "ch-3-runtimes")
+
+
+def _fig3_5(d, s) -> list[Claim]:
+    c = ch3_cell_name("fig3_5")
+    t = d[summary_key("fig3_5", c, "marginals_true")]
+    rmse = {m: float(np.sqrt(np.mean((d[summary_key("fig3_5", c, f"marginals_{m}")] - t) ** 2)))
+            for m in ("naive", "cgm", "nonprivate")}
+    npv = d[summary_key("fig3_5", c, "marginals_nonprivate")]
+    to_np = {m: float(np.sqrt(np.mean((d[summary_key("fig3_5", c, f"marginals_{m}")] - npv) ** 2)))
+             for m in ("naive", "cgm")}
+    return [Claim(
+        "fig3_5", "CGM's edge marginals are closer than naive MLE's to the true marginals and to the non-private "
+        "ones (RMSE over all edge cells, first trial)", "CGM much closer to true and non-private",
+        f"to true: CGM {rmse['cgm']:.2g} vs naive {rmse['naive']:.2g}; to non-private: CGM {to_np['cgm']:.2g} vs "
+        f"naive {to_np['naive']:.2g}", "one trial", bool(rmse["cgm"] < rmse["naive"] and to_np["cgm"] < to_np["naive"]),
+        _DEV)]
+
+
+def _fig3_6(d, s) -> list[Claim]:
+    sizes, eps = [int(v) for v in s["train_sizes"]], [float(e) for e in s["epsilons"]]
+    cells = [ch3_cell_name("fig3_6", n=z, epsilon=e) for z in sizes for e in eps]
+    cgm_nv = [_paired(d, "fig3_6", c, "cgm", "naive", "loglik") for c in cells]
+    beat = sum(1 for m, _, _ in cgm_nv if m > 0)
+    psgd_worse = [c for c in cells if np.isfinite(_mean(d, "fig3_6", c, "psgd_loglik"))]
+    both = sum(1 for c in psgd_worse if min(_mean(d, "fig3_6", c, "naive_loglik"), _mean(d, "fig3_6", c, "cgm_loglik"))
+               > _mean(d, "fig3_6", c, "psgd_loglik"))
+    lo = [_mean(d, "fig3_6", ch3_cell_name("fig3_6", n=z, epsilon=min(eps)), "cgm_loglik") for z in sizes]
+    hi = [_mean(d, "fig3_6", ch3_cell_name("fig3_6", n=z, epsilon=max(eps)), "cgm_loglik") for z in sizes]
+    out = [
+        Claim("fig3_6", "CGM improves upon naive MLE in every (training size, epsilon): mean paired holdout "
+              "log-likelihood CGM - naive > 0", "across all parameter regimes", f"{beat}/{len(cells)} cells", "",
+              beat == len(cells), _DEV),
+        Claim("fig3_6", "naive MLE and CGM both outperform PSGD (mean holdout log-likelihood) where PSGD runs",
+              "both outperform PSGD", f"{both}/{len(psgd_worse)} cells", "",
+              both == len(psgd_worse) if psgd_worse else None, _DEV),
+        Claim("fig3_6", "CGM's holdout log-likelihood improves with weaker privacy (largest vs smallest epsilon) and "
+              "with N (largest vs smallest training size, at the largest epsilon)", "improves with N and epsilon",
+              "; ".join(f"N={z}: {a:.3f} -> {b:.3f}" for z, a, b in zip(sizes, lo, hi)), "",
+              bool(all(b > a for a, b in zip(lo, hi)) and hi[-1] >= hi[0]), _DEV),
+    ]
+    for method, paper in WIFI_RUNTIME_RATIOS.items():
+        secs = {m: np.concatenate([_arr(d, "fig3_6", c, f"{m}_seconds") for c in cells]) for m in ("naive", method)}
+        secs = {m: v[np.isfinite(v)] for m, v in secs.items()}
+        out.append(_runtime_claim("fig3_6", method, "mobility data", secs[method], secs["naive"], paper))
+    return out
+
+
+def claims(input, output, *, settings):
+    """Rule step: the thesis's Chapter-3 statements against ``summary.npz``."""
+    d = load_npz(input.summary)
+    s = settings
+    out = _settings_claims(s)
+    out += _fig3_1(d, dict(s["fig3_1"], trials=int(s["populations"]) * int(s["releases"])))
+    out += _fig3_2(d, s["fig3_2"])
+    out += _fig3_3(d, s["fig3_3"])
+    out += _fig3_4(d, s["fig3_4"])
+    out += _runtime(d, s["fig3_4"])
+    out += _fig3_5(d, s["fig3_5"])
+    out += _fig3_6(d, s["fig3_6"])
+    write_claims(output.claims, [c if not c.holds else dataclasses.replace(c, deviation="") for c in out])

@@ -1,0 +1,102 @@
+"""bernstein2020 Chapter 3, Fig 3.6: the synthetic mobility data job and its cells.
+
+``wifi_data`` generates the data set once (:mod:`.wifi`; no all-day-absent type, since a
+(user, day) pair of a wifi log exists only if the user connected that day), splits it 75/25 and
+stores the training records in a seeded random order, so a training size s is the first s rows.
+``wifi_cell`` fits one (training size, epsilon) cell: per release, the Laplace(|C|/eps) release
+of the 1/K-weighted edge tables, naive MLE and CGM-EM (exact chain inference) with N estimated
+from the noisy tables, and PSGD on the unweighted training records; a reference cell fits the
+non-private MLE on the weighted tables. The score is the holdout log-likelihood per test
+individual under the test set's empirical distribution (unweighted: the weights are the
+release's pre-processing, not part of the evaluation).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from ...estimators import mle
+from ...io import load_npz, save_npz
+from ...models.pairwise_mrf import tables_from_records
+from ...seeding import rng_for
+from . import wifi
+from .problems import STUDY, release
+from .run import cgm_fit, psgd_fit, tune_naive, tune_psgd
+
+__all__ = ["generator", "wifi_data", "wifi_cell"]
+
+log = logging.getLogger("dpinfer.bernstein2020_ch3")
+_KEYS = ("kl", "mse", "loglik", "seconds", "iterations", "converged")
+
+
+def generator(locations: int) -> wifi.WifiGenerator:
+    return wifi.WifiGenerator(n_locations=int(locations), type_probs=(0.0, 0.5, 0.5))
+
+
+def wifi_data(input, output, *, seed, individuals, train_fraction, locations):
+    """Rule step: generate, split and describe the synthetic mobility data."""
+    gen = generator(locations)
+    records = wifi.generate(gen, int(individuals), rng_for(int(seed), STUDY, "ch3_wifi", 0, "generate"))
+    train, test = wifi.split(records.shape[0], float(train_fraction), rng_for(int(seed), STUDY, "ch3_wifi", 0, "split"))
+    order = rng_for(int(seed), STUDY, "ch3_wifi", 0, "train_order").permutation(train)
+    model = wifi.wifi_model(gen)
+    test_tables = np.asarray(tables_from_records(model, records[test]), dtype=float)
+    desc = wifi.summary(records)
+    log.info("wifi data: %s", desc)
+    save_npz(output.data, train_records=records[order], test_tables=test_tables, n_test=np.int64(test.size),
+             n_train=np.int64(train.size), locations=np.int64(locations),
+             **{k: np.asarray(v) for k, v in desc.items()})
+
+
+def wifi_cell(input, output, *, seed, cell, fit):
+    """Rule step: one (training size, epsilon) cell of Fig 3.6 (epsilon None: the non-private reference)."""
+    d = load_npz(input.data)
+    gen = generator(int(d["locations"]))
+    model = wifi.wifi_model(gen)
+    size, eps = int(cell["train_size"]), cell.get("epsilon")
+    train = d["train_records"][:size]
+    w = wifi.weights(train)
+    tables = wifi.weighted_tables(model, train, w)
+    n_test, test_tables = float(d["n_test"]), d["test_tables"]
+    lams = fit["lambdas"]
+
+    def score(theta):
+        return wifi.holdout_loglik(model, theta, test_tables, n_test)
+
+    R = 1 if eps is None else int(fit["releases"])
+    methods = ["nonprivate"] if eps is None else ["naive", "cgm", "psgd"]
+    cols = {f"{m}_{k}": np.full(R, np.nan) for m in methods for k in _KEYS}
+
+    def put(m, r, f, extra=0.0):
+        for k, v in (("loglik", score(f.theta)), ("seconds", f.seconds + extra), ("iterations", f.iterations),
+                     ("converged", float(bool(f.converged)))):
+            cols[f"{m}_{k}"][r] = v
+
+    experiment = f"ch3_wifi_size{size}"
+    setting, grid_scores = None, np.array([])
+    if eps is None:
+        put("nonprivate", 0, mle.nonprivate_mle(model, tables, float(w.sum()), float(lams["nonprivate"])))
+    else:
+        eps = float(eps)
+        psgd = fit["psgd"]
+        setting, grid_scores = tune_psgd(model, train, eps, psgd, score,
+                                         lambda g: rng_for(int(seed), STUDY, experiment, g, "psgd_tuning"))
+        for r in range(R):
+            y, mech = release(int(seed), f"wifi_size{size}", size, eps, r, tables, model.n_cliques)
+            n_hat = wifi.population_size(y)
+            if r == 0:
+                naive_lam, naive, _ = tune_naive(lambda v: mle.naive_mle(model, y, n_hat, v, project=True),
+                                                 lams["naive"], score)
+            else:
+                naive = mle.naive_mle(model, y, n_hat, naive_lam, project=True)
+            put("naive", r, naive)
+            em = cgm_fit(model, y, n_hat, mech.scale, lams["cgm"], naive.theta, fit["cgm"])
+            put("cgm", r, em, extra=naive.seconds)
+            if setting is not None and r < int(psgd["trials"]):
+                put("psgd", r, psgd_fit(model, train, eps, setting, psgd, rng_for(int(seed), STUDY, experiment, r, "psgd")))
+    log.info("wifi cell size=%d eps=%s: %s", size, eps, {m: np.nanmean(cols[f"{m}_loglik"]) for m in methods
+                                                          if np.isfinite(cols[f"{m}_loglik"]).any()})
+    save_npz(output.cell, methods=np.array(methods), n=np.int64(size), epsilon=np.float64(np.nan if eps is None else eps),
+             psgd_scale=np.float64(np.nan if setting is None else setting), psgd_tuning_score=grid_scores, **cols)
