@@ -26,47 +26,8 @@ if max(_W["train_sizes"]) > int(_W["individuals"] * _W["train_fraction"]):
 register_targets("bernstein2020", [(f"fig3_{i}", "figure") for i in range(1, 7)])
 
 
-def _ch3_cell(name, model, states, n, epsilon, methods, lambdas=None, keep_marginals=False, releases=None):
-    lams = dict(CH3["lambdas"], **(lambdas or {}))
-    return {
-        "name": name, "model": model, "spec": CH3["models"][model], "states": states, "n": n,
-        "releases": releases or CH3["releases"],
-        "epsilon": epsilon, "methods": methods, "lambdas": {m: lams[m] for m in methods if m in lams}
-        | ({"naive": lams["naive"]} if "cgm" in methods else {}),
-        "keep_marginals": keep_marginals,
-        "cgm": CH3["cgm"] if "cgm" in methods else None,
-        "psgd": CH3["psgd"] if "psgd" in methods else None,
-    }
-
-
-def _ch3_cells():
-    cells = {f: {} for f in ("fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5")}
-    f1, f2, f3, f4, f5 = (CH3[f] for f in cells)
-    for n in f1["n_grid"]:
-        for e in f1["epsilons"]:
-            name = ch3_cell_name("fig3_1", n=n, epsilon=e)
-            cells["fig3_1"][name] = _ch3_cell(f"fig3_1_{name}", f1["model"], f1["states"], n, e, ["naive"])
-    for n in f2["n_grid"]:
-        cells["fig3_2"][ch3_cell_name("fig3_2", n=n)] = _ch3_cell(f"fig3_2_n{n}", f2["model"], f2["states"], n, f2["epsilon"],
-                                             ["naive", "naive_unprojected"], releases=f2.get("releases"))
-    for lam in f3["lambdas"]:
-        name = ch3_cell_name("fig3_3", lam=lam)
-        cells["fig3_3"][name] = _ch3_cell(f"fig3_3_{name}", f3["model"], f3["states"], f3["n"], f3["epsilon"],
-                                          ["naive", "nonprivate"], {"naive": lam, "nonprivate": lam})
-    for model in f4["models"]:
-        for n in f4["n_grid"]:
-            cells["fig3_4"][ch3_cell_name("fig3_4", model=model, n=n)] = _ch3_cell(f"fig3_4_{model}_n{n}_ref", model, f4["states"], n, None,
-                                                             ["nonprivate", "random"], releases=f4.get("releases"))
-            for e in f4["epsilons"]:
-                name = ch3_cell_name("fig3_4", model=model, n=n, epsilon=e)
-                cells["fig3_4"][name] = _ch3_cell(f"fig3_4_{name}", model, f4["states"], n, e, ["naive", "cgm", "psgd"],
-                                                  releases=f4.get("releases"))
-    cells["fig3_5"][ch3_cell_name("fig3_5")] = _ch3_cell("fig3_5", f5["model"], f5["states"], f5["n"], f5["epsilon"],
-                                        ["naive", "cgm", "nonprivate"], keep_marginals=True, releases=f5.get("releases"))
-    return cells
-
-
-CH3_CELLS = _ch3_cells()
+# figure -> cell stem -> the settings of that cell's job (dpinfer.grid.ch3_cells)
+CH3_CELLS = ch3_cells(CH3)
 CH3_WIFI_CELLS = {
     ch3_cell_name("fig3_6", n=s, epsilon=e): {"train_size": s, "epsilon": e}
     for s in _W["train_sizes"] for e in [None] + list(_W["epsilons"])

@@ -12,7 +12,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from dpinfer.config_checks import dotted, overridden_keys, strict_error, yaml_syntax_error
-from dpinfer.grid import ch3_cell_name, chunk_range, fmt_eps, n_chunks, target_paths
+from dpinfer.grid import ch3_cell_name, ch3_cells, chunk_range, fmt_eps, n_chunks, target_paths
 from dpinfer.io import read_json, write_json
 from dpinfer.pipeline import resolve_step
 from dpinfer.run_lock import clear_stale_locks, forget_run, record_run
