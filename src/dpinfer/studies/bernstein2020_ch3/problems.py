@@ -22,7 +22,7 @@ import numpy as np
 
 from ...mechanisms import Laplace
 from ...models import pairwise_mrf as mrf
-from ...models.mrf_inference import exact_marginals
+from ...models.mrf_inference import Marginals, exact_marginals
 from ...models.mrf_sampling import sample_records, sample_tables
 from ...seeding import rng_for
 
@@ -40,6 +40,7 @@ class Instance:
     model: mrf.PairwiseMRF
     theta: np.ndarray
     edge_marginals: np.ndarray  # (E, K, K) exact marginals of the true model
+    marginals: Marginals        # the same with log Z: every KL of a fit reuses it
 
 
 def instance_name(model: str, states: int) -> str:
@@ -63,7 +64,8 @@ def _build(seed, model, spec_items, nodes, states) -> Instance:
     else:
         raise ValueError(f"unknown structure {spec['structure']!r}")
     theta = mrf.dirichlet_theta(structure, rng)
-    return Instance(name, structure, theta, exact_marginals(structure, theta).edge)
+    true = exact_marginals(structure, theta)
+    return Instance(name, structure, theta, true.edge, true)
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ log = logging.getLogger("dpinfer.bernstein2020_ch3")
 def fit_metrics(inst, theta) -> tuple[float, float]:
     """(KL(p_true || p_theta), MSE of the learned edge marginals against the true ones)."""
     learned = exact_marginals(inst.model, theta)
-    kl = kl_divergence(inst.model, inst.theta, theta)
+    kl = kl_divergence(inst.model, inst.theta, theta, true_marginals=inst.marginals)
     return max(float(kl), 0.0), float(np.mean((learned.edge - inst.edge_marginals) ** 2))
 
 
