@@ -40,6 +40,11 @@ if enabled("bernstein2020", "chapter5"):
     include: "workflow/rules/bernstein2020_ch5.smk"
 
 
+if enabled("bernstein2020", "case_study"):
+
+    include: "workflow/rules/bernstein2020_case.smk"
+
+
 if enabled("raim2021"):
 
     include: "workflow/rules/raim2021.smk"

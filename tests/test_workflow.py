@@ -28,23 +28,22 @@ SMOKE = ("--configfile", "config/smoke.yaml")
 
 # Targets of TARGETS.md that no issue has implemented yet (documented in README.md).
 NOT_IMPLEMENTED_STUDIES: set[str] = set()
-NOT_IMPLEMENTED_IDS = {
-    ("bernstein2020", t) for t in
-    ["fig5_10", "fig5_11", "fig5_12", "fig5_13", "fig5_14", "fig5_15", "fig5_16"]
-}
+NOT_IMPLEMENTED_IDS: set[tuple[str, str]] = set()
 # study units: (config path of the section, results prefix of its tables)
 UNITS = {
     "ju2022": (("ju2022",), "ju2022/"),
     "bernstein2020_ch3": (("bernstein2020", "chapter3"), "bernstein2020/ch3/"),
     "bernstein2020_ch4": (("bernstein2020", "chapter4"), "bernstein2020/ch4/"),
     "bernstein2020_ch5": (("bernstein2020", "chapter5"), "bernstein2020/ch5/"),
+    "bernstein2020_case": (("bernstein2020", "case_study"), "bernstein2020/case/"),
     "raim2021": (("raim2021",), "raim2021/"),
     "raisa2021": (("raisa2021",), "raisa2021/"),
 }
 TIMING_TABLES = {"ju2022/runtime.csv", "ju2022/runtime.md", "raim2021/timing.csv", "raim2021/timing.md",
-                 "bernstein2020/ch3/runtime.csv", "bernstein2020/ch3/runtime.md"}
+                 "bernstein2020/ch3/runtime.csv", "bernstein2020/ch3/runtime.md",
+                 "bernstein2020/case/runtime.csv", "bernstein2020/case/runtime.md"}
 # scorecard rows about measured time (they differ between runs like the timing tables)
-TIMING_CLAIMS = ("runtime,", "timing,", "fig5_8,", "fig3_4,runtime", "fig3_6,runtime")
+TIMING_CLAIMS = ("runtime,", "timing,", "fig5_8,", "fig3_4,runtime", "fig3_6,runtime", "fig5_14,runtime")
 
 pytestmark = pytest.mark.workflow
 
@@ -169,9 +168,10 @@ def _default_sigint():
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill"])
 def test_an_interrupted_run_resumes_with_the_same_command(smoke_run, tmp_path, sig):
-    """Interrupt a real run (ju2022 alone) after its first chunk, as Ctrl-C or a lost login node
-    would, then run the same command again: it finishes, with the tables of an uninterrupted run."""
-    keys, prefix = UNITS["ju2022"]
+    """Interrupt a real run (raim2021 alone, the quickest unit) after its first chunk, as Ctrl-C or
+    a lost login node would, then run the same command again: it finishes, with the tables of an
+    uninterrupted run."""
+    keys, prefix = UNITS["raim2021"]
     work = copy_workflow(tmp_path)
     for name in ("config.yaml", "smoke.yaml"):
         path = work / "config" / name
@@ -182,7 +182,7 @@ def test_an_interrupted_run_resumes_with_the_same_command(smoke_run, tmp_path, s
     # (which starts with SIGINT ignored, and Python then never raises KeyboardInterrupt)
     run = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            start_new_session=True, preexec_fn=_default_sigint)
-    runs = work / "results" / "ju2022" / "runs"
+    runs = work / "results" / "raim2021" / "runs"
     deadline = time.time() + 300
     while time.time() < deadline and run.poll() is None and not any(runs.rglob("chunk*.npz")):
         time.sleep(0.1)
@@ -190,7 +190,7 @@ def test_an_interrupted_run_resumes_with_the_same_command(smoke_run, tmp_path, s
     os.killpg(run.pid, sig)
     run.wait(timeout=120)
     assert run.returncode != 0
-    assert not (work / "results" / "ju2022" / "tab1.md").exists()
+    assert not (work / "results" / "raim2021" / "mse_densities.pdf").exists()
     snakemake(work, "--cores", "2", *SMOKE)  # the same command, no extra flags
     assert tables(work, prefix) == tables(smoke_run, prefix)
 
@@ -221,6 +221,8 @@ FIGURE_ONLY_SETTINGS = [
     (("raisa2021", "fig4_1"), {"iteration": 1}, {"raisa2021_run_trajectory"}),
     (("raisa2021", "clipping", "threshold"), "sum_of_differences", {"raisa2021_run_clipping"}),
     (("bernstein2020", "chapter3", "fig3_3", "lambdas"), [0.001, 1], set()),
+    (("bernstein2020", "case_study", "fig5_11"), {"sizes": [40, 80]}, set()),
+    (("bernstein2020", "case_study", "health"), {"max_rhat": 1.05, "min_ess": 50}, set()),
 ]
 
 
@@ -236,7 +238,8 @@ def test_editing_a_figure_setting_reruns_no_sampler(smoke_run, keys, value, allo
 
 
 def test_more_replicates_add_chunks_instead_of_rerunning_them(smoke_run):
-    """ju2022 smoke: 4 replicates in chunks of 3; a fifth replicate redoes only chunk 1."""
+    """ju2022 smoke: 4 replicates in one chunk of 4; a fifth replicate adds chunk 1 and reruns no
+    other chunk."""
     exp = "loglinear_coverage"
     smoke = yaml.safe_load((smoke_run / "config" / "smoke.yaml").read_text())
     eps = smoke["ju2022"]["experiments"][exp]["epsilons"]
@@ -261,9 +264,40 @@ def _only(cfg: dict, keys: tuple) -> dict:
     return out
 
 
+def _merge(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
 @pytest.mark.parametrize("unit", sorted(UNITS))
-def test_each_study_runs_alone_with_the_same_tables(smoke_run, tmp_path, unit):
-    keys, prefix = UNITS[unit]
+def test_each_study_runs_alone_with_the_same_jobs(smoke_run, unit):
+    """With every other unit switched off (``enabled: false``), a unit plans exactly the jobs, with
+    the same params and inputs, that built it in the full smoke run: a dry run over the finished
+    run plans no compute, summary, figure or claims job (a changed param or input would rerun
+    it), only the scorecard, whose claim files change. Its streams are keyed by (seed, study,
+    experiment, replicate, stage), so the same jobs give the same tables; the test below runs
+    one unit alone for real and compares them byte for byte."""
+    overlay = {}
+    for other, (keys, _) in UNITS.items():
+        if other != unit:
+            overlay = _merge(overlay, nested(keys, {"enabled": False}))
+    path = smoke_run / "config" / f"alone_{unit}.yaml"
+    write_yaml(path, overlay)
+    try:
+        # every rerun trigger but file times: earlier tests rebuild some ju2022 files in place
+        jobs = planned_jobs(snakemake(smoke_run, "-n", "--rerun-triggers", "params", "input", "software-env",
+                                      "code", *SMOKE, path.relative_to(smoke_run).as_posix()))
+    finally:
+        path.unlink()
+    assert set(jobs) == {"fidelity", "all"}, jobs
+
+
+def test_a_study_run_alone_gives_the_same_tables(smoke_run, tmp_path):
+    """raim2021 (the quickest unit) with every other section removed: same tables, and a
+    scorecard of its own statements only."""
+    keys, prefix = UNITS["raim2021"]
     work = copy_workflow(tmp_path)
     for name in ("config.yaml", "smoke.yaml"):
         path = work / "config" / name
@@ -426,6 +460,9 @@ _DELETE = object()
     (("bernstein2020", "chapter3", "fig3_6", "train_sizes"), [200000],
      "'bernstein2020.chapter3.fig3_6.train_sizes': must not exceed the training split"),
     (("bernstein2020", "chapter3", "cgm", "inference"), "gibbs", "'bernstein2020.chapter3.cgm.inference'"),
+    (("bernstein2020", "case_study", "headline_epsilon"), 3.0,
+     "'bernstein2020.case_study.headline_epsilon': must be one of case_study.epsilons"),
+    (("bernstein2020", "case_study", "methods"), ["naive", "mcmc_ind"], "'bernstein2020.case_study.methods.1'"),
 ])
 def test_bad_config_is_refused_before_any_job_naming_the_key(tmp_path, path, value, expected):
     work = _edit_config(tmp_path, _set(path, value))

@@ -22,6 +22,9 @@ __all__ = [
     "ch5_setting",
     "parse_ch5_setting",
     "ch5_synthetic_settings",
+    "nig_chain_spec",
+    "case_batches",
+    "case_chain_specs",
     "raim_setting",
     "parse_raim_setting",
     "raim_settings",
@@ -107,6 +110,32 @@ def ch5_synthetic_settings(synthetic: dict) -> list[tuple[int, float]]:
 
 
 # ----------------------------------------------------------------------------- raim2021
+def nig_chain_spec(method: str, section: dict, n: int = 0) -> dict:
+    """The chain spec of one method of the NIG regression model (the method table,
+    :mod:`dpinfer.studies.nig_methods`) from a config section with ``conjugate_draws``,
+    ``gibbs`` and (for MCMC-Ind) ``mcmc_ind``: conjugate methods draw independently (no burn-in,
+    one "chain"); Gibbs-SS burns in and keeps longer from ``gibbs.large_n`` on when that key is
+    set; options reach the sampler as keywords; ``gibbs.diagnostic_draws`` (when set) caps the
+    draws per chain that R-hat and ESS read (:func:`dpinfer.studies.nig_methods.run_chain`)."""
+    if method in ("non_private", "naive"):
+        return {"method": method, "burnin": 0, "keep": section["conjugate_draws"], "chains": 1, "options": {}}
+    if method == "mcmc_ind":
+        m = section["mcmc_ind"]
+        return {"method": method, "burnin": m["burnin"], "keep": m["keep"], "chains": m["chains"], "options": {}}
+    g = section["gibbs"]
+    large = "large_n" in g and n >= g["large_n"]
+    options = {"collapsed_moves": g["collapsed_moves"]}
+    if method == "gibbs_ss_noisy":
+        options["moments"] = g["noisy_moments"]
+    if "sign_flip" in g:
+        options["sign_flip"] = g["sign_flip"]
+    spec = {"method": method, "burnin": g["burnin_large_n"] if large else g["burnin"],
+            "keep": g["keep_large_n"] if large else g["keep"], "chains": g["chains"], "options": options}
+    if "diagnostic_draws" in g:
+        spec["diagnostic_draws"] = g["diagnostic_draws"]
+    return spec
+
+
 def raim_setting(rho: float, lam: float) -> str:
     """Directory name of one raim2021 noise setting, e.g. 'rho0.01_lambda0.2'."""
     return f"rho{fmt_eps(rho)}_lambda{fmt_eps(lam)}"
@@ -194,3 +223,21 @@ def ch3_cells(ch3: dict) -> dict:
         ch3, "fig3_5", f5["model"], f5["states"], f5["n"], f5["epsilon"], ["naive", "cgm", "nonprivate"],
         keep_marginals=True, releases=f5.get("releases"))
     return cells
+
+
+# ----------------------------------------------------------------------------- bernstein2020 case study
+def case_batches(count: int, per_job: int) -> list[list[int]]:
+    """Tract-index ranges [start, stop) of the case study's batch jobs; a job runs the tracts
+    of its range that the filter keeps (which ones is known only after the state is drawn)."""
+    return [[a, min(a + per_job, count)] for a in range(0, count, per_job)]
+
+
+def case_chain_specs(case: dict, epsilon: float) -> list[dict]:
+    """The chain specs of the case study's private methods at ``epsilon``: Gibbs-SS with the
+    thesis's lengths (``gibbs``) at the headline epsilon and ``grid_gibbs``'s elsewhere (which
+    may also set ``collapsed_moves``)."""
+    if float(epsilon) == float(case["headline_epsilon"]):
+        section = case
+    else:
+        section = dict(case, gibbs=dict(case["gibbs"], **case["grid_gibbs"]))
+    return [nig_chain_spec(m, section) for m in case["methods"]]

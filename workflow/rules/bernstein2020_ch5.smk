@@ -10,7 +10,7 @@
 # cirrhosis levels and every figure option reach figure and claim jobs only.
 # (Helpers are named lambdas: `snakemake --lint` asks rule files not to mix rules and defs.)
 
-from dpinfer.grid import ch5_setting, ch5_synthetic_settings
+from dpinfer.grid import ch5_setting, ch5_synthetic_settings, nig_chain_spec
 
 validate_section(["bernstein2020", "chapter5"], "bernstein2020_ch5")
 CH5 = section("bernstein2020", "chapter5")
@@ -62,54 +62,16 @@ register_targets(
     [(f, "figure") for f in ("fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8", "fig5_9")],
 )
 
-# The chain spec of one method on n records: conjugate draws are independent (no burn-in, one
-# "chain"); Gibbs-SS burns in and keeps longer from gibbs.large_n on; options reach the sampler as keywords.
-ch5_chain_spec = lambda method, n: (
-    {"method": method, "burnin": 0, "keep": CH5["conjugate_draws"], "chains": 1, "options": {}}
-    if method in ("non_private", "naive")
-    else (
-        {
-            "method": method,
-            "burnin": CH5["mcmc_ind"]["burnin"],
-            "keep": CH5["mcmc_ind"]["keep"],
-            "chains": CH5["mcmc_ind"]["chains"],
-            "options": {},
-        }
-        if method == "mcmc_ind"
-        else {
-            "method": method,
-            "burnin": (
-                CH5["gibbs"]["burnin_large_n"]
-                if n >= CH5["gibbs"]["large_n"]
-                else CH5["gibbs"]["burnin"]
-            ),
-            "keep": (
-                CH5["gibbs"]["keep_large_n"]
-                if n >= CH5["gibbs"]["large_n"]
-                else CH5["gibbs"]["keep"]
-            ),
-            "chains": CH5["gibbs"]["chains"],
-            "options": {
-                "collapsed_moves": CH5["gibbs"]["collapsed_moves"],
-                **(
-                    {"moments": CH5["gibbs"]["noisy_moments"]}
-                    if method == "gibbs_ss_noisy"
-                    else {}
-                ),
-            },
-        }
-    )
-)
 # chain specs per synthetic setting; MCMC-Ind only up to mcmc_ind.max_n
 CH5_SYNTHETIC_CHAINS = {
     ch5_setting(n, eps): [
-        ch5_chain_spec(m, n)
+        nig_chain_spec(m, CH5, n)
         for m in CH5["methods"]
         if m != "mcmc_ind" or n <= CH5["mcmc_ind"]["max_n"]
     ]
     for n, eps in ch5_synthetic_settings(CH5_SYN)
 }
-CH5_CIRRHOSIS_CHAINS = [ch5_chain_spec(m, CH5_CIR["n_train"]) for m in CH5_CIR["methods"]]
+CH5_CIRRHOSIS_CHAINS = [nig_chain_spec(m, CH5, CH5_CIR["n_train"]) for m in CH5_CIR["methods"]]
 CH5_SYNTHETIC_CHUNKS = [
     f"{CH5_DIR}/runs/{ch5_setting(n, e)}/chunk{c}.npz"
     for n, e in ch5_synthetic_settings(CH5_SYN)

@@ -38,7 +38,8 @@ and starts from the best of the Naive draw and 20 prior draws (a Naive start dee
 tail would trap the walk). Gibbs-SS-Noisy and -Prior do not model clamping.
 
 Flavours (Sec. 5.2.4.4), one public function each with the model's call signature
-``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1) -> Chain``:
+``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True) -> Chain``
+(``sign_flip=False`` leaves out the flip of step 0, e.g. where the data fix the sign of theta):
 :func:`run_gibbs_ss_noisy` (moments released with half the budget, statistics with the other
 half; ``moments="exact"`` uses the confidential moments as the released code did),
 :func:`run_gibbs_ss_prior` (moments of the data prior's predictive),
@@ -149,14 +150,15 @@ def _pack(phi, theta, sigma2, mu_x, tau2, update):
 # ----------------------------------------------------------------------------- Algorithm 7
 @njit(cache=True)
 def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_moves,
-                     out, counts):
+                     flip, out, counts):
     """Algorithm 7 (bernstein2020, Sec. 5.2.4) plus ``n_moves`` collapsed Metropolis moves per
     iteration; row t of out is (theta_0, theta_1, sigma^2) of iteration t, every iteration stored.
 
     ``update`` selects the hierarchical normal data prior (moments of N(mu_x, tau^2), updated by
     NIW conjugacy); otherwise ``fixed_m`` (E[x^k], k = 0..4) is used throughout.
     counts[0] counts projections of n Sigma_t, counts[1] projections of s, counts[2] accepted
-    collapsed moves, counts[3] accepted sign flips (one proposed per iteration with the moves). The collapsed move's proposal covariance and scale adapt while t < n_burn.
+    collapsed moves, counts[3] accepted sign flips (one proposed per iteration with the moves when
+    ``flip``). The collapsed move's proposal covariance and scale adapt while t < n_burn.
     """
     k = z.shape[0]
     d = 5 if update else 3
@@ -242,6 +244,8 @@ def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0
                    + _log_gaussian_release(n, z, omega2, mu_t, cov_t, wa, wl, wb, res))
             h = math.exp(log_h)
             for mv in range(n_moves + 1):
+                if mv == n_moves and not flip:
+                    break
                 if mv < n_moves:
                     for i in range(d):
                         wv[0, i] = rng.standard_normal()
@@ -327,7 +331,7 @@ def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0
 
 
 def _run(z, n: int, scale: float, moments, update: bool, prior: NIGPrior, data_prior: NIWPrior,
-         rng: np.random.Generator, burnin: int, keep: int, collapsed_moves: int, clamp_to=None) -> Chain:
+         rng: np.random.Generator, burnin: int, keep: int, collapsed_moves: int, sign_flip: bool, clamp_to=None) -> Chain:
     """Validate, allocate and run one chain; ``moments`` = E[x^k], k = 1..4 (start values for
     the Update flavour); ``clamp_to`` = (lo, hi): the records were clamped to these bounds
     before release (Update flavour, collapsed moves only)."""
@@ -349,17 +353,17 @@ def _run(z, n: int, scale: float, moments, update: bool, prior: NIGPrior, data_p
     with CpuTimer() as timer:
         _gibbs_ss_kernel(rng, z, float(n), float(scale), update, clamp_to is not None, lo, hi, fixed, prior.mu0, prior.lam0, prior.a0,
                          prior.b0, data_prior.m0, data_prior.kappa, data_prior.psi, data_prior.nu, burnin,
-                         int(collapsed_moves), out, counts)
+                         int(collapsed_moves), bool(sign_flip), out, counts)
     moves = iterations * int(collapsed_moves)
     info = Info(cpu_seconds=timer.seconds, iterations=iterations,
                 acceptance=float(counts[2]) / moves if moves else None,
                 clipped={"cov_projections": int(counts[0]), "stat_projections": int(counts[1])},
-                extra={"sign_flips": float(counts[3])} if moves else {})
+                extra={"sign_flips": float(counts[3])} if moves and sign_flip else {})
     return Chain(out, burnin, info)
 
 
 def run_gibbs_ss_noisy(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int,
-                       collapsed_moves: int = 1, moments: str = "released") -> Chain:
+                       collapsed_moves: int = 1, moments: str = "released", sign_flip: bool = True) -> Chain:
     """Gibbs-SS-Noisy: statistics released at epsilon/2 (``release.z_half``); moments E[x^k] from
     the sums of x^k released at epsilon/2 (``moments="released"``, the thesis) or the confidential
     ones (``moments="exact"``, what the released code fed the sampler; not private). ``data_prior``
@@ -371,21 +375,21 @@ def run_gibbs_ss_noisy(release: Release, prior: NIGPrior, data_prior: NIWPrior, 
     else:
         raise ValueError(f"moments must be 'released' or 'exact', got {moments!r}")
     return _run(release.z_half, release.n, release.mechanism_half.scale, m, False, prior, data_prior, rng,
-                burnin, keep, collapsed_moves)
+                burnin, keep, collapsed_moves, sign_flip)
 
 
 def run_gibbs_ss_prior(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int,
-                       collapsed_moves: int = 1) -> Chain:
+                       collapsed_moves: int = 1, sign_flip: bool = True) -> Chain:
     """Gibbs-SS-Prior: moments of the data prior's predictive (closed form), full-budget z."""
     return _run(release.z, release.n, release.mechanism.scale, prior_predictive_moments(data_prior), False,
-                prior, data_prior, rng, burnin, keep, collapsed_moves)
+                prior, data_prior, rng, burnin, keep, collapsed_moves, sign_flip)
 
 
 def run_gibbs_ss_update(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int,
-                        collapsed_moves: int = 1) -> Chain:
+                        collapsed_moves: int = 1, sign_flip: bool = True) -> Chain:
     """Gibbs-SS-Update: hierarchical normal data prior, (mu_x, tau^2) updated every iteration.
     On a clamped release (``release.clamped``) the CLT is that of the clamped statistics
     (:mod:`dpinfer.samplers.clt_moments`) and steps 3-5 are left out (module docstring)."""
     return _run(release.z, release.n, release.mechanism.scale, prior_predictive_moments(data_prior), True,
-                prior, data_prior, rng, burnin, keep, collapsed_moves,
+                prior, data_prior, rng, burnin, keep, collapsed_moves, sign_flip,
                 clamp_to=release.bounds if release.clamped else None)

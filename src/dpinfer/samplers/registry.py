@@ -18,39 +18,61 @@ model's module:
 
 from __future__ import annotations
 
-from . import (conjugate, data_augmentation, dp_barker, dp_hmc, dp_minibatch, dp_penalty, gibbs_ss, lognormal_gibbs,
-               mcmc_ind, noise_aware_gibbs, ops)
+from collections.abc import Iterator, Mapping
+from importlib import import_module
 
 __all__ = ["SAMPLERS", "sampler"]
 
-SAMPLERS = {
-    ("naive_bayes_loglinear", "privacy_aware_gibbs"): data_augmentation.run_loglinear,
-    ("clamped_linreg", "privacy_aware_gibbs"): data_augmentation.run_linreg,
-    ("binomial", "noise_aware_gibbs"): noise_aware_gibbs.run_binomial,
-    ("binomial", "ops"): ops.run_ops_binomial,
-    ("binomial", "naive"): conjugate.run_naive_binomial,
-    ("binomial", "non_private"): conjugate.run_non_private_binomial,
-    ("multinomial", "noise_aware_gibbs"): noise_aware_gibbs.run_multinomial,
-    ("multinomial", "naive"): conjugate.run_naive_multinomial,
-    ("multinomial", "non_private"): conjugate.run_non_private_multinomial,
-    ("truncated_exponential", "noise_aware_gibbs"): noise_aware_gibbs.run_truncated_exponential,
-    ("truncated_exponential", "naive"): conjugate.run_naive_exponential,
-    ("truncated_exponential", "non_private"): conjugate.run_non_private_exponential,
-    ("nig_linreg", "non_private"): conjugate.run_non_private_nig,
-    ("nig_linreg", "naive"): conjugate.run_naive_nig,
-    ("nig_linreg", "mcmc_ind"): mcmc_ind.run_mcmc_ind,
-    ("nig_linreg", "gibbs_ss_noisy"): gibbs_ss.run_gibbs_ss_noisy,
-    ("nig_linreg", "gibbs_ss_prior"): gibbs_ss.run_gibbs_ss_prior,
-    ("nig_linreg", "gibbs_ss_update"): gibbs_ss.run_gibbs_ss_update,
-    ("lognormal_regression", "noise_aware_gibbs"): lognormal_gibbs.run_noisy,
-    ("lognormal_regression", "non_private"): lognormal_gibbs.run_noise_free,
-    ("dp_mcmc", "dpps"): dp_penalty.run_dpps,
-    ("dp_mcmc", "dppa"): dp_penalty.run_dppa,
-    ("dp_mcmc", "hmc"): dp_hmc.run_hmc,
-    ("dp_mcmc", "mdpps"): dp_minibatch.run_mdpps,
-    ("dp_mcmc", "mdppa"): dp_minibatch.run_mdppa,
-    ("dp_mcmc", "barker"): dp_barker.run_barker,
+# (model, method) -> "module:function" within dpinfer.samplers; imported on first use, so a job
+# that runs one sampler does not import the others (scipy.stats, the raisa2021 mixtures, ...)
+_PATHS = {
+    ("naive_bayes_loglinear", "privacy_aware_gibbs"): "data_augmentation:run_loglinear",
+    ("clamped_linreg", "privacy_aware_gibbs"): "data_augmentation:run_linreg",
+    ("binomial", "noise_aware_gibbs"): "noise_aware_gibbs:run_binomial",
+    ("binomial", "ops"): "ops:run_ops_binomial",
+    ("binomial", "naive"): "conjugate:run_naive_binomial",
+    ("binomial", "non_private"): "conjugate:run_non_private_binomial",
+    ("multinomial", "noise_aware_gibbs"): "noise_aware_gibbs:run_multinomial",
+    ("multinomial", "naive"): "conjugate:run_naive_multinomial",
+    ("multinomial", "non_private"): "conjugate:run_non_private_multinomial",
+    ("truncated_exponential", "noise_aware_gibbs"): "noise_aware_gibbs:run_truncated_exponential",
+    ("truncated_exponential", "naive"): "conjugate:run_naive_exponential",
+    ("truncated_exponential", "non_private"): "conjugate:run_non_private_exponential",
+    ("nig_linreg", "non_private"): "conjugate:run_non_private_nig",
+    ("nig_linreg", "naive"): "conjugate:run_naive_nig",
+    ("nig_linreg", "mcmc_ind"): "mcmc_ind:run_mcmc_ind",
+    ("nig_linreg", "gibbs_ss_noisy"): "gibbs_ss:run_gibbs_ss_noisy",
+    ("nig_linreg", "gibbs_ss_prior"): "gibbs_ss:run_gibbs_ss_prior",
+    ("nig_linreg", "gibbs_ss_update"): "gibbs_ss:run_gibbs_ss_update",
+    ("lognormal_regression", "noise_aware_gibbs"): "lognormal_gibbs:run_noisy",
+    ("lognormal_regression", "non_private"): "lognormal_gibbs:run_noise_free",
+    ("dp_mcmc", "dpps"): "dp_penalty:run_dpps",
+    ("dp_mcmc", "dppa"): "dp_penalty:run_dppa",
+    ("dp_mcmc", "hmc"): "dp_hmc:run_hmc",
+    ("dp_mcmc", "mdpps"): "dp_minibatch:run_mdpps",
+    ("dp_mcmc", "mdppa"): "dp_minibatch:run_mdppa",
+    ("dp_mcmc", "barker"): "dp_barker:run_barker",
 }
+
+
+class _Registry(Mapping):
+    """A read-only mapping (model, method) -> run function that imports each module lazily."""
+
+    def __init__(self, paths: dict):
+        self._paths = dict(paths)
+
+    def __getitem__(self, key):
+        module, name = self._paths[key].split(":")
+        return getattr(import_module(f"{__package__}.{module}"), name)
+
+    def __iter__(self) -> Iterator:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+SAMPLERS = _Registry(_PATHS)
 
 
 def sampler(model: str, method: str):

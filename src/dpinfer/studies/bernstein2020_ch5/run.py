@@ -5,13 +5,8 @@ data sets; "release" on (n, epsilon, trial); each method samples from its own st
 ("sample_<method>"), so adding or dropping a method changes no other method's numbers. The
 cirrhosis splits depend on the split index only, releases on (epsilon, split).
 
-Every method is looked up in the sampler registry (model ``nig_linreg``) and called with the model's one signature
-``run(release, prior, data_prior, rng, *, burnin, keep, **options) -> Chain``; a job's ``chains``
-param lists one spec per method it runs: ``{"method", "burnin", "keep", "chains", "options"}``.
-A method with ``chains`` > 1 runs that many independent chains per trial (chain c from stream
-``sample_<method>`` for c = 0 and ``sample_<method>_chain<c>`` after), pools their kept draws
-and records the rank-normalised R-hat across them and the bulk ESS of the pool; one chain gets
-split-chain R-hat. Conjugate methods draw independently: R-hat 1 and ESS = draws.
+Every method runs through the model's one method table (:mod:`dpinfer.studies.nig_methods`);
+a job's ``chains`` param lists one chain spec per method it runs (:func:`dpinfer.grid.nig_chain_spec`).
 """
 
 from __future__ import annotations
@@ -21,7 +16,7 @@ import logging
 
 import numpy as np
 
-from ...diagnostics import bulk_ess, central_interval, mmd2_unbiased, quantile_of_truth, split_rhat
+from ...diagnostics import central_interval, mmd2_unbiased, quantile_of_truth
 from ...grid import fmt_eps, parse_ch5_setting
 from ...io import save_npz
 from ...models.linreg_nig import (
@@ -30,50 +25,19 @@ from ...models.linreg_nig import (
     release_statistics,
     simulate_dataset,
 )
-from ...samplers.base import CpuTimer
-from ...samplers.registry import sampler
 from ...seeding import rng_for
+from .. import nig_methods
+from ..nig_methods import thin
 
 log = logging.getLogger("dpinfer.bernstein2020_ch5")
 
 STUDY = "bernstein2020"
-MODEL = "nig_linreg"
-
-
-CONJUGATE = ("non_private", "naive")
 
 
 def run_chain(spec: dict, release, prior, data_prior, seed: int, exp: str, rep: int):
-    """Pooled kept draws, per-parameter R-hat and bulk ESS, CPU seconds and iterations (both
-    summed over chains) of one method's ``spec`` on one release."""
-    method, chains = spec["method"], int(spec.get("chains", 1))
-    run = sampler(MODEL, method)
-    kept, cpu, iterations = [], 0.0, 0
-    for c in range(chains):
-        rng = rng_for(seed, STUDY, exp, rep, f"sample_{method}" + (f"_chain{c}" if c else ""))
-        with CpuTimer() as timer:
-            chain = run(release, prior, data_prior, rng, burnin=spec["burnin"], keep=spec["keep"],
-                        **spec.get("options", {}))
-        cpu += timer.seconds
-        iterations += chain.info.iterations
-        kept.append(chain.kept)
-    draws = np.concatenate(kept)
-    if not np.all(np.isfinite(draws)):
-        raise FloatingPointError(f"{method} produced non-finite draws in {exp} trial {rep}")
-    if method in CONJUGATE:
-        rhat, ess = np.ones(draws.shape[1]), np.full(draws.shape[1], float(draws.shape[0]))
-    else:
-        stacked = np.stack(kept)
-        rhat, ess = split_rhat(stacked), bulk_ess(stacked)
-    return draws, rhat, ess, cpu, iterations
-
-
-def thin(draws: np.ndarray, m: int) -> np.ndarray:
-    """m draws evenly spaced over the chain (all of them if there are fewer)."""
-    if draws.shape[0] <= m:
-        return draws
-    idx = np.linspace(0, draws.shape[0] - 1, m).round().astype(int)
-    return draws[idx]
+    """:func:`dpinfer.studies.nig_methods.run_chain` with the streams of trial ``rep`` of ``exp``."""
+    return nig_methods.run_chain(spec, release, prior, data_prior,
+                                 lambda stage: rng_for(seed, STUDY, exp, rep, stage))
 
 
 # ----------------------------------------------------------------------------- synthetic trials

@@ -19,17 +19,8 @@ import numpy as np
 from ...diagnostics import ks_critical_value, ks_uniform, unconverged
 from ...grid import ch5_setting, fmt_eps
 from ...io import load_npz, save_npz, write_table
+from ..nig_methods import LABELS, METHODS, NOISE_AWARE
 
-METHODS = ("non_private", "naive", "mcmc_ind", "gibbs_ss_noisy", "gibbs_ss_prior", "gibbs_ss_update")
-NOISE_AWARE = ("mcmc_ind", "gibbs_ss_noisy", "gibbs_ss_prior", "gibbs_ss_update")
-LABELS = {
-    "non_private": "Non-Private",
-    "naive": "Naive",
-    "mcmc_ind": "MCMC-Ind",
-    "gibbs_ss_noisy": "Gibbs-SS-Noisy",
-    "gibbs_ss_prior": "Gibbs-SS-Prior",
-    "gibbs_ss_update": "Gibbs-SS-Update",
-}
 PARAMS = ("theta_0 (slope)", "theta_1 (intercept)", "sigma^2")
 
 

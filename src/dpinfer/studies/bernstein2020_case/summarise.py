@@ -1,0 +1,129 @@
+"""Case-study aggregation: the state, the reference and every batch -> one summary and tables.
+
+``summary.npz`` (read by the figures and the claims): ``eps`` (E), ``methods`` (M), kept
+``tracts`` (T) and their ``sizes``, ``levels`` (L); Non-Private's ``np_point``, ``np_lo``,
+``np_hi``, ``np_share``; per (epsilon, method, tract) ``point``, ``lo``, ``hi``, ``share``
+(L per tract), ``rhat`` and ``ess`` (3 parameters); ``oi`` (E, T); and the state's counts.
+CPU times go to ``runtime.{csv,md}`` only, so the summary and its tables are byte-identical
+across runs.
+
+Tables: ``summary.{csv,md}`` per (epsilon, method): the mean absolute error of the point
+estimate against Non-Private's with its SE over tracts, coverage of Non-Private's point estimate
+by the central intervals, the share of the data near pir = x0 inside them, and the chains that
+fail R-hat or ESS; ``state.{csv,md}``: the synthetic state's counts beside the thesis's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...diagnostics import unconverged
+from ...grid import fmt_eps
+from ...io import load_npz, save_npz, write_table
+from ..nig_methods import LABELS
+
+__all__ = ["PAPER_STATE", "summarise", "mae", "coverage_of_reference", "flagged", "LABELS_CASE"]
+
+# Sec. 5.4.1: 3,108 tracts of 20-446 individuals, 363 dropped by the median-kir filter, 2,745 kept
+PAPER_STATE = {"tracts": 3108, "dropped": 363, "kept": 2745, "min_size": 20, "max_size": 446}
+LABELS_CASE = dict(LABELS, oi="OI")
+
+
+def mae(summary: dict, e: int, m: int) -> tuple[float, float]:
+    """Mean absolute error of method m's point estimates against Non-Private's at epsilon index e,
+    and its SE over tracts (m = "oi" for the OI baseline)."""
+    est = summary["oi"][e] if m == "oi" else summary["point"][e, m]
+    err = np.abs(est - summary["np_point"])
+    return float(err.mean()), float(err.std(ddof=1) / math.sqrt(err.size)) if err.size > 1 else 0.0
+
+
+def coverage_of_reference(summary: dict, e: int, m: int) -> np.ndarray:
+    """Per level, the share of tracts whose central interval covers Non-Private's point estimate."""
+    ref = summary["np_point"][:, None]
+    return np.mean((summary["lo"][e, m] <= ref) & (ref <= summary["hi"][e, m]), axis=0)
+
+
+def flagged(summary: dict, e: int, m: int, health: dict) -> np.ndarray:
+    """Per tract, whether method m's chain fails R-hat or bulk ESS (worst parameter)."""
+    return unconverged(summary["rhat"][e, m].max(axis=1), summary["ess"][e, m].min(axis=1),
+                       max_rhat=health["max_rhat"], min_ess=health["min_ess"])
+
+
+def summarise(input, output, *, epsilons, health: dict) -> None:
+    """Rule step: merge the batches of every epsilon into ``summary.npz`` and write the tables."""
+    st, ref = load_npz(input.state), load_npz(input.reference)
+    tracts = ref["tracts"]
+    batches = [load_npz(p) for p in input.batches]
+    methods = [str(m) for m in batches[0]["methods"]]
+    E, M, T, L = len(epsilons), len(methods), tracts.size, ref["levels"].size
+    where = {int(t): j for j, t in enumerate(tracts)}
+    point, oi = np.full((E, M, T), np.nan), np.full((E, T), np.nan)
+    lo, hi, share = (np.full((E, M, T, L), np.nan) for _ in range(3))
+    rhat, ess = np.full((E, M, T, 3), np.nan), np.full((E, M, T, 3), np.nan)
+    cpu, its = np.zeros((E, M)), np.zeros((E, M), dtype=np.int64)
+    eps_index = {float(e): i for i, e in enumerate(epsilons)}
+    for b in batches:
+        e = eps_index[float(b["eps"])]
+        cols = np.array([where[int(t)] for t in b["tracts"]], dtype=np.int64)
+        point[e][:, cols], lo[e][:, cols], hi[e][:, cols], share[e][:, cols] = b["point"], b["lo"], b["hi"], b["share"]
+        rhat[e][:, cols], ess[e][:, cols], oi[e][cols] = b["rhat"], b["ess"], b["oi"]
+        cpu[e] += b["cpu"].sum(axis=1)
+        its[e] += b["iterations"]
+    if np.isnan(point).any() or np.isnan(oi).any():
+        raise ValueError("some (epsilon, tract) has no batch result: the batches do not cover every kept tract")
+    keep = st["keep"]
+    summary = {"eps": np.asarray(epsilons, float), "methods": np.array(methods), "tracts": tracts,
+               "sizes": ref["sizes"], "levels": ref["levels"], "np_point": ref["point"], "np_lo": ref["lo"],
+               "np_hi": ref["hi"], "np_share": ref["share"], "ols": ref["ols"], "sensitivity": ref["sensitivity"],
+               "chi": ref["chi"], "point": point, "lo": lo, "hi": hi, "share": share, "rhat": rhat, "ess": ess,
+               "oi": oi, "state_tracts": np.array(keep.size), "state_dropped": np.array(int((~keep).sum())),
+               "state_min_size": np.array(int(st["sizes"].min())), "state_max_size": np.array(int(st["sizes"].max()))}
+    save_npz(output.summary, **summary)
+    _tables(summary, output, health)
+    _runtime(output, epsilons, methods, cpu, its, T)
+
+
+def _tables(s: dict, output, health: dict) -> None:
+    levels = [float(v) for v in s["levels"]]
+    rows = []
+    for e, eps in enumerate(s["eps"]):
+        for m, name in enumerate(s["methods"]):
+            mean, se = mae(s, e, m)
+            cov = coverage_of_reference(s, e, m)
+            row = {"epsilon": fmt_eps(eps), "method": LABELS_CASE[str(name)], "tracts": s["tracts"].size,
+                   "mae": mean, "mae_se": se}
+            for lev, c in zip(levels, cov):
+                row[f"covers_np_{100 * lev:g}"] = c
+            row[f"data_in_{100 * levels[-1]:g}"] = float(np.nanmean(s["share"][e, m, :, -1]))
+            row["unconverged"] = int(flagged(s, e, m, health).sum())
+            rows.append(row)
+        mean, se = mae(s, e, "oi")
+        rows.append({"epsilon": fmt_eps(eps), "method": "OI", "tracts": s["tracts"].size, "mae": mean, "mae_se": se})
+    cols = ["epsilon", "method", "tracts", "mae", "mae_se"] + [f"covers_np_{100 * v:g}" for v in levels] + [
+        f"data_in_{100 * levels[-1]:g}", "unconverged"]
+    write_table(output.csv, output.md, rows, cols,
+                title="Case study: private point estimates and intervals of kir at pir = 0.25 against Non-Private",
+                notes=("mae: mean |private - Non-Private| point estimate over the kept tracts (SE over tracts); "
+                       "covers_np: share of tracts whose central predictive interval covers the Non-Private point "
+                       f"estimate; data_in: share of a tract's records near pir = 0.25 inside the interval; "
+                       f"unconverged: chains with R-hat > {health['max_rhat']} or bulk ESS < {health['min_ess']}. "
+                       "Synthetic tract data (the thesis's are not public); the thesis prints no numbers here."))
+    ours = {"tracts": int(s["state_tracts"]), "dropped": int(s["state_dropped"]), "kept": int(s["tracts"].size),
+            "min_size": int(s["state_min_size"]), "max_size": int(s["state_max_size"])}
+    write_table(output.state_csv, output.state_md,
+                [{"quantity": k, "paper": v, "ours": ours[k]} for k, v in PAPER_STATE.items()],
+                ["quantity", "paper", "ours"], title="Case study: the synthetic state against the thesis's (Sec. 5.4.1)",
+                notes="dropped: tracts whose median kir is below 0.1 or above 0.9.")
+
+
+def _runtime(output, epsilons, methods, cpu, its, tracts: int) -> None:
+    rows = [{"epsilon": fmt_eps(e), "method": LABELS[m], "cpu_seconds": cpu[i, j],
+             "seconds_per_tract": cpu[i, j] / tracts,
+             "iterations_per_second": its[i, j] / cpu[i, j] if cpu[i, j] > 0 else 0.0}
+            for i, e in enumerate(epsilons) for j, m in enumerate(methods)]
+    write_table(output.runtime_csv, output.runtime_md, rows,
+                ["epsilon", "method", "cpu_seconds", "seconds_per_tract", "iterations_per_second"],
+                title="Case study: CPU time of the private methods (sampler calls only)",
+                notes="The author's Gibbs-SS-Update ran at about 136 iterations per CPU second (FACTS.md).")

@@ -1,0 +1,232 @@
+"""bernstein2020 case study (Sec. 5.4): the synthetic state, the OI baseline, the predictive
+summaries, the method table's chain specs, Gibbs-SS without the sign flip, and the steps."""
+
+from __future__ import annotations
+
+import math
+import zlib
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpinfer.grid import case_batches, case_chain_specs, nig_chain_spec
+from dpinfer.io import load_npz
+from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, release_statistics
+from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_update
+from dpinfer.studies import nig_methods
+from dpinfer.studies.bernstein2020_case import figures, oi, paper, run, summarise
+from dpinfer.studies.bernstein2020_case.tracts import keep_mask, synthetic_state, tract_records
+from tests.exact.bernstein2020_ch5 import BOUNDS, DATA_PRIOR, NEGLIGIBLE_EPS, N, PRIOR, _data, nig_moments
+from tests.harness import ExactCase, check_exact
+
+TRACTS = dict(count=3108, min_size=20, max_size=446, size_scale=55, size_sigma=0.9, pir_concentration=3.0,
+              level_mean=0.42, level_gradient=0.3, level_sd=0.21, slope_mean=0.3, slope_sd=0.1, noise_sd=0.025,
+              noise_sigma=0.3)
+CASE_PRIOR = {"mu0": [0.1, 0.5], "lambda0_diag": [0.001, 0.001], "a0": 1000.0, "b0": 0.5}
+CASE_DATA_PRIOR = {"m0": 0.5, "kappa": 1.0, "psi": 1.0, "nu": 50.0}
+
+
+# ----------------------------------------------------------------------------- the synthetic state
+def test_state_matches_the_thesis_description():
+    st = synthetic_state(np.random.default_rng(2020), TRACTS)
+    sizes = st["sizes"]
+    assert sizes.size == 3108 and sizes.min() >= 20 and sizes.max() <= 446
+    assert np.median(sizes) < sizes.mean() and sizes.max() > 5 * np.median(sizes)  # long right tail
+    assert 0 <= st["pir"].min() and st["pir"].max() <= 1 and 0 <= st["kir"].min() and st["kir"].max() <= 1
+    assert st["offsets"][-1] == st["pir"].size == sizes.sum()
+    keep = keep_mask(st, 0.1, 0.9)
+    # the thesis drops 363 of 3108; the generator is tuned to come close (about 12%)
+    assert 300 <= (~keep).sum() <= 430
+    for t in np.flatnonzero(~keep)[:20]:
+        med = np.median(tract_records(st, t)[1])
+        assert med < 0.1 or med > 0.9
+
+
+def test_state_tracts_follow_their_line():
+    """OLS of a large tract recovers the generating level and slope within their SE (a tract
+    whose line stays inside [0.1, 0.9], so clipping to [0, 1] does not bend it)."""
+    st = synthetic_state(np.random.default_rng(3), TRACTS)
+    ends = st["level"][:, None] + st["slope"][:, None] * (np.array([0.0, 1.0]) - 0.25)
+    inside = (ends.min(axis=1) > 0.1) & (ends.max(axis=1) < 0.9)
+    t = int(np.flatnonzero(inside)[np.argmax(st["sizes"][inside])])
+    x, y = tract_records(st, t)
+    fit = stats.linregress(x, y)
+    assert abs(fit.slope - st["slope"][t]) < 5 * fit.stderr
+    assert abs(fit.intercept + 0.25 * fit.slope - st["level"][t]) < 5 * (fit.intercept_stderr + 0.25 * fit.stderr)
+
+
+# ----------------------------------------------------------------------------- OI baseline
+def test_ols_prediction_is_least_squares():
+    rng = np.random.default_rng(1)
+    x, y = rng.random(40), rng.random(40)
+    coef = np.linalg.lstsq(np.column_stack([np.ones(40), x]), y, rcond=None)[0]
+    assert oi.ols_prediction(x, y, 0.25) == pytest.approx(coef[0] + 0.25 * coef[1], abs=1e-12)
+
+
+def _brute_sensitivity(x, y, x0):
+    base = oi.ols_prediction(x, y, x0)
+    worst = 0.0
+    for k in range(x.size):
+        for xp in np.linspace(0, 1, 1001):
+            for yp in (0.0, 0.5, 1.0):
+                xx, yy = x.copy(), y.copy()
+                xx[k], yy[k] = xp, yp
+                coef = np.polyfit(xx, yy, 1)
+                worst = max(worst, abs(coef[1] + coef[0] * x0 - base))
+    return worst
+
+
+def test_local_sensitivity_matches_a_brute_force_maximum():
+    rng = np.random.default_rng(4)
+    x, y = rng.beta(4, 2, 12), rng.random(12)
+    brute = _brute_sensitivity(x, y, 0.25)
+    ours = oi.local_sensitivity(x, y, 0.25, grid_points=401)
+    assert ours <= brute * (1 + 1e-9) and ours >= 0.99 * brute
+    # a tract whose pir cluster far from x0 extrapolates: its sensitivity is larger
+    assert oi.local_sensitivity(0.8 + 0.1 * x, y, 0.25) > ours
+
+
+def test_oi_noise_has_the_calibrated_laplace_scale():
+    rng = np.random.default_rng(5)
+    draws = np.array([oi.oi_release(rng, 0.4, 50, 10.0, 4.0) for _ in range(20000)])
+    scale = 10.0 / (50 * 4.0)
+    assert abs(draws.mean() - 0.4) < 5 * math.sqrt(2) * scale / math.sqrt(draws.size)
+    assert stats.kstest((draws - 0.4) / scale, "laplace").pvalue > 1e-4
+
+
+# ----------------------------------------------------------------------------- predictive summaries
+def test_predictive_mean_and_quantiles_match_the_normal_predictive():
+    """Posterior draws fixed at (slope, intercept, sigma^2): the predictive is N(line, sigma^2)."""
+    draws = np.tile([0.4, 0.3, 0.01], (40000, 1))
+    point, lo, hi = run.predictive(np.random.default_rng(6), draws, 0.25, [0.5, 0.9])
+    mean, sd = 0.4 * 0.25 + 0.3, 0.1
+    assert abs(point - mean) < 5 * sd / math.sqrt(40000)
+    for lev, a, b in zip([0.5, 0.9], lo, hi):
+        q = stats.norm.ppf((1 + lev) / 2) * sd
+        # MC sd of a sample quantile: sqrt(p(1-p)/n) / density
+        tol = 5 * math.sqrt(0.05 * 0.95 / 40000) / stats.norm.pdf(stats.norm.ppf(0.95)) * sd
+        assert abs(a - (mean - q)) < tol and abs(b - (mean + q)) < tol
+
+
+def test_data_share_counts_only_records_near_x0():
+    x = np.array([0.2, 0.3, 0.9, 0.25])
+    y = np.array([0.5, 0.7, 0.5, 0.55])
+    share = run.data_share([0.45, 0.0], [0.6, 1.0], x, y, 0.25, 0.1)
+    assert share.tolist() == [pytest.approx(2 / 3), 1.0]
+    assert np.isnan(run.data_share([0.0], [1.0], np.array([0.9]), np.array([0.5]), 0.25, 0.1)).all()
+
+
+def test_decile_confusion_of_identical_rankings_is_diagonal():
+    v = np.random.default_rng(7).random(1000)
+    c = figures.decile_confusion(v, v)
+    assert np.array_equal(c, np.diag(np.full(10, 100)))
+    c = figures.decile_confusion(v, -v)  # reversed ranking: the anti-diagonal
+    assert np.array_equal(c, np.fliplr(np.diag(np.full(10, 100))))
+
+
+def test_size_slope_recovers_a_power_law():
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(20, 446, 3000)
+    res = sizes ** -0.5 * rng.standard_normal(3000)
+    b, se = paper.size_slope(sizes, res)
+    assert abs(b + 0.5) < 4 * se and se < 0.05
+
+
+# ----------------------------------------------------------------------------- the method table
+CASE = {"methods": ["naive", "gibbs_ss_noisy", "gibbs_ss_update"], "conjugate_draws": 2000, "headline_epsilon": 4.0,
+        "gibbs": {"burnin": 5000, "keep": 20000, "chains": 1, "collapsed_moves": 1, "sign_flip": False,
+                  "noisy_moments": "released", "diagnostic_draws": 5000},
+        "grid_gibbs": {"burnin": 1000, "keep": 4000, "collapsed_moves": 3}}
+
+
+def test_case_chain_specs_use_the_thesis_lengths_at_the_headline_epsilon_only():
+    head, grid = case_chain_specs(CASE, 4.0), case_chain_specs(CASE, 1.0)
+    assert [s["method"] for s in head] == CASE["methods"]
+    assert head[0] == {"method": "naive", "burnin": 0, "keep": 2000, "chains": 1, "options": {}}
+    assert (head[2]["burnin"], head[2]["keep"], grid[2]["burnin"], grid[2]["keep"]) == (5000, 20000, 1000, 4000)
+    assert head[1]["options"] == {"collapsed_moves": 1, "moments": "released", "sign_flip": False}
+    assert grid[1]["options"]["collapsed_moves"] == 3
+    assert head[2]["diagnostic_draws"] == 5000
+    assert case_batches(10, 4) == [[0, 4], [4, 8], [8, 10]]
+
+
+def test_chapter5_chain_spec_keeps_its_large_n_lengths():
+    ch5 = {"conjugate_draws": 2000, "mcmc_ind": {"burnin": 500, "keep": 5000, "chains": 4},
+           "gibbs": {"keep": 5000, "burnin": 5000, "keep_large_n": 10000, "burnin_large_n": 20000, "large_n": 1000,
+                     "chains": 4, "collapsed_moves": 2, "noisy_moments": "released"}}
+    assert nig_chain_spec("gibbs_ss_prior", ch5, 1000) == {
+        "method": "gibbs_ss_prior", "burnin": 20000, "keep": 10000, "chains": 4, "options": {"collapsed_moves": 2}}
+    assert nig_chain_spec("mcmc_ind", ch5, 10)["keep"] == 5000
+
+
+def test_capped_diagnostics_never_raise_the_ess():
+    rng, x, y = _data()
+    release = release_statistics(rng, x, y, 10.0, BOUNDS)
+    spec = {"method": "gibbs_ss_update", "burnin": 500, "keep": 8000, "chains": 1, "options": {}}
+    stream = lambda stage: np.random.default_rng(zlib.crc32(stage.encode()))  # noqa: E731
+    full = nig_methods.run_chain(spec, release, PRIOR, DATA_PRIOR, stream)
+    capped = nig_methods.run_chain(dict(spec, diagnostic_draws=1000), release, PRIOR, DATA_PRIOR, stream)
+    assert np.array_equal(full[0], capped[0])  # same draws
+    # thinned to 1,000 draws per chain: the ESS estimate cannot exceed the full chain's (up to the
+    # estimator's noise; a bulk ESS may exceed its draw count on anticorrelated chains)
+    assert np.all(capped[2] <= 1.2 * 1000) and np.all(capped[2] <= full[2] * 1.1)
+    assert np.all(np.abs(capped[1] - full[1]) < 0.02)
+
+
+# ----------------------------------------------------------------------------- Gibbs-SS without the flip
+def test_gibbs_ss_without_the_sign_flip_matches_the_exact_posterior():
+    """Negligible noise: the private posterior is the conjugate one given s (tests/exact)."""
+    rng, x, y = _data()
+    release = release_statistics(rng, x, y, NEGLIGIBLE_EPS, BOUNDS)
+    mean, sd = nig_moments(release.s, N, PRIOR)
+    chain = run_gibbs_ss_update(release, PRIOR, DATA_PRIOR, np.random.default_rng(26), burnin=2000, keep=30000,
+                                sign_flip=False)
+    assert "sign_flips" not in chain.info.extra and 0.05 < chain.info.acceptance < 0.6
+    check_exact(ExactCase(chain.kept, mean, sd, mean_slack=0.1 * sd, sd_slack=0.1 * sd))
+
+
+@pytest.mark.parametrize("run_fn", [run_gibbs_ss_noisy, run_gibbs_ss_update], ids=["noisy", "update"])
+def test_sign_flip_does_not_change_the_case_study_posterior(run_fn):
+    """On a tract-like release (kir in [0, 1], eps = 4) the chains with and without the flip
+    agree on the predictive line at pir = .25 within their Monte Carlo error (4 chains each)."""
+    st = synthetic_state(np.random.default_rng(11), dict(TRACTS, count=5))
+    x, y = tract_records(st, int(np.argmax(st["sizes"])))
+    release = release_statistics(np.random.default_rng(12), x, y, 4.0, (0.0, 1.0))
+    prior, dprior = NIGPrior.from_config(CASE_PRIOR), NIWPrior.from_config(CASE_DATA_PRIOR)
+    means, ses = [], []
+    for flip in (True, False):
+        lines = [run_fn(release, prior, dprior, np.random.default_rng(100 * c + flip), burnin=2000, keep=8000,
+                        sign_flip=flip).kept @ np.array([0.25, 1.0, 0.0]) for c in range(4)]
+        per_chain = np.array([v.mean() for v in lines])
+        means.append(per_chain.mean())
+        ses.append(per_chain.std(ddof=1) / 2.0)
+    assert abs(means[0] - means[1]) < 4.5 * math.hypot(*ses) + 1e-4, (means, ses)
+
+
+# ----------------------------------------------------------------------------- the steps
+def test_steps_run_end_to_end_on_a_tiny_state(tmp_path):
+    ns = SimpleNamespace
+    p = {k: str(tmp_path / f"{k}.npz") for k in ("state", "reference", "b0", "b1", "summary")}
+    run.state(None, ns(state=p["state"]), seed=1, tracts=dict(TRACTS, count=30, size_scale=20), drop=[0.1, 0.9])
+    common = dict(prior=CASE_PRIOR, data_prior=CASE_DATA_PRIOR, bounds=[0, 1], pir=0.25, levels=[0.5, 0.9],
+                  window=0.1)
+    run.reference(ns(state=p["state"]), ns(reference=p["reference"]), seed=1, conjugate_draws=200, oi_grid=21,
+                  **common)
+    small = dict(CASE, gibbs=dict(CASE["gibbs"], burnin=100, keep=200, diagnostic_draws=100), conjugate_draws=200)
+    for i, eps in enumerate((1.0, 4.0)):
+        run.run_batch(ns(state=p["state"], reference=p["reference"]), ns(batch=p[f"b{i}"]), seed=1, epsilon=eps,
+                      tracts=[0, 30], chains=case_chain_specs(small, eps), **common)
+    out = {k: str(tmp_path / k) for k in ("csv", "md", "state_csv", "state_md", "runtime_csv", "runtime_md")}
+    summarise.summarise(ns(state=p["state"], reference=p["reference"], batches=[p["b0"], p["b1"]]),
+                        ns(summary=p["summary"], **out), epsilons=[1.0, 4.0], health={"max_rhat": 1.01, "min_ess": 100})
+    s = load_npz(p["summary"])
+    assert s["point"].shape == (2, 3, s["tracts"].size) and np.isfinite(s["point"]).all()
+    assert "nan" not in (tmp_path / "csv").read_text().lower()
+    claims_path = tmp_path / "claims.csv"
+    paper.claims(ns(summary=p["summary"], runtime=out["runtime_csv"]), ns(claims=str(claims_path)),
+                 headline_epsilon=4.0, gibbs=small["gibbs"], grid_gibbs=small["grid_gibbs"], conjugate_draws=200,
+                 health={"max_rhat": 1.01, "min_ess": 100})
+    text = claims_path.read_text()
+    assert "fig5_16" in text and "fig5_13" in text and "nan" not in text.lower()

@@ -1,0 +1,274 @@
+# bernstein2020 Sec. 5.4: the social-mobility case study on a synthetic state of census tracts.
+# Targets fig5_10 to fig5_16. Logic: dpinfer.studies.bernstein2020_case (tracts, oi, run,
+# summarise, figures, paper). DAG: bernstein2020_case_run_state (the synthetic state and the
+# median-kir filter) -> bernstein2020_case_run_reference (Non-Private and OLS of every kept tract,
+# OI's chi) -> bernstein2020_case_run_batch (one epsilon, one range of tract indices: the private
+# methods and the OI release) -> bernstein2020_case_summarise -> figures and claims.
+# A batch job gets only its epsilon's chain specs (dpinfer.grid.case_chain_specs), so editing a
+# figure setting reruns no sampler and editing grid_gibbs reruns only the off-headline batches.
+
+from dpinfer.grid import case_batches, case_chain_specs
+
+validate_section(["bernstein2020", "case_study"], "bernstein2020_case")
+CASE = section("bernstein2020", "case_study")
+CASE_DIR = f"{RESULTS}/bernstein2020/case"
+CASE_LOGS = f"{LOGS}/bernstein2020/case"
+
+if CASE["headline_epsilon"] not in CASE["epsilons"]:
+    config_error("bernstein2020.case_study.headline_epsilon", "must be one of case_study.epsilons")
+if not CASE["drop"][0] < CASE["drop"][1]:
+    config_error("bernstein2020.case_study.drop", "needs lower < upper")
+if not CASE["tracts"]["min_size"] < CASE["tracts"]["max_size"]:
+    config_error("bernstein2020.case_study.tracts.max_size", "must exceed tracts.min_size")
+if sorted(CASE["levels"]) != list(CASE["levels"]):
+    config_error("bernstein2020.case_study.levels", "must be ascending")
+if "gibbs_ss_update" not in CASE["methods"]:
+    config_error("bernstein2020.case_study.methods", "must list gibbs_ss_update (Figs 5.12, 5.15, 5.16 show it)")
+
+register_targets("bernstein2020", [(f"fig5_{i}", "figure") for i in range(10, 17)])
+
+CASE_BATCHES = case_batches(CASE["tracts"]["count"], CASE["tracts_per_job"])
+CASE_CHAINS = {fmt_eps(e): case_chain_specs(CASE, e) for e in CASE["epsilons"]}
+CASE_BATCH_FILES = [
+    f"{CASE_DIR}/runs/eps{fmt_eps(e)}/batch{b}.npz"
+    for e in CASE["epsilons"] for b in range(len(CASE_BATCHES))
+]
+case_chains = lambda wildcards: CASE_CHAINS[wildcards.eps]
+case_tract_range = lambda wildcards: CASE_BATCHES[int(wildcards.batch)]
+
+
+rule bernstein2020_case_run_state:
+    output:
+        state=f"{CASE_DIR}/state.npz",
+    log:
+        f"{CASE_LOGS}/state.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("bernstein2020_case.run:state"),
+        seed=config["seed"],
+        tracts=CASE["tracts"],
+        drop=CASE["drop"],
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_case_run_reference:
+    input:
+        state=rules.bernstein2020_case_run_state.output.state,
+    output:
+        reference=f"{CASE_DIR}/reference.npz",
+    log:
+        f"{CASE_LOGS}/reference.log",
+    resources:
+        runtime=10,
+    params:
+        step=step("bernstein2020_case.run:reference"),
+        seed=config["seed"],
+        prior=CASE["prior"],
+        data_prior=CASE["data_prior"],
+        conjugate_draws=CASE["conjugate_draws"],
+        bounds=[0.0, 1.0],
+        pir=CASE["pir"],
+        levels=CASE["levels"],
+        window=CASE["data_window"],
+        oi_grid=CASE["oi_grid"],
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_case_run_batch:
+    input:
+        state=rules.bernstein2020_case_run_state.output.state,
+        reference=rules.bernstein2020_case_run_reference.output.reference,
+    output:
+        batch=f"{CASE_DIR}/runs/eps{{eps}}/batch{{batch}}.npz",
+    log:
+        f"{CASE_LOGS}/runs/eps{{eps}}_batch{{batch}}.log",
+    wildcard_constraints:
+        eps="[0-9][0-9.e+-]*",
+        batch="[0-9]+",
+    resources:
+        runtime=20,
+    params:
+        step=step("bernstein2020_case.run:run_batch"),
+        seed=config["seed"],
+        epsilon=wildcard_float("eps"),
+        tracts=case_tract_range,
+        chains=case_chains,
+        prior=CASE["prior"],
+        data_prior=CASE["data_prior"],
+        bounds=[0.0, 1.0],
+        pir=CASE["pir"],
+        levels=CASE["levels"],
+        window=CASE["data_window"],
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_case_summarise:
+    input:
+        state=rules.bernstein2020_case_run_state.output.state,
+        reference=rules.bernstein2020_case_run_reference.output.reference,
+        batches=CASE_BATCH_FILES,
+    output:
+        summary=f"{CASE_DIR}/summary.npz",
+        csv=f"{CASE_DIR}/summary.csv",
+        md=f"{CASE_DIR}/summary.md",
+        state_csv=f"{CASE_DIR}/state.csv",
+        state_md=f"{CASE_DIR}/state.md",
+        runtime_csv=f"{CASE_DIR}/runtime.csv",
+        runtime_md=f"{CASE_DIR}/runtime.md",
+    log:
+        f"{CASE_LOGS}/summary.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("bernstein2020_case.summarise:summarise"),
+        epsilons=CASE["epsilons"],
+        health=CASE["health"],
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_fig5_10:
+    input:
+        summary=rules.bernstein2020_case_summarise.output.summary,
+        state=rules.bernstein2020_case_run_state.output.state,
+    output:
+        pdf=f"{RESULTS}/bernstein2020/fig5_10.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_10.png",
+            category="bernstein2020",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_10.rst",
+        ),
+    log:
+        f"{CASE_LOGS}/fig5_10.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("bernstein2020_case.figures:fig5_10"),
+        settings=CASE["fig5_10"],
+    script:
+        STEP_SCRIPT
+
+
+use rule bernstein2020_fig5_10 as bernstein2020_fig5_11 with:
+    output:
+        pdf=f"{RESULTS}/bernstein2020/fig5_11.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_11.png",
+            category="bernstein2020",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_11.rst",
+        ),
+    log:
+        f"{CASE_LOGS}/fig5_11.log",
+    params:
+        step=step("bernstein2020_case.figures:fig5_11"),
+        settings=dict(CASE["fig5_11"], headline_epsilon=CASE["headline_epsilon"], pir=CASE["pir"]),
+
+
+use rule bernstein2020_fig5_10 as bernstein2020_fig5_12 with:
+    output:
+        pdf=f"{RESULTS}/bernstein2020/fig5_12.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_12.png",
+            category="bernstein2020",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_12.rst",
+        ),
+    log:
+        f"{CASE_LOGS}/fig5_12.log",
+    params:
+        step=step("bernstein2020_case.figures:fig5_12"),
+        settings={"headline_epsilon": CASE["headline_epsilon"]},
+
+
+use rule bernstein2020_fig5_10 as bernstein2020_fig5_13 with:
+    output:
+        pdf=f"{RESULTS}/bernstein2020/fig5_13.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_13.png",
+            category="bernstein2020",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_13.rst",
+        ),
+    log:
+        f"{CASE_LOGS}/fig5_13.log",
+    params:
+        step=step("bernstein2020_case.figures:fig5_13"),
+        settings={},
+
+
+use rule bernstein2020_fig5_10 as bernstein2020_fig5_14 with:
+    output:
+        pdf=f"{RESULTS}/bernstein2020/fig5_14.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_14.png",
+            category="bernstein2020",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_14.rst",
+        ),
+    log:
+        f"{CASE_LOGS}/fig5_14.log",
+    params:
+        step=step("bernstein2020_case.figures:fig5_14"),
+        settings={},
+
+
+use rule bernstein2020_fig5_10 as bernstein2020_fig5_15 with:
+    output:
+        pdf=f"{RESULTS}/bernstein2020/fig5_15.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_15.png",
+            category="bernstein2020",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_15.rst",
+        ),
+    log:
+        f"{CASE_LOGS}/fig5_15.log",
+    params:
+        step=step("bernstein2020_case.figures:fig5_15"),
+        settings={},
+
+
+use rule bernstein2020_fig5_10 as bernstein2020_fig5_16 with:
+    output:
+        pdf=f"{RESULTS}/bernstein2020/fig5_16.pdf",
+        png=report(
+            f"{RESULTS}/bernstein2020/fig5_16.png",
+            category="bernstein2020",
+            subcategory="figures",
+            caption="../report/bernstein2020/fig5_16.rst",
+        ),
+    log:
+        f"{CASE_LOGS}/fig5_16.log",
+    params:
+        step=step("bernstein2020_case.figures:fig5_16"),
+        settings={"headline_epsilon": CASE["headline_epsilon"]},
+
+
+rule bernstein2020_case_claims:
+    input:
+        summary=rules.bernstein2020_case_summarise.output.summary,
+        runtime=rules.bernstein2020_case_summarise.output.runtime_csv,
+    output:
+        claims=f"{RESULTS}/bernstein2020/claims/bernstein2020_case.csv",
+    log:
+        f"{CASE_LOGS}/claims.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("bernstein2020_case.paper:claims"),
+        headline_epsilon=CASE["headline_epsilon"],
+        gibbs=CASE["gibbs"],
+        grid_gibbs=CASE["grid_gibbs"],
+        conjugate_draws=CASE["conjugate_draws"],
+        health=CASE["health"],
+    script:
+        STEP_SCRIPT
+
+
+register_claims(rules.bernstein2020_case_claims.output.claims)
