@@ -196,13 +196,15 @@ def test_an_interrupted_run_resumes_with_the_same_command(smoke_run, tmp_path, s
 
 
 def test_tables_are_identical_with_other_core_counts(smoke_run):
-    before = tables(smoke_run, "ju2022/tab1")
+    """Rebuild one experiment and everything downstream with one core: the same tables (and the
+    run is left complete, with no file older than its inputs, for the tests below)."""
+    before = tables(smoke_run, "ju2022/")
     shutil.rmtree(smoke_run / "results" / "ju2022" / "runs" / "loglinear_coverage")
     (smoke_run / "results" / "ju2022" / "experiments" / "loglinear_coverage.npz").unlink()
-    for path in before:
+    for path in tables(smoke_run, "ju2022/tab1"):
         (smoke_run / "results" / path).unlink()
-    snakemake(smoke_run, "results/ju2022/tab1.csv", "results/ju2022/tab1.md", "--cores", "1", *SMOKE)
-    assert tables(smoke_run, "ju2022/tab1") == before
+    snakemake(smoke_run, "--cores", "1", *SMOKE)
+    assert tables(smoke_run, "ju2022/") == before
 
 
 # ----------------------------------------------------------------------------- narrow jobs
