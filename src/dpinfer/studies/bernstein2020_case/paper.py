@@ -20,7 +20,7 @@ from ...io import load_npz
 from ..nig_methods import LABELS
 from ..scorecard import Claim, write_claims
 from .figures import decile_confusion
-from .summarise import PAPER_STATE, coverage_of_reference, flagged, mae
+from .summarise import PAPER_STATE, abs_errors, coverage_of_reference, flagged, mae
 
 __all__ = ["COVERAGE_TOLERANCE", "AUTHOR_UPDATE_ITERATIONS_PER_SECOND", "claims", "size_slope"]
 
@@ -33,11 +33,6 @@ _DEV = "case-study-how-the-scorecard-judges-the-thesis-claims"
 def _paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     d = a - b
     return float(d.mean()), float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else float("inf")
-
-
-def _abs_err(s: dict, e: int, m) -> np.ndarray:
-    est = s["oi"][e] if m == "oi" else s["point"][e, m]
-    return np.abs(est - s["np_point"])
 
 
 def size_slope(sizes: np.ndarray, residual: np.ndarray) -> tuple[float, float]:
@@ -147,7 +142,7 @@ def _mae_claims(s, headline) -> list[Claim]:
         for i, m in enumerate(methods):
             if not m.startswith("gibbs_ss"):
                 continue
-            diffs = [_paired(_abs_err(s, e, i), _abs_err(s, e, nv)) for e in range(E)]
+            diffs = [_paired(abs_errors(s, e, i), abs_errors(s, e, nv)) for e in range(E)]
             out.append(Claim(
                 "fig5_14", f"{LABELS[m]} has a lower MAE than Naive at every epsilon (paired over tracts, by 2 SE)",
                 "Gibbs-SS significantly better than Naive",
@@ -155,7 +150,7 @@ def _mae_claims(s, headline) -> list[Claim]:
                 "SE " + "/".join(f"{se:.4f}" for _, se in diffs), all(d + 2 * se < 0 for d, se in diffs), _DEV))
     e = int(np.flatnonzero(np.isclose(s["eps"], headline))[0])
     up = methods.index("gibbs_ss_update")
-    d, se = _paired(_abs_err(s, e, "oi"), _abs_err(s, e, up))
+    d, se = _paired(abs_errors(s, e, "oi"), abs_errors(s, e, up))
     out.append(Claim(
         "fig5_14", f"epsilon = {fmt_eps(headline)}: OI's point estimate beats Gibbs-SS-Update's (Ch. 6: OI 'outperforms "
         "the more general Bayesian methods'; paired MAE difference by 2 SE)", "OI better",

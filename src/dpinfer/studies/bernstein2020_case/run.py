@@ -20,6 +20,7 @@ import logging
 
 import numpy as np
 
+from ...diagnostics import central_interval
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz
 from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics
@@ -48,9 +49,8 @@ def state(input, output, *, seed: int, tracts: dict, drop: list) -> None:
 def predictive(rng: np.random.Generator, draws: np.ndarray, x0: float, levels) -> tuple[float, np.ndarray, np.ndarray]:
     """Point estimate (predictive mean) and central intervals (lo, hi per level) of kir at x0."""
     pred = draws[:, 0] * x0 + draws[:, 1] + np.sqrt(draws[:, 2]) * rng.standard_normal(draws.shape[0])
-    tails = np.concatenate([(1.0 - np.asarray(levels)) / 2.0, (1.0 + np.asarray(levels)) / 2.0])
-    q = np.quantile(pred, tails)
-    return float(pred.mean()), q[: len(levels)], q[len(levels):]
+    ends = np.array([np.ravel(central_interval(pred, lev)) for lev in levels])
+    return float(pred.mean()), ends[:, 0], ends[:, 1]
 
 
 def data_share(lo, hi, x, y, x0: float, window: float) -> np.ndarray:

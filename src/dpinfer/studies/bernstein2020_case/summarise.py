@@ -24,18 +24,23 @@ from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from ..nig_methods import LABELS
 
-__all__ = ["PAPER_STATE", "summarise", "mae", "coverage_of_reference", "flagged", "LABELS_CASE"]
+__all__ = ["PAPER_STATE", "summarise", "abs_errors", "mae", "coverage_of_reference", "flagged", "LABELS_CASE"]
 
 # Sec. 5.4.1: 3,108 tracts of 20-446 individuals, 363 dropped by the median-kir filter, 2,745 kept
 PAPER_STATE = {"tracts": 3108, "dropped": 363, "kept": 2745, "min_size": 20, "max_size": 446}
 LABELS_CASE = dict(LABELS, oi="OI")
 
 
-def mae(summary: dict, e: int, m: int) -> tuple[float, float]:
+def abs_errors(summary: dict, e: int, m) -> np.ndarray:
+    """Per tract, |method m's point estimate - Non-Private's| at epsilon index e (m = "oi" for OI)."""
+    est = summary["oi"][e] if m == "oi" else summary["point"][e, m]
+    return np.abs(est - summary["np_point"])
+
+
+def mae(summary: dict, e: int, m) -> tuple[float, float]:
     """Mean absolute error of method m's point estimates against Non-Private's at epsilon index e,
     and its SE over tracts (m = "oi" for the OI baseline)."""
-    est = summary["oi"][e] if m == "oi" else summary["point"][e, m]
-    err = np.abs(est - summary["np_point"])
+    err = abs_errors(summary, e, m)
     return float(err.mean()), float(err.std(ddof=1) / math.sqrt(err.size)) if err.size > 1 else 0.0
 
 
