@@ -1,39 +1,127 @@
-"""Speed of the raim2021 direct sampler and Gibbs sampler against the published / peer figures.
+"""Speed of the raim2021 direct sampler and Gibbs sampler: current code against a baseline
+commit, in one run, and against the published / peer figures.
 
-Run from the repository root:  .venv/bin/python benchmarks/bench_raim2021.py [--quick]
+Run from the repository root:
 
-Peer figures (reference/raim2021/FACTS.md Sec. 6; the slides):
-- author's C++ sampler, 10,000 calls with n = 1 (envelope rebuilt per draw): 1.42 s at tol 1e-10;
-- one call with n = 10,000 (one envelope): 0.031 s;
-- one Gibbs run (n = 200, 2,000 iterations, rho = .01, lambda = .2): 142.3 s re-run on a shared
-  2-vCPU machine, 129.29 s in the slides (i7-2600).
-The script prints our time and the ratio peer / ours, and an estimate of the whole study's wall
-time (9 settings x 500 replications x (Algorithm 2 + Algorithm 4)) on 2 cores.
+    .venv/bin/python benchmarks/bench_raim2021.py [--quick] [--baseline REF] [--sweep]
+
+The baseline (default: 443cc5c, the code before issue 14) is extracted from git into a
+temporary package ``dpinfer_baseline`` and imported beside the current ``dpinfer``, so both are
+timed in the same process, interleaved, best of ``--repeat`` runs: the ratios do not depend on
+how loaded the machine was during one of them.
+
+Sections:
+1. direct sampler, code example (z=100, mu=5, s2=9, Laplace 0.2): 10,000 calls with a fresh
+   envelope each, and one call of n = 10,000 (current code, against the author's C++);
+2. profile per latent draw on the (z, mu, s2) of a real Gibbs run (after 1,000 iterations):
+   nanoseconds to build the envelope and for the whole draw, and proposals per draw, for the
+   y's (lognormal weight, DGeom base) and the xi's (normal weight, Laplace base);
+3. one Gibbs run (n = 200, 2,000 iterations) per (rho, lambda) setting: CPU seconds of
+   Algorithm 2, baseline / current, and the whole study's estimate on 2 cores;
+4. ``--sweep``: the current code with other knot rules (levels x weight_sds), the experiment
+   behind config/config.yaml's ``raim2021.direct``.
+
+Peer figures (reference/raim2021/FACTS.md Sec. 6; the slides): author's C++ sampler, 10,000
+calls with n = 1: 1.42 s at tol 1e-10; one call with n = 10,000: 0.031 s; one Gibbs run:
+142.3 s re-run on a shared 2-vCPU machine, 129.29 s in the slides (i7-2600).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import importlib
+import io
 import os
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
-
 import yaml
+from numba import njit
 
+import dpinfer
 from dpinfer.models.lognormal_regression import (ReleaseNoise, Truth, release, simulate_design,
                                                   simulate_outcomes)
-from dpinfer.samplers.direct import Base, DirectSettings, Weight, direct_sample
-from dpinfer.samplers.lognormal_gibbs import run_noise_free, run_noisy
+from dpinfer.samplers.direct import DirectSettings
 
-# the direct-sampler settings the pipeline uses (config/config.yaml, raim2021.direct)
-with open("config/config.yaml", encoding="utf-8") as _fh:
-    DIRECT = DirectSettings.from_config(yaml.safe_load(_fh)["raim2021"]["direct"])
+ROOT = Path(__file__).resolve().parents[1]
+BASELINE = "443cc5c"
+with open(ROOT / "config" / "config.yaml", encoding="utf-8") as _fh:
+    _CFG = yaml.safe_load(_fh)["raim2021"]
+SETTINGS = [(r, lam) for r in _CFG["rhos"] for lam in _CFG["lambdas"]]
+QUICK_SETTINGS = [(0.01, 0.2), (0.1, 0.1), (0.4, 0.05)]
+PEER_CALLS_N1, PEER_ONE_CALL, PEER_GIBBS, PAPER_GIBBS = 1.42, 0.031, 142.3, 129.29
 
-PEER_CALLS_N1 = 1.42          # s per 10,000 calls, C++, tol 1e-10
-PEER_ONE_CALL = 0.031         # s for n = 10,000 with one envelope
-PEER_GIBBS = 142.3            # s per Gibbs run (re-run)
-PAPER_GIBBS = 129.29          # s per Gibbs run (slides)
+
+# ----------------------------------------------------------------------------- the two packages
+def load_baseline(ref: str):
+    """``dpinfer`` at git ``ref`` as the package ``dpinfer_baseline`` (its raim2021 modules use
+    relative imports only), extracted into a temporary directory."""
+    blob = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "src/dpinfer"],
+                          check=True, capture_output=True).stdout
+    tmp = Path(tempfile.mkdtemp(prefix="bench_raim2021_"))
+    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
+        tar.extractall(tmp, filter="data")
+    (tmp / "src" / "dpinfer").rename(tmp / "dpinfer_baseline")
+    sys.path.insert(0, str(tmp))
+    return importlib.import_module("dpinfer_baseline")
+
+
+class Impl:
+    """One implementation's Gibbs sampler, direct sampler and settings."""
+
+    def __init__(self, name, pkg, direct_cfg):
+        self.name = name
+        lg = importlib.import_module(pkg.__name__ + ".samplers.lognormal_gibbs")
+        d = importlib.import_module(pkg.__name__ + ".samplers.direct")
+        env = importlib.import_module(pkg.__name__ + ".samplers.direct.envelope")
+        self.lg, self.d, self.env = lg, d, env
+        self.noise_cls = importlib.import_module(
+            pkg.__name__ + ".models.lognormal_regression").ReleaseNoise
+        self.settings = d.DirectSettings.from_config(direct_cfg)
+
+    def workspace(self):
+        s = self.settings
+        if hasattr(s, "workspace"):
+            return s.workspace()
+        cap = s.capacity()
+        return np.empty(cap), np.empty(cap), np.empty((4, cap))
+
+    def run(self, rho, lam, data, rng, timed=False, settings=None):
+        _, _, yn, Xn = data
+        return self.lg.run_noisy(yn, Xn, self.noise_cls.of(rho, lam), burnin=1000, keep=1000,
+                                 rng=rng, direct=settings or self.settings, timed=timed)
+
+
+def _data(rho, lam, seed=1234):
+    rng = np.random.default_rng(seed)
+    truth = Truth()
+    X = simulate_design(rng, truth.n)
+    y = simulate_outcomes(rng, X, truth)
+    y_noisy, X_noisy = release(rng, y, X, ReleaseNoise.of(rho, lam))
+    return y, X, y_noisy, X_noisy
+
+
+# ----------------------------------------------------------------------------- 1. code example
+def bench_direct(cur: Impl):
+    d = cur.d
+    w, b = d.Weight("lognormal", 100.0, 5.0, 9.0), d.Base("laplace", 0.2)
+    rng = np.random.default_rng(1)
+    print("1. direct sampler, code example (z=100, mu=5, s2=9, Laplace 0.2), current code")
+    for st in (cur.settings, DirectSettings(),
+               DirectSettings(method="small_rects", n_knots=100, tol=1e-10),
+               DirectSettings(method="small_rects", n_knots=10, tol=1e-6)):
+        d.direct_sample(10, w, b, rng, st, rebuild=True)  # compile
+        t1 = _best(lambda: d.direct_sample(10_000, w, b, rng, st, rebuild=True))
+        t2 = _best(lambda: d.direct_sample(10_000, w, b, rng, st, rebuild=False))
+        print(f"   {st.method:11s} N={st.n_knots:3d} levels={len(st.levels)} "
+              f"sds={len(st.weight_sds)}: 10,000 calls n=1 {t1:.4f} s ({PEER_CALLS_N1 / t1:5.0f}x peer); one call"
+              f" n=10,000 {t2:.4f} s ({PEER_ONE_CALL / t2:4.1f}x peer)")
 
 
 def _best(fn, repeat=3):
@@ -45,70 +133,157 @@ def _best(fn, repeat=3):
     return best
 
 
-def bench_direct():
-    w, b = Weight("lognormal", 100.0, 5.0, 9.0), Base("laplace", 0.2)
+# ----------------------------------------------------------------------------- 2. profile
+@njit
+def _envelopes(build, reps, wt, z, mu, s2, bt, par, method, q, lu, lh, ws):
+    m = 0
+    for _ in range(reps):
+        for i in range(z.size):
+            m += build(wt, z[i], mu[i], s2, bt, par, method, 0, 1e-10, q, lu, lh, ws)
+    return m
+
+
+@njit
+def _draws(draw, reps, wt, z, mu, s2, bt, par, method, q, lu, lh, ws, rng):
+    props = 0
+    for _ in range(reps):
+        for i in range(z.size):
+            _, p = draw(wt, z[i], mu[i], s2, bt, par, method, 0, 1e-10, q, True, 100_000,
+                        lu, lh, ws, rng)
+            props += p
+    return props
+
+
+def gibbs_state(impl: Impl, rho, lam, iterations=1000):
+    """(z, mu, s2) of every y and every xi draw after ``iterations`` sweeps of Algorithm 2,
+    driving the implementation's sweep kernels from Python to read the latent state."""
+    lg, st = impl.lg, impl.settings
+    _, _, yn, Xn = _data(rho, lam, 1)
+    by, bx = impl.d.Base("dgeom", rho), impl.d.Base("laplace", lam)
+    qy = impl.d.base_quantile_points(by, st.levels, st.weight_sds)
+    qx = impl.d.base_quantile_points(bx, st.levels, st.weight_sds)
+    lu, lh, ws = impl.workspace()
     rng = np.random.default_rng(1)
-    print("direct sampler, code example (z=100, mu=5, s2=9, Laplace 0.2)")
-    for st in (DIRECT, DirectSettings(),
-               DirectSettings(method="small_rects", n_knots=100, tol=1e-10),
-               DirectSettings(method="small_rects", n_knots=10, tol=1e-6),
-               DirectSettings(method="equal_steps", n_knots=100, tol=1e-10)):
-        direct_sample(10, w, b, rng, st, rebuild=True)  # compile
-        t1 = _best(lambda: direct_sample(10_000, w, b, rng, st, rebuild=True))
-        t2 = _best(lambda: direct_sample(10_000, w, b, rng, st, rebuild=False))
-        print(f"  {st.method:12s} N={st.n_knots:3d} tol={st.tol:.0e} sds={len(st.weight_sds)}: 10,000 calls n=1 {t1:.4f} s "
-              f"({PEER_CALLS_N1 / t1:6.1f}x peer); one call n=10,000 {t2:.4f} s "
-              f"({PEER_ONE_CALL / t2:5.1f}x peer)")
+    xn, X, log_y, beta, s2 = Xn[:, 0].copy(), Xn.copy(), np.zeros(yn.size), np.zeros(2), 1.0
+    dargs = (st.code, st.n_knots, st.tol)
+    for _ in range(iterations):
+        lg._y_sweep(yn, X, beta, s2, rho, *dargs, qy, True, 100_000, lu, lh, ws, rng, log_y)
+        lg._x_sweep(xn, X, log_y, beta, s2, lam, *dargs, qx, True, 100_000, lu, lh, ws, rng)
+        s2 = lg._theta_step(X, log_y, beta, s2, 100.0, 2.0, 10.0, rng)
+    return ((yn, X @ beta, s2),
+            (xn, (log_y - X[:, 1] * beta[1]) / beta[0], s2 / beta[0] ** 2))
 
 
-def _data(rho, lam, seed=1234):
-    rng = np.random.default_rng(seed)
-    truth = Truth()
-    X = simulate_design(rng, truth.n)
-    y = simulate_outcomes(rng, X, truth)
-    noise = ReleaseNoise.of(rho, lam)
-    y_noisy, X_noisy = release(rng, y, X, noise)
-    return y, X, y_noisy, X_noisy, noise
+def profile(impls, settings, reps=100):
+    print("\n2. profile per latent draw (ns; proposals per draw), states after 1,000 iterations")
+    for rho, lam in settings:
+        (zy, muy, s2y), (zx, mux, s2x) = gibbs_state(impls[-1], rho, lam)
+        for what, wt, bt, par, z, mu, s2 in (("y ", 0, 1, rho, zy, muy, s2y),
+                                              ("xi", 1, 0, lam, zx, mux, s2x)):
+            row = []
+            for impl in impls:
+                base = impl.d.Base("dgeom" if bt else "laplace", par)
+                q = impl.d.base_quantile_points(base, impl.settings.levels,
+                                                impl.settings.weight_sds)
+                lu, lh, ws = impl.workspace()
+                meth = impl.settings.code
+                build, draw = impl.env.build_envelope, impl.env.direct_draw
+                _envelopes(build, 1, wt, z, mu, s2, bt, par, meth, q, lu, lh, ws)
+                _draws(draw, 1, wt, z, mu, s2, bt, par, meth, q, lu, lh, ws,
+                       np.random.default_rng(0))
+                n = reps * z.size
+                te = _best(lambda: _envelopes(build, reps, wt, z, mu, s2, bt, par, meth, q,
+                                              lu, lh, ws))
+                props = [0]
+
+                def full():
+                    props[0] = _draws(draw, reps, wt, z, mu, s2, bt, par, meth, q, lu, lh, ws,
+                                      np.random.default_rng(0))
+                td = _best(full)
+                row.append(f"{impl.name} envelope {1e9 * te / n:4.0f} draw {1e9 * td / n:5.0f}"
+                           f" ({props[0] / n:.2f})")
+            print(f"   rho={rho:<4} lambda={lam:<4} {what}: " + " | ".join(row))
 
 
-def bench_gibbs(quick: bool):
-    y, X, yn, Xn, noise = _data(0.01, 0.2)
-    run_noisy(yn, Xn, noise, burnin=0, keep=3, rng=np.random.default_rng(0), direct=DIRECT)  # compile
-    run_noise_free(y, X, burnin=0, keep=3, rng=np.random.default_rng(0))
-    c = run_noisy(yn, Xn, noise, burnin=1000, keep=1000, rng=np.random.default_rng(1),
-                  direct=DIRECT, timed=True)
-    x = c.info.extra
-    t = {k: x[f"cpu_seconds_{k}"] for k in ("y", "xi_x", "rest")}
-    total = sum(t.values())
-    print(f"Gibbs run rho=.01 lambda=.2 (n=200, 2000 it.): {total:.3f} CPU s = y {t['y']:.3f} + "
-          f"xi {t['xi_x']:.3f} + rest {t['rest']:.3f}; {PEER_GIBBS / total:.0f}x the re-run "
-          f"({PEER_GIBBS} s), {PAPER_GIBBS / total:.0f}x the slides ({PAPER_GIBBS} s)")
-    print(f"  proposals per y {x['proposals_per_y']:.3f}, per xi {x['proposals_per_xi']:.3f}")
-    per_setting = []
-    for rho in (0.01, 0.1, 0.4):
-        for lam in (0.05, 0.1, 0.2):
-            times = []
-            for seed in range(1 if quick else 3):
-                y, X, yn, Xn, noise = _data(rho, lam, seed)
-                a = run_noisy(yn, Xn, noise, burnin=1000, keep=1000, rng=np.random.default_rng(seed),
-                              direct=DIRECT)
-                b = run_noise_free(y, X, burnin=1000, keep=1000, rng=np.random.default_rng(seed))
-                times.append(a.info.cpu_seconds + b.info.cpu_seconds)
-            per_setting.append(np.mean(times))
-            print(f"  rho={rho:<4} lambda={lam:<4}: {per_setting[-1]:.3f} CPU s per replication "
-                  f"(Alg 2 + Alg 4)")
-    study = 500 * sum(per_setting) / 2
-    print(f"estimated study wall time, 9 x 500 x 2 chains on 2 free cores: {study / 60:.1f} min "
-          f"(author's package: ~175 CPU-hours)")
+# ----------------------------------------------------------------------------- 3. Gibbs
+def bench_gibbs(impls, settings, repeat):
+    print(f"\n3. one Gibbs run (Algorithm 2, n = 200, 2,000 iterations), CPU s, best of {repeat}")
+    data = {s: _data(*s, seed=1) for s in settings}
+    for impl in impls:  # compile
+        impl.lg.run_noisy(*data[settings[0]][2:], impl.noise_cls.of(*settings[0]), burnin=0,
+                          keep=3, rng=np.random.default_rng(0), direct=impl.settings)
+    best = {}
+    for r in range(repeat):
+        for s in settings:
+            for impl in impls:
+                c = impl.run(*s, data[s], np.random.default_rng(r))
+                key = (s, impl.name)
+                if c.info.cpu_seconds < best.get(key, (np.inf,))[0]:
+                    best[key] = (c.info.cpu_seconds, c.info.extra)
+    total = {impl.name: 0.0 for impl in impls}
+    for s in settings:
+        parts = []
+        for impl in impls:
+            sec, x = best[(s, impl.name)]
+            total[impl.name] += sec
+            parts.append(f"{impl.name} {sec:.3f} s (y {x['proposals_per_y']:.2f}, xi "
+                         f"{x['proposals_per_xi']:.2f} proposals)")
+        ratio = (f"  ratio {best[(s, impls[0].name)][0] / best[(s, impls[-1].name)][0]:.2f}"
+                 if len(impls) > 1 else "")
+        print(f"   rho={s[0]:<4} lambda={s[1]:<4}: " + " | ".join(parts) + ratio)
+    cur = impls[-1].name
+    mean = {k: v / len(settings) for k, v in total.items()}
+    if len(impls) > 1:
+        print(f"   mean over settings: {impls[0].name} {mean[impls[0].name]:.3f} s, {cur} "
+              f"{mean[cur]:.3f} s: {total[impls[0].name] / total[cur]:.2f}x faster")
+    s = settings[0]
+    for impl in impls:
+        x = impl.run(*s, data[s], np.random.default_rng(0), timed=True).info.extra
+        split = {k: x[f"cpu_seconds_{k}"] for k in ("y", "xi_x", "rest")}
+        tot = sum(split.values())
+        print(f"   {impl.name} split at rho={s[0]} lambda={s[1]} (timed, Python between steps):"
+              f" {tot:.3f} s = y {split['y']:.3f} + xi {split['xi_x']:.3f} + rest "
+              f"{split['rest']:.3f}; {PEER_GIBBS / tot:.0f}x the author's re-run, "
+              f"{PAPER_GIBBS / tot:.0f}x the slides")
+    for name, m in mean.items():
+        study = 500 * len(SETTINGS) * m / 2
+        print(f"   study estimate ({name}): {len(SETTINGS)} settings x 500 replications of "
+              f"Algorithm 2 on 2 cores: {study / 60:.1f} min")
+
+
+# ----------------------------------------------------------------------------- 4. sweep
+def sweep(cur: Impl, settings, repeat):
+    print("\n4. knot-rule sweep (current code): mean CPU s per Gibbs run over "
+          f"{len(settings)} settings")
+    data = {s: _data(*s, seed=1) for s in settings}
+    for levels in ((0.5,), (0.2, 0.8), (0.1, 0.5, 0.9), (1e-12, 0.1, 0.5, 0.9, 1 - 1e-12)):
+        for sds in ((1.0,), (1.5,), (1.0, 2.5), (0.5, 1.5, 3.0)):
+            st = dataclasses.replace(cur.settings, levels=levels, weight_sds=sds)
+            secs = [min(cur.run(*s, data[s], np.random.default_rng(r), settings=st)
+                        .info.cpu_seconds for r in range(repeat)) for s in settings]
+            print(f"   levels {levels!s:36s} weight_sds {sds!s:16s}: {np.mean(secs):.3f} s")
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="one replication per setting")
+    ap.add_argument("--quick", action="store_true", help="three settings instead of nine")
+    ap.add_argument("--baseline", default=BASELINE, help="git ref to compare with ('' = none)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sweep", action="store_true", help="also sweep the knot rule")
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    bench_direct()
-    bench_gibbs(args.quick)
+    cur = Impl("current", dpinfer, _CFG["direct"])
+    impls = [cur]
+    if args.baseline:
+        base_cfg = dict(_CFG["direct"], levels=[1e-12, 0.1, 0.5, 0.9, 1 - 1e-12],
+                        weight_sds=[1.0])  # the baseline's config/config.yaml
+        impls = [Impl(f"baseline {args.baseline}", load_baseline(args.baseline), base_cfg), cur]
+    settings = QUICK_SETTINGS if args.quick else SETTINGS
+    bench_direct(cur)
+    profile(impls, QUICK_SETTINGS)
+    bench_gibbs(impls, settings, args.repeat)
+    if args.sweep:
+        sweep(cur, QUICK_SETTINGS, args.repeat)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,10 @@ import pytest
 from scipy import stats
 
 from dpinfer.mechanisms import DoubleGeometric, Laplace
-from dpinfer.samplers.direct import (Base, DirectSettings, Weight, basic_direct_sample,
-                                     direct_sample, envelope_acceptance, stepdown)
+from dpinfer.samplers.direct import (Base, DirectSettings, Weight, base_quantile_points,
+                                     basic_direct_sample, direct_sample, envelope_acceptance,
+                                     stepdown)
+from dpinfer.samplers.direct.quantile_knots import R_HI, R_LO, R_SCALED, quantile_envelope
 from dpinfer.studies.raim2021.paper import PACKAGE_EXAMPLE, PACKAGE_KNOTS, knots_match
 
 N_DRAWS = 60_000
@@ -130,8 +132,9 @@ CONTINUOUS = [
 ]
 METHODS = [DirectSettings(), DirectSettings(method="small_rects", n_knots=8, tol=1e-6),
            DirectSettings(method="equal_steps", n_knots=3, tol=1e-6),
-           DirectSettings(weight_sds=(1.0,))]  # the pipeline's setting (config/config.yaml)
-IDS = ["quantile", "small_rects", "equal_steps", "quantile_1sd"]
+           DirectSettings(weight_sds=(1.0,)),
+           DirectSettings(levels=(0.5,), weight_sds=(1.0,))]  # the pipeline's (config.yaml)
+IDS = ["quantile", "small_rects", "equal_steps", "quantile_1sd", "quantile_pipeline"]
 
 
 def _cdf_for(weight, base, x):
@@ -145,6 +148,10 @@ def _max_proposals(settings, name=""):
     # a weight much narrower than the base, far in its tail, is the fast rule's hardest case
     if settings.method != "quantile":
         return 10.0
+    if settings.levels == (0.5,):
+        # the pipeline's single quantile knot trades the far tail (z = 200: w 500 base scales
+        # out, about 20 proposals) for speed where the Gibbs sampler spends its time
+        return 25.0
     return 8.0 if name == "narrow weight in the base tail" else 2.5
 
 
@@ -172,8 +179,8 @@ DISCRETE = [
 ]
 
 
-@pytest.mark.parametrize("settings", [METHODS[i] for i in (0, 1, 3)],
-                         ids=[IDS[i] for i in (0, 1, 3)])
+@pytest.mark.parametrize("settings", [METHODS[i] for i in (0, 1, 3, 4)],
+                         ids=[IDS[i] for i in (0, 1, 3, 4)])
 @pytest.mark.parametrize("name,weight,base,wrong", DISCRETE, ids=[c[0] for c in DISCRETE])
 def test_integer_draws_match_target(name, weight, base, wrong, settings):
     rng = np.random.default_rng(11)
@@ -184,6 +191,39 @@ def test_integer_draws_match_target(name, weight, base, wrong, settings):
     k2, p2 = _discrete_pmf(*wrong, int(k[0]), int(k[-1]))
     assert _chi2_pvalue(x, k2, p2) < ALPHA
     assert props.mean() < _max_proposals(settings, name)
+
+
+def _quantile_envelope(weight, base, st, lin):
+    lu, lh, ws = st.workspace()
+    q = base_quantile_points(base, st.levels, st.weight_sds)
+    m = quantile_envelope(weight.code, weight.z, weight.mu, weight.s2, base.code, base.par, q,
+                          lu, lh, ws, lin)
+    return m, lu, ws
+
+
+@pytest.mark.parametrize("st", [METHODS[0], METHODS[4]], ids=[IDS[0], IDS[4]])
+@pytest.mark.parametrize("name,weight,base", [c[:3] for c in CONTINUOUS + DISCRETE],
+                         ids=[c[0] for c in CONTINUOUS + DISCRETE])
+def test_quantile_envelope_same_in_log_and_linear_scale(name, weight, base, st):
+    """The quantile rule's linear-scale envelope (tail factors) and its log-scale fallback
+    (log-probabilities) have the same knots, intervals and heights, so the draw tests above,
+    which run in linear scale, cover the fallback's law too."""
+    m1, lu1, ws1 = _quantile_envelope(weight, base, st, True)
+    m0, lu0, ws0 = _quantile_envelope(weight, base, st, False)
+    assert m1 == m0 > 2
+    np.testing.assert_array_equal(lu1[:m1], lu0[:m0])
+    for row in (R_LO, R_HI):
+        np.testing.assert_array_equal(ws1[row, :m1 - 1], ws0[row, :m0 - 1])
+    np.testing.assert_allclose(ws1[R_SCALED, :m1 - 1], ws0[R_SCALED, :m0 - 1], rtol=1e-9,
+                               atol=1e-300)
+
+
+def test_far_tail_falls_back_to_log_scale():
+    """Base mass exp(-800) under a narrow weight: the linear scale's area is not
+    representable, so the builder asks for the log-scale envelope (which exists)."""
+    w, b = Weight("normal", 0.0, 400.0, 1.0), Base("laplace", 0.5)
+    assert _quantile_envelope(w, b, DirectSettings(), True)[0] == -1
+    assert _quantile_envelope(w, b, DirectSettings(), False)[0] > 2
 
 
 def test_integer_draws_at_integer_z_never_reach_z():
@@ -220,3 +260,5 @@ def test_invalid_arguments_are_refused():
         Base("dgeom", 1.5)
     with pytest.raises(ValueError):
         DirectSettings(method="bisect")
+    with pytest.raises(ValueError, match="n_knots must be 0 for the quantile rule"):
+        DirectSettings(method="quantile", n_knots=5)

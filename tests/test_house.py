@@ -41,7 +41,9 @@ def test_every_numba_kernel_has_a_docstring_and_one_decorator_style():
                     missing.append(f"{path.relative_to(ROOT)}::{node.name}")
                 styles |= {ast.unparse(d) for d in node.decorator_list}
     assert not missing, f"kernels without a docstring: {missing}"
-    assert styles == {"njit(cache=True)"}, styles
+    # inline='always' is the one variant: the direct sampler's per-draw kernels are inlined
+    # into the Gibbs sweeps, which saves a call and the refcounting of its array arguments
+    assert styles <= {"njit(cache=True)", "njit(cache=True, inline='always')"}, styles
 
 
 def test_no_module_is_too_long_to_read_in_one_sitting():

@@ -27,6 +27,9 @@ if RAIM["burnin"] >= RAIM["iterations"]:
     )
 if RAIM["direct"]["method"] != "quantile" and RAIM["direct"]["n_knots"] < 1:
     config_error("raim2021.direct.n_knots", "must be >= 1 for small_rects / equal_steps")
+if RAIM["direct"]["method"] == "quantile" and RAIM["direct"]["n_knots"] != 0:
+    config_error("raim2021.direct.n_knots", "must be 0 for the quantile rule (its knots come "
+                 "from levels and weight_sds)")
 
 # Input and param functions of wildcards, as named lambdas (`snakemake --lint` flags rule
 # files that mix rules and `def`s).

@@ -193,8 +193,7 @@ def run_noisy(y_noisy, X_noisy, noise: ReleaseNoise, *, burnin: int, keep: int,
     s2 = 1.0
     qy = base_quantile_points(base_y, direct.levels, direct.weight_sds)
     qx = base_quantile_points(base_x, direct.levels, direct.weight_sds)
-    cap = direct.capacity()
-    lu, lh, cum = np.empty(cap), np.empty(cap), np.empty((4, cap))
+    lu, lh, cum = direct.workspace()
     draws = np.empty((iterations, 3))
     counts = np.zeros(4, dtype=np.int64)
     sb2 = prior.sigma_beta**2

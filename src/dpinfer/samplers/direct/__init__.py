@@ -11,7 +11,9 @@ The direct sampler (Walker et al. 2011) augments u | x ~ U(0, w(x)/c), c = sup w
   once, in :mod:`dpinfer.mechanisms`);
 - :mod:`.knots`: the 2021 package's Stepdown: bisection for u_L and u_H, knots by equal steps
   or the Small Rectangles algorithm (``small_rects`` / ``equal_steps``);
-- :mod:`.quantile_knots`: our fast knot rule for the Gibbs sampler (``quantile``);
+- :mod:`.quantile_knots`: our fast knot rule for the Gibbs sampler (``quantile``): nested
+  base intervals and the accept coin drawn in x;
+- :mod:`.tail_factors`: the bases' interval masses and truncated draws in linear scale;
 - :mod:`.envelope`: the customised direct sampler (CD): step function h*, exact accept-reject
   of u, x | u by the truncated inverse CDF; the public API;
 - :mod:`.basic`: the basic direct sampler (BD), for comparison.

@@ -3,12 +3,12 @@ inverse-CDF draw of x | u; and its public API.
 
 Slides "A customized direct sampler", "Step function", "Accept-reject algorithm" and
 "Drawing from [x | u]". The envelope h* >= P(A_u) is a step function on the knots of
-:mod:`.knots` (``small_rects`` / ``equal_steps``) or :mod:`.quantile_knots` (``quantile``);
-u is drawn from h = h*/a (a = the integral of h*) and accepted with probability
+:mod:`.knots` (``small_rects`` / ``equal_steps``, in log scale: piece areas are max-scaled
+before they are summed) or :mod:`.quantile_knots` (``quantile``, which draws the same accept
+coin in x). u is drawn from h = h*/a (a = the integral of h*) and accepted with probability
 P(A_u)/h*(u), which makes every draw exact whatever the knots. The 2021 package skipped the
 accept step (FACTS.md 2.7); the slides describe it. Rejected proposals become knots
-(``adapt``), as the slides suggest. Everything runs in log scale: piece areas are max-scaled
-before they are summed.
+(``adapt``), as the slides suggest.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from numba import njit
 
 from .knots import METHODS, M_QUANTILE, insert_knot, log_sub, stepdown_knots
 from .quantile_knots import (DEFAULT_LEVELS, DEFAULT_WEIGHT_SDS, N_MODE_INTEGERS,
-                             base_quantile_points, quantile_knots)
+                             R_SCALED, R_STATE, S_LIN, S_P0, WORKSPACE_ROWS,
+                             base_quantile_points,
+                             quantile_accept_reject, quantile_envelope)
 from .weights_bases import (NEG_INF, Base, Weight, base_interval_log_pr, base_truncated_draw,
                             log_prob_au, weight_roots)
 
@@ -29,20 +31,30 @@ __all__ = ["DirectSettings", "direct_draw", "stepdown", "psi_over_c", "envelope_
            "direct_sample"]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, anchors, lu, lh, cum):
     """Knots of the step function h* for one (w, g) by the knot rule ``method`` (slides "Step
-    function" with the Stepdown's knots, FACTS.md 2.2-2.4, or our quantile rule); returns the
-    knot count (0 when P(A_0) = 0). ``anchors`` is :func:`base_quantile_points` (quantile rule
-    only)."""
+    function" with the Stepdown's knots, FACTS.md 2.2-2.4, or our quantile rule of
+    :mod:`.quantile_knots`); returns the knot count (0 when P(A_0) = 0). ``anchors`` is
+    :func:`base_quantile_points` (quantile rule only)."""
     if method == M_QUANTILE:
-        nq = int(anchors[0])
-        ng = int(anchors[1])
-        qs = anchors[2:2 + nq]
-        ugrid = anchors[2 + nq:2 + nq + ng]
-        table = anchors[2 + nq + ng:]
-        return quantile_knots(wt, z, mu, s2, bt, par, qs, ugrid, table, n_knots, lu, lh, cum)
+        m = quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, cum, True)
+        if m < 0:  # area below double precision in linear scale: rebuild in log scale
+            m = quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, cum, False)
+        return m
     return stepdown_knots(wt, z, mu, s2, bt, par, method, n_knots, tol, lu, lh)
+
+
+@njit(cache=True, inline="always")
+def draw_from_envelope(wt, z, mu, s2, bt, par, method, anchors, lu, lh, m, cum, adapt,
+                       max_prop, rng):
+    """One exact draw from a built envelope: the quantile rule's accept coin drawn in x
+    (:mod:`.quantile_knots`) or the slides' accept-reject in u (the Stepdown's rules).
+    Returns (x, proposals, new knot count)."""
+    if method == M_QUANTILE:
+        return quantile_accept_reject(wt, z, mu, s2, bt, par, anchors, lu, lh, cum, m, adapt,
+                                      max_prop, rng)
+    return _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop, rng)
 
 
 @njit(cache=True)
@@ -54,24 +66,14 @@ def _widths(lu, m, cum):
 
 @njit(cache=True)
 def _cumulate(lu, lh, m, cum):
-    """Piece heights and cumulative areas of the envelope h* (slides "Step function":
-    a = P(A_{u_0}) u_0 + sum_j P(A_{u_j}) (u_{j+1} - u_j); FACTS.md 2.5).
-
-    Piece j spans [u_j, u_{j+1}) with height H_j = P(A_{u_j}) when knot j is evaluated, and
-    otherwise (lh[j] is NaN) the smaller of its bound cum[2, j] and H_{j-1}: both bound
-    P(A_u) on the piece because P(A_u) is non-increasing. Fills cum[1, j] = log H_j and
-    cum[0, j] = cumulative max-scaled area; returns the max log area. cum[3, j] caches the
-    log width of piece j (see :func:`_widths`).
-    """
+    """Cumulative areas of the envelope h* (slides "Step function":
+    a = P(A_{u_0}) u_0 + sum_j P(A_{u_j}) (u_{j+1} - u_j); FACTS.md 2.5): piece j spans
+    [u_j, u_{j+1}) with height P(A_{u_j}) (lh[j], log scale). Fills cum[0, j] = cumulative
+    max-scaled area; returns the max log area. cum[3, j] caches the log width of piece j
+    (see :func:`_widths`)."""
     top = NEG_INF
-    h = lh[0]
     for j in range(m - 1):
-        if not math.isnan(lh[j]):
-            h = lh[j]
-        elif cum[2, j] < h:
-            h = cum[2, j]
-        cum[1, j] = h
-        a = h + cum[3, j]
+        a = lh[j] + cum[3, j]
         cum[0, j] = a
         if a > top:
             top = a
@@ -84,14 +86,11 @@ def _cumulate(lu, lh, m, cum):
 
 @njit(cache=True)
 def _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop, rng):
-    """The slides' Accept-Reject Algorithm: u ~ h (piece by its area, then uniform within the
-    piece, FACTS.md 2.6), accepted if v < P(A_u)/h*(u); then x | u by the inverse CDF of g
-    truncated to A_u (slides "Drawing from [x | u]").
-
-    After a rejection the envelope is refined (adaptive rejection): the rejected u becomes a
-    knot (``adapt``) and, if its piece's height was only a bound, that knot (first rejection)
-    or every knot (later rejections) gets its exact height. The envelope of each round depends
-    only on earlier rounds, so an accepted u is exact.
+    """The slides' Accept-Reject Algorithm on the Stepdown's envelope: u ~ h (piece by its
+    area, then uniform within the piece, FACTS.md 2.6), accepted if v < P(A_u)/h*(u); then
+    x | u by the inverse CDF of g truncated to A_u (slides "Drawing from [x | u]"). A rejected
+    u becomes a knot (``adapt``, adaptive rejection); the envelope of each round depends only
+    on earlier rounds, so an accepted u is exact.
     Returns (x, number of proposals, new knot count); x is NaN after max_prop rejections.
     """
     _widths(lu, m, cum)
@@ -109,20 +108,11 @@ def _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop,
         lu_prop = lu[j + 1] + math.log(r + rng.random() * (1.0 - r))
         x1, x2 = weight_roots(wt, z, mu, s2, lu_prop)
         lp = base_interval_log_pr(bt, par, x1, x2)
-        if math.log(rng.random()) < lp - cum[1, j]:
+        if math.log(rng.random()) < lp - lh[j]:
             return base_truncated_draw(bt, par, x1, x2, rng.random()), n_prop, m
-        if math.isnan(lh[j]):
-            if n_prop == 1:  # first rejection: make this piece's knot exact
-                lh[j] = log_prob_au(wt, z, mu, s2, bt, par, lu[j])
-            else:  # the bound envelope keeps failing: make every knot exact
-                for k in range(1, m - 1):
-                    if math.isnan(lh[k]):
-                        lh[k] = log_prob_au(wt, z, mu, s2, bt, par, lu[k])
         if adapt and m < cap and lu[j] < lu_prop < lu[j + 1]:
             for k in range(m, j + 1, -1):
-                cum[2, k] = cum[2, k - 1]
                 cum[3, k] = cum[3, k - 1]
-            cum[2, j + 1] = lp
             m = insert_knot(lu, lh, m, j + 1, lu_prop, lp)
             cum[3, j] = log_sub(lu[j + 1], lu[j])
             cum[3, j + 1] = log_sub(lu[j + 2], lu[j + 1])
@@ -130,31 +120,29 @@ def _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop,
     return np.nan, n_prop, m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def direct_draw(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, max_prop,
                 lu, lh, cum, rng):
     """One exact CD-sampler draw with a fresh envelope (the Gibbs sampler's unit of work,
     one per latent per iteration as in FACTS.md 2.6): build the knots, then accept-reject.
+    Inlined into the callers' loops (no per-draw call).
 
-    lu, lh (size cap) and cum (4 x cap) are workspace arrays, cap >= knots + adaptations.
+    lu, lh and cum are the workspace of :meth:`DirectSettings.workspace`.
     Returns (x, proposals); x is NaN when P(A_0) = 0 or after max_prop rejections.
     """
     m = build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
     if m == 0:
         return np.nan, 0
-    x, n_prop, _ = _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt,
-                                       max_prop, rng)
+    x, n_prop, _ = draw_from_envelope(wt, z, mu, s2, bt, par, method, qpts, lu, lh, m, cum,
+                                      adapt, max_prop, rng)
     return x, n_prop
 
 
 @njit(cache=True)
 def _direct_many(n, wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, max_prop,
-                 rebuild, cap, rng, out, props):
+                 rebuild, lu, lh, cum, rng, out, props):
     """n CD-sampler draws (slides "Code example": ``direct_sampler(n, w, g)``): one envelope
     shared by all draws (adapted by rejections), or a fresh one per draw (``rebuild``)."""
-    lu = np.empty(cap)
-    lh = np.empty(cap)
-    cum = np.empty((4, cap))
     m = build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
     if m == 0:
         out[:] = np.nan
@@ -162,8 +150,8 @@ def _direct_many(n, wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, m
     for i in range(n):
         if rebuild and i > 0:
             m = build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
-        out[i], props[i], m = _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum,
-                                                  adapt, max_prop, rng)
+        out[i], props[i], m = draw_from_envelope(wt, z, mu, s2, bt, par, method, qpts, lu, lh,
+                                                 m, cum, adapt, max_prop, rng)
 
 
 # ============================================================================ public API
@@ -190,6 +178,9 @@ class DirectSettings:
             raise ValueError(f"tol must lie in (0, 1), got {self.tol}")
         if any(not 0 < p < 1 for p in self.levels):
             raise ValueError("quantile levels must lie in (0, 1)")
+        if self.method == "quantile" and self.n_knots != 0:
+            raise ValueError("n_knots must be 0 for the quantile rule (its knots come from "
+                             f"levels and weight_sds), got {self.n_knots}")
 
     @classmethod
     def from_config(cls, cfg: dict) -> "DirectSettings":
@@ -205,22 +196,30 @@ class DirectSettings:
 
     def capacity(self) -> int:
         """Workspace size: knots + pseudo-knots + room for adaptations."""
-        return (self.n_knots + len(self.levels) + len(self.weight_sds) + 2 * N_MODE_INTEGERS + 8
-                + (64 if self.adapt else 0))
+        return (self.n_knots + len(self.levels) + 2 * len(self.weight_sds)
+                + 2 * N_MODE_INTEGERS + 8 + (64 if self.adapt else 0))
+
+    def workspace(self, extra: int = 0):
+        """(lu, lh, cum): the arrays every envelope kernel works in, allocated once per chain."""
+        cap = self.capacity() + extra
+        return np.empty(cap), np.empty(cap), np.full((WORKSPACE_ROWS, cap), np.nan)
 
 
 def stepdown(weight: Weight, base: Base, settings: DirectSettings) -> dict:
     """The step-function envelope: knots (log u, log P(A_u)) including the u = 0 pseudo-knot
     and the closing knot u = 1, and the log normaliser a of h*."""
-    cap = settings.capacity() + 4
-    lu = np.empty(cap)
-    lh = np.empty(cap)
+    lu, lh, cum = settings.workspace(extra=4)
     qpts = base_quantile_points(base, settings.levels, settings.weight_sds)
-    cum = np.empty((4, cap))
     m = build_envelope(weight.code, weight.z, weight.mu, weight.s2, base.code, base.par,
                        settings.code, settings.n_knots, settings.tol, qpts, lu, lh, cum)
     if m == 0:
         raise ValueError("P(A_0) = 0: no u with P(A_u) > 0")
+    if settings.method == "quantile":  # heights P(B_j); areas are scaled by 1/P(A_0)
+        lp0 = math.log(cum[R_STATE, S_P0]) if cum[R_STATE, S_LIN] == 1.0 else lh[0]
+        with np.errstate(divide="ignore"):
+            log_h = np.r_[lp0 + np.log(cum[R_SCALED, :m - 1]), -np.inf]
+        return {"log_u": lu[:m].copy(), "log_h": log_h,
+                "log_a": float(lp0 + math.log(cum[0, m - 2]))}
     _widths(lu, m, cum)
     top = _cumulate(lu, lh, m, cum)
     return {"log_u": lu[:m].copy(), "log_h": lh[:m].copy(),
@@ -265,7 +264,7 @@ def direct_sample(n: int, weight: Weight, base: Base, rng: np.random.Generator,
     qpts = base_quantile_points(base, settings.levels, settings.weight_sds)
     _direct_many(n, weight.code, float(weight.z), float(weight.mu), float(weight.s2),
                  base.code, float(base.par), settings.code, settings.n_knots, settings.tol,
-                 qpts, settings.adapt, settings.max_proposals, rebuild, settings.capacity(),
+                 qpts, settings.adapt, settings.max_proposals, rebuild, *settings.workspace(),
                  rng, out, props)
     if np.isnan(out).any():
         raise RuntimeError("direct sampler failed (P(A_0) = 0 or too many rejections)")

@@ -1,14 +1,37 @@
-"""Our fast knot rule ``quantile`` for the direct sampler inside the Gibbs sampler.
+"""Our fast knot rule ``quantile`` for the direct sampler inside the Gibbs sampler: an envelope
+of nested base intervals, and the accept coin drawn in x.
 
-Not in the slides (deviations: "Knot rule used inside the Gibbs sampler"). Because the
-accept-reject step makes every draw exact whatever the knots, the knot count is only a speed
-knob, and the bisections for u_L and u_H (about 70 evaluations of P(A_u)) can be skipped.
-Knots sit at u = w(q)/c for a few base quantiles q (so every piece spans at most one quantile
-step of base mass on each side of A_u), at level sets of w a few weight-sds from its mode and,
-for the double geometric base, at the integers next to the mode of w. Heights start as free
-upper bounds read from a per-base table (:func:`base_quantile_points`); the accept-reject
-step (:mod:`.envelope`) makes them exact where proposals are rejected. About 10 evaluations of
-P(A_u) per draw instead of about 180.
+Not in the slides (deviations: "Quantile knot rule inside the Gibbs sampler" and "Accept coin
+drawn in x"). The accept step makes every draw exact whatever the knots, so the knots are a
+speed knob only, and the bisections for u_L and u_H can be skipped.
+
+**Envelope.** Knots 0 = u_0 < u_1 < ... < u_{m-1} = 1 (log u in ``lu``) and, for every piece
+[u_j, u_{j+1}), an open interval B_j that contains A_{u_j} (hence A_u for every u of the piece)
+with its exact base mass: the step function h*(u) = P(B_j) >= P(A_u). Candidate knots are
+u = w(p)/c at points p: base quantiles, the integers next to the mode of w (double geometric
+base, where P(A_u) jumps when w is narrow next to the integer grid) and, when w sits far in
+the base's tail, two tail points. Once u passes w(p)/c, p is outside A_u, so A_u lies strictly
+between the nearest such points on either side of the mode: that interval (cut at the support
+end z of the lognormal weight) is B_j. Its mass is read from a per-base table when both ends
+are quantile points, else from the base's CDF. Fixed knots u = exp(-k^2/2), the level sets of
+w at k weight-sds, split pieces without a new mass; they pay off once a rejection makes their
+piece exact.
+
+**Accept coin drawn in x.** The slides draw u from h = h*/a, accept it with probability
+P(A_u)/h*(u) and then draw x from g truncated to A_u. Here: piece j with probability
+proportional to P(B_j)(u_{j+1} - u_j), x from g truncated to B_j, u uniform on the piece, and
+accept if x lies in A_u (w(x)/c > u). Given u, that happens with probability
+P(A_u)/P(B_j) = P(A_u)/h*(u), and an accepted x is g truncated to A_u: the pair (u, x) has the
+slides' law and acceptance rate exactly. A proposal costs one evaluation of w instead of the
+roots of A_u, P(A_u) and a truncated draw; when x lies in A_{u_{j+1}} no u is drawn at all.
+
+**Adaptive rejection.** A rejected u makes its piece exact (B_j = A_{u_j}) and becomes a knot
+with B = A_u, so the envelope of each round depends only on earlier rounds.
+
+**Linear scale.** Masses and truncated draws use the bases' tail factors
+(:mod:`.tail_factors`): one exp per end point instead of log-probabilities per piece. When the
+envelope's area is not representable in double precision (w far in the base's tail, e.g. the
+first Gibbs iterations) the envelope is rebuilt in log scale (``lin`` False).
 """
 
 from __future__ import annotations
@@ -18,164 +41,329 @@ import math
 import numpy as np
 from numba import njit
 
-from .knots import insert_knot, small_rects
-from .weights_bases import (B_DGEOM, B_LAPLACE, NEG_INF, W_LOGNORMAL, base_interval_log_pr,
-                            base_quantile, log_prob_au, weight_log, weight_log_c)
+from .tail_factors import base_rate, end_factor, interval_mass, truncated_draw
+from .weights_bases import (B_DGEOM, B_LAPLACE, NEG_INF, W_LOGNORMAL, base_consts,
+                            base_interval_log_pr_c, base_quantile, base_truncated_draw_c,
+                            weight_log, weight_log_c, weight_roots)
 
-__all__ = ["DEFAULT_LEVELS", "DEFAULT_WEIGHT_SDS", "N_MODE_INTEGERS", "base_quantile_points"]
+__all__ = ["DEFAULT_LEVELS", "DEFAULT_WEIGHT_SDS", "N_MODE_INTEGERS", "WORKSPACE_ROWS",
+           "base_quantile_points", "quantile_envelope", "quantile_accept_reject"]
 
 # Default base-quantile levels of the ``quantile`` knot rule.
 DEFAULT_LEVELS = (1e-12, 0.1, 0.5, 0.9, 1.0 - 1e-12)
-# Double geometric base: integers on each side of the weight's mode that become knots.
+# Double geometric base: integers on each side of the weight's mode that become knots when the
+# weight's sd in x is below MODE_INTEGER_SD (where P(A_u) jumps at the integer grid).
 N_MODE_INTEGERS = 2
+MODE_INTEGER_SD = 4.0
 # ... and weight-sd multiples k whose level sets u = exp(-k^2/2) are always knots.
 DEFAULT_WEIGHT_SDS = (0.5, 1.5, 3.0)
-
-
-@njit(cache=True)
-def _add_knot(lu, lh, m, v):
-    """Quantile knot rule: insert log u = v (height to be filled) into the sorted knots
-    1..m-1; skip duplicates, v = -inf and v >= 0. Returns the new count."""
-    if v == NEG_INF or not v < 0.0 or m >= lu.size - 1:
-        return m
-    pos = m
-    while pos > 1 and lu[pos - 1] > v:
-        pos -= 1
-    if lu[pos - 1] == v:
-        return m
-    return insert_knot(lu, lh, m, pos, v, np.nan)
+# Rows of the workspace ``ws`` (WORKSPACE_ROWS x capacity): per piece j (interval B_j, its
+# ends' tail factors, its ends u_j and u_{j+1} and log u_{j+1}, exact flag, P(B_j)/P(A_0),
+# cumulative area), per point p (position, log u where it leaves A_u, tail factor) and the
+# draw's scalars (R_STATE). Pieces split by a rejection are appended, so they are sorted by
+# u only until the first rejection; lu[j] is the log of their lower end.
+(R_CUM, R_LO, R_HI, R_ELO, R_EHI, R_U, R_UH, R_LUH, R_EXACT, R_SCALED, R_PX, R_PK, R_PE, R_PU,
+ R_STATE) = range(15)
+WORKSPACE_ROWS = 15
+# R_STATE: linear scale in use, P(A_0), then a cache keyed on s2 (constant over a Gibbs sweep):
+# sqrt(s2) and, per weight-sd k, exp(k sqrt(s2)) (the lognormal level set's end multipliers).
+S_LIN, S_P0, S_S2, S_SD, S_EXP = 0, 1, 2, 3, 4
+# Linear scale is trusted when P(A_0), the envelope's area and the base's tail factor at the
+# first weight-sd level set (where the target lives) exceed TINY: mass that underflows then
+# carries a negligible share of the target.
+TINY = 1e-250
+LOG_TINY = math.log(TINY)
+# Anchor array: see :func:`base_quantile_points`.
+_HEAD = 5
 
 
 @njit(cache=True)
 def _tail_point(bt, par, log_level):
-    """Quantile knot rule, tail knots: |q| with P(X < -|q|) = exp(log_level), a base quantile
-    far in the tail computed from the log level (FACTS.md 4 quantiles, in log scale)."""
+    """|q| with P(X < -|q|) = exp(log_level): a base quantile far in the tail computed from the
+    log level (FACTS.md 4 quantiles, in log scale)."""
     if bt == B_LAPLACE:
         return -par * (log_level + math.log(2.0))
     lq = math.log1p(-par)
     return np.floor((log_level + math.log(2.0 - par)) / lq)
 
 
-@njit(cache=True)
-def _integer_bound(rho, x_end, qs, kl, lo, hi, fm, luj):
-    """Quantile knot rule, free envelope heights for the DGeom base: a log upper bound on
-    P(A_u). A_u lies strictly between the nearest excluded
-    points on either side of the mode (quantile points qs[lo], qs[hi], the mode integers
-    fm - j / fm + 1 + j whose knots are <= u, and the support end x_end), so P(A_u) is at most
-    (number of integers strictly between) x (largest pmf among them)."""
-    nq = qs.size
-    a = qs[lo] if lo >= 0 else -np.inf
-    b = qs[hi] if hi < nq else np.inf
-    b = min(b, x_end)
-    for j in range(N_MODE_INTEGERS):
-        if kl[nq + 2 * j] <= luj:
-            a = max(a, fm - j)
-        if kl[nq + 2 * j + 1] <= luj:
-            b = min(b, fm + 1.0 + j)
-    if a == -np.inf or b == np.inf:
-        return np.inf
-    ia = np.floor(a) + 1.0
-    ib = np.ceil(b) - 1.0
-    if ia > ib:
-        return NEG_INF
-    d0 = 0.0 if ia <= 0.0 <= ib else min(abs(ia), abs(ib))
-    return math.log(ib - ia + 1.0) + math.log(rho / (2.0 - rho)) + d0 * math.log1p(-rho)
+@njit(cache=True, inline="always")
+def _cumulate(ws, m):
+    """Cumulative areas P(B_j)(u_{j+1} - u_j) of the m - 1 pieces, scaled by 1/P(A_0)."""
+    s = 0.0
+    for j in range(m - 1):
+        s += ws[R_SCALED, j] * (ws[R_UH, j] - ws[R_U, j])
+        ws[R_CUM, j] = s
 
 
-@njit(cache=True)
-def quantile_knots(wt, z, mu, s2, bt, par, qs, ugrid, table, n_split, lu, lh, cum):
-    """Knots and free heights of our ``quantile`` rule (not in the slides: it replaces the
-    Stepdown's bisections and Small Rectangles inside the Gibbs sampler; the slides' step
-    function h* is then built on these knots). Candidate knots (log u):
+@njit(cache=True, inline="always")
+def _set_piece(ws, j, lo, hi, elo, ehi, u, scaled):
+    """Piece j: interval B_j = (lo, hi), its ends' tail factors, u_j and P(B_j)/P(A_0)."""
+    ws[R_LO, j] = lo
+    ws[R_HI, j] = hi
+    ws[R_ELO, j] = elo
+    ws[R_EHI, j] = ehi
+    ws[R_U, j] = u
+    ws[R_SCALED, j] = scaled
+    ws[R_EXACT, j] = 0.0
 
-    - u = w(q_k)/c at base quantiles q_k: between two consecutive knots neither end of A_u
-      crosses a q_k, so P(A_u) drops by at most one quantile cell per end (base-dominated case);
-    - fixed u = exp(-k^2/2) (``ugrid``): the level sets of w at k weight-sds from its mode
-      (weight-dominated case);
-    - double geometric base: N_MODE_INTEGERS integers on each side of the mode of w, where
-      P(A_u) jumps when w is narrow next to the integer grid (small y);
-    - when the mode of w lies beyond the outermost base quantiles and the first knot is below
-      1e-12 (w far out in the base's tail): two base tail points of mass 1e-4 u_1, evaluated
-      exactly, so the envelope above the knots has negligible area.
 
-    Heights cost no evaluation of P(A_u): A_u lies strictly between the nearest quantile points
-    on either side of the mode of w whose knots are <= u, so P(A_u) is at most the base mass
-    between them, read from ``table`` (precomputed per base). These bounds go to cum[2]; lh is
-    NaN (not evaluated) and becomes exact when a proposal in the piece is rejected. With
-    n_split > 0 all heights are evaluated and n_split small-rectangle splits follow.
+@njit(cache=True, inline="always")
+def _set_exact(wt, z, mu, s2, bt, par, anchors, lh, ws, j, lu_j):
+    """Piece j gets B_j = A_{u_j} exactly (the roots of the weight's level set) and its mass."""
+    x1, x2 = weight_roots(wt, z, mu, s2, lu_j)
+    if ws[R_STATE, S_LIN] == 1.0:
+        rate = anchors[4]
+        e1 = end_factor(bt, rate, x1, False)
+        e2 = end_factor(bt, rate, x2, True)
+        s = interval_mass(bt, par, x1, x2, e1, e2) / ws[R_STATE, S_P0]
+        ws[R_ELO, j] = e1
+        ws[R_EHI, j] = e2
+    else:
+        s = math.exp(base_interval_log_pr_c(bt, par, anchors[2], anchors[3], x1, x2) - lh[0])
+    ws[R_LO, j] = x1
+    ws[R_HI, j] = x2
+    ws[R_SCALED, j] = min(s, ws[R_SCALED, j])  # A_{u_j} is inside B_j: rounding only
+    ws[R_EXACT, j] = 1.0
+
+
+@njit(cache=True, inline="always")
+def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
+    """Knots and nested intervals of the ``quantile`` rule for one (w, g) (module docstring),
+    in linear scale (``lin``) or log scale.
+
+    Points are kept sorted by the log u at which they leave A_u; one sweep over them excludes
+    each in turn and starts a piece wherever B changes. Fills lu (log u_j), lh[0] = log P(A_0)
+    and the rows of ``ws``; ``anchors`` is :func:`base_quantile_points`. Returns the knot
+    count m, 0 when P(A_0) = 0, or -1 when ``lin`` and the envelope's area is not
+    representable (then build it with ``lin`` False).
     """
-    lpmax = log_prob_au(wt, z, mu, s2, bt, par, NEG_INF)
-    if lpmax == NEG_INF:
-        return 0
+    nq = int(anchors[0])
+    ng = int(anchors[1])
+    rate = anchors[4]
+    qel = _HEAD + nq + ng  # the quantiles' tail factors (lower ends, then upper ends)
+    qeu = qel + nq  # ... then exp(-k^2/2) per weight-sd k, then q^-3 .. q^3 (q = 1 - rho)
+    qpw = qeu + nq + ng + 3
+    zmax = z if wt == W_LOGNORMAL else np.inf
+    ez = 0.0
+    p0 = 1.0
+    if lin:
+        if zmax < np.inf:
+            ez = end_factor(bt, rate, zmax, True)
+            p0 = interval_mass(bt, par, NEG_INF, zmax, 0.0, ez)
+            if not p0 > TINY:
+                return -1
+        lp0 = np.nan  # not needed in linear scale
+    else:
+        lp0 = base_interval_log_pr_c(bt, par, anchors[2], anchors[3], NEG_INF, zmax)
+        if lp0 == NEG_INF:
+            return 0
+    ws[R_STATE, S_LIN] = 1.0 if lin else 0.0
+    ws[R_STATE, S_P0] = p0
+    lh[0] = lp0
     lc = weight_log_c(wt, mu, s2)
-    nq = qs.size
-    kl = cum[0]  # scratch: log u of each quantile point
-    lu[0] = NEG_INF
-    lh[0] = lpmax
-    m = 1
-    for k in range(nq):
-        kl[k] = weight_log(wt, z, mu, s2, qs[k]) - lc
-        m = _add_knot(lu, lh, m, kl[k])
-    for k in range(ugrid.size):
-        m = _add_knot(lu, lh, m, ugrid[k])
-    xm = z - math.exp(mu - s2) if wt == W_LOGNORMAL else z - mu
+    if ws[R_STATE, S_S2] != s2:  # a new sweep: refresh the cache
+        sd = math.sqrt(s2)
+        ws[R_STATE, S_S2] = s2
+        ws[R_STATE, S_SD] = sd
+        for k in range(ng):
+            ws[R_STATE, S_EXP + k] = math.exp(math.sqrt(-2.0 * anchors[_HEAD + nq + k]) * sd)
+    sd = ws[R_STATE, S_SD]
+    em = 0.0
+    if wt == W_LOGNORMAL:
+        em = math.exp(mu - s2)  # the weight's mode is z - em; A_u's ends z - em e^(+-k sd)
+        xm = z - em
+        sd_x = em * sd
+    else:
+        xm = z - mu
+        sd_x = sd
+    n_mode = N_MODE_INTEGERS if bt == B_DGEOM and sd_x < MODE_INTEGER_SD else 0
     fm = np.floor(xm)
-    if bt == B_DGEOM:
-        for j in range(N_MODE_INTEGERS):
-            kl[nq + 2 * j] = weight_log(wt, z, mu, s2, fm - j) - lc
-            kl[nq + 2 * j + 1] = weight_log(wt, z, mu, s2, fm + 1.0 + j) - lc
-            m = _add_knot(lu, lh, m, kl[nq + 2 * j])
-            m = _add_knot(lu, lh, m, kl[nq + 2 * j + 1])
-    t1 = np.nan
-    t2 = np.nan
-    if m > 1 and lu[1] < -27.6 and nq > 0 and (xm < qs[0] or xm > qs[nq - 1]):
-        q = _tail_point(bt, par, lu[1] + math.log(1e-4))
-        t1 = weight_log(wt, z, mu, s2, q) - lc
-        t2 = weight_log(wt, z, mu, s2, -q) - lc
-        m = _add_knot(lu, lh, m, t1)
-        m = _add_knot(lu, lh, m, t2)
+    e_fm = math.exp(-abs(fm) * rate) if lin and n_mode > 0 else 0.0
+    # Points in one loop (so the sorted insertion is written once): quantiles, mode
+    # integers, level-set ends (two per weight-sd), then two tail points if w is far out.
+    n_base = nq + 2 * n_mode
+    n_all = n_base + 2 * ng
+    npt = 0
+    kmin = 0.0
+    kq = NEG_INF  # largest log w(q)/c over the base quantiles
+    x2 = 0.0
+    tail = 0.0
+    k = 0
+    while k < n_all + 2:
+        e = np.nan
+        pu = np.nan
+        if k < nq:
+            x = anchors[_HEAD + k]
+            kx = weight_log(wt, z, mu, s2, x) - lc
+            kq = max(kq, kx)
+            if lin:
+                e = anchors[qel + k + (nq if x > xm else 0)]
+        elif k < n_base:  # the integers next to the mode: fm - i and fm + 1 + i
+            i = k - nq
+            x = fm - i // 2 if i % 2 == 0 else fm + 1.0 + i // 2
+            kx = weight_log(wt, z, mu, s2, x) - lc
+            if lin:  # q^|end integer| from q^|fm| by powers of q (|difference| <= 3)
+                ki = x - 1.0 if x > xm else x + 1.0
+                e = e_fm * anchors[qpw + int(abs(ki) - abs(fm))]
+        elif k < n_all:  # the ends of the level set A_u at k weight-sds leave A_u at u
+            g = (k - n_base) // 2
+            kx = anchors[_HEAD + nq + g]
+            pu = anchors[qeu + nq + g]
+            if (k - n_base) % 2 == 0:
+                if wt == W_LOGNORMAL:
+                    f = ws[R_STATE, S_EXP + g]
+                    x, x2 = z - em * f, z - em / f
+                else:
+                    d = math.sqrt(-2.0 * kx) * sd
+                    x, x2 = xm - d, xm + d
+                if lin and g == 0 and not (x < 0.0 < x2 or kq > LOG_TINY):
+                    # neither the weight's one-sd set nor a base quantile with w/c > TINY
+                    # covers the base's bulk: if the tail factor at the set's nearer end
+                    # underflows, so may the mass where the target lives
+                    e = end_factor(bt, rate, x, False)
+                    if not max(e, end_factor(bt, rate, x2, True)) > TINY:
+                        return -1
+            else:
+                x = x2
+        else:  # w far in the base's tail: two points of mass 1e-4 u_1 bound the outer pieces
+            if k == n_all:
+                if not (kmin < -27.6 and nq > 0
+                        and (xm < anchors[_HEAD] or xm > anchors[_HEAD + nq - 1])):
+                    break
+                tail = _tail_point(bt, par, kmin + math.log(1e-4))
+            x = tail if k == n_all else -tail
+            kx = weight_log(wt, z, mu, s2, x) - lc
+        k += 1
+        if k <= n_base and NEG_INF < kx < kmin:
+            kmin = kx
+        if not (NEG_INF < kx < 0.0) or npt >= ws.shape[1]:
+            continue  # never (the mode) or always (beyond z) outside A_u
+        if lin and math.isnan(e):
+            e = end_factor(bt, rate, x, x > xm)
+        pos = npt  # insert, keeping the points sorted by kx
+        while pos > 0 and ws[R_PK, pos - 1] > kx:
+            ws[R_PX, pos] = ws[R_PX, pos - 1]
+            ws[R_PK, pos] = ws[R_PK, pos - 1]
+            ws[R_PE, pos] = ws[R_PE, pos - 1]
+            ws[R_PU, pos] = ws[R_PU, pos - 1]
+            pos -= 1
+        ws[R_PX, pos] = x
+        ws[R_PK, pos] = kx
+        ws[R_PE, pos] = e
+        ws[R_PU, pos] = pu
+        npt += 1
+    # piece 0: B_0 = A_0, the support of w; then exclude the points in the order they leave
+    lo = NEG_INF
+    hi = zmax
+    elo = 0.0
+    ehi = ez
+    lu[0] = NEG_INF
+    _set_piece(ws, 0, lo, hi, elo, ehi, 0.0, 1.0)
+    ws[R_EXACT, 0] = 1.0
+    m = 1  # knots so far
+    p = 0
+    while p < npt:
+        k = ws[R_PK, p]
+        uk = ws[R_PU, p]
+        changed = False
+        while p < npt and ws[R_PK, p] == k:
+            x = ws[R_PX, p]
+            if xm > x > lo:
+                lo = x
+                elo = ws[R_PE, p]
+                changed = True
+            elif xm < x < hi:
+                hi = x
+                ehi = ws[R_PE, p]
+                changed = True
+            p += 1
+        if not changed:
+            continue
+        if lin:
+            s = interval_mass(bt, par, lo, hi, elo, ehi) / p0
+        else:
+            s = math.exp(base_interval_log_pr_c(bt, par, anchors[2], anchors[3], lo, hi) - lp0)
+        lu[m] = k
+        _set_piece(ws, m, lo, hi, elo, ehi, math.exp(k) if math.isnan(uk) else uk, min(s, 1.0))
+        m += 1
     lu[m] = 0.0
-    lh[m] = NEG_INF  # P(A_1) = 0
+    ws[R_U, m] = 1.0
     m += 1
-    lb = cum[2]
-    lb[0] = lpmax
-    lb[m - 1] = NEG_INF
-    for j in range(1, m - 1):
-        lo = -1
-        hi = nq
-        for k in range(nq):
-            if kl[k] <= lu[j]:
-                if qs[k] < xm:
-                    lo = k
-                elif qs[k] > xm and hi == nq:
-                    hi = k
-        lb[j] = min(table[(lo + 1) * (nq + 1) + hi], lpmax)
-        if bt == B_DGEOM:
-            lb[j] = min(lb[j], _integer_bound(par, z if wt == W_LOGNORMAL else np.inf, qs, kl,
-                                              lo, hi, fm, lu[j]))
-    if not math.isnan(t1):  # the tail knots carry the top of the envelope: evaluate them
-        for j in range(1, m - 1):
-            if lu[j] == t1 or lu[j] == t2:
-                lh[j] = log_prob_au(wt, z, mu, s2, bt, par, lu[j])
-    if n_split > 0:
-        for k in range(1, m - 1):
-            lh[k] = log_prob_au(wt, z, mu, s2, bt, par, lu[k])
-        return small_rects(wt, z, mu, s2, bt, par, lu, lh, m, 0, m - 1, n_split)
+    for j in range(m - 1):
+        ws[R_UH, j] = ws[R_U, j + 1]
+        ws[R_LUH, j] = lu[j + 1]
+    _cumulate(ws, m)
+    if lin and not ws[R_CUM, m - 2] * p0 > TINY:
+        return -1
     return m
 
 
+@njit(cache=True, inline="always")
+def quantile_accept_reject(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, m, adapt, max_prop,
+                           rng):
+    """One exact draw from the envelope of :func:`quantile_envelope` with the accept coin
+    drawn in x (module docstring), refining the envelope after each rejection.
+    Returns (x, number of proposals, new knot count); x is NaN after max_prop rejections."""
+    lin = ws[R_STATE, S_LIN] == 1.0
+    rate = anchors[4]
+    lc = weight_log_c(wt, mu, s2)
+    cap = lu.size
+    n_prop = 0
+    while n_prop < max_prop:
+        n_prop += 1
+        v = rng.random() * ws[R_CUM, m - 2]
+        j = 0
+        while j < m - 2 and ws[R_CUM, j] <= v:
+            j += 1
+        if lin:
+            x = truncated_draw(bt, par, rate, ws[R_LO, j], ws[R_HI, j], ws[R_ELO, j],
+                               ws[R_EHI, j], rng.random())
+        else:
+            x = base_truncated_draw_c(bt, par, anchors[2], ws[R_LO, j], ws[R_HI, j],
+                                      rng.random())
+        t = weight_log(wt, z, mu, s2, x) - lc  # log w(x)/c: x is in A_u for every u < e^t
+        if t >= ws[R_LUH, j]:
+            return x, n_prop, m
+        if t < lu[j]:  # x is not even in A_{u_j}: reject for every u, make B_j = A_{u_j}
+            if ws[R_EXACT, j] == 0.0:
+                _set_exact(wt, z, mu, s2, bt, par, anchors, lh, ws, j, lu[j])
+                _cumulate(ws, m)
+            continue
+        uj = ws[R_U, j]
+        u = uj + rng.random() * (ws[R_UH, j] - uj)
+        if u < math.exp(t):
+            return x, n_prop, m
+        lun = math.log(u) if u > 0.0 else NEG_INF
+        if adapt and m < cap and lu[j] < lun < ws[R_LUH, j]:
+            # split piece j at u: [u_j, u) keeps B_j, [u, u_{j+1}) is appended with B = A_u
+            k = m - 1
+            lu[k] = lun
+            ws[R_U, k] = u
+            ws[R_UH, k] = ws[R_UH, j]
+            ws[R_LUH, k] = ws[R_LUH, j]
+            ws[R_SCALED, k] = ws[R_SCALED, j]
+            _set_exact(wt, z, mu, s2, bt, par, anchors, lh, ws, k, lun)
+            ws[R_UH, j] = u
+            ws[R_LUH, j] = lun
+            m += 1
+        _cumulate(ws, m)
+    return np.nan, n_prop, m
 
 
 def base_quantile_points(base, levels=DEFAULT_LEVELS, weight_sds=DEFAULT_WEIGHT_SDS) -> np.ndarray:
     """Anchor array of the ``quantile`` knot rule for one :class:`~.weights_bases.Base`:
-    [nq, ng, the nq distinct base quantiles G^-(p) at ``levels``, the ng values
-    log u = -k^2/2 for k in ``weight_sds``, the (nq+1)^2 table of log base masses between
-    quantile points]. Computed once per base; the Gibbs sampler reuses it for every draw."""
-    qs = np.unique([base_quantile(base.code, base.par, float(p)) for p in levels])
-    nq = qs.size
-    ext = np.r_[-np.inf, qs, np.inf]
-    # table[(a+1)(nq+1) + b] = log P(q_a < X < q_b), a = -1 / b = nq meaning no end point
-    table = np.array([[base_interval_log_pr(base.code, base.par, ext[a], ext[b + 1])
-                       for b in range(nq + 1)] for a in range(nq + 1)]).ravel()
+    [nq, ng, the base's constants (:func:`base_consts`), its tail rate, the nq distinct base
+    quantiles G^-(p) at ``levels``, the ng values log u = -k^2/2 for k in ``weight_sds``, the
+    quantiles' tail factors as lower and as upper interval ends (:mod:`.tail_factors`), the ng
+    values u = exp(-k^2/2), and exp(-d rate) for d = -3..3 (tail factors of neighbouring
+    integers)]. Computed once per base; the Gibbs sampler reuses it for every draw."""
+    bt, par = base.code, base.par
+    qs = np.unique([base_quantile(bt, par, float(p)) for p in levels])
     grid = [-0.5 * k * k for k in weight_sds]
-    return np.r_[nq, len(grid), qs, grid, table].astype(float)
+    rate = base_rate(bt, par)
+    factors = [end_factor(bt, rate, q, upper) for upper in (False, True) for q in qs]
+    # (double geometric only: rate <= 37 there, so no overflow)
+    powers = [math.exp(-d * rate) if bt == B_DGEOM else 0.0 for d in range(-3, 4)]
+    return np.r_[qs.size, len(grid), base_consts(bt, par), rate, qs, grid, factors,
+                 np.exp(grid), powers].astype(float)

@@ -144,14 +144,19 @@ def dgeom_range(x1, x2):
 
 
 @njit(cache=True)
-def dgeom_log_pr(rho, x1, x2):
-    """log P(x1 < K < x2), K ~ DGeom(rho) (FACTS.md 4, open interval); one-sided ranges use
-    the geometric tail."""
+def dgeom_consts(rho):
+    """(log(1 - rho), log(2 - rho)): the double geometric's constants, computed once per base
+    by callers that draw many times (the ``_q`` kernels take them)."""
+    return math.log1p(-rho), math.log(2.0 - rho)
+
+
+@njit(cache=True)
+def dgeom_log_pr_q(lq, l2r, x1, x2):
+    """log P(x1 < K < x2), K ~ DGeom(rho) (FACTS.md 4, open interval), given
+    :func:`dgeom_consts`; one-sided ranges use the geometric tail."""
     a, b = dgeom_range(x1, x2)
     if a > b:
         return NEG_INF
-    lq = math.log1p(-rho)
-    l2r = math.log(2.0 - rho)
     if a >= 1.0:
         return a * lq + math.log(-math.expm1((b - a + 1.0) * lq)) - l2r
     if b <= -1.0:
@@ -163,39 +168,61 @@ def dgeom_log_pr(rho, x1, x2):
 
 
 @njit(cache=True)
-def dgeom_cdf(rho, x):
-    """DGeom(rho) CDF at floor(x) (FACTS.md 4)."""
+def dgeom_log_pr(rho, x1, x2):
+    """log P(x1 < K < x2), K ~ DGeom(rho) (:func:`dgeom_log_pr_q`)."""
+    lq, l2r = dgeom_consts(rho)
+    return dgeom_log_pr_q(lq, l2r, x1, x2)
+
+
+@njit(cache=True)
+def dgeom_cdf_q(rho, lq, x):
+    """DGeom(rho) CDF at floor(x) (FACTS.md 4), given lq = log(1 - rho)."""
     k = np.floor(x)
-    lq = math.log1p(-rho)
     if k >= 0.0:
         return 1.0 - math.exp((k + 1.0) * lq) / (2.0 - rho)
     return math.exp(-k * lq) / (2.0 - rho)
 
 
 @njit(cache=True)
-def dgeom_quantile(rho, p):
-    """DGeom(rho) quantile: the smallest integer k with F(k) >= p (FACTS.md 4)."""
-    lq = math.log1p(-rho)
+def dgeom_cdf(rho, x):
+    """DGeom(rho) CDF at floor(x) (FACTS.md 4)."""
+    return dgeom_cdf_q(rho, math.log1p(-rho), x)
+
+
+@njit(cache=True)
+def dgeom_quantile_q(rho, lq, p):
+    """DGeom(rho) quantile: the smallest integer k with F(k) >= p (FACTS.md 4), given lq."""
     if p <= (1.0 - rho) / (2.0 - rho):  # F(-1)
         return np.ceil(-math.log(p * (2.0 - rho)) / lq)
     return max(0.0, np.ceil(math.log((1.0 - p) * (2.0 - rho)) / lq) - 1.0)
 
 
 @njit(cache=True)
-def dgeom_trunc(rho, x1, x2, v):
+def dgeom_quantile(rho, p):
+    """DGeom(rho) quantile: the smallest integer k with F(k) >= p (FACTS.md 4)."""
+    return dgeom_quantile_q(rho, math.log1p(-rho), p)
+
+
+@njit(cache=True)
+def dgeom_trunc_q(rho, lq, x1, x2, v):
     """Inverse-CDF draw of DGeom(rho) truncated to the integers in (x1, x2) (slides "Drawing
-    from [x | u]", discrete clamp [ceil x1, floor x2] of FACTS.md 2.8)."""
+    from [x | u]", discrete clamp [ceil x1, floor x2] of FACTS.md 2.8), given lq."""
     a, b = dgeom_range(x1, x2)
-    lq = math.log1p(-rho)
     if a >= 1.0 or b <= -1.0:
         m = b - a + 1.0
         j = np.ceil(math.log1p(v * math.expm1(m * lq)) / lq) - 1.0
         j = min(max(j, 0.0), m - 1.0)
         return a + j if a >= 1.0 else b - j
-    g1 = dgeom_cdf(rho, a - 1.0)
-    g2 = dgeom_cdf(rho, b)
-    k = dgeom_quantile(rho, g1 + v * (g2 - g1))
+    g1 = dgeom_cdf_q(rho, lq, a - 1.0)
+    g2 = dgeom_cdf_q(rho, lq, b)
+    k = dgeom_quantile_q(rho, lq, g1 + v * (g2 - g1))
     return min(max(k, a), b)
+
+
+@njit(cache=True)
+def dgeom_trunc(rho, x1, x2, v):
+    """Inverse-CDF draw of DGeom(rho) truncated to the integers in (x1, x2)."""
+    return dgeom_trunc_q(rho, math.log1p(-rho), x1, x2, v)
 
 
 # ============================================================================ by base code
@@ -213,6 +240,30 @@ def base_truncated_draw(bt, par, x1, x2, v):
     if bt == B_LAPLACE:
         return laplace_trunc(par, x1, x2, v)
     return dgeom_trunc(par, x1, x2, v)
+
+
+@njit(cache=True)
+def base_consts(bt, par):
+    """Per-base constants of the ``_c`` kernels: :func:`dgeom_consts` (Laplace: unused)."""
+    if bt == B_LAPLACE:
+        return 0.0, 0.0
+    return dgeom_consts(par)
+
+
+@njit(cache=True)
+def base_interval_log_pr_c(bt, par, c0, c1, x1, x2):
+    """:func:`base_interval_log_pr` given :func:`base_consts` (no logs of constants per call)."""
+    if bt == B_LAPLACE:
+        return laplace_log_pr(par, x1, x2)
+    return dgeom_log_pr_q(c0, c1, x1, x2)
+
+
+@njit(cache=True)
+def base_truncated_draw_c(bt, par, c0, x1, x2, v):
+    """:func:`base_truncated_draw` given :func:`base_consts`."""
+    if bt == B_LAPLACE:
+        return laplace_trunc(par, x1, x2, v)
+    return dgeom_trunc_q(par, c0, x1, x2, v)
 
 
 @njit(cache=True)
