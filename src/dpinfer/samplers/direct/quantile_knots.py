@@ -78,13 +78,12 @@ _HEAD = 5
 
 
 @njit(cache=True)
-def _tail_point(bt, par, log_level):
+def _tail_point(bt, par, rate, log_level):
     """|q| with P(X < -|q|) = exp(log_level): a base quantile far in the tail computed from the
-    log level (FACTS.md 4 quantiles, in log scale)."""
+    log level (FACTS.md 4 quantiles, in log scale); ``rate`` is :func:`base_rate`."""
     if bt == B_LAPLACE:
         return -par * (log_level + math.log(2.0))
-    lq = math.log1p(-par)
-    return np.floor((log_level + math.log(2.0 - par)) / lq)
+    return np.floor((log_level + math.log(2.0 - par)) / -rate)
 
 
 @njit(cache=True, inline="always")
@@ -231,7 +230,7 @@ def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
                 if not (kmin < -27.6 and nq > 0
                         and (xm < anchors[_HEAD] or xm > anchors[_HEAD + nq - 1])):
                     break
-                tail = _tail_point(bt, par, kmin + math.log(1e-4))
+                tail = _tail_point(bt, par, rate, kmin + math.log(1e-4))
             x = tail if k == n_all else -tail
             kx = weight_log(wt, z, mu, s2, x) - lc
         k += 1
