@@ -319,6 +319,30 @@ def test_no_study_section_runs_only_the_scorecard(tmp_path):
     assert set(jobs) == {"fidelity", "all"}, jobs
 
 
+# ----------------------------------------------------------------------------- figures
+def figure_ids() -> list[str]:
+    with open(TARGETS_TSV, encoding="utf-8") as fh:
+        return [row["id"] for row in csv.DictReader(fh, delimiter="\t") if row["kind"] == "figure"
+                and row["study"] not in NOT_IMPLEMENTED_STUDIES and (row["study"], row["id"]) not in NOT_IMPLEMENTED_IDS]
+
+
+def test_every_figure_passes_the_layout_check(smoke_run):
+    """Every figure job of the smoke run checked its figure as it saved it (save_figure logs the
+    result): no two texts overlap, no text leaves the canvas, no legend covers data. A figure a
+    later issue adds is covered as soon as it is a target."""
+    logs = {p: p.read_text(encoding="utf-8") for p in (smoke_run / "logs").rglob("*.log")}
+    checked, problems = {}, []
+    for path, text in logs.items():
+        problems += [f"{path.relative_to(smoke_run)}: {line.split('figure layout problem: ')[1]}"
+                     for line in text.splitlines() if "figure layout problem: " in line]
+        for fid in re.findall(r"step \S+\.figures:(\w+) \(rule", text):
+            checked[fid] = re.findall(r"figure layout checked: (\d+) texts, \d+ legends, (\d+) problems", text)
+    missing = [fid for fid in figure_ids() if not checked.get(fid)]
+    assert not missing, f"figures whose log has no layout check: {missing}"
+    assert all(int(t) > 0 for reports in checked.values() for t, _ in reports)
+    assert not problems, "\n".join(problems)
+
+
 # ----------------------------------------------------------------------------- report
 def test_report_has_the_scorecard_and_every_target_with_its_own_caption(smoke_run):
     proc = snakemake(smoke_run, "--report", "report.html", check=False)  # paper config: not the run's

@@ -1,5 +1,9 @@
-"""One figure style for the whole pipeline, and atomic figure saving."""
+"""One figure style for the whole pipeline: the look of every method, atomic figure saving with a
+layout check."""
 
-from .style import COLORS, apply_style, save_figure, subplots
+from .layout import LayoutReport, check_layout
+from .methods import METHOD_STYLES, PALETTE, method_color, method_label, method_style
+from .style import COLORS, apply_style, legend_below, log_axis, save_figure, subplots
 
-__all__ = ["COLORS", "apply_style", "save_figure", "subplots"]
+__all__ = ["COLORS", "PALETTE", "METHOD_STYLES", "method_style", "method_label", "method_color", "apply_style",
+           "legend_below", "log_axis", "save_figure", "subplots", "LayoutReport", "check_layout"]

@@ -6,18 +6,24 @@ the PDF bytes do not depend on the clock.
 
 from __future__ import annotations
 
+import logging
+
 import matplotlib
 
 matplotlib.use("Agg")  # no display on cluster nodes or CI
 
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from ..io import atomic_path  # noqa: E402
+from .layout import check_layout  # noqa: E402
+from .methods import PALETTE  # noqa: E402
 
-__all__ = ["COLORS", "apply_style", "subplots", "save_figure"]
+__all__ = ["COLORS", "apply_style", "subplots", "log_axis", "legend_below", "save_figure"]
 
-# Colour-blind safe (Okabe-Ito), in a fixed order so a method keeps its colour across figures.
-COLORS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+# Colours for what is not a method (lines per epsilon, scatter clouds); methods take theirs from
+# methods.METHOD_STYLES. Both come from seaborn's colour-blind palette.
+COLORS = list(PALETTE)
 
 _RC = {
     "figure.dpi": 100,
@@ -47,14 +53,58 @@ def subplots(nrows: int = 1, ncols: int = 1, *, width: float = 6.5, height: floa
     return plt.subplots(nrows, ncols, figsize=(width, height * nrows), **kw)
 
 
+def log_axis(ax, which: str = "x", ticks=None, labels=None) -> None:
+    """A log-scaled ``which`` axis without minor tick labels (on a short range matplotlib labels the
+    minor ticks too, and they collide). ``ticks`` (and their ``labels``) replace the major ticks,
+    e.g. the epsilons of a grid."""
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+    if ticks is not None:
+        axis.set_ticks(list(ticks), labels=labels)
+    axis.set_minor_formatter(NullFormatter())
+
+
+def legend_below(fig, ax=None, *, ncol: int | None = None, top: float = 1.0, **legend) -> None:
+    """One figure-level legend, centred under the panels, of the labelled artists of ``ax`` and
+    then of every other panel (each label once, so a method missing from one panel still shows).
+
+    The legend takes as many columns as fit the canvas width (at most ``ncol``), and the panels
+    are laid out above its measured height (``top``: canvas fraction left under a suptitle).
+    """
+    handles, labels = [], []
+    for panel in ([ax] if ax is not None else []) + [a for a in fig.axes if a is not ax]:
+        for h, lab in zip(*panel.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    bottom = 0.0
+    for cols in range(min(ncol or len(labels), len(labels)), 0, -1):
+        lg = fig.legend(handles, labels, loc="lower center", ncol=cols, frameon=False, **legend)
+        fig.draw_without_rendering()
+        box = lg.get_window_extent()
+        bottom = box.height / fig.bbox.height + 0.01
+        if box.width <= 0.98 * fig.bbox.width or cols == 1:
+            break
+        lg.remove()
+    fig.tight_layout(rect=(0, bottom, 1, top))
+
+
 def save_figure(fig, pdf_path, png_path) -> None:
     """Save ``fig`` as PDF and PNG atomically, with clock-free metadata, then close it.
 
+    The layout is checked first (:func:`check_layout`) and the result logged: one warning per
+    overlap or cut text, and a closing "figure layout checked" line that the tests read.
     A figure with a figure-level legend keeps the layout its renderer chose (tight_layout with a
     ``rect`` that leaves room for the legend); any other figure gets a plain tight_layout.
     """
     if not fig.legends:
         fig.tight_layout()
+    report = check_layout(fig)
+    log = logging.getLogger("dpinfer.figures")
+    for problem in report.problems:
+        log.warning("figure layout problem: %s", problem)
+    log.info("figure layout checked: %d texts, %d legends, %d problems", report.texts, report.legends,
+             len(report.problems))
     with atomic_path(pdf_path) as tmp:
         fig.savefig(tmp, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": "dpinfer"})
     with atomic_path(png_path) as tmp:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..diagnostics import bulk_ess, split_rhat
+from ..plotting.methods import method_label
 from ..samplers.base import CpuTimer
 from ..samplers.registry import sampler
 
@@ -24,14 +25,7 @@ MODEL = "nig_linreg"
 METHODS = ("non_private", "naive", "mcmc_ind", "gibbs_ss_noisy", "gibbs_ss_prior", "gibbs_ss_update")
 NOISE_AWARE = ("mcmc_ind", "gibbs_ss_noisy", "gibbs_ss_prior", "gibbs_ss_update")
 CONJUGATE = ("non_private", "naive")
-LABELS = {
-    "non_private": "Non-Private",
-    "naive": "Naive",
-    "mcmc_ind": "MCMC-Ind",
-    "gibbs_ss_noisy": "Gibbs-SS-Noisy",
-    "gibbs_ss_prior": "Gibbs-SS-Prior",
-    "gibbs_ss_update": "Gibbs-SS-Update",
-}
+LABELS = {m: method_label(m) for m in METHODS}  # the one label map: dpinfer.plotting.methods
 
 
 def run_chain(spec: dict, release, prior, data_prior, stream: Callable[[str], np.random.Generator]):

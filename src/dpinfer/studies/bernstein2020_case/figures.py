@@ -11,26 +11,17 @@ import numpy as np
 
 from ...grid import fmt_eps
 from ...io import load_npz
-from ...plotting import COLORS, save_figure, subplots
-from .summarise import LABELS_CASE, coverage_of_reference, mae
+from ...plotting import COLORS, legend_below, log_axis, method_color, method_style, save_figure, subplots
+from .summarise import coverage_of_reference, mae
 from .tracts import tract_records
 
 __all__ = ["fig5_10", "fig5_11", "fig5_12", "fig5_13", "fig5_14", "fig5_15", "fig5_16", "example_tracts",
            "contrast_tracts", "decile_confusion"]
 
-_ORDER = ("non_private", "naive", "gibbs_ss_noisy", "gibbs_ss_prior", "gibbs_ss_update", "oi")
 
-
-def _style(method: str) -> dict:
-    i = _ORDER.index(method)
-    return {"color": COLORS[i], "marker": "osD^vx"[i], "label": LABELS_CASE[method]}
-
-
-def _save_with_legend_below(fig, ax, output, *, bottom: float, **legend) -> None:
+def _save_with_legend_below(fig, ax, output, **legend) -> None:
     """One figure-level legend of ``ax``'s lines under the panels, then save."""
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=7, frameon=False, **legend)
-    fig.tight_layout(rect=(0, bottom, 1, 1))
+    legend_below(fig, ax, fontsize=7, **legend)
     save_figure(fig, output.pdf, output.png)
 
 
@@ -92,11 +83,11 @@ def fig5_11(input, output, *, settings: dict) -> None:
             else:
                 i = list(s["methods"]).index(m)
                 pt, lo, hi = s["point"][e, i, j], s["lo"][e, i, j, -1], s["hi"][e, i, j, -1]
-            ax.errorbar([x0 + off], [pt], yerr=[[pt - lo], [hi - pt]], capsize=2, markersize=4, linestyle="none",
-                        **_style(m))
+            ax.errorbar([x0 + off], [pt], yerr=[[pt - lo], [hi - pt]], capsize=2,
+                        **dict(method_style(m), linestyle="none", markersize=4))
         ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="pir", title=_tract_name(s, j))
     axes[0, 0].set_ylabel("kir")
-    _save_with_legend_below(fig, axes[0, 0], output, bottom=0.1)
+    _save_with_legend_below(fig, axes[0, 0], output)
 
 
 def fig5_12(input, output, *, settings: dict) -> None:
@@ -113,11 +104,12 @@ def fig5_12(input, output, *, settings: dict) -> None:
             ax.vlines(ref[order], s["lo"][e, i, order, lev], s["hi"][e, i, order, lev],
                       linewidth=0.3 if lev == last else 0.6, color="0.78" if lev == last else "0.45",
                       label=f"{100 * s['levels'][lev]:g}% interval")
-        ax.scatter(ref, s["point"][e, i], s=1.5, color=COLORS[4], label="point estimate", zorder=3)
+        ax.scatter(ref, s["point"][e, i], s=1.5, color=method_color("gibbs_ss_update"), label="point estimate",
+                   zorder=3)
         ax.plot([0, 1], [0, 1], color="k", linewidth=0.7, linestyle="--", label="y = x")
         ax.set(xlim=(0, 1), ylim=(-0.1, 1.1), xlabel="Non-Private estimate", title=f"epsilon = {fmt_eps(s['eps'][e])}")
     axes[0, 0].set_ylabel("Gibbs-SS-Update")
-    _save_with_legend_below(fig, axes[0, 0], output, bottom=0.12, markerscale=4)
+    _save_with_legend_below(fig, axes[0, 0], output, markerscale=4)
 
 
 def fig5_13(input, output, *, settings: dict) -> None:
@@ -128,11 +120,12 @@ def fig5_13(input, output, *, settings: dict) -> None:
     for lev, ax in enumerate(axes[0]):
         for i, m in enumerate(str(v) for v in s["methods"]):
             cov = np.array([coverage_of_reference(s, e, i)[lev] for e in range(s["eps"].size)])
-            ax.errorbar(s["eps"], cov, yerr=2 * np.sqrt(cov * (1 - cov) / T), capsize=2, markersize=3.5, **_style(m))
+            ax.errorbar(s["eps"], cov, yerr=2 * np.sqrt(cov * (1 - cov) / T), capsize=2, **method_style(m))
         ax.axhline(s["levels"][lev], color="k", linewidth=0.7, linestyle="--", label="nominal")
-        ax.set(xscale="log", ylim=(0, 1.02), xlabel="epsilon", ylabel="coverage of Non-Private estimate",
+        ax.set(ylim=(0, 1.02), xlabel="epsilon", ylabel="coverage of\nNon-Private estimate",
                title=f"{100 * s['levels'][lev]:g}% intervals")
-    _save_with_legend_below(fig, axes[0, 0], output, bottom=0.1)
+        log_axis(ax, "x", s["eps"], [fmt_eps(e) for e in s["eps"]])
+    _save_with_legend_below(fig, axes[0, 0], output)
 
 
 def fig5_14(input, output, *, settings: dict) -> None:
@@ -141,10 +134,11 @@ def fig5_14(input, output, *, settings: dict) -> None:
     fig, ax = subplots(1, 1, width=4.2, height=3.0)
     for i, m in enumerate([str(v) for v in s["methods"]] + ["oi"]):
         vals = [mae(s, e, "oi" if m == "oi" else i) for e in range(s["eps"].size)]
-        ax.errorbar(s["eps"], [v[0] for v in vals], yerr=[2 * v[1] for v in vals], capsize=2, markersize=3.5,
-                    **_style(m))
-    ax.set(xscale="log", yscale="log", xlabel="epsilon", ylabel="MAE against Non-Private")
-    ax.legend(fontsize=7, frameon=False)
+        ax.errorbar(s["eps"], [v[0] for v in vals], yerr=[2 * v[1] for v in vals], capsize=2, **method_style(m))
+    ax.set(xlabel="epsilon", ylabel="MAE against Non-Private")
+    log_axis(ax, "x", s["eps"], [fmt_eps(e) for e in s["eps"]])
+    log_axis(ax, "y")
+    legend_below(fig, ax, ncol=3, fontsize=7)
     save_figure(fig, output.pdf, output.png)
 
 
@@ -155,9 +149,10 @@ def fig5_15(input, output, *, settings: dict) -> None:
     E = s["eps"].size
     fig, axes = subplots(1, E, width=min(2.0 * E, 9.0), height=2.4, sharey=True, squeeze=False)
     for e, ax in enumerate(axes[0]):
-        ax.scatter(s["sizes"], s["point"][e, i] - s["np_point"], s=1.5, color=COLORS[4])
+        ax.scatter(s["sizes"], s["point"][e, i] - s["np_point"], s=1.5, color=method_color("gibbs_ss_update"))
         ax.axhline(0.0, color="k", linewidth=0.7)
-        ax.set(xscale="log", xlabel="tract size", title=f"epsilon = {fmt_eps(s['eps'][e])}")
+        ax.set(xlabel="tract size", title=f"epsilon = {fmt_eps(s['eps'][e])}")
+        log_axis(ax, "x")
     axes[0, 0].set_ylabel("residual (Update - Non-Private)")
     save_figure(fig, output.pdf, output.png)
 

@@ -22,13 +22,13 @@ import numpy as np
 from ...diagnostics import unconverged
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
+from ...plotting.methods import method_label
 from ..nig_methods import LABELS
 
-__all__ = ["PAPER_STATE", "summarise", "abs_errors", "mae", "coverage_of_reference", "flagged", "LABELS_CASE"]
+__all__ = ["PAPER_STATE", "summarise", "abs_errors", "mae", "coverage_of_reference", "flagged"]
 
 # Sec. 5.4.1: 3,108 tracts of 20-446 individuals, 363 dropped by the median-kir filter, 2,745 kept
 PAPER_STATE = {"tracts": 3108, "dropped": 363, "kept": 2745, "min_size": 20, "max_size": 446}
-LABELS_CASE = dict(LABELS, oi="OI")
 
 
 def abs_errors(summary: dict, e: int, m) -> np.ndarray:
@@ -97,7 +97,7 @@ def _tables(s: dict, output, health: dict) -> None:
         for m, name in enumerate(s["methods"]):
             mean, se = mae(s, e, m)
             cov = coverage_of_reference(s, e, m)
-            row = {"epsilon": fmt_eps(eps), "method": LABELS_CASE[str(name)], "tracts": s["tracts"].size,
+            row = {"epsilon": fmt_eps(eps), "method": method_label(str(name)), "tracts": s["tracts"].size,
                    "mae": mean, "mae_se": se}
             for lev, c in zip(levels, cov):
                 row[f"covers_np_{100 * lev:g}"] = c

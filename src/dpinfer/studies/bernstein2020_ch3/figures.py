@@ -12,20 +12,26 @@ from ...grid import ch3_cell_name, fmt_eps
 from ...io import load_npz
 from .summarise import summary_key
 
-__all__ = ["fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6", "LABELS"]
+__all__ = ["fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6"]
 
-LABELS = {"naive": "Naive MLE", "naive_unprojected": "Naive MLE, no projection", "cgm": "CGM",
-          "psgd": "PSGD", "nonprivate": "Non-private", "random": "Random"}
+# summary names -> method keys of dpinfer.plotting.methods (chapter 3's Naive is the naive MLE)
+METHOD = {"naive": "naive_mle", "naive_unprojected": "naive_mle_unprojected", "cgm": "cgm", "psgd": "psgd",
+          "nonprivate": "non_private", "random": "random"}
 MODEL_TITLES = {"chain1": "first-order chain", "chain3": "third-order chain", "er": "Erdős–Rényi"}
 
 
-def _style(method: str) -> dict:
-    from ...plotting import COLORS
+def _style(name: str, label: str | None = None) -> dict:
+    """The plot style of the method a summary calls ``name``, labelled ``label`` (default: its own)."""
+    from ...plotting import method_style
 
-    idx = {"naive": 1, "naive_unprojected": 4, "cgm": 0, "psgd": 2, "nonprivate": 7, "random": 5}[method]
-    ls = {"naive": "--", "naive_unprojected": ":", "cgm": "-", "psgd": "-.", "nonprivate": ":", "random": (0, (1, 1))}[method]
-    mk = {"naive": "s", "naive_unprojected": "v", "cgm": "o", "psgd": "^", "nonprivate": "x", "random": "+"}[method]
-    return {"color": COLORS[idx], "linestyle": ls, "marker": mk, "markersize": 3.5}
+    st = method_style(METHOD[name])
+    return st if label is None else dict(st, label=label)
+
+
+def _label(name: str) -> str:
+    from ...plotting import method_label
+
+    return method_label(METHOD[name])
 
 
 def _stat(d, figure, cell, name):
@@ -37,24 +43,19 @@ def _stat(d, figure, cell, name):
     return float(x.mean()), float(2 * x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else 0.0
 
 
-def _line(ax, d, figure, cells, xs, name, label, style):
+def _line(ax, d, figure, cells, xs, name, style):
     pts = [_stat(d, figure, c, name) for c in cells]
     m = np.array([p[0] for p in pts])
     e = np.array([p[1] for p in pts])
     ok = np.isfinite(m)
     if ok.any():
-        ax.errorbar(np.asarray(xs)[ok], m[ok], yerr=e[ok], label=label, capsize=2, **style)
-
-
-def _legend_below(fig, ax, ncol=None):
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=ncol or len(labels), frameon=False, bbox_to_anchor=(0.5, 0.0))
+        ax.errorbar(np.asarray(xs)[ok], m[ok], yerr=e[ok], capsize=2, **style)
 
 
 def fig3_1(input, output, *, settings):
     """Fig. 3.1: MSE of naive MLE's learned marginals vs N (log-log), one line per epsilon, with
     reference slopes -1 (sampling error) and -2 (privacy error)."""
-    from ...plotting import COLORS, save_figure, subplots
+    from ...plotting import COLORS, legend_below, save_figure, subplots
 
     d = load_npz(input.summary)
     ns = [int(n) for n in settings["n_grid"]]
@@ -62,8 +63,8 @@ def fig3_1(input, output, *, settings):
     ax = axes[0][0]
     for i, eps in enumerate(settings["epsilons"]):
         cells = [ch3_cell_name("fig3_1", n=n, epsilon=eps) for n in ns]
-        _line(ax, d, "fig3_1", cells, ns, "naive_mse", f"$\\epsilon$ = {fmt_eps(eps)}",
-              {"color": COLORS[i % len(COLORS)], "marker": "o", "markersize": 3.5})
+        _line(ax, d, "fig3_1", cells, ns, "naive_mse",
+              {"color": COLORS[i % len(COLORS)], "marker": "o", "markersize": 3.5, "label": f"$\\epsilon$ = {fmt_eps(eps)}"})
     n = np.array([min(ns), max(ns)], dtype=float)
     top = ax.get_ylim()[1]
     ax.plot(n, top * (n / n[0]) ** -1.0, color="0.45", lw=0.9, ls="--", label="slope $-1$ ($O(1/N)$)")
@@ -73,24 +74,24 @@ def fig3_1(input, output, *, settings):
     ax.set_xlabel("population size N")
     ax.set_ylabel("MSE of learned marginals")
     ax.set_title(f"naive MLE, {MODEL_TITLES.get(settings['model'], settings['model'])}, |X| = {settings['states']}")
-    ax.legend(frameon=False, fontsize=7)
+    legend_below(fig, ax, ncol=2, fontsize=7)
     save_figure(fig, output.pdf, output.png)
 
 
 def _kl_panel(output, d, figure, cells, xs, lines, xlabel, title):
     """One log-log panel of mean KL per line (key, label, method style) over ``xs``."""
-    from ...plotting import save_figure, subplots
+    from ...plotting import legend_below, save_figure, subplots
 
     fig, axes = subplots(1, 1, width=4.6, height=3.2, squeeze=False)
     ax = axes[0][0]
     for key, label, method in lines:
-        _line(ax, d, figure, cells, xs, key, label, _style(method))
+        _line(ax, d, figure, cells, xs, key, _style(method, label))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("KL(true ‖ learned)")
     ax.set_title(title)
-    ax.legend(frameon=False)
+    legend_below(fig, ax, ncol=2)
     save_figure(fig, output.pdf, output.png)
 
 
@@ -103,7 +104,7 @@ def fig3_2(input, output, *, settings):
     """Fig. 3.2: KL of naive MLE with and without projecting the noisy marginals onto the simplex."""
     ns = [int(n) for n in settings["n_grid"]]
     cells = [ch3_cell_name("fig3_2", n=n) for n in ns]
-    lines = [(f"{m}_kl", LABELS[m], m) for m in ("naive", "naive_unprojected")]
+    lines = [(f"{m}_kl", _label(m), m) for m in ("naive", "naive_unprojected")]
     _kl_panel(output, load_npz(input.summary), "fig3_2", cells, ns, lines, "population size N", _title(settings))
 
 
@@ -118,7 +119,7 @@ def fig3_3(input, output, *, settings):
 
 def fig3_4(input, output, *, settings):
     """Fig. 3.4: KL from the true model vs N; rows models, columns epsilon; every method."""
-    from ...plotting import save_figure, subplots
+    from ...plotting import legend_below, save_figure, subplots
 
     d = load_npz(input.summary)
     ns = [int(n) for n in settings["n_grid"]]
@@ -131,9 +132,9 @@ def fig3_4(input, output, *, settings):
             ax = axes[r][c]
             cells = [ch3_cell_name("fig3_4", model=model, n=n, epsilon=eps) for n in ns]
             for m in ("naive", "cgm", "psgd"):
-                _line(ax, d, "fig3_4", cells, ns, f"{m}_kl", LABELS[m], _style(m))
+                _line(ax, d, "fig3_4", cells, ns, f"{m}_kl", _style(m))
             for m in ("nonprivate", "random"):
-                _line(ax, d, "fig3_4", refs, ns, f"{m}_kl", LABELS[m], _style(m))
+                _line(ax, d, "fig3_4", refs, ns, f"{m}_kl", _style(m))
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_title(f"{MODEL_TITLES.get(model, model)}, $\\epsilon$ = {fmt_eps(eps)}")
@@ -141,8 +142,7 @@ def fig3_4(input, output, *, settings):
                 ax.set_xlabel("population size N")
             if c == 0:
                 ax.set_ylabel("KL(true ‖ learned)")
-    _legend_below(fig, axes[0][0])
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    legend_below(fig, axes[0][0])
     save_figure(fig, output.pdf, output.png)
 
 
@@ -160,7 +160,7 @@ def fig3_5(input, output, *, settings):
         est = d[summary_key("fig3_5", cell, f"marginals_{m}")].ravel()
         hi = max(hi, float(est.max()) * 1.05)
         ax.scatter(truth, est, s=2, alpha=0.4, color=_style(m)["color"], rasterized=True)
-        ax.set_title(LABELS[m])
+        ax.set_title(_label(m))
         ax.set_xlabel("true edge marginal")
         if c == 0:
             ax.set_ylabel("inferred edge marginal")
@@ -174,7 +174,7 @@ def fig3_5(input, output, *, settings):
 def fig3_6(input, output, *, settings):
     """Fig. 3.6: holdout log-likelihood vs epsilon on the synthetic mobility data, one panel per
     training size; the non-private fit as a horizontal line."""
-    from ...plotting import save_figure, subplots
+    from ...plotting import legend_below, save_figure, subplots
 
     d = load_npz(input.summary)
     sizes, epsilons = [int(s) for s in settings["train_sizes"]], [float(e) for e in settings["epsilons"]]
@@ -183,15 +183,14 @@ def fig3_6(input, output, *, settings):
         ax = axes[0][c]
         cells = [ch3_cell_name("fig3_6", n=size, epsilon=e) for e in epsilons]
         for m in ("naive", "cgm", "psgd"):
-            _line(ax, d, "fig3_6", cells, epsilons, f"{m}_loglik", LABELS[m], _style(m))
+            _line(ax, d, "fig3_6", cells, epsilons, f"{m}_loglik", _style(m))
         ref, _ = _stat(d, "fig3_6", ch3_cell_name("fig3_6", n=size), "nonprivate_loglik")
         st = _style("nonprivate")
-        ax.axhline(ref, color=st["color"], ls=st["linestyle"], lw=1.0, label=LABELS["nonprivate"])
+        ax.axhline(ref, color=st["color"], ls=st["linestyle"], lw=1.0, label=st["label"])
         ax.set_xscale("log")
         ax.set_xlabel("privacy level $\\epsilon$")
         ax.set_title(f"N = {size} training individuals")
         if c == 0:
             ax.set_ylabel("holdout log-likelihood")
-    _legend_below(fig, axes[0][0])
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    legend_below(fig, axes[0][0])
     save_figure(fig, output.pdf, output.png)

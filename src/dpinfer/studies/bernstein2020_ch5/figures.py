@@ -12,24 +12,12 @@ import seaborn as sns
 from ...diagnostics import binomial_se, ks_critical_value
 from ...grid import ch5_setting, fmt_eps
 from ...io import load_npz, write_table
-from ...plotting import COLORS, save_figure, subplots
-from .summarise import LABELS, METHODS, common_setting, panel, predictive_coverage, setting_methods, setting_metric
+from ...plotting import legend_below, method_label, method_style, save_figure, subplots
+from .summarise import METHODS, common_setting, panel, predictive_coverage, setting_methods, setting_metric
 
 __all__ = ["fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8", "fig5_9"]
 
 PARAM_TEX = (r"$\theta_0$ (slope)", r"$\theta_1$ (intercept)", r"$\sigma^2$")
-
-
-def _method_style(method: str) -> dict:
-    return {"color": COLORS[METHODS.index(method) % len(COLORS)], "label": LABELS[method],
-            "marker": "os^vDx"[METHODS.index(method)], "markersize": 3.5}
-
-
-def _legend_below(fig, axes, ncol: int, bottom: float, top: float) -> None:
-    """One figure-level legend under the panels (the layout keeps room for it)."""
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7, frameon=False)
-    fig.tight_layout(rect=(0, bottom, 1, top))
 
 
 def _two_panel_figure(summary: dict, metric: str, ylabel: str, title: str, skip=()):
@@ -52,7 +40,7 @@ def _two_panel_figure(summary: dict, metric: str, ylabel: str, title: str, skip=
             ax = axes[r, p]
             for m in METHODS:
                 if m in table and m not in skip:
-                    ax.plot([x for x, _ in table[m]], [float(v[p]) for _, v in table[m]], **_method_style(m))
+                    ax.plot([x for x, _ in table[m]], [float(v[p]) for _, v in table[m]], **method_style(m))
             ax.set_xscale("log")
             ax.set_xlabel(xlabel)
             if r == 0:
@@ -60,7 +48,7 @@ def _two_panel_figure(summary: dict, metric: str, ylabel: str, title: str, skip=
             if p == 0:
                 ax.set_ylabel(ylabel)
     fig.suptitle(title, fontsize=9)
-    _legend_below(fig, axes, 6, 0.09, 0.96)
+    legend_below(fig, axes[0, 0], top=0.96, fontsize=7)
     return fig, axes
 
 
@@ -88,13 +76,13 @@ def fig5_5(input, output) -> None:
         ax = axes[0, p]
         ax.plot([0, 1], [0, 1], color="0.5", lw=0.8, ls="--")
         for i, m in enumerate(methods):
-            st = _method_style(m)
+            st = method_style(m)
             sns.ecdfplot(x=u[i, :, p], ax=ax, color=st["color"], label=st["label"])
         ax.set_title(PARAM_TEX[p])
         ax.set_xlabel("uniform quantile")
         ax.set_ylabel("empirical CDF of u" if p == 0 else "")
     fig.suptitle(f"QQ plot of posterior quantiles, n = {n0}, epsilon = {fmt_eps(e0)} ({trials} trials)", fontsize=9)
-    _legend_below(fig, axes, 6, 0.11, 0.95)
+    legend_below(fig, axes[0, 0], top=0.95, fontsize=7)
     save_figure(fig, output.pdf, output.png)
 
 
@@ -117,7 +105,7 @@ def fig5_7(input, output, *, bandwidth: float) -> None:
     """Fig 5.7: utility, mean unbiased MMD^2 to the Non-Private posterior."""
     summary = load_npz(input.summary)
     fig, _ = _two_panel_figure(
-        summary, "mmd", "mean MMD$^2$ to Non-Private",
+        summary, "mmd", "mean MMD$^2$",
         f"Utility: unbiased MMD$^2$ (RBF, bandwidth {bandwidth}) to the Non-Private posterior, mean over trials",
         skip=("non_private",))
     save_figure(fig, output.pdf, output.png)
@@ -137,13 +125,13 @@ def fig5_8(input, output) -> None:
     for m in METHODS:
         if m in table:
             xs, ys = zip(*table[m])
-            ax.plot(xs, ys, **_method_style(m))
+            ax.plot(xs, ys, **method_style(m))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("n")
     ax.set_ylabel("CPU seconds per trial (mean)")
     ax.set_title(f"Runtime, epsilon = {fmt_eps(pairs[0][1])} (process time, one core)")
-    ax.legend(fontsize=7, frameon=False)
+    legend_below(fig, ax, ncol=3, fontsize=7)
     save_figure(fig, output.pdf, output.png)
 
 
@@ -161,8 +149,8 @@ def fig5_9(input, output, *, levels, covariate: str, n_train: int) -> None:
         ax = axes[0, k]
         cov = predictive_coverage(summary, lev)
         for i, m in enumerate(methods):
-            ax.plot(eps, cov[:, i], **_method_style(m))
-            rows += [{"level": lev, "epsilon": fmt_eps(e), "method": LABELS[m], "coverage": cov[j, i],
+            ax.plot(eps, cov[:, i], **method_style(m))
+            rows += [{"level": lev, "epsilon": fmt_eps(e), "method": method_label(m), "coverage": cov[j, i],
                       "test_points": n_pts} for j, e in enumerate(eps)]
         ax.axhline(lev, color="0.3", ls="--", lw=0.8)
         ax.set_xscale("log")
@@ -173,7 +161,7 @@ def fig5_9(input, output, *, levels, covariate: str, n_train: int) -> None:
             ax.set_ylabel("coverage of test points")
     fig.suptitle(f"Cirrhosis vs {covariate} (min-max scaled): {n_splits} random "
                  f"{n_train}/{n_test} splits, {n_pts} test points", fontsize=9)
-    _legend_below(fig, axes, len(methods), 0.11, 0.95)
+    legend_below(fig, axes[0, 0], top=0.95, fontsize=7)
     save_figure(fig, output.pdf, output.png)
     se = max(float(binomial_se(lev, n_pts)) for lev in levels)
     write_table(output.csv, output.md, rows, ["level", "epsilon", "method", "coverage", "test_points"],

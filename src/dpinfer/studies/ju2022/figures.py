@@ -13,7 +13,7 @@ import numpy as np
 from ...grid import fmt_eps
 from ...io import load_npz
 from ...models import gaussian_linreg, naive_bayes
-from ...plotting import COLORS, save_figure, subplots
+from ...plotting import COLORS, legend_below, method_color, save_figure, subplots
 from .summarise import param_labels
 
 __all__ = ["fig1a", "fig2", "fig1b", "figS1"]
@@ -32,7 +32,8 @@ def _posterior_means(input, output, model: str, solid, dashed) -> None:
     jitter = np.random.default_rng(0).uniform(-0.18, 0.18, size=means.shape[1])  # display only
     for j, ax in enumerate(np.atleast_1d(axes)):
         for e in range(len(eps)):
-            ax.scatter(x[e] + jitter, means[e, :, j], s=5, alpha=0.5, color=COLORS[0], linewidths=0)
+            ax.scatter(x[e] + jitter, means[e, :, j], s=5, alpha=0.5, color=method_color("record_wise"), linewidths=0,
+                       label="Algorithm 1 posterior mean, one per chain" if e == 0 else None)
         ax.axhline(solid[j], color="black", lw=1.0, label="confidential-data posterior mean")
         ax.axhline(dashed[j], color="black", lw=1.0, ls="--", label="prior mean")
         ax.set_xticks(x, xt)
@@ -40,6 +41,7 @@ def _posterior_means(input, output, model: str, solid, dashed) -> None:
         ax.set_title(labels[j])
     np.atleast_1d(axes)[0].set_ylabel("posterior mean")
     fig.suptitle(f"{means.shape[1]} posterior means per epsilon (one fixed confidential data set)", fontsize=9)
+    legend_below(fig, np.atleast_1d(axes)[0], top=0.93, markerscale=2)
     save_figure(fig, output.pdf, output.png)
 
 
@@ -73,10 +75,11 @@ def _acceptance(input, output) -> None:
     ax.plot(grid, np.exp(-grid), color="black", label="bound exp(-epsilon)")
     ax.set_xscale("log")
     ax.set_xticks(eps, [fmt_eps(e) for e in eps])
+    ax.set_xticks([], minor=True)  # the log axis's own minor labels would collide with these
     ax.set_xlabel("epsilon")
     ax.set_ylabel("acceptance rate of step 2")
     ax.set_ylim(-0.02, 1.02)
-    ax.legend(loc="lower left", frameon=False)
+    legend_below(fig, ax, ncol=2, markerscale=2)
     save_figure(fig, output.pdf, output.png)
 
 

@@ -127,7 +127,7 @@ def step_function(input, output) -> None:
 def traces(input, output, burnin: int) -> None:
     """Figure `traces`: sigma^2 traces, one panel per lambda: Algorithm 2 black, Algorithm 4
     grey, true value 1 red dashed; burn-in shaded."""
-    from ...plotting import save_figure, subplots
+    from ...plotting import legend_below, method_style, save_figure, subplots
 
     d = load_npz(input.chains)
     lams = d["lambdas"]
@@ -136,26 +136,26 @@ def traces(input, output, burnin: int) -> None:
         ax = axes[0, c]
         noisy = d[f"noisy_{fmt_eps(lam)}"][:, 2]
         it = np.arange(1, noisy.size + 1)
-        ax.axvspan(0, burnin, color="0.93", lw=0)
-        ax.plot(it, noisy, color="black", lw=0.5, label="Algorithm 2 (noisy)")
-        ax.plot(it, d["free"][:, 2], color="0.55", lw=0.5, label="Algorithm 4 (noise-free)")
-        ax.axhline(1.0, color="red", ls="--", lw=1.0)
+        ax.axvspan(0, burnin, color="0.93", lw=0, label="burn-in")
+        for m, trace in (("alg2_noisy", noisy), ("alg4_noise_free", d["free"][:, 2])):
+            ax.plot(it, trace, lw=0.5, **dict(method_style(m, marker=False), linestyle="-"))  # solid: dense traces
+        ax.axhline(1.0, color="red", ls="--", lw=1.0, label="true value")
         ax.set_title(f"rho = {fmt_eps(float(d['rho']))}, lambda = {fmt_eps(lam)}")
         ax.set_xlabel("iteration")
         ax.set_ylabel("sigma^2")
         kept = noisy[burnin:]
         ax.set_ylim(0, max(float(np.quantile(kept, 0.999)) * 1.3, 1.6))
-    axes[0, 0].legend(loc="upper right", frameon=False)
+    legend_below(fig, axes[0, 0])
     save_figure(fig, output.pdf, output.png)
 
 
 def mse_densities(input, output, rhos: list, lambdas: list) -> None:
     """Figure `mse_densities`: rows rho, columns lambda (descending as in the slides); empirical
-    density (seaborn Gaussian KDE, Scott's bandwidth) of MSE^(s), Algorithm 2 solid vs
-    Algorithm 4 dashed."""
+    density (seaborn Gaussian KDE, Scott's bandwidth) of MSE^(s), Algorithm 2 black solid vs
+    Algorithm 4 grey dashed (their looks in dpinfer.plotting.methods)."""
     import seaborn as sns
 
-    from ...plotting import save_figure, subplots
+    from ...plotting import method_style, save_figure, subplots
 
     d = load_npz(input.summary)
     lams = sorted(lambdas, reverse=True)
@@ -164,14 +164,13 @@ def mse_densities(input, output, rhos: list, lambdas: list) -> None:
         for c, lam in enumerate(lams):
             name = raim_setting(rho, lam)
             ax = axes[r, c]
-            for key, ls, lab in (("mse_noisy", "-", "Algorithm 2 (noisy)"),
-                                 ("mse_free", "--", "Algorithm 4 (noise-free)")):
+            for key, m in (("mse_noisy", "alg2_noisy"), ("mse_free", "alg4_noise_free")):
                 v = d[f"{name}/{key}"]
                 if v.size > 1 and np.std(v) > 0:
-                    sns.kdeplot(x=v, ax=ax, color="black", ls=ls, lw=1.0, label=lab,
-                                bw_method="scott", cut=3, clip=(0.0, None))
+                    sns.kdeplot(x=v, ax=ax, lw=1.0, bw_method="scott", cut=3, clip=(0.0, None),
+                                **method_style(m, marker=False))
                 else:
-                    ax.axvline(float(v[0]), color="black", ls=ls, lw=1.0, label=lab)
+                    ax.axvline(float(v[0]), lw=1.0, **method_style(m, marker=False))
             ax.set_title(f"rho = {fmt_eps(rho)}, lambda = {fmt_eps(lam)}")
             ax.set_xlabel("MSE")
             ax.set_ylabel("density" if c == 0 else "")

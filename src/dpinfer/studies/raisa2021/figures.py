@@ -7,17 +7,16 @@ from __future__ import annotations
 import numpy as np
 
 from ...io import load_npz
-from ...plotting import COLORS, save_figure, subplots
+from ...plotting import COLORS, legend_below, method_color, method_label, save_figure, subplots
 from .paper import NAMES
 
 __all__ = ["fig5_1", "fig6_1", "fig4_1", "fig6_2", "fig6_3", "fig6_4", "fig6_5", "fig6_6", "fig6_7", "fig6_8"]
 
-ALGO_LABELS = {"dpps": "DP penalty", "dppa": "DP penalty OCU+GWMH", "hmc": "DP HMC",
-               "mdpps": "minibatch DP penalty", "mdppa": "minibatch DP penalty OCU+GWMH", "barker": "DP Barker"}
-ALGO_ORDER = ("hmc", "dpps", "dppa", "mdpps", "mdppa", "barker")  # colour i = COLORS[i]
+ALGO_ORDER = ("hmc", "dpps", "dppa", "mdpps", "mdppa", "barker")  # box order within an epsilon
 HARD_MODELS = ("gauss-30d", "hard-2d", "hard-gauss-2d")
 BANANA_MODELS = ("easy-2d", "tempered-2d", "easy-10d", "tempered-10d")
-CLIPPING_LABELS = {"rwmh": "RWMH", "hmc": "HMC"}
+_EXACT = "exact samples vs the reference (dashed)"
+CLIPPING_METHODS = {"rwmh": "rwmh_nondp", "hmc": "hmc_nondp"}  # the clipping study's samplers are not DP
 
 
 def _settings(summary) -> dict:
@@ -39,20 +38,14 @@ def _box_panels(ax, summary, model, algos, metric, settings):
         pos = np.arange(len(eps)) + (j - (len(algos) - 1) / 2) * width
         bp = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True, showfliers=True,
                         flierprops={"markersize": 2})
-        colour = COLORS[ALGO_ORDER.index(a)]
+        colour = method_color(a)
         for box in bp["boxes"]:
             box.set(facecolor=colour, alpha=0.7, linewidth=0.6)
         for med in bp["medians"]:
             med.set(color="black", linewidth=0.8)
-        ax.plot([], [], color=colour, linewidth=6, alpha=0.7, label=ALGO_LABELS[a])
+        ax.plot([], [], color=colour, linewidth=6, alpha=0.7, label=method_label(a))
     ax.set_xticks(np.arange(len(eps)), [f"{e:g}" for e in eps])
     ax.set_xlabel("epsilon")
-
-
-def _legend(fig, ax, ncol=3, bottom=0.08):
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False)
-    fig.tight_layout(rect=(0, bottom, 1, 1))
 
 
 def _model_figure(input, output, metric, ylabel, baseline=False, ylim=None, models=HARD_MODELS, cols=3):
@@ -67,8 +60,9 @@ def _model_figure(input, output, metric, ylabel, baseline=False, ylim=None, mode
     for ax, model in zip(axes.ravel(), models):
         _box_panels(ax, summary, model, ALGO_ORDER, metric, settings)
         if baseline and f"{model}/baseline_mmd" in summary:
-            for b in summary[f"{model}/baseline_mmd"]:
-                ax.axhline(b, color="black", linestyle="--", linewidth=0.6)
+            for k, b in enumerate(summary[f"{model}/baseline_mmd"]):
+                ax.axhline(b, color="black", linestyle="--", linewidth=0.6,
+                           label=_EXACT if k == 0 and ax is axes[0, 0] else None)
         ax.set_title(NAMES.get(model, model))
         if ylim:
             ax.set_ylim(*ylim)
@@ -77,8 +71,7 @@ def _model_figure(input, output, metric, ylabel, baseline=False, ylim=None, mode
     for r in range(rows):
         axes[r, 0].set_ylabel(ylabel)
     algos = {a for m in models for a in settings[m]}
-    many = len(algos) > 3  # six algorithms: three legend rows of two
-    _legend(fig, axes[0, 0], ncol=2 if many else len(algos), bottom=(0.22 if many else 0.08) / rows)
+    legend_below(fig, axes[0, 0], ncol=3 if len(algos) > 3 else None)
     save_figure(fig, output.pdf, output.png)
 
 
@@ -103,10 +96,10 @@ def fig6_2(input, output) -> None:
     dims = sorted(found)
     fig, axes = subplots(2, len(dims), width=3.4 * len(dims), height=2.6, squeeze=False)
     for col, dim in enumerate(dims):
-        algos = [a for a in CLIPPING_LABELS if a in found[dim]]
+        algos = [a for a in CLIPPING_METHODS if a in found[dim]]
         bounds = sorted({b for a in algos for b in found[dim][a]})
         for j, algo in enumerate(algos):
-            colour = COLORS[j]
+            colour = method_color(CLIPPING_METHODS[algo])
             for i, b in enumerate(bounds):
                 key = f"{algo}|{dim}|{b!r}"
                 if f"{key}/mmd" not in c:
@@ -114,11 +107,12 @@ def fig6_2(input, output) -> None:
                 y = c[f"{key}/mmd"]
                 jitter = (np.linspace(-0.15, 0.15, y.size) if y.size > 1 else np.zeros(1)) + (j - 0.5) * 0.35
                 axes[0, col].scatter(i + jitter, y, s=5, color=colour, alpha=0.7,
-                                     label=CLIPPING_LABELS[algo] if i == 0 else None)
+                                     label=method_label(CLIPPING_METHODS[algo]) if i == 0 else None)
                 axes[1, col].scatter(c[f"{key}/llr_clip"], y, s=5, color=colour, alpha=0.7)
         for ax in axes[:, col]:
-            for b in c[f"{dim}/baseline_mmd"]:
-                ax.axhline(b, color="black", linestyle="--", linewidth=0.6)
+            for k, b in enumerate(c[f"{dim}/baseline_mmd"]):
+                ax.axhline(b, color="black", linestyle="--", linewidth=0.6,
+                           label=_EXACT if k == 0 and ax is axes[0, 0] else None)
             ax.set_ylim(0, 0.6)
         axes[0, col].set_xticks(range(len(bounds)), [f"{b:g}" for b in bounds])
         axes[0, col].set_xlabel("clip bound")
@@ -128,7 +122,7 @@ def fig6_2(input, output) -> None:
         axes[1, col].set_xlabel("fraction of ratios clipped (dotted: 10%)")
     for r in range(2):
         axes[r, 0].set_ylabel("MMD")
-    _legend(fig, axes[0, 0], ncol=2)
+    legend_below(fig, axes[0, 0])
     save_figure(fig, output.pdf, output.png)
 
 
@@ -152,7 +146,7 @@ def fig6_7(input, output) -> None:
     for ax, metric, ylabel in zip(axes[0], ("mean_error", "llr_clip"), ("mean error", "fraction of ratios clipped")):
         _box_panels(ax, summary, "circle", ("hmc", "dpps"), metric, settings)
         ax.set_ylabel(ylabel)
-    _legend(fig, axes[0, 0], ncol=2)
+    legend_below(fig, axes[0, 0])
     save_figure(fig, output.pdf, output.png)
 
 
@@ -191,7 +185,7 @@ def fig5_1(input, output) -> None:
         ax.set_title(NAMES.get(model, model))
         ax.set_xlabel(r"$\theta_1$")
     axes[0, 0].set_ylabel(r"$\theta_2$")
-    _legend(fig, axes[0, 0], ncol=1)
+    legend_below(fig, axes[0, 0])
     save_figure(fig, output.pdf, output.png)
 
 
@@ -227,6 +221,7 @@ def fig4_1(input, output, first_position: int, every: int, panels: int) -> None:
         ax.contour(d["grid_x"], d["grid_y"], density, levels=20, linewidths=0.4, cmap="viridis")
         ax.plot(path[: stop + 1, 0], path[: stop + 1, 1], color=COLORS[0], linewidth=1.0)
         ax.scatter(path[0, 0], path[0, 1], color=COLORS[1], s=10, zorder=3)
+        ax.set_title(f"after {stop} leapfrog steps", fontsize=7)
         ax.set_xticks([])
         ax.set_yticks([])
         ax.set_aspect("equal")
