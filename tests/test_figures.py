@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpinfer.plotting import METHOD_STYLES, check_layout, legend_below, method_style, subplots
+from dpinfer.plotting import METHOD_STYLES, PALETTE, check_layout, legend_below, method_style, subplots
 from dpinfer.studies.nig_methods import LABELS, METHODS
 
 # methods that can share one figure (a study's method set); within one, no two may look alike
@@ -41,6 +41,12 @@ def test_every_method_is_in_a_figure_group_and_shared_concepts_look_alike():
     assert (a.color, a.marker, a.linestyle) == (b.color, b.marker, b.linestyle)
     # tables and claims use the same labels as the figures
     assert all(LABELS[m] == METHOD_STYLES[m].label for m in METHODS)
+
+
+def test_the_palette_is_seaborns_colour_blind_palette():
+    import seaborn as sns
+
+    assert PALETTE == tuple(sns.color_palette("colorblind").as_hex())
 
 
 def test_an_unknown_method_is_refused_with_a_pointer_to_the_map():
@@ -107,3 +113,4 @@ def test_tick_labels_of_ticks_outside_the_view_are_not_checked():
     ax.set_xlim(0, 1)
     fig.tight_layout()
     assert check_layout(fig).problems == ()
+

@@ -78,10 +78,10 @@ def legend_below(fig, ax=None, *, ncol: int | None = None, top: float = 1.0, **l
                 handles.append(h)
                 labels.append(lab)
     bottom = 0.0
+    renderer = fig.canvas.get_renderer()  # the legend's size needs only its own layout, no draw
     for cols in range(min(ncol or len(labels), len(labels)), 0, -1):
         lg = fig.legend(handles, labels, loc="lower center", ncol=cols, frameon=False, **legend)
-        fig.draw_without_rendering()
-        box = lg.get_window_extent()
+        box = lg.get_window_extent(renderer)
         bottom = box.height / fig.bbox.height + 0.01
         if box.width <= 0.98 * fig.bbox.width or cols == 1:
             break
