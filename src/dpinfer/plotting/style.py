@@ -64,12 +64,12 @@ def log_axis(ax, which: str = "x", ticks=None, labels=None) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
-def legend_below(fig, ax=None, *, ncol: int | None = None, top: float = 1.0, **legend) -> None:
+def legend_below(fig, ax=None, *, ncol: int | None = None, **legend) -> None:
     """One figure-level legend, centred under the panels, of the labelled artists of ``ax`` and
     then of every other panel (each label once, so a method missing from one panel still shows).
 
     The legend takes as many columns as fit the canvas width (at most ``ncol``), and the panels
-    are laid out above its measured height (``top``: canvas fraction left under a suptitle).
+    are laid out above its measured height (tight_layout keeps room for a suptitle itself).
     """
     handles, labels = [], []
     for panel in ([ax] if ax is not None else []) + [a for a in fig.axes if a is not ax]:
@@ -86,7 +86,7 @@ def legend_below(fig, ax=None, *, ncol: int | None = None, top: float = 1.0, **l
         if box.width <= 0.98 * fig.bbox.width or cols == 1:
             break
         lg.remove()
-    fig.tight_layout(rect=(0, bottom, 1, top))
+    fig.tight_layout(rect=(0, bottom, 1, 1))
 
 
 def save_figure(fig, pdf_path, png_path) -> None:

@@ -48,7 +48,7 @@ def _two_panel_figure(summary: dict, metric: str, ylabel: str, title: str, skip=
             if p == 0:
                 ax.set_ylabel(ylabel)
     fig.suptitle(title, fontsize=9)
-    legend_below(fig, axes[0, 0], top=0.96, fontsize=7)
+    legend_below(fig, axes[0, 0], fontsize=7)
     return fig, axes
 
 
@@ -82,7 +82,7 @@ def fig5_5(input, output) -> None:
         ax.set_xlabel("uniform quantile")
         ax.set_ylabel("empirical CDF of u" if p == 0 else "")
     fig.suptitle(f"QQ plot of posterior quantiles, n = {n0}, epsilon = {fmt_eps(e0)} ({trials} trials)", fontsize=9)
-    legend_below(fig, axes[0, 0], top=0.95, fontsize=7)
+    legend_below(fig, axes[0, 0], fontsize=7)
     save_figure(fig, output.pdf, output.png)
 
 
@@ -161,7 +161,7 @@ def fig5_9(input, output, *, levels, covariate: str, n_train: int) -> None:
             ax.set_ylabel("coverage of test points")
     fig.suptitle(f"Cirrhosis vs {covariate} (min-max scaled): {n_splits} random "
                  f"{n_train}/{n_test} splits, {n_pts} test points", fontsize=9)
-    legend_below(fig, axes[0, 0], top=0.95, fontsize=7)
+    legend_below(fig, axes[0, 0], fontsize=7)
     save_figure(fig, output.pdf, output.png)
     se = max(float(binomial_se(lev, n_pts)) for lev in levels)
     write_table(output.csv, output.md, rows, ["level", "epsilon", "method", "coverage", "test_points"],

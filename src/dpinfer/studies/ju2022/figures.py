@@ -41,7 +41,7 @@ def _posterior_means(input, output, model: str, solid, dashed) -> None:
         ax.set_title(labels[j])
     np.atleast_1d(axes)[0].set_ylabel("posterior mean")
     fig.suptitle(f"{means.shape[1]} posterior means per epsilon (one fixed confidential data set)", fontsize=9)
-    legend_below(fig, np.atleast_1d(axes)[0], top=0.93, markerscale=2)
+    legend_below(fig, np.atleast_1d(axes)[0], markerscale=2)
     save_figure(fig, output.pdf, output.png)
 
 
