@@ -103,10 +103,10 @@ def check_layout(fig) -> LayoutReport:
                 problems.append(f"text {_describe(t)} overlaps text {_describe(u)}")
     legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
     legends = [lg for lg in legends if lg.get_visible()]
+    points = [(ax, _data_points(ax)) for ax in fig.axes] if legends else []
     for legend in legends:
         box = legend.get_window_extent(renderer)
-        for ax in fig.axes:
-            pts = _data_points(ax)
+        for ax, pts in points:
             inside = (pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)
             if inside.any():
                 problems.append(f"a legend covers {int(inside.sum())} data points of the axes {_axes_name(ax)}")

@@ -56,11 +56,12 @@ def subplots(nrows: int = 1, ncols: int = 1, *, width: float = 6.5, height: floa
 def log_axis(ax, which: str = "x", ticks=None, labels=None) -> None:
     """A log-scaled ``which`` axis without minor tick labels (on a short range matplotlib labels the
     minor ticks too, and they collide). ``ticks`` (and their ``labels``) replace the major ticks,
-    e.g. the epsilons of a grid."""
+    e.g. the epsilons of a grid, and then the minor ticks are dropped."""
     axis = ax.xaxis if which == "x" else ax.yaxis
     (ax.set_xscale if which == "x" else ax.set_yscale)("log")
     if ticks is not None:
         axis.set_ticks(list(ticks), labels=labels)
+        axis.set_ticks([], minor=True)
     axis.set_minor_formatter(NullFormatter())
 
 

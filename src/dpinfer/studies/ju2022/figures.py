@@ -13,7 +13,7 @@ import numpy as np
 from ...grid import fmt_eps
 from ...io import load_npz
 from ...models import gaussian_linreg, naive_bayes
-from ...plotting import COLORS, legend_below, method_color, save_figure, subplots
+from ...plotting import COLORS, legend_below, log_axis, method_color, save_figure, subplots
 from .summarise import param_labels
 
 __all__ = ["fig1a", "fig2", "fig1b", "figS1"]
@@ -73,9 +73,7 @@ def _acceptance(input, output) -> None:
                    label="low (minimum over sweeps)" if e == 0 else None)
     grid = np.geomspace(eps.min() / 1.3, eps.max() * 1.3, 200)
     ax.plot(grid, np.exp(-grid), color="black", label="bound exp(-epsilon)")
-    ax.set_xscale("log")
-    ax.set_xticks(eps, [fmt_eps(e) for e in eps])
-    ax.set_xticks([], minor=True)  # the log axis's own minor labels would collide with these
+    log_axis(ax, "x", eps, [fmt_eps(e) for e in eps])
     ax.set_xlabel("epsilon")
     ax.set_ylabel("acceptance rate of step 2")
     ax.set_ylim(-0.02, 1.02)
