@@ -55,6 +55,11 @@ if enabled("raisa2021"):
     include: "workflow/rules/raisa2021.smk"
 
 
+if enabled("comparison"):
+
+    include: "workflow/rules/comparison.smk"
+
+
 include: "workflow/rules/scorecard.smk"
 
 

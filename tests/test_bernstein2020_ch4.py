@@ -164,6 +164,8 @@ def test_every_sampler_returns_a_chain_with_its_burnin():
         ("binomial", "naive"): (30.0, 100, (10.0, 10.0), {}),
         ("binomial", "non_private"): (30.0, 100, (10.0, 10.0), {}),
         ("binomial", "ops"): (30.0, 100, (10.0, 10.0), {}),
+        ("binomial", "exact"): (30.0, 100, (10.0, 10.0), {}),  # the comparison study's
+        ("binomial", "record_wise"): (30.0, 100, (10.0, 10.0), {}),
         ("multinomial", "noise_aware_gibbs"): (np.array([30.0, 20.0]), 100, np.full(3, 5.0), {}),
         ("multinomial", "naive"): (np.array([30.0, 20.0]), 100, np.full(3, 5.0), {}),
         ("multinomial", "non_private"): (np.array([30.0, 20.0]), 100, np.full(3, 5.0), {}),

@@ -22,6 +22,7 @@ FIGURE_GROUPS = {
     "raisa2021 clipping": ("rwmh_nondp", "hmc_nondp"),
     "raim2021": ("alg2_noisy", "alg4_noise_free"),
     "ju2022": ("record_wise",),
+    "comparison, binomial problem": ("non_private", "naive", "exact", "gibbs", "record_wise"),
 }
 
 
@@ -39,6 +40,9 @@ def test_every_method_is_in_a_figure_group_and_shared_concepts_look_alike():
     # chapter 3's naive MLE is the same plug-in idea as Naive elsewhere: same colour, marker, line
     a, b = METHOD_STYLES["naive"], METHOD_STYLES["naive_mle"]
     assert (a.color, a.marker, a.linestyle) == (b.color, b.marker, b.linestyle)
+    # ju2022's Algorithm 1 and MCMC-Ind (Algorithm 1 for chapter 5's model) share a look
+    a, b = METHOD_STYLES["record_wise"], METHOD_STYLES["mcmc_ind"]
+    assert (a.color, a.marker) == (b.color, b.marker)
     # tables and claims use the same labels as the figures
     assert all(LABELS[m] == METHOD_STYLES[m].label for m in METHODS)
 

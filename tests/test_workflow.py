@@ -29,6 +29,10 @@ SMOKE = ("--configfile", "config/smoke.yaml")
 # Targets of TARGETS.md that no issue has implemented yet (documented in README.md).
 NOT_IMPLEMENTED_STUDIES: set[str] = set()
 NOT_IMPLEMENTED_IDS: set[tuple[str, str]] = set()
+# targets beyond the source documents' (targets.tsv): the comparison study (issue 15)
+EXTRA_TARGETS = [("comparison", tid, kind) for tid, kind in (
+    ("accuracy_vs_eps", "figure"), ("accuracy_vs_n", "figure"), ("ess_per_second", "figure"),
+    ("metrics", "table"), ("cost", "table"), ("recommended", "table"))]
 # study units: (config path of the section, results prefix of its tables)
 UNITS = {
     "ju2022": (("ju2022",), "ju2022/"),
@@ -38,25 +42,34 @@ UNITS = {
     "bernstein2020_case": (("bernstein2020", "case_study"), "bernstein2020/case/"),
     "raim2021": (("raim2021",), "raim2021/"),
     "raisa2021": (("raisa2021",), "raisa2021/"),
+    "comparison": (("comparison",), "comparison/"),
 }
 TIMING_TABLES = {"ju2022/runtime.csv", "ju2022/runtime.md", "raim2021/timing.csv", "raim2021/timing.md",
                  "bernstein2020/ch3/runtime.csv", "bernstein2020/ch3/runtime.md",
-                 "bernstein2020/case/runtime.csv", "bernstein2020/case/runtime.md"}
+                 "bernstein2020/case/runtime.csv", "bernstein2020/case/runtime.md",
+                 # the comparison study's cost and the recommendation derived from it
+                 "comparison/cost.csv", "comparison/cost.md", "comparison/recommended.csv",
+                 "comparison/recommended.md"}
 # scorecard rows about measured time (they differ between runs like the timing tables)
-TIMING_CLAIMS = ("runtime,", "timing,", "fig5_8,", "fig3_4,runtime", "fig3_6,runtime", "fig5_14,runtime")
+TIMING_CLAIMS = ("runtime,", "timing,", "fig5_8,", "fig3_4,runtime", "fig3_6,runtime", "fig5_14,runtime",
+                 "cost,", "ess_per_second,")
 
 pytestmark = pytest.mark.workflow
 
 
+def target_rows() -> list[tuple[str, str, str]]:
+    """(study, id, kind) of every implemented target: targets.tsv's and EXTRA_TARGETS."""
+    with open(TARGETS_TSV, encoding="utf-8") as fh:
+        rows = [(r["study"], r["id"], r["kind"]) for r in csv.DictReader(fh, delimiter="\t")]
+    return [(study, tid, kind) for study, tid, kind in rows + EXTRA_TARGETS
+            if study not in NOT_IMPLEMENTED_STUDIES and (study, tid) not in NOT_IMPLEMENTED_IDS]
+
+
 def expected_targets() -> list[Path]:
     paths = []
-    with open(TARGETS_TSV, encoding="utf-8") as fh:
-        for row in csv.DictReader(fh, delimiter="\t"):
-            study, tid, kind = row["study"], row["id"], row["kind"]
-            if study in NOT_IMPLEMENTED_STUDIES or (study, tid) in NOT_IMPLEMENTED_IDS:
-                continue
-            for suffix in ((".pdf", ".png") if kind == "figure" else (".csv", ".md")):
-                paths.append(Path("results") / study / f"{tid}{suffix}")
+    for study, tid, kind in target_rows():
+        for suffix in ((".pdf", ".png") if kind == "figure" else (".csv", ".md")):
+            paths.append(Path("results") / study / f"{tid}{suffix}")
     return paths
 
 
@@ -133,7 +146,7 @@ def test_smoke_run_builds_every_implemented_target(smoke_run):
 def test_scorecard_lists_claims_of_every_study(smoke_run):
     with open(smoke_run / "results" / "fidelity.csv", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    assert {r["study"] for r in rows} == {"ju2022", "bernstein2020", "raim2021", "raisa2021"}
+    assert {r["study"] for r in rows} == {"ju2022", "bernstein2020", "raim2021", "raisa2021", "comparison"}
     assert {r["verdict"] for r in rows} <= {"holds", "differs (explained)", "differs (unexplained)", "not run"}
     text = (smoke_run / "results" / "fidelity.md").read_text()
     assert text.startswith("# Fidelity scorecard") and f"{len(rows)} checkable statements" in text
@@ -225,6 +238,8 @@ FIGURE_ONLY_SETTINGS = [
     (("bernstein2020", "chapter3", "fig3_3", "lambdas"), [0.001, 1], set()),
     (("bernstein2020", "case_study", "fig5_11"), {"sizes": [40, 80]}, set()),
     (("bernstein2020", "case_study", "health"), {"max_rhat": 1.05, "min_ess": 50}, set()),
+    (("comparison", "recommend"), {"max_flagged": 0.2, "max_mean_error": 0.1, "max_sd_error": 0.1, "ks_alpha": 0.05},
+     set()),
 ]
 
 
@@ -321,9 +336,7 @@ def test_no_study_section_runs_only_the_scorecard(tmp_path):
 
 # ----------------------------------------------------------------------------- figures
 def figure_ids() -> list[str]:
-    with open(TARGETS_TSV, encoding="utf-8") as fh:
-        return [row["id"] for row in csv.DictReader(fh, delimiter="\t") if row["kind"] == "figure"
-                and row["study"] not in NOT_IMPLEMENTED_STUDIES and (row["study"], row["id"]) not in NOT_IMPLEMENTED_IDS]
+    return [tid for _, tid, kind in target_rows() if kind == "figure"]
 
 
 def test_every_figure_passes_the_layout_check(smoke_run):
@@ -489,6 +502,9 @@ _DELETE = object()
     (("bernstein2020", "case_study", "headline_epsilon"), 3.0,
      "'bernstein2020.case_study.headline_epsilon': must be one of case_study.epsilons"),
     (("bernstein2020", "case_study", "methods"), ["naive", "mcmc_ind"], "'bernstein2020.case_study.methods.1'"),
+    (("comparison", "figure", "n"), 50, "'comparison.figure.n': must be one of comparison.n_values"),
+    (("comparison", "binomial", "methods"), ["exact", "ops"], "'comparison.binomial.methods.1'"),
+    (("comparison", "accuracy_trials"), 500, "'comparison.accuracy_trials': must not exceed"),
 ])
 def test_bad_config_is_refused_before_any_job_naming_the_key(tmp_path, path, value, expected):
     work = _edit_config(tmp_path, _set(path, value))

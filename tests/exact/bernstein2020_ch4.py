@@ -55,6 +55,30 @@ def binomial_gibbs() -> ExactCase:
     return ExactCase(chain.kept, [mean], [sd], mean_slack=0.003, sd_slack=0.02 * sd)
 
 
+def _small_binomial():
+    """n = 30 with noise of scale 2 (epsilon = 0.5): the count posterior is far from a normal,
+    so a sampler that used a CLT or mis-weighted the release would fail here."""
+    return 30, 2.0, 3.0, 8.3, Laplace.calibrated(0.5, 1.0)
+
+
+def binomial_record_wise() -> ExactCase:
+    """ju2022's Algorithm 1 on the binomial count release: no approximation, no slack."""
+    from dpinfer.samplers.record_wise_binomial import run_record_wise_binomial
+
+    n, a, b, y, mech = _small_binomial()
+    mean, sd = binomial_exact_posterior(y, n, a, b, mech.scale)
+    chain = run_record_wise_binomial(y, n, (a, b), mech, burnin=1000, keep=40000, rng=np.random.default_rng(3))
+    return ExactCase(chain.kept, [mean], [sd])
+
+
+def binomial_exact() -> ExactCase:
+    """Independent draws of the Beta mixture (models.private_binomial) against quadrature."""
+    n, a, b, y, mech = _small_binomial()
+    mean, sd = binomial_exact_posterior(y, n, a, b, mech.scale)
+    chain = baselines.run_exact_binomial(y, n, (a, b), mech, burnin=0, keep=40000, rng=np.random.default_rng(4))
+    return ExactCase(chain.kept, [mean], [sd])
+
+
 def multinomial_gibbs() -> ExactCase:
     """Exact posterior = mixture over all counts c of Dir(alpha + c), weights DirMult(c) Lap(y | c)."""
     n, alpha = 60, np.array([5.0, 5.0, 5.0])
@@ -223,6 +247,8 @@ CASES = {
     ("binomial", "naive"): naive_binomial,
     ("binomial", "non_private"): non_private_binomial,
     ("binomial", "ops"): ops_binomial,
+    ("binomial", "record_wise"): binomial_record_wise,
+    ("binomial", "exact"): binomial_exact,
     ("multinomial", "noise_aware_gibbs"): multinomial_gibbs,
     ("multinomial", "naive"): naive_multinomial,
     ("multinomial", "non_private"): non_private_multinomial,

@@ -35,8 +35,10 @@ METHOD_STYLES: dict[str, MethodStyle] = {
     # references and plug-ins, shared by every study
     "non_private": MethodStyle("Non-Private", BLACK, "x", ":"),
     "naive": MethodStyle("Naive", VERMILLION, "s", "--"),
-    # ju2022
-    "record_wise": MethodStyle("Algorithm 1 (record-wise MCMC)", BLUE, "o", "-"),
+    # exact posterior draws (the comparison study's binomial problem)
+    "exact": MethodStyle("Exact (Beta mixture)", ORANGE, "*", "-"),
+    # ju2022's record-wise data augmentation: the colour of MCMC-Ind, the same algorithm for chapter 5
+    "record_wise": MethodStyle("Algorithm 1 (record-wise MCMC)", GREEN, "D", "-."),
     # bernstein2020 chapter 3 (the thesis's names; naive MLE is chapter 3's Naive)
     "naive_mle": MethodStyle("Naive MLE", VERMILLION, "s", "--"),
     "naive_mle_unprojected": MethodStyle("Naive MLE, no projection", PINK, "v", ":"),

@@ -9,6 +9,8 @@ exponential models:
   exponential model it "cheats" as in the thesis: its ``statistic`` is the *untruncated* sum plus
   the same noise draw, which the caller forms.
 - ``non_private`` conditions on the confidential statistic s.
+- ``exact`` (binomial only): independent draws of the exact posterior given the Laplace release,
+  a Beta mixture over the n + 1 counts (:mod:`dpinfer.models.private_binomial`).
 
 They share the call signature of the noise-aware samplers of the same model
 (:mod:`.noise_aware_gibbs`)::
@@ -30,6 +32,7 @@ import numpy as np
 
 from ..models import expfam
 from ..models.linreg_nig import NIGPrior, NIWPrior, Release, nig_draws, project_statistics
+from ..models.private_binomial import exact_draws
 from .base import Chain, CpuTimer, Info, check_lengths
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "run_non_private_exponential",
     "run_non_private_nig",
     "run_naive_nig",
+    "run_exact_binomial",
 ]
 
 DIRICHLET_FLOOR = 1e-3  # the released code's floor on the naive Dirichlet parameters
@@ -124,3 +128,12 @@ def run_naive_nig(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, 
     projecting z to valid statistics (:func:`~dpinfer.models.linreg_nig.project_statistics`)."""
     z = project_statistics(release.z, release.n)
     return _iid_chain(lambda size: nig_draws(rng, z, release.n, prior, size), burnin, keep)
+
+
+def run_exact_binomial(y: float, n: int, prior, mechanism, *, burnin: int, keep: int,
+                       rng: np.random.Generator) -> Chain:
+    """Independent draws of the exact posterior of theta given the Laplace release y
+    (:mod:`dpinfer.models.private_binomial`: a Beta mixture over the n + 1 counts)."""
+    a, b = (float(v) for v in prior)
+    return _iid_chain(lambda size: exact_draws(rng, size, float(y), int(n), a, b, float(mechanism.scale)),
+                      burnin, keep)

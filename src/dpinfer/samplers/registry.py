@@ -32,6 +32,8 @@ _PATHS = {
     ("binomial", "ops"): "ops:run_ops_binomial",
     ("binomial", "naive"): "conjugate:run_naive_binomial",
     ("binomial", "non_private"): "conjugate:run_non_private_binomial",
+    ("binomial", "exact"): "conjugate:run_exact_binomial",
+    ("binomial", "record_wise"): "record_wise_binomial:run_record_wise_binomial",
     ("multinomial", "noise_aware_gibbs"): "noise_aware_gibbs:run_multinomial",
     ("multinomial", "naive"): "conjugate:run_naive_multinomial",
     ("multinomial", "non_private"): "conjugate:run_non_private_multinomial",

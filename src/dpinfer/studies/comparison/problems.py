@@ -1,0 +1,123 @@
+"""The comparison study's two problems: simulate, release, reference posterior, every method.
+
+One trial of a problem at (n, epsilon) returns, per method, the posterior quantile of the true
+parameters (calibration), whether the central credible interval covers them, R-hat and bulk ESS
+per parameter and CPU seconds (all chains); on accuracy trials also the error of the posterior
+mean and sd in reference sds and the MMD^2 of the standardised draws to the reference.
+
+Random streams (``stream(stage)``, keyed by seed, study, experiment, trial, stage): "simulate"
+(shared by every epsilon of an n), "release", "reference" and one per method and chain
+(:func:`dpinfer.samplers.pooled.stream_stage`), so adding a method changes no other number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...diagnostics import central_interval, mmd2_unbiased, quantile_of_truth
+from ...grid import nig_chain_spec
+from ...mechanisms import Laplace
+from ...models import expfam
+from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics, simulate_dataset
+from ...models.private_binomial import exact_draws, exact_moments
+from ...samplers.pooled import Pooled, run_pooled, thin
+from ...samplers.registry import sampler
+from .. import nig_methods
+
+__all__ = ["PROBLEMS", "PARAMETERS", "IID_METHODS", "Reference", "binomial_trial", "regression_trial",
+           "method_record"]
+
+PROBLEMS = ("binomial", "regression")
+PARAMETERS = {"binomial": ("theta",), "regression": ("slope", "intercept", "sigma2")}
+# methods whose draws are independent (no burn-in, one "chain", R-hat 1, ESS = draws)
+IID_METHODS = ("non_private", "naive", "exact")
+# binomial method names (chapter 4's, as in every figure) -> sampler-registry method
+BINOMIAL_REGISTRY = {"gibbs": "noise_aware_gibbs"}
+
+Stream = Callable[[str], np.random.Generator]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The accuracy reference of one trial: posterior mean and sd per parameter, draws for MMD^2,
+    and the reference's own R-hat and bulk ESS (1 and the draw count for an exact reference)."""
+
+    mean: np.ndarray
+    sd: np.ndarray
+    draws: np.ndarray
+    rhat: np.ndarray
+    ess: np.ndarray
+
+
+def method_record(pooled: Pooled, truth, level: float, reference: Reference | None, mmd_draws: int) -> dict:
+    """Per-parameter numbers of one method on one trial (see the module docstring)."""
+    draws = pooled.draws
+    lo, hi = central_interval(draws, level)
+    rec = {"u": quantile_of_truth(draws, truth), "cover": (lo <= truth) & (truth <= hi),
+           "rhat": pooled.rhat, "ess": pooled.ess, "cpu": pooled.cpu}
+    if reference is not None:
+        sd = draws.std(axis=0, ddof=1)
+        rec["mean_err"] = np.abs(draws.mean(axis=0) - reference.mean) / reference.sd
+        rec["sd_err"] = np.abs(sd / reference.sd - 1.0)
+        mine = (thin(draws, mmd_draws) - reference.mean) / reference.sd
+        ref = (thin(reference.draws, mmd_draws) - reference.mean) / reference.sd
+        rec["mmd"] = np.array([mmd2_unbiased(mine[:, p], ref[:, p], bandwidth=1.0) for p in range(draws.shape[1])])
+    return rec
+
+
+# ----------------------------------------------------------------------------- problem 2: binomial
+def binomial_trial(n: int, epsilon: float, settings: dict, stream: Stream, sim_stream: Stream, *,
+                   accuracy: bool, level: float, mmd_draws: int) -> tuple[np.ndarray, dict, Reference | None]:
+    """theta ~ Beta(prior), s ~ Binomial(n, theta), y = s + Laplace(sensitivity / epsilon).
+
+    Every private method sees y; Non-Private sees s. The reference is exact (its moments in
+    closed form, ``mmd_draws`` exact draws for MMD^2)."""
+    a, b = (float(v) for v in settings["prior"])
+    theta, s = expfam.simulate_binomial(sim_stream("simulate"), n, a, b)
+    mech = Laplace.calibrated(epsilon, float(settings["sensitivity"]))
+    y = float(mech.release(stream("release"), s))
+    truth = np.array([theta])
+    reference = None
+    if accuracy:
+        mean, sd = exact_moments(y, n, a, b, mech.scale)
+        draws = exact_draws(stream("reference"), mmd_draws, y, n, a, b, mech.scale)[:, None]
+        reference = Reference(np.array([mean]), np.array([sd]), draws, np.ones(1), np.full(1, float(mmd_draws)))
+    records = {}
+    for method in settings["methods"]:
+        run = sampler("binomial", BINOMIAL_REGISTRY.get(method, method))
+        stat = s if method == "non_private" else y
+        iid = method in IID_METHODS
+        burnin, keep = (0, settings["draws"]) if iid else (settings["burnin"], settings["keep"])
+
+        def run_one(rng, run=run, stat=stat, burnin=burnin, keep=keep):
+            return run(stat, n, (a, b), mech, burnin=burnin, keep=keep, rng=rng)
+
+        pooled = run_pooled(run_one, method, 1 if iid else settings["chains"], stream, iid=iid)
+        records[method] = method_record(pooled, truth, level, reference, mmd_draws)
+    return truth, records, reference
+
+
+# ----------------------------------------------------------------------------- problem 1: regression
+def regression_trial(n: int, epsilon: float, settings: dict, stream: Stream, sim_stream: Stream, *,
+                     accuracy: bool, level: float, mmd_draws: int) -> tuple[np.ndarray, dict, Reference | None]:
+    """(theta, sigma^2) ~ NIG, x ~ N(mu_x, tau^2) with (mu_x, tau^2) ~ NIW, y | x from the model;
+    records clamped to ``bounds`` and the five sufficient statistics released with Laplace
+    noise (an epsilon-DP release). The reference is a long MCMC-Ind run (``reference``: burn-in,
+    keep, chains), which models the clamping exactly."""
+    nig, niw = NIGPrior.from_config(settings["prior"]), NIWPrior.from_config(settings["data_prior"])
+    sim = simulate_dataset(sim_stream("simulate"), n, nig, niw)
+    release = release_statistics(stream("release"), sim["x"], sim["y"], epsilon, tuple(settings["bounds"]), clamp=True)
+    truth = np.array([sim["theta"][0], sim["theta"][1], sim["sigma2"]])
+    reference = None
+    if accuracy:
+        spec = nig_chain_spec("mcmc_ind", {"mcmc_ind": settings["reference"]})
+        ref = nig_methods.pooled_chain(spec, release, nig, niw, lambda stage: stream(f"reference_{stage}"))
+        reference = Reference(ref.draws.mean(axis=0), ref.draws.std(axis=0, ddof=1), ref.draws, ref.rhat, ref.ess)
+    records = {}
+    for method in settings["methods"]:
+        pooled = nig_methods.pooled_chain(nig_chain_spec(method, settings, n), release, nig, niw, stream)
+        records[method] = method_record(pooled, truth, level, reference, mmd_draws)
+    return truth, records, reference

@@ -1,0 +1,184 @@
+"""Comparison study, summary step: accuracy, calibration, diagnostics and cost per (problem, n,
+epsilon, method), and the recommendation rule.
+
+Per row, over the setting's trials (every number carries its Monte Carlo error or its
+diagnostics; the worst parameter is reported, since a method is only as good as its worst):
+
+- accuracy, over the accuracy trials: mean over trials of |posterior mean - reference mean| /
+  reference sd (``mean_err``), of |posterior sd / reference sd - 1| (``sd_err``) and of the
+  MMD^2 of the standardised draws to the reference's (``mmd``), each with its standard error;
+- calibration, over all trials: KS distance of the posterior quantiles of the truth to U(0, 1)
+  (``ks``) with its critical value at ``ks_alpha`` Bonferroni over the parameters, and coverage
+  of the central credible interval (the parameter farthest from nominal) with its binomial SE;
+- diagnostics: the largest R-hat over trials and parameters, the fraction of trials whose
+  pooled chains fail R-hat or bulk ESS (``flagged``), and the same for the reference;
+- cost (measured time, so not byte-reproducible): median over trials of the bulk ESS of the
+  slowest parameter per CPU second of all chains (``ess_per_s``; CPU floored at 1 us).
+
+:func:`recommend` is the rule of the "recommended method by (n, epsilon)" table.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+
+import numpy as np
+
+from ...diagnostics import binomial_se, ks_critical_value, ks_uniform, unconverged
+from ...grid import fmt_eps
+from ...io import load_npz, save_npz, write_table
+from ...plotting.methods import method_label
+from .problems import PARAMETERS
+
+__all__ = ["MIN_CPU", "summarise_setting", "failed_checks", "recommend", "summarise"]
+
+MIN_CPU = 1e-6  # seconds: iid draws can finish below the clock's resolution
+log = logging.getLogger("dpinfer.comparison")
+
+
+def _mean_se(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-parameter mean over trials (axis 0) and its standard error."""
+    if x.shape[0] == 0:
+        return np.full(x.shape[1], np.nan), np.full(x.shape[1], np.nan)
+    se = x.std(axis=0, ddof=1) / np.sqrt(x.shape[0]) if x.shape[0] > 1 else np.zeros(x.shape[1])
+    return x.mean(axis=0), se
+
+
+def _merge(chunks: list[dict]) -> dict:
+    """One setting's chunks, in trial order, concatenated along the trial axis."""
+    chunks = sorted(chunks, key=lambda c: int(c["reps"][0]))
+    out = {k: chunks[0][k] for k in ("problem", "n", "epsilon", "methods")}
+    for key in ("truth", "ref_rhat", "ref_ess", "reps"):
+        out[key] = np.concatenate([c[key] for c in chunks])
+    for key in ("u", "cover", "rhat", "ess", "cpu", "mean_err", "sd_err", "mmd"):
+        out[key] = np.concatenate([c[key] for c in chunks], axis=1)
+    return out
+
+
+def summarise_setting(d: dict, *, level: float, health: dict, ks_alpha: float) -> list[dict]:
+    """Rows (one per method) of one merged setting."""
+    problem, n, eps = str(d["problem"]), int(d["n"]), float(d["epsilon"])
+    trials, n_par = d["u"].shape[1], d["u"].shape[2]
+    ref_flags = unconverged(d["ref_rhat"].max(axis=1), d["ref_ess"].min(axis=1), **health) \
+        if d["ref_rhat"].size else np.zeros(0, bool)
+    rows = []
+    for i, method in enumerate(str(m) for m in d["methods"]):
+        row = {"problem": problem, "n": n, "epsilon": eps, "method": method, "label": method_label(method),
+               "trials": trials, "accuracy_trials": int(d["mean_err"].shape[1])}
+        for key in ("mean_err", "sd_err", "mmd"):
+            mean, se = _mean_se(d[key][i])
+            worst = int(np.nanargmax(mean)) if np.isfinite(mean).any() else 0
+            row[key], row[f"{key}_se"] = float(mean[worst]), float(se[worst])
+        ks = np.array([ks_uniform(d["u"][i, :, p]) for p in range(n_par)])
+        row["ks"], row["ks_critical"] = float(ks.max()), ks_critical_value(trials, ks_alpha / n_par)
+        cov = d["cover"][i].mean(axis=0)
+        far = int(np.argmax(np.abs(cov - level)))
+        row["coverage"], row["coverage_se"] = float(cov[far]), float(binomial_se(cov[far], trials))
+        row["rhat_max"] = float(d["rhat"][i].max())
+        row["ess_min"] = float(d["ess"][i].min())
+        row["flagged"] = float(unconverged(d["rhat"][i].max(axis=1), d["ess"][i].min(axis=1), **health).mean())
+        row["ref_rhat_max"] = float(d["ref_rhat"].max()) if d["ref_rhat"].size else 1.0
+        row["ref_flagged"] = float(ref_flags.mean()) if ref_flags.size else 0.0
+        per_trial = d["ess"][i].min(axis=1) / np.maximum(d["cpu"][i], MIN_CPU)
+        row["ess_per_s"] = float(np.median(per_trial))
+        row["cpu_per_trial"] = float(np.median(d["cpu"][i]))
+        rows.append(row)
+    return rows
+
+
+def failed_checks(row: dict, rule: dict) -> list[str]:
+    """The checks of the recommendation rule a row fails (empty: it qualifies). Accuracy is only
+    judged where the reference itself passes the health check on enough trials."""
+    failed = []
+    if row["flagged"] > rule["max_flagged"]:
+        failed.append("R-hat/ESS")
+    if row["ks"] > row["ks_critical"]:
+        failed.append("calibration")
+    if row["accuracy_trials"] and row["ref_flagged"] <= rule["max_flagged"]:
+        if row["mean_err"] > rule["max_mean_error"]:
+            failed.append("mean")
+        if row["sd_err"] > rule["max_sd_error"]:
+            failed.append("sd")
+    return failed
+
+
+def recommend(rows: list[dict], rule: dict) -> dict:
+    """The recommendation of one setting: among private methods (not Non-Private) that pass every
+    check of :func:`failed_checks`, the one with the most effective samples per CPU second."""
+    private = [r for r in rows if r["method"] != "non_private"]
+    ok = [r for r in private if not failed_checks(r, rule)]
+    if not ok:
+        return {"method": "none", "label": "none qualifies", "ess_per_s": 0.0, "qualifying": ""}
+    best = max(ok, key=lambda r: r["ess_per_s"])
+    return {"method": best["method"], "label": best["label"], "ess_per_s": best["ess_per_s"],
+            "qualifying": ", ".join(r["label"] for r in ok)}
+
+
+METRIC_COLUMNS = ["problem", "n", "epsilon", "label", "trials", "accuracy_trials", "mean_err", "mean_err_se",
+                  "sd_err", "sd_err_se", "mmd", "mmd_se", "ks", "ks_critical", "coverage", "coverage_se",
+                  "rhat_max", "flagged", "ref_rhat_max", "ref_flagged", "checks_failed"]
+COST_COLUMNS = ["problem", "n", "epsilon", "label", "ess_per_s", "cpu_per_trial", "ess_min", "rhat_max", "flagged"]
+NUMERIC = ("n", "epsilon", "trials", "accuracy_trials", "mean_err", "mean_err_se", "sd_err", "sd_err_se", "mmd",
+           "mmd_se", "ks", "ks_critical", "coverage", "coverage_se", "rhat_max", "ess_min", "flagged",
+           "ref_rhat_max", "ref_flagged", "ess_per_s", "cpu_per_trial")
+
+
+def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
+    """Rule step: every chunk -> summary.npz, metrics (deterministic), cost and recommended
+    (measured time) tables."""
+    groups = defaultdict(list)
+    for path in input.runs:
+        c = load_npz(path)
+        groups[(str(c["problem"]), int(c["n"]), float(c["epsilon"]))].append(c)
+    health = {"max_rhat": float(health["max_rhat"]), "min_ess": float(health["min_ess"])}
+    rule = {k: float(v) for k, v in recommend_rule.items()}
+    rows, recs = [], []
+    for key in sorted(groups):
+        setting = summarise_setting(_merge(groups[key]), level=float(credible_level), health=health,
+                                    ks_alpha=rule["ks_alpha"])
+        for r in setting:
+            r["checks_failed"] = ", ".join(failed_checks(r, rule)) or "none"
+            if r["method"] == "non_private":
+                r["checks_failed"] = "reference (not private)"
+        rows += setting
+        rec = recommend(setting, rule)
+        recs.append({"problem": key[0], "n": key[1], "epsilon": key[2], "recommended": rec["label"],
+                     "ess_per_s": rec["ess_per_s"], "also_qualify": rec["qualifying"]})
+        log.info("%s n=%d eps=%s: recommended %s", key[0], key[1], fmt_eps(key[2]), rec["label"])
+    bad = [(r["problem"], r["n"], r["epsilon"], r["method"], c) for r in rows for c in NUMERIC
+           if not np.isfinite(r[c])]
+    if bad:
+        raise FloatingPointError(f"non-finite summary values: {bad[:5]}")
+    save_npz(output.summary, **{c: np.array([r[c] for r in rows]) for c in NUMERIC},
+             qualifies=np.array([r["method"] != "non_private" and not failed_checks(r, rule) for r in rows]),
+             problem=np.array([r["problem"] for r in rows]), method=np.array([r["method"] for r in rows]),
+             level=np.float64(credible_level))
+    params = "; ".join(f"{p}: {', '.join(PARAMETERS[p])}" for p in sorted({r['problem'] for r in rows}))
+    write_table(output.metrics_csv, output.metrics_md, rows, METRIC_COLUMNS,
+                title="Comparison: accuracy, calibration and diagnostics per method",
+                notes=(f"Worst parameter of each problem ({params}). Errors in reference sds, "
+                       "MMD^2 of standardised draws, each +- its standard error over the accuracy trials; "
+                       "KS over all trials beside its critical value; coverage of the central "
+                       f"{credible_level:g} interval (parameter farthest from nominal) +- binomial SE; "
+                       f"flagged = fraction of trials with R-hat > {health['max_rhat']:g} or bulk ESS < "
+                       f"{health['min_ess']:g}. No source document has these numbers: the paper column is empty "
+                       "by design (docs/deviations.md, comparison study)."))
+    write_table(output.cost_csv, output.cost_md, rows, COST_COLUMNS,
+                title="Comparison: cost, effective samples per CPU second",
+                notes="Median over trials of the bulk ESS of the slowest parameter over the CPU seconds of all "
+                      "chains; measured time, so it varies between machines and runs.")
+    write_table(output.recommended_csv, output.recommended_md, recs,
+                ["problem", "n", "epsilon", "recommended", "ess_per_s", "also_qualify"],
+                title="Recommended method by (problem, n, epsilon)",
+                notes=_rule_text(rule, health))
+
+
+def _rule_text(rule: dict, health: dict) -> str:
+    return ("Rule: among the private methods (Non-Private is the reference, not a candidate), keep those "
+            f"whose trials are flagged by R-hat > {health['max_rhat']:g} or bulk ESS < {health['min_ess']:g} "
+            f"at most {rule['max_flagged']:g} of the time; that are calibrated (KS of the posterior quantiles "
+            f"below its {rule['ks_alpha']:g} critical value, Bonferroni over parameters); and, where the "
+            f"reference passes the same health check, whose mean error is at most {rule['max_mean_error']:g} "
+            f"and sd error at most {rule['max_sd_error']:g} reference sds for every parameter. Recommend the "
+            "one with the most effective samples per CPU second; 'none qualifies' when no method passes.")

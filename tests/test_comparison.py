@@ -1,0 +1,147 @@
+"""The comparison study (issue 15): the exact binomial posterior, the record-wise sampler's
+calibration, the pooled-chain record, the trial step and the recommendation rule.
+
+The record-wise and exact samplers are also checked against quadrature in
+tests/exact/bernstein2020_ch4.py (the registry harness)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from dpinfer.io import load_npz
+from dpinfer.mechanisms import Laplace
+from dpinfer.models.private_binomial import exact_cdf, exact_draws, exact_moments, mixture_weights
+from dpinfer.samplers.pooled import run_pooled, stream_stage
+from dpinfer.samplers.record_wise_binomial import run_record_wise_binomial
+from dpinfer.studies.comparison.paper import exact_mean_error_bound
+from dpinfer.studies.comparison.run import run_chunk
+from dpinfer.studies.comparison.summarise import failed_checks, recommend
+from tests.harness import assert_calibrated
+
+
+def _quadrature_posterior(y, n, a, b, scale):
+    """Unnormalised p(theta | y) on a grid, by summing the count out directly (no mixture algebra)."""
+    grid = np.linspace(1e-6, 1 - 1e-6, 20001)
+    s = np.arange(n + 1)
+    lik = stats.binom.pmf(s[None, :], n, grid[:, None]) @ stats.laplace.pdf(y - s, scale=scale)
+    return grid, stats.beta.pdf(grid, a, b) * lik
+
+
+@pytest.mark.parametrize("y, n, a, b, scale", [(3.2, 12, 2.0, 2.0, 1.0), (-4.0, 30, 1.0, 3.0, 10.0),
+                                               (71.5, 80, 5.0, 1.0, 0.5)])
+def test_exact_posterior_moments_and_cdf_equal_quadrature(y, n, a, b, scale):
+    grid, dens = _quadrature_posterior(y, n, a, b, scale)
+    z = integrate.trapezoid(dens, grid)
+    mean = integrate.trapezoid(grid * dens, grid) / z
+    sd = math.sqrt(integrate.trapezoid((grid - mean) ** 2 * dens, grid) / z)
+    m, s = exact_moments(y, n, a, b, scale)
+    assert abs(m - mean) < 1e-6 and abs(s - sd) < 1e-6
+    cdf = integrate.cumulative_trapezoid(dens, grid, initial=0.0) / z
+    for t in (0.1, 0.3, 0.5, 0.8):
+        assert abs(exact_cdf(t, y, n, a, b, scale)[0] - np.interp(t, grid, cdf)) < 1e-5
+
+
+def test_exact_weights_stay_finite_for_large_n_and_far_releases():
+    for y in (-500.0, 5000.0, 20000.0):
+        w = mixture_weights(y, 10000, 2.0, 2.0, 0.1)
+        assert np.all(np.isfinite(w)) and abs(w.sum() - 1.0) < 1e-12
+    draws = exact_draws(np.random.default_rng(0), 1000, 20000.0, 10000, 2.0, 2.0, 0.1)
+    assert draws.min() > 0.99  # a release far above n puts the count at n
+
+
+def test_record_wise_sampler_is_calibrated_and_a_miscalibrated_one_is_caught():
+    """Simulation-based calibration over 300 trials at n = 15, epsilon = 0.5."""
+    n, a, b = 15, 2.0, 2.0
+    mech = Laplace.calibrated(0.5, 1.0)
+    rng = np.random.default_rng(11)
+    u, u_wrong = [], []
+    for _ in range(300):
+        theta = rng.beta(a, b)
+        y = rng.binomial(n, theta) + rng.laplace(0.0, mech.scale)
+        chain = run_record_wise_binomial(y, n, (a, b), mech, burnin=100, keep=400, rng=rng)
+        u.append(np.mean(chain.kept[:, 0] < theta))
+        wrong = run_record_wise_binomial(y, n, (a, b), Laplace.calibrated(50.0, 1.0), burnin=100, keep=400, rng=rng)
+        u_wrong.append(np.mean(wrong.kept[:, 0] < theta))
+    assert_calibrated(np.array(u)[:, None])
+    with pytest.raises(AssertionError):  # ignoring most of the noise (scale 50x too small) is caught
+        assert_calibrated(np.array(u_wrong)[:, None])
+
+
+def test_pooled_chains_use_one_stream_per_chain_and_report_iid_diagnostics():
+    seen = []
+
+    def stream(stage):
+        seen.append(stage)
+        return np.random.default_rng(len(stage))
+
+    mech = Laplace.calibrated(1.0, 1.0)
+    pooled = run_pooled(lambda rng: run_record_wise_binomial(4.0, 10, (1, 1), mech, burnin=10, keep=50, rng=rng),
+                        "record_wise", 3, stream)
+    assert seen == [stream_stage("record_wise", c) for c in range(3)] == \
+        ["sample_record_wise", "sample_record_wise_chain1", "sample_record_wise_chain2"]
+    assert pooled.draws.shape == (150, 1) and pooled.iterations == 180 and pooled.rhat.shape == (1,)
+    with pytest.raises(FloatingPointError):
+        run_pooled(lambda rng: SimpleNamespace(kept=np.array([[np.nan]]), info=SimpleNamespace(iterations=1)),
+                   "naive", 1, stream, iid=True)
+
+
+def _settings():
+    return {"methods": ["non_private", "naive", "exact", "gibbs", "record_wise"], "prior": [2.0, 2.0],
+            "sensitivity": 1, "draws": 300, "burnin": 50, "keep": 100, "chains": 2}
+
+
+def test_a_chunk_is_deterministic_and_only_its_first_trials_get_the_reference(tmp_path):
+    def run(path, replicates):
+        run_chunk(None, SimpleNamespace(runs=path), seed=5, problem="binomial", n=20, epsilon=1.0,
+                  replicates=replicates, accuracy_trials=2, credible_level=0.9, mmd_draws=50, settings=_settings())
+        return load_npz(path)
+
+    one, two = run(tmp_path / "a.npz", [0, 4]), run(tmp_path / "b.npz", [0, 4])
+    for key in ("u", "cover", "rhat", "ess", "mean_err", "sd_err", "mmd", "truth"):
+        assert np.array_equal(one[key], two[key]), key
+    assert one["u"].shape == (5, 4, 1) and one["mean_err"].shape == (5, 2, 1)
+    assert list(one["acc_reps"]) == [0, 1]
+    later = run(tmp_path / "c.npz", [2, 4])  # a later chunk: the same trials, no reference
+    assert np.array_equal(later["u"], one["u"][:, 2:]) and later["mean_err"].shape == (5, 0, 1)
+
+
+RULE = {"max_flagged": 0.1, "max_mean_error": 0.2, "max_sd_error": 0.2, "ks_alpha": 0.05}
+
+
+def _row(method, **kw):
+    row = {"method": method, "label": method, "flagged": 0.0, "ks": 0.05, "ks_critical": 0.15,
+           "accuracy_trials": 20, "ref_flagged": 0.0, "mean_err": 0.05, "sd_err": 0.05, "ess_per_s": 100.0}
+    return dict(row, **kw)
+
+
+def test_recommendation_rule_takes_the_fastest_method_that_passes_every_check():
+    rows = [_row("non_private", ess_per_s=1e9), _row("naive", ess_per_s=1e6, mean_err=0.5),
+            _row("gibbs", ess_per_s=1e4, flagged=0.3), _row("record_wise", ess_per_s=10.0),
+            _row("exact", ess_per_s=50.0, ks=0.2)]
+    assert failed_checks(rows[1], RULE) == ["mean"] and failed_checks(rows[2], RULE) == ["R-hat/ESS"]
+    assert failed_checks(rows[4], RULE) == ["calibration"]
+    assert recommend(rows, RULE)["method"] == "record_wise"  # Non-Private is never a candidate
+    assert recommend([_row("naive", flagged=1.0)], RULE)["method"] == "none"
+
+
+def test_accuracy_is_not_judged_against_an_unconverged_reference():
+    row = _row("gibbs", mean_err=3.0, ref_flagged=0.5)
+    assert failed_checks(row, RULE) == []
+    assert failed_checks(dict(row, ref_flagged=0.0), RULE) == ["mean"]
+
+
+def test_exact_error_bound_covers_monte_carlo_error_and_not_a_bias():
+    """The bound on the mean |error| of iid draws holds for exact draws and fails for draws off
+    by a fifth of a posterior sd."""
+    rng = np.random.default_rng(2)
+    draws, trials = 4000, 20
+    bound = exact_mean_error_bound(draws, trials)
+    errs = np.abs(rng.standard_normal((500, trials, draws)).mean(axis=2)).mean(axis=1)
+    assert np.mean(errs > bound) < 0.01
+    biased = np.abs(0.2 + rng.standard_normal((50, trials, draws)).mean(axis=2)).mean(axis=1)
+    assert np.all(biased > bound)
