@@ -115,7 +115,8 @@ RULE = {"max_flagged": 0.1, "max_mean_error": 0.2, "max_sd_error": 0.2, "ks_alph
 
 def _row(method, **kw):
     row = {"method": method, "label": method, "flagged": 0.0, "ks": 0.05, "ks_critical": 0.15,
-           "accuracy_trials": 20, "ref_flagged": 0.0, "mean_err": 0.05, "sd_err": 0.05, "ess_per_s": 100.0}
+           "accuracy_trials": 20, "ref_flagged": 0.0, "mean_err": 0.05, "sd_err": 0.05, "ess_per_s": 100.0,
+           "rhat_max": 1.003}
     return dict(row, **kw)
 
 

@@ -109,10 +109,11 @@ def recommend(rows: list[dict], rule: dict) -> dict:
     private = [r for r in rows if r["method"] != "non_private"]
     ok = [r for r in private if not failed_checks(r, rule)]
     if not ok:
-        return {"method": "none", "label": "none qualifies", "ess_per_s": 0.0, "qualifying": ""}
+        return {"method": "none", "label": "none qualifies", "ess_per_s": "", "rhat_max": "", "flagged": "",
+                "qualifying": ""}
     best = max(ok, key=lambda r: r["ess_per_s"])
     return {"method": best["method"], "label": best["label"], "ess_per_s": best["ess_per_s"],
-            "qualifying": ", ".join(r["label"] for r in ok)}
+            "rhat_max": best["rhat_max"], "flagged": best["flagged"], "qualifying": ", ".join(r["label"] for r in ok)}
 
 
 METRIC_COLUMNS = ["problem", "n", "epsilon", "label", "trials", "accuracy_trials", "mean_err", "mean_err_se",
@@ -144,7 +145,8 @@ def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
         rows += setting
         rec = recommend(setting, rule)
         recs.append({"problem": key[0], "n": key[1], "epsilon": key[2], "recommended": rec["label"],
-                     "ess_per_s": rec["ess_per_s"], "also_qualify": rec["qualifying"]})
+                     "ess_per_s": rec["ess_per_s"], "rhat_max": rec["rhat_max"], "flagged": rec["flagged"],
+                     "also_qualify": rec["qualifying"]})
         log.info("%s n=%d eps=%s: recommended %s", key[0], key[1], fmt_eps(key[2]), rec["label"])
     bad = [(r["problem"], r["n"], r["epsilon"], r["method"], c) for r in rows for c in NUMERIC
            if not np.isfinite(r[c])]
@@ -169,7 +171,7 @@ def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
                 notes="Median over trials of the bulk ESS of the slowest parameter over the CPU seconds of all "
                       "chains; measured time, so it varies between machines and runs.")
     write_table(output.recommended_csv, output.recommended_md, recs,
-                ["problem", "n", "epsilon", "recommended", "ess_per_s", "also_qualify"],
+                ["problem", "n", "epsilon", "recommended", "ess_per_s", "rhat_max", "flagged", "also_qualify"],
                 title="Recommended method by (problem, n, epsilon)",
                 notes=_rule_text(rule, health))
 
@@ -181,4 +183,6 @@ def _rule_text(rule: dict, health: dict) -> str:
             f"below its {rule['ks_alpha']:g} critical value, Bonferroni over parameters); and, where the "
             f"reference passes the same health check, whose mean error is at most {rule['max_mean_error']:g} "
             f"and sd error at most {rule['max_sd_error']:g} reference sds for every parameter. Recommend the "
-            "one with the most effective samples per CPU second; 'none qualifies' when no method passes.")
+            "one with the most effective samples per CPU second; 'none qualifies' when no method passes. "
+            "rhat_max and flagged: the recommended method's largest R-hat over trials and parameters and "
+            "its fraction of flagged trials (0 for independent draws).")
