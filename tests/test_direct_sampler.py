@@ -262,3 +262,23 @@ def test_invalid_arguments_are_refused():
         DirectSettings(method="bisect")
     with pytest.raises(ValueError, match="n_knots must be 0 for the quantile rule"):
         DirectSettings(method="quantile", n_knots=5)
+
+
+def test_a_borrowed_view_shares_the_owners_memory_and_refuses_strided_arrays():
+    """The Gibbs sweeps pass borrowed views (no reference counts) to the direct sampler: a view
+    reads and writes the owner's data, keeps its shape, and a non-contiguous array is refused."""
+    from numba import njit
+
+    from dpinfer.samplers.direct.borrowed import borrow
+
+    @njit
+    def write_through(a):
+        b = borrow(a)
+        b[1, 2] = -1.0
+        return b.shape[0], b.shape[1], b.sum()
+
+    a = np.arange(12.0).reshape(3, 4)
+    rows, cols, total = write_through(a)
+    assert (rows, cols) == (3, 4) and a[1, 2] == -1.0 and total == a.sum()
+    with pytest.raises(ValueError, match="C-contiguous"):
+        write_through(np.ones((3, 8))[:, ::2])

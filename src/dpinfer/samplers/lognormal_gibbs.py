@@ -36,6 +36,7 @@ from ..models.lognormal_regression import Prior, ReleaseNoise
 from .base import Chain, CpuTimer, Info, check_lengths
 from .direct import (B_DGEOM, B_LAPLACE, W_LOGNORMAL, W_NORMAL, Base, DirectSettings,
                      base_quantile_points, direct_draw)
+from .direct.borrowed import borrow
 
 __all__ = ["run_noisy", "run_noise_free"]
 
@@ -48,6 +49,7 @@ def _y_sweep(y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts, adapt, max_p
     xi^y_i = y~_i - y_i; updates log_y. Returns (proposals, failures)."""
     props = 0
     fails = 0
+    qpts, lu, lh, cum = borrow(qpts), borrow(lu), borrow(lh), borrow(cum)  # no refcounts per draw
     for i in range(y_noisy.size):
         mu = X[i, 0] * beta[0] + X[i, 1] * beta[1]
         xi, p = direct_draw(W_LOGNORMAL, y_noisy[i], mu, s2, B_DGEOM, rho, method, n_knots,
@@ -69,6 +71,7 @@ def _x_sweep(x_noisy, X, log_y, beta, s2, lam, method, n_knots, tol, qpts, adapt
     props = 0
     fails = 0
     b1 = beta[0]
+    qpts, lu, lh, cum = borrow(qpts), borrow(lu), borrow(lh), borrow(cum)  # no refcounts per draw
     for i in range(x_noisy.size):
         if abs(b1) < 1e-12:
             # y carries no information on x_i1: the conditional is the Laplace base itself
