@@ -1,6 +1,6 @@
 """The one method table of the NIG linear-regression model (bernstein2020 Chapter 5 and its
-social-mobility case study): method names and display labels, and :func:`run_chain`, which runs
-one method's chain spec on one release.
+social-mobility case study, and the comparison study): method names and display labels, and
+:func:`pooled_chain` / :func:`run_chain`, which run one method's chain spec on one release.
 
 A chain spec is built from a config section by :func:`dpinfer.grid.nig_chain_spec` (pure
 Python, so rule files can build it): ``{"method", "burnin", "keep", "chains", "options"}``.
@@ -15,10 +15,10 @@ from collections.abc import Callable
 import numpy as np
 
 from ..plotting.methods import method_label
-from ..samplers.pooled import Pooled, run_pooled, thin
+from ..samplers.pooled import Pooled, run_pooled
 from ..samplers.registry import sampler
 
-__all__ = ["MODEL", "METHODS", "NOISE_AWARE", "CONJUGATE", "LABELS", "run_chain", "pooled_chain", "thin"]
+__all__ = ["MODEL", "METHODS", "NOISE_AWARE", "CONJUGATE", "LABELS", "run_chain", "pooled_chain"]
 
 MODEL = "nig_linreg"
 METHODS = ("non_private", "naive", "mcmc_ind", "gibbs_ss_noisy", "gibbs_ss_prior", "gibbs_ss_update")

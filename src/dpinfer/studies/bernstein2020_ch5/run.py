@@ -25,9 +25,9 @@ from ...models.linreg_nig import (
     release_statistics,
     simulate_dataset,
 )
+from ...samplers.pooled import thin
 from ...seeding import rng_for
 from .. import nig_methods
-from ..nig_methods import thin
 
 log = logging.getLogger("dpinfer.bernstein2020_ch5")
 

@@ -19,13 +19,12 @@ import numpy as np
 
 from ...diagnostics import central_interval, mmd2_unbiased, quantile_of_truth
 from ...grid import nig_chain_spec
-from ...mechanisms import Laplace
-from ...models import expfam
 from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics, simulate_dataset
 from ...models.private_binomial import exact_draws, exact_moments
 from ...samplers.pooled import Pooled, run_pooled, thin
 from ...samplers.registry import sampler
 from .. import nig_methods
+from ..bernstein2020_ch4.run import REGISTRY_METHOD, release as ch4_release
 
 __all__ = ["PROBLEMS", "PARAMETERS", "IID_METHODS", "Reference", "binomial_trial", "regression_trial",
            "method_record"]
@@ -34,22 +33,25 @@ PROBLEMS = ("binomial", "regression")
 PARAMETERS = {"binomial": ("theta",), "regression": ("slope", "intercept", "sigma2")}
 # methods whose draws are independent (no burn-in, one "chain", R-hat 1, ESS = draws)
 IID_METHODS = ("non_private", "naive", "exact")
-# binomial method names (chapter 4's, as in every figure) -> sampler-registry method
-BINOMIAL_REGISTRY = {"gibbs": "noise_aware_gibbs"}
 
 Stream = Callable[[str], np.random.Generator]
 
 
 @dataclass(frozen=True)
 class Reference:
-    """The accuracy reference of one trial: posterior mean and sd per parameter, draws for MMD^2,
-    and the reference's own R-hat and bulk ESS (1 and the draw count for an exact reference)."""
+    """The accuracy reference of one trial: posterior mean and sd per parameter, its draws
+    thinned for MMD^2 and standardised by that mean and sd (``standardised``), and the
+    reference's own R-hat and bulk ESS (1 and the draw count for an exact reference)."""
 
     mean: np.ndarray
     sd: np.ndarray
-    draws: np.ndarray
+    standardised: np.ndarray
     rhat: np.ndarray
     ess: np.ndarray
+
+    @classmethod
+    def of(cls, mean, sd, draws, rhat, ess, mmd_draws: int) -> "Reference":
+        return cls(mean, sd, (thin(draws, mmd_draws) - mean) / sd, rhat, ess)
 
 
 def method_record(pooled: Pooled, truth, level: float, reference: Reference | None, mmd_draws: int) -> dict:
@@ -63,7 +65,7 @@ def method_record(pooled: Pooled, truth, level: float, reference: Reference | No
         rec["mean_err"] = np.abs(draws.mean(axis=0) - reference.mean) / reference.sd
         rec["sd_err"] = np.abs(sd / reference.sd - 1.0)
         mine = (thin(draws, mmd_draws) - reference.mean) / reference.sd
-        ref = (thin(reference.draws, mmd_draws) - reference.mean) / reference.sd
+        ref = reference.standardised
         rec["mmd"] = np.array([mmd2_unbiased(mine[:, p], ref[:, p], bandwidth=1.0) for p in range(draws.shape[1])])
     return rec
 
@@ -71,24 +73,23 @@ def method_record(pooled: Pooled, truth, level: float, reference: Reference | No
 # ----------------------------------------------------------------------------- problem 2: binomial
 def binomial_trial(n: int, epsilon: float, settings: dict, stream: Stream, sim_stream: Stream, *,
                    accuracy: bool, level: float, mmd_draws: int) -> tuple[np.ndarray, dict, Reference | None]:
-    """theta ~ Beta(prior), s ~ Binomial(n, theta), y = s + Laplace(sensitivity / epsilon).
-
-    Every private method sees y; Non-Private sees s. The reference is exact (its moments in
+    """theta ~ Beta(prior), s ~ Binomial(n, theta), y = s + Laplace(sensitivity / epsilon): chapter
+    4's binomial release (:func:`dpinfer.studies.bernstein2020_ch4.run.release`), and its
+    method names. Every private method sees y; Non-Private sees s. The reference is exact (its moments in
     closed form, ``mmd_draws`` exact draws for MMD^2)."""
-    a, b = (float(v) for v in settings["prior"])
-    theta, s = expfam.simulate_binomial(sim_stream("simulate"), n, a, b)
-    mech = Laplace.calibrated(epsilon, float(settings["sensitivity"]))
-    y = float(mech.release(stream("release"), s))
-    truth = np.array([theta])
+    rel = ch4_release("binomial", n, epsilon, settings, sim_stream("simulate"), stream("release"))
+    (a, b), mech, y = rel.prior, rel.mechanism, rel.statistics["gibbs"]
+    truth = np.array([rel.truth])
     reference = None
     if accuracy:
         mean, sd = exact_moments(y, n, a, b, mech.scale)
         draws = exact_draws(stream("reference"), mmd_draws, y, n, a, b, mech.scale)[:, None]
-        reference = Reference(np.array([mean]), np.array([sd]), draws, np.ones(1), np.full(1, float(mmd_draws)))
+        reference = Reference.of(np.array([mean]), np.array([sd]), draws, np.ones(1), np.full(1, float(mmd_draws)),
+                                 mmd_draws)
     records = {}
     for method in settings["methods"]:
-        run = sampler("binomial", BINOMIAL_REGISTRY.get(method, method))
-        stat = s if method == "non_private" else y
+        run = sampler("binomial", REGISTRY_METHOD.get(method, method))
+        stat = rel.statistics["non_private" if method == "non_private" else "gibbs"]
         iid = method in IID_METHODS
         burnin, keep = (0, settings["draws"]) if iid else (settings["burnin"], settings["keep"])
 
@@ -115,7 +116,8 @@ def regression_trial(n: int, epsilon: float, settings: dict, stream: Stream, sim
     if accuracy:
         spec = nig_chain_spec("mcmc_ind", {"mcmc_ind": settings["reference"]})
         ref = nig_methods.pooled_chain(spec, release, nig, niw, lambda stage: stream(f"reference_{stage}"))
-        reference = Reference(ref.draws.mean(axis=0), ref.draws.std(axis=0, ddof=1), ref.draws, ref.rhat, ref.ess)
+        reference = Reference.of(ref.draws.mean(axis=0), ref.draws.std(axis=0, ddof=1), ref.draws, ref.rhat, ref.ess,
+                                 mmd_draws)
     records = {}
     for method in settings["methods"]:
         pooled = nig_methods.pooled_chain(nig_chain_spec(method, settings, n), release, nig, niw, stream)

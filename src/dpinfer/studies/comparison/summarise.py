@@ -139,9 +139,10 @@ def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
         setting = summarise_setting(_merge(groups[key]), level=float(credible_level), health=health,
                                     ks_alpha=rule["ks_alpha"])
         for r in setting:
-            r["checks_failed"] = ", ".join(failed_checks(r, rule)) or "none"
-            if r["method"] == "non_private":
-                r["checks_failed"] = "reference (not private)"
+            failed = failed_checks(r, rule)
+            r["qualifies"] = r["method"] != "non_private" and not failed
+            r["checks_failed"] = ("reference (not private)" if r["method"] == "non_private"
+                                  else ", ".join(failed) or "none")
         rows += setting
         rec = recommend(setting, rule)
         recs.append({"problem": key[0], "n": key[1], "epsilon": key[2], "recommended": rec["label"],
@@ -153,7 +154,7 @@ def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
     if bad:
         raise FloatingPointError(f"non-finite summary values: {bad[:5]}")
     save_npz(output.summary, **{c: np.array([r[c] for r in rows]) for c in NUMERIC},
-             qualifies=np.array([r["method"] != "non_private" and not failed_checks(r, rule) for r in rows]),
+             qualifies=np.array([r["qualifies"] for r in rows]),
              problem=np.array([r["problem"] for r in rows]), method=np.array([r["method"] for r in rows]),
              level=np.float64(credible_level))
     params = "; ".join(f"{p}: {', '.join(PARAMETERS[p])}" for p in sorted({r['problem'] for r in rows}))
