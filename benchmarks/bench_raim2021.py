@@ -29,10 +29,12 @@ calls with n = 1: 1.42 s at tol 1e-10; one call with n = 10,000: 0.031 s; one Gi
 from __future__ import annotations
 
 import argparse
+import atexit
 import dataclasses
 import importlib
 import io
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -48,6 +50,7 @@ import dpinfer
 from dpinfer.models.lognormal_regression import (ReleaseNoise, Truth, release, simulate_design,
                                                   simulate_outcomes)
 from dpinfer.samplers.direct import DirectSettings
+from dpinfer.samplers.direct.borrowed import borrow, borrow_generator
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "443cc5c"
@@ -65,6 +68,7 @@ def load_baseline(ref: str):
     blob = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "src/dpinfer"],
                           check=True, capture_output=True).stdout
     tmp = Path(tempfile.mkdtemp(prefix="bench_raim2021_"))
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
         tar.extractall(tmp, filter="data")
     (tmp / "src" / "dpinfer").rename(tmp / "dpinfer_baseline")
@@ -134,8 +138,10 @@ def _best(fn, repeat=3):
 
 
 # ----------------------------------------------------------------------------- 2. profile
+# Both implementations' kernels get borrowed views and generator, as inside the Gibbs sweeps.
 @njit
 def _envelopes(build, reps, wt, z, mu, s2, bt, par, method, q, lu, lh, ws):
+    q, lu, lh, ws = borrow(q), borrow(lu), borrow(lh), borrow(ws)
     m = 0
     for _ in range(reps):
         for i in range(z.size):
@@ -145,6 +151,7 @@ def _envelopes(build, reps, wt, z, mu, s2, bt, par, method, q, lu, lh, ws):
 
 @njit
 def _draws(draw, reps, wt, z, mu, s2, bt, par, method, q, lu, lh, ws, rng):
+    q, lu, lh, ws, rng = borrow(q), borrow(lu), borrow(lh), borrow(ws), borrow_generator(rng)
     props = 0
     for _ in range(reps):
         for i in range(z.size):

@@ -282,3 +282,28 @@ def test_a_borrowed_view_shares_the_owners_memory_and_refuses_strided_arrays():
     assert (rows, cols) == (3, 4) and a[1, 2] == -1.0 and total == a.sum()
     with pytest.raises(ValueError, match="C-contiguous"):
         write_through(np.ones((3, 8))[:, ::2])
+
+
+def test_a_borrowed_generator_draws_the_owners_stream_and_advances_it():
+    """The sweeps draw through a borrowed Generator (no reference counts): its draws are the
+    owner's, the owner's state moves on with them, and only a Generator can be borrowed."""
+    from numba import njit
+    from numba.core.errors import TypingError
+
+    from dpinfer.samplers.direct.borrowed import borrow_generator
+
+    @njit
+    def draws(rng, n):
+        b = borrow_generator(rng)
+        out = np.empty(n)
+        for i in range(n):
+            out[i] = b.random() if i % 2 == 0 else b.standard_normal()
+        return out
+
+    owner, twin = np.random.default_rng(7), np.random.default_rng(7)
+    got = draws(owner, 6)
+    expected = [twin.random() if i % 2 == 0 else twin.standard_normal() for i in range(6)]
+    assert np.array_equal(got, expected)
+    assert owner.random() == twin.random()  # the owner's stream advanced past the draws
+    with pytest.raises(TypingError):
+        draws(np.ones(3), 2)

@@ -36,7 +36,7 @@ from ..models.lognormal_regression import Prior, ReleaseNoise
 from .base import Chain, CpuTimer, Info, check_lengths
 from .direct import (B_DGEOM, B_LAPLACE, W_LOGNORMAL, W_NORMAL, Base, DirectSettings,
                      base_quantile_points, direct_draw)
-from .direct.borrowed import borrow
+from .direct.borrowed import borrow, borrow_generator
 
 __all__ = ["run_noisy", "run_noise_free"]
 
@@ -50,6 +50,7 @@ def _y_sweep(y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts, adapt, max_p
     props = 0
     fails = 0
     qpts, lu, lh, cum = borrow(qpts), borrow(lu), borrow(lh), borrow(cum)  # no refcounts per draw
+    rng = borrow_generator(rng)
     for i in range(y_noisy.size):
         mu = X[i, 0] * beta[0] + X[i, 1] * beta[1]
         xi, p = direct_draw(W_LOGNORMAL, y_noisy[i], mu, s2, B_DGEOM, rho, method, n_knots,
@@ -71,14 +72,17 @@ def _x_sweep(x_noisy, X, log_y, beta, s2, lam, method, n_knots, tol, qpts, adapt
     props = 0
     fails = 0
     b1 = beta[0]
+    inv_b1 = 1.0 / b1 if abs(b1) >= 1e-12 else 0.0  # (unused below 1e-12)
+    s2x = s2 * inv_b1 * inv_b1
     qpts, lu, lh, cum = borrow(qpts), borrow(lu), borrow(lh), borrow(cum)  # no refcounts per draw
+    rng = borrow_generator(rng)
     for i in range(x_noisy.size):
         if abs(b1) < 1e-12:
             # y carries no information on x_i1: the conditional is the Laplace base itself
             xi = rng.laplace(0.0, lam)
         else:
-            mu = (log_y[i] - X[i, 1] * beta[1]) / b1
-            xi, p = direct_draw(W_NORMAL, x_noisy[i], mu, s2 / (b1 * b1), B_LAPLACE, lam,
+            mu = (log_y[i] - X[i, 1] * beta[1]) * inv_b1
+            xi, p = direct_draw(W_NORMAL, x_noisy[i], mu, s2x, B_LAPLACE, lam,
                                 method, n_knots, tol, qpts, adapt, max_prop, lu, lh, cum, rng)
             props += p
             if math.isnan(xi):

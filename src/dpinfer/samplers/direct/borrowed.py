@@ -6,6 +6,9 @@ across the sweep's branches, and at a few hundred ns per latent draw they cost a
 the time (measured: ``benchmarks/bench_raim2021.py``). A view built from the array's data
 pointer carries no memory record, so those operations become a null check. The owner must
 outlive the view: the sweeps borrow their own arguments for the length of the call only.
+The random Generator is reference-counted the same way (numba keeps a memory record of the
+Python object): :func:`borrow_generator` drops the record and keeps the bit generator, so the
+draws come from, and advance, the owner's stream.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["borrow"]
+__all__ = ["borrow", "borrow_generator"]
 
 
 @intrinsic
@@ -36,3 +39,17 @@ def borrow(a):
         raise ValueError("borrow: the array must be C-contiguous")
     return carray(_void_pointer(a.ctypes.data), a.shape, a.dtype)
 
+
+@intrinsic
+def borrow_generator(typingctx, gen):
+    """The Generator ``gen`` without its memory record: same bit generator and state, no
+    reference counts (valid while ``gen`` lives). Anything but a Generator is a typing error."""
+    if not isinstance(gen, types.NumPyRandomGeneratorType):
+        return None
+
+    def codegen(context, builder, signature, args):
+        st = cgutils.create_struct_proxy(gen)(context, builder, value=args[0])
+        st.meminfo = cgutils.get_null_value(st.meminfo.type)
+        return st._getvalue()
+
+    return gen(gen), codegen

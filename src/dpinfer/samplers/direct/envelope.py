@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .borrowed import borrow
+from .borrowed import borrow, borrow_generator
 from .knots import METHODS, M_QUANTILE, insert_knot, log_sub, stepdown_knots
 from .quantile_knots import (DEFAULT_LEVELS, DEFAULT_WEIGHT_SDS, N_MODE_INTEGERS,
                              R_SCALED, R_STATE, S_LIN, S_P0, WORKSPACE_ROWS,
@@ -145,6 +145,7 @@ def _direct_many(n, wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, m
     """n CD-sampler draws (slides "Code example": ``direct_sampler(n, w, g)``): one envelope
     shared by all draws (adapted by rejections), or a fresh one per draw (``rebuild``)."""
     qpts, lu, lh, cum = borrow(qpts), borrow(lu), borrow(lh), borrow(cum)  # no refcounts per draw
+    rng = borrow_generator(rng)
     m = build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
     if m == 0:
         out[:] = np.nan

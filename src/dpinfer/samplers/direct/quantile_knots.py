@@ -13,7 +13,9 @@ base, where P(A_u) jumps when w is narrow next to the integer grid) and, when w 
 the base's tail, two tail points. Once u passes w(p)/c, p is outside A_u, so A_u lies strictly
 between the nearest such points on either side of the mode: that interval (cut at the support
 end z of the lognormal weight) is B_j. Its mass is read from a per-base table when both ends
-are quantile points, else from the base's CDF. Fixed knots u = exp(-k^2/2), the level sets of
+are quantile points, else from the base's CDF. On the double geometric base a point between
+the same two integers as the current end leaves B_j's integers, hence P(B_j), unchanged: it
+starts no piece. Fixed knots u = exp(-k^2/2), the level sets of
 w at k weight-sds, split pieces without a new mass; they pay off once a rejection makes their
 piece exact.
 
@@ -65,9 +67,10 @@ DEFAULT_WEIGHT_SDS = (0.5, 1.5, 3.0)
 (R_CUM, R_LO, R_HI, R_ELO, R_EHI, R_U, R_UH, R_LUH, R_EXACT, R_SCALED, R_PX, R_PK, R_PE, R_PU,
  R_STATE) = range(15)
 WORKSPACE_ROWS = 15
-# R_STATE: linear scale in use, P(A_0), then a cache keyed on s2 (constant over a Gibbs sweep):
-# sqrt(s2) and, per weight-sd k, exp(k sqrt(s2)) (the lognormal level set's end multipliers).
-S_LIN, S_P0, S_S2, S_SD, S_EXP = 0, 1, 2, 3, 4
+# R_STATE: linear scale in use, P(A_0), the key s2 of a cache (constant over a Gibbs sweep),
+# sqrt(s2), 1/P(A_0), exp(mu - s2) (lognormal weight), then the cache: per weight-sd k,
+# exp(k sqrt(s2)) and its inverse (the lognormal level set's end multipliers).
+S_LIN, S_P0, S_S2, S_SD, S_IP0, S_EM, S_EXP = 0, 1, 2, 3, 4, 5, 6
 # Linear scale is trusted when P(A_0), the envelope's area and the base's tail factor at the
 # first weight-sd level set (where the target lives) exceed TINY: mass that underflows then
 # carries a negligible share of the target.
@@ -110,12 +113,17 @@ def _set_piece(ws, j, lo, hi, elo, ehi, u, scaled):
 @njit(cache=True, inline="always")
 def _set_exact(wt, z, mu, s2, bt, par, anchors, lh, ws, j, lu_j):
     """Piece j gets B_j = A_{u_j} exactly (the roots of the weight's level set) and its mass."""
-    x1, x2 = weight_roots(wt, z, mu, s2, lu_j)
+    if wt == W_LOGNORMAL and lu_j > NEG_INF:  # weight_roots, reusing the envelope's exp(mu - s2)
+        f = math.exp(math.sqrt(-2.0 * s2 * min(lu_j, 0.0)))
+        em = ws[R_STATE, S_EM]
+        x1, x2 = z - em * f, z - em / f
+    else:
+        x1, x2 = weight_roots(wt, z, mu, s2, lu_j)
     if ws[R_STATE, S_LIN] == 1.0:
         rate = anchors[4]
         e1 = end_factor(bt, rate, x1, False)
         e2 = end_factor(bt, rate, x2, True)
-        s = interval_mass(bt, par, x1, x2, e1, e2) / ws[R_STATE, S_P0]
+        s = interval_mass(bt, par, x1, x2, e1, e2) * ws[R_STATE, S_IP0]
         ws[R_ELO, j] = e1
         ws[R_EHI, j] = e2
     else:
@@ -159,6 +167,8 @@ def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
             return 0
     ws[R_STATE, S_LIN] = 1.0 if lin else 0.0
     ws[R_STATE, S_P0] = p0
+    inv_p0 = 1.0 / p0
+    ws[R_STATE, S_IP0] = inv_p0
     lh[0] = lp0
     lc = weight_log_c(wt, mu, s2)
     if ws[R_STATE, S_S2] != s2:  # a new sweep: refresh the cache
@@ -166,11 +176,14 @@ def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
         ws[R_STATE, S_S2] = s2
         ws[R_STATE, S_SD] = sd
         for k in range(ng):
-            ws[R_STATE, S_EXP + k] = math.exp(math.sqrt(-2.0 * anchors[_HEAD + nq + k]) * sd)
+            f = math.exp(math.sqrt(-2.0 * anchors[_HEAD + nq + k]) * sd)
+            ws[R_STATE, S_EXP + k] = f
+            ws[R_STATE, S_EXP + ng + k] = 1.0 / f
     sd = ws[R_STATE, S_SD]
     em = 0.0
     if wt == W_LOGNORMAL:
         em = math.exp(mu - s2)  # the weight's mode is z - em; A_u's ends z - em e^(+-k sd)
+        ws[R_STATE, S_EM] = em
         xm = z - em
         sd_x = em * sd
     else:
@@ -212,7 +225,7 @@ def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
             if (k - n_base) % 2 == 0:
                 if wt == W_LOGNORMAL:
                     f = ws[R_STATE, S_EXP + g]
-                    x, x2 = z - em * f, z - em / f
+                    x, x2 = z - em * f, z - em * ws[R_STATE, S_EXP + ng + g]
                 else:
                     d = math.sqrt(-2.0 * kx) * sd
                     x, x2 = xm - d, xm + d
@@ -238,8 +251,6 @@ def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
             kmin = kx
         if not (NEG_INF < kx < 0.0) or npt >= ws.shape[1]:
             continue  # never (the mode) or always (beyond z) outside A_u
-        if lin and math.isnan(e):
-            e = end_factor(bt, rate, x, x > xm)
         pos = npt  # insert, keeping the points sorted by kx
         while pos > 0 and ws[R_PK, pos - 1] > kx:
             ws[R_PX, pos] = ws[R_PX, pos - 1]
@@ -261,6 +272,7 @@ def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
     _set_piece(ws, 0, lo, hi, elo, ehi, 0.0, 1.0)
     ws[R_EXACT, 0] = 1.0
     m = 1  # knots so far
+    dgeom = bt == B_DGEOM
     p = 0
     while p < npt:
         k = ws[R_PK, p]
@@ -268,19 +280,24 @@ def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
         changed = False
         while p < npt and ws[R_PK, p] == k:
             x = ws[R_PX, p]
-            if xm > x > lo:
+            # (double geometric: a point between the same two integers as the end is no change)
+            if xm > x > lo and not (dgeom and np.floor(x) == np.floor(lo)):
                 lo = x
                 elo = ws[R_PE, p]
+                if lin and math.isnan(elo):
+                    elo = end_factor(bt, rate, x, False)
                 changed = True
-            elif xm < x < hi:
+            elif xm < x < hi and not (dgeom and np.ceil(x) == np.ceil(hi)):
                 hi = x
                 ehi = ws[R_PE, p]
+                if lin and math.isnan(ehi):
+                    ehi = end_factor(bt, rate, x, True)
                 changed = True
             p += 1
         if not changed:
             continue
         if lin:
-            s = interval_mass(bt, par, lo, hi, elo, ehi) / p0
+            s = interval_mass(bt, par, lo, hi, elo, ehi) * inv_p0
         else:
             s = math.exp(base_interval_log_pr_c(bt, par, anchors[2], anchors[3], lo, hi) - lp0)
         lu[m] = k

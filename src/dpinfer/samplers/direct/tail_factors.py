@@ -63,10 +63,10 @@ def interval_mass(bt, par, lo, hi, elo, ehi):
         return 0.0
     q = 1.0 - par
     if ia >= 1.0:  # P(K >= ia) - P(K >= ib + 1)
-        return (elo - ehi * q) / (2.0 - par)
+        return (elo - ehi * q) * (1.0 / (2.0 - par))
     if ib <= -1.0:  # P(K <= ib) - P(K <= ia - 1)
-        return (ehi - elo * q) / (2.0 - par)
-    return 1.0 - q * (elo + ehi) / (2.0 - par)
+        return (ehi - elo * q) * (1.0 / (2.0 - par))
+    return 1.0 - q * (elo + ehi) * (1.0 / (2.0 - par))
 
 
 @njit(cache=True)
@@ -76,19 +76,21 @@ def truncated_draw(bt, par, rate, lo, hi, elo, ehi, v):
     :func:`~.weights_bases.base_truncated_draw`, clamped into the interval)."""
     if bt == B_LAPLACE:
         if lo >= 0.0:  # lo + Exp(lambda) truncated to (0, hi - lo)
-            x = lo - math.log1p(-v * (1.0 - ehi / elo)) / rate
+            x = lo - math.log1p(-v * (1.0 - ehi / elo)) * (1.0 / rate)
         elif hi <= 0.0:
-            x = hi + math.log1p(-v * (1.0 - elo / ehi)) / rate
+            x = hi + math.log1p(-v * (1.0 - elo / ehi)) * (1.0 / rate)
         else:
             g1 = 0.5 * elo
             x = laplace_quantile(par, g1 + v * (1.0 - 0.5 * ehi - g1))
         return min(max(x, lo), hi)
     ia = np.floor(lo) + 1.0
     ib = np.ceil(hi) - 1.0
+    if ia >= ib:  # one integer (a narrow weight's top pieces): no logarithm
+        return ia
     q = 1.0 - par
     if ia >= 1.0 or ib <= -1.0:  # a geometric number of steps from the end nearer 0
         r = ehi * q / elo if ia >= 1.0 else elo * q / ehi  # q^(number of integers)
-        j = np.ceil(math.log1p(-v * (1.0 - r)) / -rate) - 1.0
+        j = np.ceil(math.log1p(-v * (1.0 - r)) * (-1.0 / rate)) - 1.0
         j = min(max(j, 0.0), ib - ia)
         return ia + j if ia >= 1.0 else ib - j
     g1 = q * elo / (2.0 - par)
