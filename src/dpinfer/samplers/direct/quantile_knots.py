@@ -46,7 +46,7 @@ from numba import njit
 from .tail_factors import base_rate, end_factor, interval_mass, truncated_draw
 from .weights_bases import (B_DGEOM, B_LAPLACE, NEG_INF, W_LOGNORMAL, base_consts,
                             base_interval_log_pr_c, base_quantile, base_truncated_draw_c,
-                            weight_log, weight_log_c, weight_roots)
+                            lognormal_roots_em, weight_log, weight_log_c, weight_roots)
 
 __all__ = ["DEFAULT_LEVELS", "DEFAULT_WEIGHT_SDS", "N_MODE_INTEGERS", "WORKSPACE_ROWS",
            "base_quantile_points", "quantile_envelope", "quantile_accept_reject"]
@@ -113,10 +113,8 @@ def _set_piece(ws, j, lo, hi, elo, ehi, u, scaled):
 @njit(cache=True, inline="always")
 def _set_exact(wt, z, mu, s2, bt, par, anchors, lh, ws, j, lu_j):
     """Piece j gets B_j = A_{u_j} exactly (the roots of the weight's level set) and its mass."""
-    if wt == W_LOGNORMAL and lu_j > NEG_INF:  # weight_roots, reusing the envelope's exp(mu - s2)
-        f = math.exp(math.sqrt(-2.0 * s2 * min(lu_j, 0.0)))
-        em = ws[R_STATE, S_EM]
-        x1, x2 = z - em * f, z - em / f
+    if wt == W_LOGNORMAL:  # the envelope's exp(mu - s2) reused
+        x1, x2 = lognormal_roots_em(z, ws[R_STATE, S_EM], s2, lu_j)
     else:
         x1, x2 = weight_roots(wt, z, mu, s2, lu_j)
     if ws[R_STATE, S_LIN] == 1.0:

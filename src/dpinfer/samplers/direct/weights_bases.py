@@ -86,6 +86,16 @@ def weight_roots(wt, z, mu, s2, lu):
     return z - mu - d, z - mu + d
 
 
+@njit(cache=True)
+def lognormal_roots_em(z, em, s2, lu):
+    """The lognormal weight's :func:`weight_roots` given em = exp(mu - s2), computed once per
+    (w, g) by a caller that needs several level sets: z - em e^(+-sqrt(-2 s2 log u)), one exp."""
+    if lu == NEG_INF:
+        return NEG_INF, z
+    f = math.exp(math.sqrt(-2.0 * s2 * min(lu, 0.0)))
+    return z - em * f, z - em / f
+
+
 # ============================================================================ Laplace base
 @njit(cache=True)
 def laplace_log_pr(lam, x1, x2):
