@@ -6,13 +6,14 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import yaml
 
 from dpinfer import diagnostics
 from dpinfer.io import save_npz
 from dpinfer.studies.ju2022 import paper
 from dpinfer.studies.ju2022.run import truth_levels
 from dpinfer.studies.ju2022.summarise import interval_hits
-from dpinfer.studies.scorecard import read_claims
+from dpinfer.studies.scorecard import mismatches, read_claims, verdict
 
 LEVELS = [0.5, 0.8, 0.9, 0.95, 0.99]
 
@@ -62,18 +63,33 @@ def _fake_summary(model: str, eps, R: int, rng) -> dict:
     }
 
 
-def test_claims_cover_every_printed_cell_and_statement(tmp_path):
+def _paper_scale_config() -> dict:
+    root = Path(__file__).resolve().parents[1]
+    return yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))["ju2022"]
+
+
+def _claims(tmp_path, *, level=None, edit=lambda cfg: None, replicates=100):
+    """The claims step on fake summaries at the paper's epsilons, with the paper-scale config
+    (after ``edit``) as the run's settings."""
+    cfg = _paper_scale_config()
+    edit(cfg)
     rng = np.random.default_rng(0)
-    eps = paper.PAPER_EPSILONS
     files = {}
     for name, model in (("loglinear_fixed_data", "loglinear"), ("linreg_fixed_data", "linreg"),
                         ("loglinear_coverage", "loglinear"), ("linreg_coverage", "linreg")):
         files[name] = str(tmp_path / f"{name}.npz")
-        save_npz(files[name], **_fake_summary(model, eps, 100, rng))
+        save_npz(files[name], **_fake_summary(model, paper.PAPER_EPSILONS, replicates, rng))
     out = tmp_path / "claims.csv"
-    paper.claims(SimpleNamespace(**files), SimpleNamespace(csv=str(out)), level=0.9,
-                 health={"min_acceptance": 0.05, "min_ess": 5, "max_rhat": 1.01, "converged_ess": 100})
-    claims = read_claims(out)
+    paper.claims(SimpleNamespace(**files), SimpleNamespace(csv=str(out)), level=level or cfg["credible_level"],
+                 health={"min_acceptance": 0.05, "min_ess": 5, "max_rhat": 1.01, "converged_ess": 100},
+                 burnin=cfg["burnin"], models={m: cfg[m] for m in ("loglinear", "linreg")},
+                 n_records={m: cfg["experiments"][f"{m}_coverage"]["n_records"] for m in ("loglinear", "linreg")})
+    return read_claims(out)
+
+
+def test_claims_cover_every_printed_cell_and_statement(tmp_path):
+    claims = _claims(tmp_path)
+    assert not any(mismatches(c) for c in claims), "the paper-scale config is the paper's setting"
     per_target = {t: sum(c.target == t for c in claims) for t in {c.target for c in claims}}
     # cells + header + remarks + chain health (degenerate, converged); 2 posterior-mean claims;
     # 5 bounds + 2 acceptance claims + chain health; 2 timings
@@ -84,6 +100,45 @@ def test_claims_cover_every_printed_cell_and_statement(tmp_path):
     assert all(c.holds for c in bounds)
     runtime = [c for c in claims if c.target == "runtime"]
     assert all(not c.holds and c.deviation == paper.DEV_RUNTIME for c in runtime)
+
+
+@pytest.mark.parametrize("level, edit, expect", [
+    (0.8, lambda cfg: None, "credible level 0.8 here, 0.9 in the paper"),
+    (None, lambda cfg: cfg["linreg"].update(sensitivity=15), "sensitivity 15 here, 13 in the paper"),
+    (None, lambda cfg: cfg.update(burnin=2000), "burn-in sweeps 2000 here, 5000 in the paper"),
+])
+def test_a_setting_other_than_the_papers_is_never_judged(tmp_path, level, edit, expect):
+    """Issue 29: a coverage cell at another credible level (or model, or chain length) is 'not
+    comparable', naming the setting, never 'holds' or 'differs' against the paper's value."""
+    claims = _claims(tmp_path, level=level, edit=edit)
+    cells = [c for c in claims if c.target in ("tab1", "tabS1") and "central credible interval" in c.statement]
+    model = "linreg" if "sensitivity" in expect else None
+    affected = [c for c in cells if model is None or c.target == "tabS1"]
+    assert affected and all(verdict(c, set()) == "not comparable" for c in affected)
+    assert all(expect in "; ".join(s.describe() for s in mismatches(c)) for c in affected)
+
+
+def test_fewer_replicates_are_not_comparable_more_are(tmp_path):
+    few = _claims(tmp_path, replicates=20)
+    cells = [c for c in few if "central credible interval" in c.statement]
+    assert all(verdict(c, set()) == "not comparable" for c in cells)
+    more = _claims(tmp_path, replicates=150)
+    assert not any(mismatches(c) for c in more)
+
+
+def test_tables_print_the_papers_value_only_at_its_setting(tmp_path):
+    from dpinfer.studies.ju2022.summarise import tab1
+
+    cfg = _paper_scale_config()
+    path = tmp_path / "s.npz"
+    save_npz(path, **_fake_summary("loglinear", paper.PAPER_EPSILONS, 100, np.random.default_rng(1)))
+    run = dict(burnin=cfg["burnin"], model_cfg=cfg["loglinear"], n_records=100)
+    for level, printed in ((0.9, True), (0.8, False)):
+        out = SimpleNamespace(csv=tmp_path / "t.csv", md=tmp_path / "t.md")
+        tab1(SimpleNamespace(summary=str(path)), out, level=level, **run)
+        text = out.md.read_text()
+        assert ("(1.00)" in text) == printed, text
+        assert ("credible level 0.8 here, 0.9 in the paper" in text) == (not printed)
 
 
 def test_a_chain_that_stops_moving_is_flagged_degenerate():

@@ -248,6 +248,10 @@ rule ju2022_tab1:
     params:
         step=step("ju2022.summarise:tab1"),
         level=JU["credible_level"],
+        # what the paper's values refer to: printed beside ours only at the paper's setting
+        burnin=JU["burnin"],
+        model_cfg=JU["loglinear"],
+        n_records=JU["experiments"]["loglinear_coverage"].get("n_records"),
     script:
         STEP_SCRIPT
 
@@ -268,6 +272,10 @@ rule ju2022_tabS1:
     params:
         step=step("ju2022.summarise:tabS1"),
         level=JU["credible_level"],
+        # what the paper's values refer to: printed beside ours only at the paper's setting
+        burnin=JU["burnin"],
+        model_cfg=JU["linreg"],
+        n_records=JU["experiments"]["linreg_coverage"].get("n_records"),
     script:
         STEP_SCRIPT
 
@@ -306,5 +314,8 @@ rule ju2022_claims:
         step=step("ju2022.paper:claims"),
         level=JU["credible_level"],
         health=JU["health"],
+        burnin=JU["burnin"],
+        models={m: JU[m] for m in ("loglinear", "linreg")},
+        n_records={m: JU["experiments"][f"{m}_coverage"].get("n_records") for m in ("loglinear", "linreg")},
     script:
         STEP_SCRIPT

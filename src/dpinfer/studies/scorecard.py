@@ -4,21 +4,92 @@ Each study's ``paper.py`` turns the document's printed numbers (table cells, tim
 figure's qualitative claim into :class:`Claim` records computed from the study's summaries, and
 writes them with :func:`write_claims` (one CSV per study unit). :func:`fidelity`, the last rule
 of the workflow, gathers them into ``results/fidelity.md`` and ``results/fidelity.csv``: one row
-per statement with the paper's value, ours, its Monte Carlo error and a verdict. A difference is
-"explained" only when it names a heading of ``docs/deviations.md`` that exists.
+per statement with the paper's value, ours, its Monte Carlo error and a verdict.
+
+A claim records the settings its paper value refers to (:class:`Setting`: credible level,
+epsilon, n, trials, chain length ...) beside this run's. A row is judged ("holds" / "differs")
+only when every one of them matches; otherwise its verdict is "not comparable", naming what
+differs, so an edited config or the smoke scale never compares our number with a paper value
+of another setting. A difference is "explained" only when it names a heading of
+``docs/deviations.md`` that exists.
 """
 
 from __future__ import annotations
 
 import csv
+import json
+import math
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from ..io import write_csv, write_text
 
-__all__ = ["Claim", "write_claims", "read_claims", "heading_anchors", "verdict", "fidelity"]
+__all__ = ["Setting", "setting", "Claim", "write_claims", "read_claims", "heading_anchors", "verdict",
+           "mismatches", "fidelity", "VERDICTS"]
+
+VERDICTS = ("holds", "differs (explained)", "differs (unexplained)", "not comparable", "not run")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting a claim's paper value refers to, beside this run's value of it.
+
+    ``paper`` and ``ours`` are formatted for the reader; ``same`` says whether this run is at the
+    document's setting (decided by :func:`setting`); ``source`` says where the reference value
+    comes from ("in the paper", or e.g. "at paper scale (the thesis gives none)" for a free choice
+    the document leaves open, whose paper-scale value then stands for the document's setting).
+    """
+
+    name: str
+    paper: str
+    ours: str
+    same: bool
+    source: str = "in the paper"
+
+    def describe(self) -> str:
+        return f"{self.name} {self.ours} here, {self.paper} {self.source}"
+
+
+def _fmt(value) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_fmt(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_fmt(v)}" for k, v in value.items())
+    return str(value)
+
+
+def _equal(a, b) -> bool:
+    """Same value: numbers to a relative 1e-9 (an int and an equal float are the same), sequences
+    element-wise in order, mappings key-wise, anything else by ==."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool):
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=0.0)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, Sequence) and isinstance(b, Sequence) and not isinstance(a, str) and not isinstance(b, str):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def setting(name: str, paper, ours, *, at_least: bool = False, source: str = "in the paper") -> Setting:
+    """The document's value of a setting beside this run's.
+
+    ``at_least``: a run with at least the document's value is at its setting (replicate counts:
+    more trials only shrink the Monte Carlo error that every rule already allows for); otherwise
+    the values must be equal (:func:`_equal`)."""
+    if at_least:
+        same = float(ours) >= float(paper) * (1 - 1e-12)
+    else:
+        same = _equal(paper, ours)
+    return Setting(name, _fmt(paper), _fmt(ours), bool(same), source)
 
 
 @dataclass(frozen=True)
@@ -31,7 +102,9 @@ class Claim:
     - ``ours``: our value, formatted; ``mc_error``: its Monte Carlo error ("" when exact);
     - ``holds``: the computed check (its rule is part of ``statement``), or None when this run
       does not compute what the statement is about (e.g. an epsilon outside the smoke grid);
-    - ``deviation``: the heading anchor in ``docs/deviations.md`` that explains a difference.
+    - ``deviation``: the heading anchor in ``docs/deviations.md`` that explains a difference;
+    - ``settings``: the settings ``paper`` refers to, each beside this run's (:class:`Setting`);
+      any mismatch makes the row "not comparable" whatever ``holds`` says.
     """
 
     target: str
@@ -41,20 +114,24 @@ class Claim:
     mc_error: str
     holds: bool | None
     deviation: str = ""
+    settings: tuple[Setting, ...] = field(default=())
 
 
 COLUMNS = [f.name for f in fields(Claim)]
 
 
 def write_claims(path, claims: list[Claim]) -> None:
-    """One study unit's claims as CSV (the scorecard's input)."""
-    rows = [dict(asdict(c), holds="" if c.holds is None else bool(c.holds)) for c in claims]
+    """One study unit's claims as CSV (the scorecard's input); settings as a JSON list."""
+    rows = [dict(asdict(c), holds="" if c.holds is None else bool(c.holds),
+                 settings=json.dumps([list(asdict(s).values()) for s in c.settings]))
+            for c in claims]
     write_csv(path, rows, COLUMNS)
 
 
 def read_claims(path) -> list[Claim]:
     with open(path, encoding="utf-8") as fh:
-        return [Claim(**dict(r, holds=None if r["holds"] == "" else r["holds"] == "True"))
+        return [Claim(**dict(r, holds=None if r["holds"] == "" else r["holds"] == "True",
+                             settings=tuple(Setting(*s) for s in json.loads(r.get("settings") or "[]"))))
                 for r in csv.DictReader(fh)]
 
 
@@ -69,9 +146,16 @@ def heading_anchors(markdown: str) -> set[str]:
     return {_slug(m.group(1)) for m in re.finditer(r"^#+\s+(.*)$", markdown, flags=re.MULTILINE)}
 
 
+def mismatches(claim: Claim) -> list[Setting]:
+    """The settings at which this run differs from the document's (empty: comparable)."""
+    return [s for s in claim.settings if not s.same]
+
+
 def verdict(claim: Claim, anchors: set[str]) -> str:
     if claim.holds is None:
         return "not run"
+    if mismatches(claim):
+        return "not comparable"
     if claim.holds:
         return "holds"
     if claim.deviation and claim.deviation in anchors:
@@ -87,8 +171,12 @@ def fidelity(input, output) -> None:
         study = Path(path).parent.parent.name
         for c in read_claims(path):
             link = f"docs/deviations.md#{c.deviation}" if c.deviation else ""
-            rows.append(dict(study=study, **asdict(c), verdict=verdict(c, anchors), explanation=link))
-    columns = ["study", "target", "statement", "paper", "ours", "mc_error", "verdict", "explanation"]
+            rows.append(dict(study=study, target=c.target, statement=c.statement, paper=c.paper, ours=c.ours,
+                             mc_error=c.mc_error, verdict=verdict(c, anchors), explanation=link,
+                             setting="; ".join(f"{s.name} {s.paper}" for s in c.settings),
+                             not_comparable="; ".join(s.describe() for s in mismatches(c))))
+    columns = ["study", "target", "statement", "paper", "ours", "mc_error", "verdict", "explanation", "setting",
+               "not_comparable"]
     if rows:
         write_csv(output.csv, rows, columns)
     else:  # every study is switched off
@@ -99,17 +187,21 @@ def fidelity(input, output) -> None:
         "",
         f"{len(rows)} checkable statements of the source documents: "
         f"{counts['holds']} hold, {counts['differs (explained)']} differ with an explanation in "
-        f"docs/deviations.md, {counts['differs (unexplained)']} differ without one"
-        + (f"; {counts['not run']} are about settings this run does not compute." if counts["not run"] else "."),
+        f"docs/deviations.md, {counts['differs (unexplained)']} differ without one, "
+        f"{counts['not comparable']} are not comparable (this run's setting is not the document's) and "
+        f"{counts['not run']} are about settings this run does not compute.",
         "",
         "Each row is a printed number or a figure's claim turned into a computed check "
-        "(the rule is in the statement); the Monte Carlo error is that of our value.",
+        "(the rule is in the statement) at the setting the document's value refers to; the Monte Carlo "
+        "error is that of our value. A row is judged only when this run is at that setting.",
         "",
         "| study | target | statement | paper | ours | MC error | verdict |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         v = r["verdict"] if not r["explanation"] else f"[{r['verdict']}]({r['explanation']})"
+        if r["not_comparable"]:
+            v += f": {r['not_comparable']}"
         cells = [r["study"], r["target"], r["statement"], r["paper"], r["ours"], r["mc_error"], v]
         lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
     write_text(output.md, "\n".join(lines) + "\n")

@@ -14,6 +14,11 @@ a computed :class:`~dpinfer.studies.scorecard.Claim`:
 - fig1a, fig2: posterior means near the prior mean at the smallest epsilon and approaching the
   confidential-data posterior mean as epsilon grows;
 - runtime: the paper's 404 s and 330 s per chain.
+
+Every claim carries the settings its paper value refers to (:func:`paper_settings`): the
+credible level, the chain length, the replicate count, the epsilon grid, N and the model's
+mechanism and prior. A run at other settings (the smoke scale, an edited config) gets "not
+comparable" rows and tables without the paper's values, never a verdict against them.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import numpy as np
 
 from ...grid import fmt_eps
 from ...io import load_npz
-from ..scorecard import Claim, write_claims
+from ..scorecard import Claim, Setting, setting, write_claims
 
 # ----------------------------------------------------------------------------- printed numbers
 PAPER_EPSILONS = [0.1, 0.3, 1.0, 3.0, 10.0]
@@ -32,6 +37,12 @@ PAPER_ITERATIONS = 10_000  # sweeps per chain, the first half burn-in (Sec. 4, S
 PAPER_BURNIN = 5_000
 PAPER_LEVEL = 0.9  # central credible intervals of Table 1 and supplement Table 1
 PAPER_REPLICATES = 100
+PAPER_N_RECORDS = 100  # records per confidential data set (both models)
+# the model settings the paper prints (Sec. 4 and S-5): mechanism sensitivity and prior
+PAPER_MODEL = {
+    "loglinear": {"mechanism": "laplace", "sensitivity": 10, "prior_concentration": 2.0},
+    "linreg": {"mechanism": "laplace", "sensitivity": 13, "clamp": [-10.0, 10.0], "prior_sd": 2.0},
+}
 # Table 1 (log-linear, p_1..p_5) and the supplement's Table 1 (regression, beta_0..beta_2):
 # "truth" is the header row, then coverage per epsilon.
 PAPER_COVERAGE = {
@@ -69,8 +80,34 @@ DEV_MIXING = "mixing-of-the-regression-chain-fig2-tabs1-kept-as-in-the-paper"
 DEV_CONVERGENCE = "convergence-diagnostics-of-the-ju2022-chains"
 
 
+# ----------------------------------------------------------------------------- settings
+def paper_settings(model: str, summary: dict, *, level: float, burnin: int, model_cfg: dict,
+                   n_records: int | None = None) -> dict[str, Setting]:
+    """The paper's settings beside this run's, by kind: ``cell`` (what one coverage cell or
+    posterior mean refers to: level, chain length, replicates, N, mechanism, prior), ``chain``
+    (chain length, mechanism, prior: what a chain's acceptance and mixing refer to) and
+    ``grid`` (the epsilon grid a statement over "every epsilon" refers to)."""
+    R = int(summary["post_mean"].shape[1])
+    chain = [setting("sweeps per chain", PAPER_ITERATIONS, int(summary["iterations"])),
+             setting("burn-in sweeps", PAPER_BURNIN, int(burnin))]
+    chain += [setting(key.replace("_", " "), value, model_cfg.get(key)) for key, value in PAPER_MODEL[model].items()]
+    cell = chain + [setting("replicates per epsilon", PAPER_REPLICATES, R, at_least=True)]
+    if n_records is not None:
+        cell.append(setting("records per data set", PAPER_N_RECORDS, int(n_records)))
+    level_setting = setting("credible level", PAPER_LEVEL, float(level))
+    grid = setting("epsilon grid", PAPER_EPSILONS, [float(e) for e in summary["epsilons"]])
+    return {"chain": tuple(chain), "cell": tuple(cell), "interval": tuple([level_setting] + cell),
+            "grid": (grid,)}
+
+
+def cell_is_at_paper_setting(model: str, summary: dict, **run) -> bool:
+    """Whether a coverage cell of this run is computed at the paper's setting (tables print the
+    paper's value beside it only then)."""
+    return all(s.same for s in paper_settings(model, summary, **run)["interval"])
+
+
 # ----------------------------------------------------------------------------- tables
-def _coverage_claims(summary: dict, model: str, level: float) -> list[Claim]:
+def _coverage_claims(summary: dict, model: str, level: float, at: dict) -> list[Claim]:
     from .summarise import coverage_rows, param_labels  # summarise imports this module's constants
 
     target = TABLE_OF[model]
@@ -90,7 +127,7 @@ def _coverage_claims(summary: dict, model: str, level: float) -> list[Claim]:
                 out.append(Claim(target, rule, f"{pv:.2f}", "not run (epsilon not in this run's grid)", "", None))
                 continue
             out.append(Claim(target, rule, f"{pv:.2f}", f"{r['coverage']:.2f}", f"{r['se']:.3f}",
-                             not r["beyond_3se"]))
+                             not r["beyond_3se"], settings=at["interval"]))
     # the header: the true parameter values, printed to a few decimals
     truth = summary["truth"][0, 0]
     tol = 10.0 ** -PAPER_TRUTH_DECIMALS[model]
@@ -100,6 +137,7 @@ def _coverage_claims(summary: dict, model: str, level: float) -> list[Claim]:
                 f"(|ours - printed| <= {tol:g})",
         ", ".join(f"{v:g}" for v in printed), ", ".join(f"{v:.4f}" for v in truth), "",
         bool(np.all(np.abs(truth - np.asarray(printed)) <= tol * (1 + 1e-9)))))
+    grid_wide = at["interval"] + at["grid"]
     # the text's remarks
     cov = {k: r["coverage"] for k, r in ours.items()}
     se = {k: r["se"] for k, r in ours.items()}
@@ -111,7 +149,7 @@ def _coverage_claims(summary: dict, model: str, level: float) -> list[Claim]:
             target, f"most coverage values are at least 0.9: more than half of the cells, over every epsilon run, "
                     f"at {level:.0%} intervals",
             f"{n_paper} of {len(PAPER_EPSILONS) * len(labels)}", f"{n_ours} of {len(cov)}", "",
-            n_ours > len(cov) / 2))
+            n_ours > len(cov) / 2, settings=grid_wide))
         e0 = eps_run[0]
         row = [cov[(e0, lab)] for lab in labels]
         p4 = cov[(e0, "p_4")]
@@ -119,7 +157,8 @@ def _coverage_claims(summary: dict, model: str, level: float) -> list[Claim]:
             target, "the notable exception is p_4 at small epsilon: at the smallest epsilon run, p_4 has the "
                     "lowest coverage of p_1..p_5 and it is below 0.9",
             f"0.36 at epsilon = {fmt_eps(PAPER_EPSILONS[0])}", f"{p4:.2f} at epsilon = {fmt_eps(e0)}",
-            f"{se[(e0, 'p_4')]:.3f}", bool(p4 < 0.9 and p4 <= min(row))))
+            f"{se[(e0, 'p_4')]:.3f}", bool(p4 < 0.9 and p4 <= min(row)),
+            settings=at["interval"] + (setting("smallest epsilon", PAPER_EPSILONS[0], float(e0)),)))
     else:
         b1 = [cov[(e, "beta_1")] for e in eps_run]
         b1_se = math.sqrt(sum(se[(e, "beta_1")] ** 2 for e in eps_run)) / len(eps_run)
@@ -127,7 +166,8 @@ def _coverage_claims(summary: dict, model: str, level: float) -> list[Claim]:
         out.append(Claim(
             target, "the coverage of beta_1 is lower than 90%: its mean over the epsilon grid is below 0.9",
             f"{np.mean(paper_b1):.2f} (mean of {', '.join(f'{v:.2f}' for v in paper_b1)})",
-            f"{np.mean(b1):.2f} (mean over {len(b1)} epsilons)", f"{b1_se:.3f}", bool(np.mean(b1) < 0.9)))
+            f"{np.mean(b1):.2f} (mean over {len(b1)} epsilons)", f"{b1_se:.3f}", bool(np.mean(b1) < 0.9),
+            settings=grid_wide))
     return out
 
 
@@ -152,7 +192,7 @@ def _falls_with_epsilon(values) -> tuple[bool, np.ndarray, float]:
     return bool(overall and np.all(np.diff(means) <= 3 * step_se)), means, float(se.max())
 
 
-def _acceptance_claims(summary: dict, model: str) -> list[Claim]:
+def _acceptance_claims(summary: dict, model: str, at: dict) -> list[Claim]:
     target = ACCEPTANCE_FIGURE_OF[model]
     eps, acc_mean, min_log_alpha = summary["epsilons"], summary["acc_mean"], summary["min_log_alpha"]
     R = acc_mean.shape[1]
@@ -170,12 +210,13 @@ def _acceptance_claims(summary: dict, model: str) -> list[Claim]:
         target, "the average acceptance rate is well above the bound: every chain's mean per-sweep acceptance "
                 "exceeds exp(-epsilon) at every epsilon (smallest margin shown)",
         "mean above exp(-epsilon)", f"margin {margin[worst]:.3f} at epsilon = {fmt_eps(eps[worst])}", "",
-        bool(np.all(margin > 0))))
+        bool(np.all(margin > 0)), settings=at["chain"] + at["grid"]))
     holds, means, max_se = _falls_with_epsilon(acc_mean)
     out.append(Claim(
         target, "acceptance rises as epsilon shrinks (the bound exp(-epsilon) tends to 1): " + _FALLS_RULE.format(
             quantity="the mean over chains of the mean per-sweep acceptance"),
-        "falls as epsilon grows", ", ".join(f"{m:.3f}" for m in means), f"{max_se:.3f}", holds))
+        "falls as epsilon grows", ", ".join(f"{m:.3f}" for m in means), f"{max_se:.3f}", holds,
+        settings=at["cell"] + at["grid"]))
     return out
 
 
@@ -184,7 +225,7 @@ def _distance(means, point):
     return np.sqrt(((means - np.asarray(point)[None, None, :]) ** 2).sum(axis=2))
 
 
-def _posterior_mean_claims(summary: dict, model: str) -> list[Claim]:
+def _posterior_mean_claims(summary: dict, model: str, at: dict) -> list[Claim]:
     target = MEANS_FIGURE_OF[model]
     eps, means = summary["epsilons"], summary["post_mean"]  # (E, R, D)
     R, D = means.shape[1], means.shape[2]
@@ -200,12 +241,13 @@ def _posterior_mean_claims(summary: dict, model: str) -> list[Claim]:
         "closer to the prior mean",
         f"{to_prior[0].mean():.3f} vs {to_conf[0].mean():.3f} at epsilon = {fmt_eps(eps[0])}",
         f"{gap.std(ddof=1) / math.sqrt(R) if R > 1 else 0.0:.3f}",
-        bool(gap.mean() < 0))]
+        bool(gap.mean() < 0), settings=at["cell"] + (setting("smallest epsilon", PAPER_EPSILONS[0], float(eps[0])),))]
     holds, d_conf, max_se = _falls_with_epsilon(to_conf)
     out.append(Claim(
         target, "as epsilon grows the posterior means approach the confidential-data posterior mean: "
         + _FALLS_RULE.format(quantity="their mean Euclidean distance from it"),
-        "falls as epsilon grows", ", ".join(f"{v:.3f}" for v in d_conf), f"{max_se:.3f}", holds))
+        "falls as epsilon grows", ", ".join(f"{v:.3f}" for v in d_conf), f"{max_se:.3f}", holds,
+        settings=at["cell"] + at["grid"]))
     return out
 
 
@@ -225,7 +267,7 @@ def _runtime_claims(summaries: dict) -> list[Claim]:
     return out
 
 
-def _health_claims(summaries: dict, health: dict) -> list[Claim]:
+def _health_claims(summaries: dict, health: dict, at: dict) -> list[Claim]:
     """The paper's chains mix (its figures and tables summarise them as posteriors): per
     experiment, every chain passes split-chain R-hat and bulk ESS, and none is degenerate (mean
     acceptance or minimum ESS collapsed)."""
@@ -233,6 +275,7 @@ def _health_claims(summaries: dict, health: dict) -> list[Claim]:
 
     out = []
     for name, summary in summaries.items():
+        where = at[name]["cell"] + at[name]["grid"]
         bad = degenerate_chains(summary, health)
         target = TABLE_OF[name.split("_")[0]] if name.endswith("coverage") else ACCEPTANCE_FIGURE_OF[name.split("_")[0]]
         slow = unconverged_chains(summary, health)
@@ -243,26 +286,32 @@ def _health_claims(summaries: dict, health: dict) -> list[Claim]:
             "(the paper reports no diagnostics)",
             f"{int(slow.sum())} of {slow.size} flagged; max R-hat {float(summary['rhat_max'].max()):.3f}, "
             f"min ESS {float(summary['ess_min'].min()):.1f}", "", not slow.any(),
-            DEV_MIXING if name.startswith("linreg") else DEV_CONVERGENCE))
+            DEV_MIXING if name.startswith("linreg") else DEV_CONVERGENCE, where))
         out.append(Claim(
             target,
             f"experiment {name}: no chain degenerate (mean acceptance >= {health['min_acceptance']} and ESS of every "
             f"parameter >= {health['min_ess']} over the kept sweeps, every epsilon)",
             "chains mix", f"{int(bad.sum())} of {bad.size} degenerate; smallest ESS {float(summary['ess_min'].min()):.1f}",
-            "", not bad.any(), DEV_MIXING if name.startswith("linreg") else ""))
+            "", not bad.any(), DEV_MIXING if name.startswith("linreg") else "", where))
     return out
 
 
-def claims(input, output, *, level: float, health: dict) -> None:
-    """Rule step: the unit's claims -> ``output.csv`` (results/ju2022/claims/ju2022.csv)."""
+def claims(input, output, *, level: float, health: dict, burnin: int, models: dict, n_records: dict) -> None:
+    """Rule step: the unit's claims -> ``output.csv`` (results/ju2022/claims/ju2022.csv).
+    ``models``: the config's model sections; ``n_records``: N of each coverage experiment."""
     fixed = {"loglinear": load_npz(input.loglinear_fixed_data), "linreg": load_npz(input.linreg_fixed_data)}
     coverage = {"loglinear": load_npz(input.loglinear_coverage), "linreg": load_npz(input.linreg_coverage)}
+    at = {}
+    for m in ("loglinear", "linreg"):
+        run = {"level": level, "burnin": burnin, "model_cfg": models[m]}
+        at[f"{m}_fixed_data"] = paper_settings(m, fixed[m], **run)
+        at[f"{m}_coverage"] = paper_settings(m, coverage[m], n_records=n_records[m], **run)
     rows = []
     for model in ("loglinear", "linreg"):
-        rows += _coverage_claims(coverage[model], model, level)
-        rows += _posterior_mean_claims(fixed[model], model)
-        rows += _acceptance_claims(fixed[model], model)
+        rows += _coverage_claims(coverage[model], model, level, at[f"{model}_coverage"])
+        rows += _posterior_mean_claims(fixed[model], model, at[f"{model}_fixed_data"])
+        rows += _acceptance_claims(fixed[model], model, at[f"{model}_fixed_data"])
     rows += _runtime_claims(fixed)
     rows += _health_claims({f"{m}_{d}": (fixed if d == "fixed_data" else coverage)[m]
-                            for m in ("loglinear", "linreg") for d in ("fixed_data", "coverage")}, health)
+                            for m in ("loglinear", "linreg") for d in ("fixed_data", "coverage")}, health, at)
     write_claims(output.csv, rows)

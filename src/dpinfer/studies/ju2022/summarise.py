@@ -21,7 +21,7 @@ import numpy as np
 from ... import diagnostics
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_csv, write_markdown, write_table
-from .paper import AUTHORS_R_2CORE_SECONDS, PAPER_COVERAGE, PAPER_REPLICATES, PAPER_SECONDS
+from .paper import AUTHORS_R_2CORE_SECONDS, PAPER_COVERAGE, PAPER_REPLICATES, PAPER_SECONDS, paper_settings
 
 __all__ = ["param_labels", "aggregate", "interval_hits", "coverage_rows", "tab1", "tabS1", "runtime",
            "degenerate_chains", "experiments"]
@@ -64,14 +64,16 @@ def interval_hits(summary: dict, level: float) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- coverage tables
-def coverage_rows(summary: dict, model: str, level: float) -> list[dict]:
+def coverage_rows(summary: dict, model: str, level: float, *, at_paper_setting: bool = True) -> list[dict]:
     """One row per (epsilon, parameter): our coverage, its SE, the paper's, and their gap in SEs
-    of the difference (binomial SEs of both, the paper's from its 100 replicates)."""
+    of the difference (binomial SEs of both, the paper's from its 100 replicates). The paper's
+    value is left out (None) unless ``at_paper_setting``: it refers to the paper's level, chain
+    length, replicates and model (:func:`.paper.cell_is_at_paper_setting`)."""
     hits = interval_hits(summary, level)  # (E, R, D)
     eps = summary["epsilons"]
     R = hits.shape[1]
     labels = param_labels(model, hits.shape[2])
-    paper = PAPER_COVERAGE.get(model, {})
+    paper = PAPER_COVERAGE.get(model, {}) if at_paper_setting else {}
     rows = []
     for e, epsilon in enumerate(eps):
         cov = diagnostics.coverage(hits[e])
@@ -93,9 +95,11 @@ _COVERAGE_COLUMNS = ["epsilon", "parameter", "true_value", "coverage", "se", "re
                      "gap_in_se", "beyond_3se"]
 
 
-def _coverage_table(input, output, model: str, level: float) -> None:
+def _coverage_table(input, output, model: str, level: float, run: dict) -> None:
     d = load_npz(input.summary)
-    rows = coverage_rows(d, model, level)
+    at = paper_settings(model, d, level=level, **run)["interval"]
+    differ = [s.describe() for s in at if not s.same]
+    rows = coverage_rows(d, model, level, at_paper_setting=not differ)
     write_csv(output.csv, rows, _COVERAGE_COLUMNS)
     labels = param_labels(model, d["truth"].shape[2])
     truth = d["truth"][0, 0]
@@ -112,20 +116,23 @@ def _coverage_table(input, output, model: str, level: float) -> None:
         title=f"Coverage of {round(level * 100)}% credible intervals ({name} model)",
         notes=(f"Cells: ours (paper). {d['truth'].shape[1]} replicates per epsilon here, {PAPER_REPLICATES} in the "
                "paper. * marks a gap larger than three standard errors of the difference (explained in "
-               "docs/deviations.md). Header: the true parameter values used here."),
+               "docs/deviations.md). Header: the true parameter values used here."
+               + ("" if not differ else " The paper's values (n/a here) refer to another setting: "
+                  + "; ".join(differ) + ".")),
     )
 
 
-def tab1(input, output, *, level: float) -> None:
+def tab1(input, output, *, level: float, **run) -> None:
     """tab1: coverage of central credible intervals of p_1..p_5 (log-linear model), the
-    paper's Table 1 beside ours."""
-    _coverage_table(input, output, "loglinear", level)
+    paper's Table 1 beside ours (``run``: burn-in, model config, N; what the paper's values
+    refer to)."""
+    _coverage_table(input, output, "loglinear", level, run)
 
 
-def tabS1(input, output, *, level: float) -> None:
+def tabS1(input, output, *, level: float, **run) -> None:
     """tabS1: coverage of central credible intervals of beta_0..beta_2 (linear regression),
     the supplement's Table 1 beside ours."""
-    _coverage_table(input, output, "linreg", level)
+    _coverage_table(input, output, "linreg", level, run)
 
 
 # ----------------------------------------------------------------------------- runtime
