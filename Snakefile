@@ -84,4 +84,5 @@ rule all:
     input:
         # the scorecard first: the HTML report lists its categories in this order
         rules.fidelity.output,
+        rules.results_summary.output,
         all_targets(),

@@ -220,13 +220,172 @@ def test_steps_run_end_to_end_on_a_tiny_state(tmp_path):
                       tracts=[0, 30], chains=case_chain_specs(small, eps), **common)
     out = {k: str(tmp_path / k) for k in ("csv", "md", "state_csv", "state_md", "runtime_csv", "runtime_md")}
     summarise.summarise(ns(state=p["state"], reference=p["reference"], batches=[p["b0"], p["b1"]]),
-                        ns(summary=p["summary"], **out), epsilons=[1.0, 4.0], health={"max_rhat": 1.01, "min_ess": 100})
+                        ns(summary=p["summary"], **out), epsilons=[1.0, 4.0], health={"max_rhat": 1.01, "min_ess": 100},
+                        tracts=dict(TRACTS, count=30, size_scale=20), drop=[0.1, 0.9])
     s = load_npz(p["summary"])
     assert s["point"].shape == (2, 3, s["tracts"].size) and np.isfinite(s["point"]).all()
     assert "nan" not in (tmp_path / "csv").read_text().lower()
     claims_path = tmp_path / "claims.csv"
     paper.claims(ns(summary=p["summary"], runtime=out["runtime_csv"]), ns(claims=str(claims_path)),
                  headline_epsilon=4.0, gibbs=small["gibbs"], grid_gibbs=small["grid_gibbs"], conjugate_draws=200,
-                 health={"max_rhat": 1.01, "min_ess": 100})
+                 health={"max_rhat": 1.01, "min_ess": 100}, tracts=dict(TRACTS, count=30, size_scale=20),
+                 drop=[0.1, 0.9], prior=CASE_PRIOR, data_prior=CASE_DATA_PRIOR, pir=0.25, levels=[0.5, 0.9],
+                 data_window=0.1, oi_grid=21)
     text = claims_path.read_text()
     assert "fig5_16" in text and "fig5_13" in text and "nan" not in text.lower()
+
+
+# ----------------------------------------------------------------------------- settings (issue 29)
+from pathlib import Path  # noqa: E402
+
+import yaml  # noqa: E402
+
+from dpinfer.studies.bernstein2020_case import settings as case_settings  # noqa: E402
+from dpinfer.studies.scorecard import mismatches, read_claims, verdict  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CLAIM_KEYS = ("headline_epsilon", "gibbs", "grid_gibbs", "conjugate_draws", "health", "tracts", "drop", "pir", "levels",
+              "prior", "data_prior", "data_window", "oi_grid")
+
+
+def _deep_merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _deep_merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _case_config(scale: str = "paper") -> dict:
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
+    if scale == "smoke":
+        cfg = _deep_merge(cfg, yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text(encoding="utf-8")))
+    return cfg["bernstein2020"]["case_study"]
+
+
+def _fake_summary(path, cfg: dict, T: int = 400) -> None:
+    """A summary.npz of the shape summarise writes, at ``cfg``'s epsilons, methods and state."""
+    from dpinfer.io import save_npz
+
+    rng = np.random.default_rng(29)
+    eps, methods, L = [float(e) for e in cfg["epsilons"]], list(cfg["methods"]), len(cfg["levels"])
+    E, M = len(eps), len(methods)
+    sizes = rng.integers(cfg["tracts"]["min_size"], cfg["tracts"]["max_size"] + 1, T)
+    ref = rng.uniform(0.2, 0.8, T)
+    point = ref[None, None, :] + rng.normal(0, 0.05, (E, M, T)) / np.sqrt(sizes)
+    half = np.array(cfg["levels"]) * 0.3
+    save_npz(path, eps=np.array(eps), methods=np.array(methods), tracts=np.arange(T), sizes=sizes,
+             levels=np.array(cfg["levels"], float), np_point=ref, np_lo=ref[:, None] - half, np_hi=ref[:, None] + half,
+             np_share=np.full((T, L), 0.8), ols=ref, sensitivity=np.full(T, 0.01), chi=np.array(1.0), point=point,
+             lo=point[..., None] - half, hi=point[..., None] + half, share=np.full((E, M, T, L), 0.7),
+             rhat=np.ones((E, M, T, 3)), ess=np.full((E, M, T, 3), 500.0), oi=np.tile(ref + 0.1, (E, 1)),
+             state_tracts=np.array(cfg["tracts"]["count"]), state_dropped=np.array(cfg["tracts"]["count"] - T),
+             state_min_size=np.array(sizes.min()), state_max_size=np.array(sizes.max()))
+
+
+def _case_claims(tmp_path, cfg: dict):
+    summary, runtime, out = tmp_path / "summary.npz", tmp_path / "runtime.csv", tmp_path / "claims.csv"
+    _fake_summary(summary, cfg)
+    runtime.write_text("epsilon,method,cpu_seconds,seconds_per_tract,iterations_per_second\n"
+                       "4,Gibbs-SS-Update,1.0,0.1,5000\n", encoding="utf-8")
+    paper.claims(SimpleNamespace(summary=str(summary), runtime=str(runtime)), SimpleNamespace(claims=str(out)),
+                 **{k: cfg[k] for k in CLAIM_KEYS})
+    return read_claims(out)
+
+
+def test_paper_scale_constants_are_the_paper_scale_config():
+    """Rule 3 of issue 29: the free choices' references are config/config.yaml's values, and the
+    printed settings are the paper-scale config's (the paper scale is the thesis's setting)."""
+    cfg, ps = _case_config(), case_settings.PAPER_SCALE
+    assert [float(e) for e in cfg["epsilons"]] == ps["epsilons"]
+    assert {k: cfg["tracts"][k] for k in ps["generator"]} == ps["generator"]
+    assert (cfg["data_window"], cfg["oi_grid"], cfg["health"]) == (ps["data_window"], ps["oi_grid"], ps["health"])
+    assert (cfg["gibbs"]["collapsed_moves"], cfg["grid_gibbs"]["collapsed_moves"], cfg["gibbs"]["sign_flip"],
+            cfg["gibbs"]["diagnostic_draws"]) == (ps["collapsed_moves"], ps["grid_collapsed_moves"], ps["sign_flip"],
+                                                   ps["diagnostic_draws"])
+    state = case_settings.PAPER_STATE
+    assert (cfg["tracts"]["count"], cfg["tracts"]["min_size"], cfg["tracts"]["max_size"]) == (
+        state["tracts"], state["min_size"], state["max_size"])
+    assert (cfg["drop"], cfg["pir"], cfg["levels"], cfg["prior"], cfg["data_prior"]) == (
+        case_settings.PAPER_DROP, case_settings.PAPER_PIR, case_settings.PAPER_LEVELS, case_settings.PAPER_PRIOR,
+        case_settings.PAPER_DATA_PRIOR)
+    assert (cfg["gibbs"]["burnin"], cfg["gibbs"]["keep"], cfg["gibbs"]["chains"], cfg["gibbs"]["noisy_moments"],
+            cfg["conjugate_draws"], cfg["headline_epsilon"]) == (
+        case_settings.PAPER_BURNIN, case_settings.PAPER_KEEP, case_settings.PAPER_CHAINS,
+        case_settings.PAPER_NOISY_MOMENTS, case_settings.PAPER_CONJUGATE_DRAWS, case_settings.PAPER_HEADLINE_EPSILON)
+
+
+def _reads_other_epsilons(claim) -> bool:
+    return any(s.name.endswith("at the other epsilons") for s in claim.settings)
+
+
+def test_at_paper_scale_only_the_shorter_chains_off_the_headline_epsilon_are_not_comparable(tmp_path):
+    """Every row is at the thesis's setting except those reading Gibbs-SS at the epsilons where
+    the paper-scale config runs shorter chains (grid_gibbs, a documented departure); each such
+    row names only those chain lengths. Every per-epsilon statement keeps a judged row at the
+    headline epsilon."""
+    claims = _case_claims(tmp_path, _case_config())
+    for c in claims:
+        bad = mismatches(c)
+        if _reads_other_epsilons(c):
+            assert bad and {s.name for s in bad} <= {"Gibbs-SS burn-in at the other epsilons",
+                                                     "Gibbs-SS kept draws per tract at the other epsilons"}, c
+        else:
+            assert not bad, (c.statement, [s.describe() for s in bad])
+    judged = [c for c in claims if not mismatches(c)]
+    for text in ("within 0.1 of nominal at epsilon = 4", "lower MAE than Naive at epsilon = 4",
+                 "residual shrinks with tract size at epsilon = 4", "tract chains at epsilon = 4",
+                 "Naive: 90% coverage rises with epsilon"):
+        assert any(text in c.statement for c in judged), text
+    assert all(c.settings for c in claims if not c.statement.startswith("runtime")), "every data row has settings"
+
+
+def test_at_smoke_scale_no_row_is_judged_against_the_thesis_except_the_size_range_and_runtime(tmp_path):
+    claims = _case_claims(tmp_path, _case_config("smoke"))
+    judged = [c for c in claims if verdict(c, set()) != "not comparable"]
+    assert {c.statement.split(" (")[0] for c in judged} == {"tract sizes lie in 20..446", "runtime: Gibbs-SS-Update "
+                                                                                          "iterations per CPU second"}
+
+
+@pytest.mark.parametrize("key, value, expect, affected", [
+    ("levels", [0.5, 0.8], "interval levels [0.5, 0.8] here, [0.5, 0.9] in the paper", "of nominal"),
+    ("data_window", 0.05, "data window around pir 0.05 here, 0.1 at paper scale", "predictive intervals at pir"),
+    ("oi_grid", 101, "OI sensitivity grid points 101 here, 401 at paper scale", "OI's point estimate"),
+    ("health", {"max_rhat": 1.01, "min_ess": 50}, "bulk ESS threshold 50 here, 100 at paper scale", "tract chains"),
+    ("headline_epsilon", 8.0, "headline epsilon (Figs 5.11, 5.12, 5.16) 8 here, 4 in the paper", "decile"),
+    ("prior", {"mu0": [0.0, 0.5], "lambda0_diag": [0.001, 0.001], "a0": 1000.0, "b0": 0.5}, "model prior NIG",
+     "MAE"),
+])
+def test_a_setting_other_than_the_thesiss_is_never_judged(tmp_path, key, value, expect, affected):
+    cfg = dict(_case_config(), **{key: value})
+    rows = [c for c in _case_claims(tmp_path, cfg) if affected in c.statement]
+    assert rows and all(verdict(c, set()) == "not comparable" for c in rows)
+    assert all(expect in "; ".join(s.describe() for s in mismatches(c)) for c in rows)
+
+
+def test_state_table_prints_the_thesiss_counts_only_at_its_setting(tmp_path):
+    cfg = _case_config()
+    summary = {"state_tracts": np.array(3108), "state_dropped": np.array(341), "tracts": np.arange(2767),
+               "state_min_size": np.array(23), "state_max_size": np.array(429)}
+    for tracts, printed in ((cfg["tracts"], True), (dict(cfg["tracts"], count=120), False)):
+        out = SimpleNamespace(state_csv=tmp_path / "s.csv", state_md=tmp_path / "s.md")
+        summarise._state_table(summary, out, tracts, cfg["drop"])
+        text = out.state_md.read_text()
+        assert ("| kept | 2745 |" in text) == printed and ("| kept | n/a |" in text) == (not printed), text
+        assert ("tracts in the state 120 here, 3108 in the paper" in text) == (not printed)
+        assert "446" in text  # the size range is at the thesis's setting either way
+
+
+def test_printed_chain_lengths_below_are_not_comparable_above_differ(tmp_path):
+    """Rule 5 of issue 29: the as-printed length rows carry the printed lengths as their
+    settings: a run below them is 'not comparable', a deliberate run above them differs."""
+    anchors = {"case-study-chain-lengths"}
+    cfg = _case_config()
+    longer = dict(cfg, gibbs=dict(cfg["gibbs"], keep=30000), conjugate_draws=4000)
+    rows = [c for c in _case_claims(tmp_path, longer) if c.target == "fig5_12"]
+    assert len(rows) == 2 and all(verdict(c, anchors) == "differs (explained)" for c in rows)
+    shorter = dict(cfg, gibbs=dict(cfg["gibbs"], burnin=4000))
+    row = next(c for c in _case_claims(tmp_path, shorter) if c.statement.startswith("Gibbs-SS keeps 20000 draws after "
+                                                                                  "5000 burn-in (epsilon"))
+    assert verdict(row, anchors) == "not comparable"
+    assert [s.describe() for s in mismatches(row)] == [
+        "Gibbs-SS burn-in at the headline epsilon 4000 here, 5000 in the paper"]

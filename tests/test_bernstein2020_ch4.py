@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -261,3 +262,127 @@ def test_figure_settings_reach_no_compute_rule():
     for body in compute.values():
         params = body.split("params:")[1].split("script:")[0]
         assert "ecdf" not in params and "CH4," not in params and "cfg" not in params
+
+
+# ----------------------------------------------------------------------------- claims and their settings
+SMOKE = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["bernstein2020"]["chapter4"]
+
+
+def _fake_summaries(tmp_path, cfg: dict, rng) -> SimpleNamespace:
+    """Summaries of the shapes the claims read, on ``cfg``'s grids (uniform U: numbers are beside
+    the point here, the settings are not)."""
+    from dpinfer.io import save_npz
+    from dpinfer.studies.bernstein2020_ch4.summarise import summary_key
+
+    M = int(cfg["replicates"])
+    arrays = {}
+    for model in cfg["models"]:
+        for n in cfg["n_grid"]:
+            for eps in cfg["epsilons"]:
+                for m in ch4.methods_for(model):
+                    arrays[summary_key(model, n, eps, f"u_{m}")] = rng.uniform(size=M)
+                for m in ch4.MMD_METHODS:
+                    arrays[summary_key(model, n, eps, f"mmd_{m}")] = rng.normal(0.01, 0.001, size=M)
+                arrays[summary_key(model, n, eps, "rhat_gibbs")] = np.full(M, 1.001)
+                arrays[summary_key(model, n, eps, "ess_gibbs")] = np.full(M, 1000.0)
+    tr = cfg["trace"]
+    traces = {"n": np.int64(tr["n"]), "epsilon": np.float64(tr["epsilon"])}
+    for model in ("binomial", "exponential"):
+        traces[f"{model}_trace"] = rng.normal(0.5, 0.01, size=(tr["chains"], tr["iterations"]))
+        traces[f"{model}_truth"] = np.full(tr["chains"], 0.5)
+    files = SimpleNamespace(summary=str(tmp_path / "summary.npz"), traces=str(tmp_path / "traces.npz"))
+    save_npz(files.summary, **arrays)
+    save_npz(files.traces, **traces)
+    return files
+
+
+def _ch4_claims(tmp_path, edit=lambda cfg: None, smoke=False):
+    """The claims step on fake summaries, with the paper-scale config (smoke: merged with
+    config/smoke.yaml; then ``edit``) as the run's settings and params as the rule passes them."""
+    from dpinfer.studies.bernstein2020_ch4 import paper
+    from dpinfer.studies.scorecard import read_claims
+
+    cfg = copy.deepcopy(CFG)
+    if smoke:
+        for key, value in SMOKE.items():
+            cfg[key] = value
+    edit(cfg)
+    files = _fake_summaries(tmp_path, cfg, np.random.default_rng(3))
+    out = tmp_path / "claims.csv"
+    paper.claims(files, SimpleNamespace(claims=str(out)), models=cfg["models"], n_grid=cfg["n_grid"],
+                 epsilons=cfg["epsilons"], iterations=cfg["iterations"], burnin=cfg["burnin"], ecdf=cfg["ecdf"],
+                 trace=cfg["trace"], ops=cfg["ops"],
+                 model_cfg={m: cfg[m] for m in ("binomial", "multinomial", "exponential")},
+                 mmd_draws=cfg["mmd_draws"], mmd_bandwidth=cfg["mmd_bandwidth"], health=cfg["health"])
+    return read_claims(out)
+
+
+def test_free_choices_standing_for_the_thesis_are_the_paper_scale_config():
+    """Where the thesis is silent, settings.py's reference values are config/config.yaml's."""
+    from dpinfer.studies.bernstein2020_ch4 import settings
+
+    assert settings.TRIALS == CFG["replicates"]
+    assert list(settings.N_GRID) == CFG["n_grid"]
+    assert settings.MMD_DRAWS == CFG["mmd_draws"] and settings.MMD_BANDWIDTH == CFG["mmd_bandwidth"]
+    assert settings.OPS_TEMPERING == CFG["ops"]["tempering"]
+    assert settings.TRACE_CHAINS == CFG["trace"]["chains"]
+    assert settings.HEALTH == CFG["health"]
+    for model, keys in settings.MODEL_SETTINGS.items():
+        assert {k: v for k, (v, _) in keys.items()} == {k: CFG[model][k] for k in keys}, model
+    # and the printed ones are the paper-scale config's too
+    assert (settings.GIBBS_ITERATIONS, settings.GIBBS_BURNIN) == (CFG["iterations"], CFG["burnin"])
+    assert list(settings.EPSILONS) == CFG["epsilons"] and settings.ECDF_SETTING == CFG["ecdf"]
+    assert {k: CFG["trace"][k] for k in ("n", "epsilon", "iterations")} == settings.TRACE_SETTING
+
+
+def test_claims_are_at_the_thesis_setting_at_paper_scale(tmp_path):
+    from dpinfer.studies.scorecard import mismatches, verdict
+
+    claims = _ch4_claims(tmp_path)
+    assert not [c.statement for c in claims if mismatches(c)], "the paper-scale config is the thesis's setting"
+    # the deliberate departures stay visible: thinned exponential chain, prior-predictive truncation
+    departures = {c.deviation for c in claims if verdict(c, {c.deviation}) == "differs (explained)"}
+    assert {"ch-4-exponential-chain-thinned-by-20", "ch-4-truncation-bounds-from-the-prior-predictive"} <= departures
+    assert all(c.settings for c in claims)
+
+
+def test_smoke_scale_claims_are_never_judged_against_the_thesis(tmp_path):
+    """Issue 29: the smoke scale (12 trials, short chains, small grids) gives "not comparable"
+    rows, never "differs (unexplained)"; a row is judged only at matching settings."""
+    from dpinfer.studies.scorecard import mismatches, verdict
+
+    claims = _ch4_claims(tmp_path, smoke=True)
+    verdicts = [verdict(c, {c.deviation} - {""}) for c in claims]
+    assert "differs (unexplained)" not in verdicts
+    assert all(not mismatches(c) for c, v in zip(claims, verdicts) if v.startswith("differs") or v == "holds")
+    ks = [c for c in claims if "KS of U" in c.statement]
+    assert ks and all(any(s.name == "calibration trials M" and not s.same for s in c.settings) for c in ks)
+
+
+@pytest.mark.parametrize("edit, targets, expect", [
+    (lambda cfg: cfg.update(ecdf={"n": 10, "epsilon": 0.01}), {"fig4_3"}, "fig4_3 n 10 here, 1000 in the paper"),
+    (lambda cfg: cfg.update(health={"max_rhat": 1.05, "min_ess": 50}), {"fig4_2"}, "diagnostics: max R-hat 1.05"),
+    (lambda cfg: cfg["ops"].update(tempering="likelihood"), {"fig4_2", "fig4_3"}, "OPS tempering likelihood here"),
+    (lambda cfg: cfg["binomial"].update(prior=[2, 2]), {"fig4_2", "fig4_3", "fig4_4", "figB_1"},
+     "binomial prior [2, 2] here, [10, 10] in the released code"),
+    (lambda cfg: cfg.update(replicates=300), {"fig4_2", "fig4_3", "fig4_4"}, "calibration trials M 300 here"),
+])
+def test_a_setting_other_than_the_theses_is_never_judged(tmp_path, edit, targets, expect):
+    """Figure- or table-only settings (ecdf, health) and model settings: the rows that refer to
+    them are "not comparable", naming the setting; the other rows stay comparable."""
+    from dpinfer.studies.scorecard import mismatches, verdict
+
+    claims = _ch4_claims(tmp_path, edit)
+    affected = [c for c in claims if mismatches(c)]
+    assert affected and {c.target for c in affected} == targets
+    assert all(verdict(c, set()) == "not comparable" for c in affected)
+    assert all(expect in "; ".join(s.describe() for s in mismatches(c)) for c in affected)
+
+
+def test_more_trials_and_longer_chains_stay_comparable(tmp_path):
+    from dpinfer.studies.scorecard import mismatches, verdict
+
+    claims = _ch4_claims(tmp_path, lambda cfg: cfg.update(replicates=600, iterations=6000, burnin=3000))
+    assert not any(mismatches(c) for c in claims)
+    rows = [c for c in claims if "as printed" in c.statement and "kept iterations" in c.statement]
+    assert rows and all(verdict(c, {c.deviation}) != "holds" for c in rows), "a count above the printed one shows"

@@ -146,3 +146,90 @@ def test_exact_error_bound_covers_monte_carlo_error_and_not_a_bias():
     assert np.mean(errs > bound) < 0.01
     biased = np.abs(0.2 + rng.standard_normal((50, trials, draws)).mean(axis=2)).mean(axis=1)
     assert np.all(biased > bound)
+
+
+# ----------------------------------------------------------------------------- settings (issue 29)
+from pathlib import Path  # noqa: E402
+
+import yaml  # noqa: E402
+
+from dpinfer.io import save_npz  # noqa: E402
+from dpinfer.studies.comparison import paper  # noqa: E402
+from dpinfer.studies.scorecard import mismatches, read_claims, verdict  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _deep_merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _deep_merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _config(scale: str = "paper") -> dict:
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
+    if scale == "smoke":
+        cfg = _deep_merge(cfg, yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text(encoding="utf-8")))
+    return cfg["comparison"]
+
+
+def _fake_summary(path, cfg: dict) -> None:
+    """A summary.npz of the shape summarise writes, every method passing, at ``cfg``'s grid."""
+    rows = [(p, n, e, m) for p in cfg["problems"] for n in cfg["n_values"] for e in cfg["epsilons"]
+            for m in cfg[p]["methods"]]
+    k = len(rows)
+    col = lambda i: np.array([r[i] for r in rows])  # noqa: E731
+    naive = col(3) == "naive"
+    save_npz(path, problem=col(0), n=col(1).astype(float), epsilon=col(2).astype(float), method=col(3),
+             trials=np.full(k, float(cfg["replicates"])), accuracy_trials=np.full(k, float(cfg["accuracy_trials"])),
+             mean_err=np.full(k, 0.01), sd_err=np.full(k, 0.01), mmd=np.zeros(k), mmd_se=np.zeros(k),
+             mean_err_se=np.zeros(k), sd_err_se=np.zeros(k), ks=np.full(k, 0.01), ks_critical=np.full(k, 0.2),
+             coverage=np.where(naive, 0.5, 0.9), coverage_se=np.full(k, 0.03), rhat_max=np.ones(k),
+             ess_min=np.full(k, 1000.0), flagged=np.zeros(k), ref_rhat_max=np.ones(k), ref_flagged=np.zeros(k),
+             ess_per_s=1e4 / col(1).astype(float), cpu_per_trial=np.full(k, 0.01), qualifies=col(3) != "non_private",
+             level=np.float64(cfg["credible_level"]))
+
+
+def _claims(tmp_path, cfg: dict):
+    summary, out = tmp_path / "summary.npz", tmp_path / "claims.csv"
+    _fake_summary(summary, cfg)
+    paper.claims(SimpleNamespace(summary=str(summary)), SimpleNamespace(claims=str(out)),
+                 max_mean_error=cfg["recommend"]["max_mean_error"], max_flagged=cfg["recommend"]["max_flagged"],
+                 exact_draws=cfg["binomial"]["draws"], credible_level=cfg["credible_level"], health=cfg["health"],
+                 recommend=cfg["recommend"], problems={p: cfg[p] for p in cfg["problems"]})
+    return read_claims(out)
+
+
+def test_paper_scale_constants_are_the_paper_scale_config():
+    """Rule 3 of issue 29: the settings every expectation refers to are config/config.yaml's."""
+    cfg, ps = _config(), paper.PAPER_SCALE
+    for key in ("problems", "n_values", "epsilons", "replicates", "accuracy_trials", "credible_level", "health",
+                "recommend"):
+        assert cfg[key] == ps[key], key
+    for problem in ("binomial", "regression"):
+        assert {k: cfg[problem][k] for k in ps[problem]} == ps[problem], problem
+
+
+def test_every_expectation_is_judged_at_paper_scale_and_none_at_smoke_scale(tmp_path):
+    claims = _claims(tmp_path, _config())
+    assert not any(mismatches(c) for c in claims), [s.describe() for c in claims for s in mismatches(c)]
+    assert all(c.settings for c in claims if c.target != "accuracy_vs_eps"), "only the exact-draws bound is free"
+    smoke = _claims(tmp_path, _config("smoke"))
+    judged = [c for c in smoke if verdict(c, set()) != "not comparable"]
+    assert [c.target for c in judged] == ["accuracy_vs_eps"]  # the Monte Carlo bound holds at any setting
+
+
+@pytest.mark.parametrize("edit, expect, targets", [
+    (lambda c: c["recommend"].update(max_mean_error=0.3), "recommendation rule max mean error 0.3 here, 0.2",
+     {"accuracy_vs_n", "recommended"}),
+    (lambda c: c["health"].update(min_ess=200), "health check min ess 200 here, 400", {"metrics", "recommended"}),
+    (lambda c: c["regression"]["gibbs"].update(keep=1000), "regression gibbs keep 1000 here, 4000", {"recommended"}),
+    (lambda c: c.update(credible_level=0.8), "credible level 0.8 here, 0.9", {"metrics"}),
+])
+def test_a_setting_other_than_the_paper_scales_is_never_judged(tmp_path, edit, expect, targets):
+    cfg = _config()
+    edit(cfg)
+    rows = [c for c in _claims(tmp_path, cfg) if expect in "; ".join(s.describe() for s in mismatches(c))]
+    assert {c.target for c in rows} == targets
+    assert all(verdict(c, set()) == "not comparable" for c in rows)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpinfer.models.mrf_inference import (_scaled_pass, brute_force_marginals, exact_marginals, junction_tree,
+from dpinfer.models.mrf_inference import (Marginals, _scaled_pass, exact_marginals, junction_tree,
                                           kl_divergence, log_partition, loopy_bp, treewidth)
 from dpinfer.models.mrf_sampling import sample_records, sample_tables
 from dpinfer.models.pairwise_mrf import (PairwiseMRF, chain, dirichlet_theta, edge_log_potentials, erdos_renyi,
@@ -20,6 +20,26 @@ from dpinfer.models.pairwise_mrf import (PairwiseMRF, chain, dirichlet_theta, ed
 LOOPY = PairwiseMRF(4, 3, np.array([[0, 1], [1, 2], [2, 3], [0, 3], [0, 2]]), node_params=(1, 3))  # 4-cycle + chord
 TREE = PairwiseMRF(5, 3, np.array([[0, 1], [1, 2], [1, 3], [3, 4]]), node_params=(2, 4))
 TIED = tied_chain(6, 3)
+
+
+
+def brute_force_marginals(model: PairwiseMRF, theta: np.ndarray) -> Marginals:
+    """Marginals and A(theta) by enumerating all K^T joint states (the reference: K^T <= ~5e6)."""
+    k, n = model.n_states, model.n_nodes
+    if k ** n > 5_000_000:
+        raise ValueError("too many joint states to enumerate")
+    lp = edge_log_potentials(model, theta)
+    logp = np.zeros((k,) * n)
+    for e, (i, j) in enumerate(model.edges):
+        shape = [1] * n
+        shape[i], shape[j] = k, k
+        logp = logp + lp[e].reshape(shape)
+    mx = logp.max()
+    log_z = float(mx + np.log(np.exp(logp - mx).sum()))
+    p = np.exp(logp - log_z)
+    edge = np.stack([p.sum(axis=tuple(a for a in range(n) if a not in (i, j))) for i, j in model.edges])
+    node = np.stack([p.sum(axis=tuple(a for a in range(n) if a != v)) for v in range(n)])
+    return Marginals(edge, node, log_z)
 
 
 def _theta(model, seed, scale=1.5):
@@ -77,6 +97,20 @@ def test_conflicting_potentials_fall_back_to_log_space():
     theta = lp.ravel()
     assert _scaled_pass(junction_tree(model), edge_log_potentials(model, theta), 2) is None
     _close(exact_marginals(model, theta), brute_force_marginals(model, theta), tol=1e-9)
+
+
+def test_wide_edge_spans_do_not_lose_mass_to_underflow():
+    """Edge tables spanning more than ~708 nats underflow entries of their max-scaled factors; a
+    message can scale those back up until they dominate (A(theta) was 100 nats low on these
+    chains, and the KL of an overfitted naive-MLE fit came out negative). The span guard sends
+    such potentials to the log-space pass: A and the marginals equal enumeration."""
+    model = chain(5, 4)
+    for seed in (23, 99, 125):  # seeds where the unguarded scaled pass lost mass
+        rng = np.random.default_rng(seed)
+        theta = rng.choice([0.0, -400.0, -800.0, 500.0], size=model.dim) + rng.normal(0, 1, model.dim)
+        brute = brute_force_marginals(model, theta)
+        assert log_partition(model, theta) == pytest.approx(brute.log_z, abs=1e-9 * abs(brute.log_z))
+        _close(exact_marginals(model, theta), brute, tol=1e-9 * abs(brute.log_z))
 
 
 def test_treewidths_and_structures():

@@ -10,7 +10,7 @@ import pytest
 
 from dpinfer import grid
 from dpinfer.pipeline import resolve_step
-from dpinfer.studies.scorecard import Claim, fidelity, heading_anchors, read_claims, verdict, write_claims
+from dpinfer.studies.scorecard import Claim, fidelity, heading_anchors, read_claims, setting, verdict, write_claims
 
 
 def test_workflow_imports_are_pure_python():
@@ -49,6 +49,21 @@ def test_setting_names_round_trip():
     assert grid.ch5_synthetic_settings(syn) == [(10, 0.1), (10, 1.0), (100, 0.1)]
 
 
+def test_a_setting_other_than_the_documents_makes_a_row_not_comparable():
+    from dpinfer.studies.scorecard import mismatches, setting, setting_in
+
+    level = setting("credible level", 0.9, 0.8)
+    assert not level.same and level.describe() == "credible level 0.8 here, 0.9 in the paper"
+    assert setting("n", 100, 100.0).same and setting("grid", [0.1, 1], [0.1, 1.0]).same
+    assert not setting("grid", [0.1, 1], [1, 0.1]).same  # a grid in another order is another grid
+    assert setting("replicates", 100, 150, at_least=True).same and not setting("replicates", 100, 4, at_least=True).same
+    assert setting_in("epsilon", [0.01, 0.1], 0.1).same and not setting_in("epsilon", [0.01, 0.1], 1).same
+    judged = Claim("tab1", "coverage", "0.97", "0.95", "0.02", True, settings=(setting("credible level", 0.9, 0.9),))
+    other = Claim("tab1", "coverage", "0.97", "0.80", "0.02", False, "no-such-entry", (level,))
+    assert verdict(judged, set()) == "holds" and not mismatches(judged)
+    assert verdict(other, set()) == "not comparable" and mismatches(other) == [level]
+
+
 def test_scorecard_verdicts_and_tables(tmp_path):
     doc = "# Deviations\n\n## ju2022 (Ju et al.)\n\n### Index bug in the acceptance ratio (fixed)\n"
     anchors = heading_anchors(doc)
@@ -57,16 +72,19 @@ def test_scorecard_verdicts_and_tables(tmp_path):
     explained = Claim("runtime", "404 s per chain", "404", "0.2", "", False, "index-bug-in-the-acceptance-ratio-fixed")
     unexplained = Claim("fig1b", "acceptance >= exp(-eps)", "yes", "no", "", False, "no-such-entry")
     not_run = Claim("tab1", "coverage within 3 SE", "0.36", "not run", "", None)
-    assert [verdict(c, anchors) for c in (ok, explained, unexplained, not_run)] == [
-        "holds", "differs (explained)", "differs (unexplained)", "not run"]
+    other = Claim("tab1", "coverage within 3 SE", "0.36", "0.80", "", True, settings=(setting("credible level", 0.9, 0.8),),
+                  headline=True)
+    assert [verdict(c, anchors) for c in (ok, explained, unexplained, not_run, other)] == [
+        "holds", "differs (explained)", "differs (unexplained)", "not run", "not comparable"]
     (tmp_path / "ju2022" / "claims").mkdir(parents=True)
     path = tmp_path / "ju2022" / "claims" / "ju2022.csv"
-    write_claims(path, [ok, explained, unexplained, not_run])
-    assert read_claims(path) == [ok, explained, unexplained, not_run]
+    write_claims(path, [ok, explained, unexplained, not_run, other])
+    assert read_claims(path) == [ok, explained, unexplained, not_run, other]
     (tmp_path / "dev.md").write_text(doc)
     out = SimpleNamespace(md=tmp_path / "fidelity.md", csv=tmp_path / "fidelity.csv")
     fidelity(SimpleNamespace(claims=[str(path)], deviations=str(tmp_path / "dev.md")), out)
     text = out.md.read_text()
-    assert "4 checkable statements" in text and "1 hold, 1 differ with an explanation" in text
+    assert "5 checkable statements" in text and "1 hold, 1 differ with an explanation" in text
+    assert "not comparable: credible level 0.8 here, 0.9 in the paper" in text
     assert "1 are about settings this run does not compute" in text
     assert "(docs/deviations.md#index-bug-in-the-acceptance-ratio-fixed)" in text

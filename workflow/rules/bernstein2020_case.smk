@@ -127,6 +127,9 @@ rule bernstein2020_case_summarise:
         step=step("bernstein2020_case.summarise:summarise"),
         epsilons=CASE["epsilons"],
         health=CASE["health"],
+        # what the thesis's counts in the state table refer to (printed beside ours only there)
+        tracts=CASE["tracts"],
+        drop=CASE["drop"],
     script:
         STEP_SCRIPT
 
@@ -267,6 +270,15 @@ rule bernstein2020_case_claims:
         grid_gibbs=CASE["grid_gibbs"],
         conjugate_draws=CASE["conjugate_draws"],
         health=CASE["health"],
+        # the settings the thesis's statements refer to, beside ours (paper.py, settings.py)
+        tracts=CASE["tracts"],
+        drop=CASE["drop"],
+        pir=CASE["pir"],
+        levels=CASE["levels"],
+        prior=CASE["prior"],
+        data_prior=CASE["data_prior"],
+        data_window=CASE["data_window"],
+        oi_grid=CASE["oi_grid"],
     script:
         STEP_SCRIPT
 

@@ -257,7 +257,7 @@ rule bernstein2020_ch3_claims:
         runtime=5,
     params:
         step=step("bernstein2020_ch3.paper:claims"),
-        settings={k: CH3[k] for k in ("fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6", "populations", "releases")},
+        settings=CH3,
     script:
         STEP_SCRIPT
 

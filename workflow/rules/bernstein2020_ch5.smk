@@ -307,6 +307,15 @@ rule bernstein2020_ch5_claims:
         mcmc_ind=CH5["mcmc_ind"],
         conjugate_draws=CH5["conjugate_draws"],
         health=CH5["health"],
+        # what the thesis's statements refer to: a row at another setting is "not comparable"
+        prior=CH5["prior"],
+        data_prior=CH5["data_prior"],
+        bounds=CH5_SYN["bounds"],
+        clamp=CH5_SYN["clamp"],
+        mmd=CH5["mmd"],
+        cirrhosis={
+            k: CH5_CIR[k] for k in ("covariate", "response", "prior", "data_prior")
+        },
     script:
         STEP_SCRIPT
 

@@ -49,11 +49,13 @@ def register_claims(path):
 
 
 def all_targets():
-    paths = []
-    for study in sorted(TARGETS):
-        for target_id, kind in TARGETS[study]:
-            paths.extend(target_paths(study, target_id, kind, RESULTS))
-    return paths
+    return [path for groups in target_files().values() for paths in groups for path in paths]
+
+
+def target_files():
+    """study -> the file list of each registered target."""
+    return {study: [target_paths(study, target_id, kind, RESULTS) for target_id, kind in TARGETS[study]]
+            for study in sorted(TARGETS)}
 
 
 def refuse(message):

@@ -287,9 +287,12 @@ rule raim2021_claims:
         claims=f"{RESULTS}/raim2021/claims/raim2021.csv",
     log:
         f"{LOGS}/raim2021/claims.log",
+    # burnin .. step_function: what the slides' values refer to (a claim is judged only at them)
     params:
         step=step("raim2021.paper:claims"),
         burnin=RAIM["burnin"],
+        iterations=RAIM["iterations"],
+        model=RAIM["model"],
         knots=RAIM["knots"],
         step_function=RAIM["step_function"],
         health=RAIM["health"],

@@ -1,6 +1,6 @@
 # raisa2021: Räisä (MSc thesis 2021), differentially private MCMC: DP penalty, DP HMC,
 # minibatch DP penalty, DP Barker, and the non-DP clipping study.
-# Logic: dpinfer.studies.raisa2021 (settings, run, clipping, summarise, figures, paper).
+# Logic: dpinfer.studies.raisa2021 (settings, thesis_settings, run, clipping, summarise, figures, paper, chain_claims).
 # DAG: raisa2021_run_reference (one model: data, reference draws, baselines, starts, contours)
 #        -> raisa2021_run_chains (one model x algorithm x epsilon: every chain, its metrics)
 #        -> raisa2021_summarise -> fig6_3 .. fig6_8 and the claims;
@@ -71,12 +71,10 @@ RAISA_SETTING_ROWS = [
         "algo": a,
         "epsilon": float(e),
         "file": f"{RAISA_DIR}/chains/{chain_setting(m, a, e)}.npz",
-        # the author's counts hold for the thesis's n and delta only
-        "author_iterations": (
-            author_iterations(RAISA_PARAMS, m, a, float(e), RAISA["version"])
-            if RAISA["data_fraction"] == 1.0 and RAISA["delta_factor"] == 0.1
-            else None
-        ),
+        "n": model_spec(RAISA_PARAMS, m, RAISA["data_fraction"])["n"],
+        # the author's counts for the thesis text's hyperparameters: compared and printed only at
+        # the thesis's n, delta and version (dpinfer.studies.raisa2021.thesis_settings.iteration_settings)
+        "author_iterations": author_iterations(RAISA_PARAMS, m, a, float(e), "seed"),
     }
     for m, a, e in RAISA_SETTINGS
 ]
@@ -187,6 +185,9 @@ rule raisa2021_summarise:
         settings=RAISA_SETTING_ROWS,
         models=RAISA["models"],
         health=RAISA["health"],
+        # what the author's counts refer to (printed beside ours only at the thesis's setting)
+        delta_factor=RAISA["delta_factor"],
+        version=RAISA["version"],
     script:
         STEP_SCRIPT
 
@@ -210,6 +211,7 @@ rule raisa2021_tab5_1:
         specs={
             m: model_spec(RAISA_PARAMS, m, RAISA["data_fraction"]) for m in RAISA["models"]
         },
+        start_rule=RAISA["start_rule"],
     script:
         STEP_SCRIPT
 
@@ -507,7 +509,6 @@ rule raisa2021_claims:
         curves=rules.raisa2021_run_accountants.output.curves,
         references=expand(f"{RAISA_DIR}/models/{{model}}.npz", model=RAISA["models"]),
         trajectory=rules.raisa2021_run_trajectory.output.trajectory,
-        table=rules.raisa2021_tab5_1.output.csv,
         clipping=rules.raisa2021_summarise_clipping.output.summary,
     output:
         claims=f"{RESULTS}/raisa2021/claims/raisa2021.csv",
@@ -515,11 +516,27 @@ rule raisa2021_claims:
         f"{RAISA_LOGS}/claims.log",
     params:
         step=step("raisa2021.paper:claims"),
+        # what the thesis's values refer to: every claim records them beside the thesis's
+        # (dpinfer.studies.raisa2021.thesis_settings.RunSettings); a row at another setting is not comparable
         version=RAISA["version"],
-        full_scale=RAISA["data_fraction"] == 1.0,
-        fig6_1=RAISA["fig6_1"],
         epsilons=RAISA["epsilons"],
         circle_epsilons=RAISA["circle_epsilons"],
+        chains=RAISA["chains"],
+        delta_factor=RAISA["delta_factor"],
+        start_rule=RAISA["start_rule"],
+        reference_draws=RAISA["reference_draws"],
+        mmd_bandwidth_pairs=RAISA["mmd_bandwidth_pairs"],
+        baseline_samples=RAISA["baseline_samples"],
+        specs={
+            m: model_spec(RAISA_PARAMS, m, RAISA["data_fraction"]) for m in RAISA["models"]
+        },
+        fig6_1=RAISA["fig6_1"],
+        # the figure's panels too: the claims are about the leapfrog positions it shows
+        fig4_1=RAISA["fig4_1"],
+        clipping=dict(
+            RAISA_CLIP,
+            n=clipping_spec(RAISA_PARAMS, 2, RAISA_CLIP["n"], RAISA["data_fraction"])["n"],
+        ),
     script:
         STEP_SCRIPT
 

@@ -1,4 +1,6 @@
-# The fidelity scorecard: every enabled study unit's claims (its paper.py) in one table.
+# The fidelity scorecard: every enabled study unit's claims (its paper.py) in one table, and the
+# results summary rendered from it (verdict counts and headline rows; README's block is rendered
+# from its paper-scale snapshot, docs/results-digest.json).
 
 
 rule fidelity:
@@ -16,5 +18,22 @@ rule fidelity:
         f"{LOGS}/fidelity.log",
     params:
         step=step("scorecard:fidelity"),
+    script:
+        STEP_SCRIPT
+
+
+rule results_summary:
+    input:
+        fidelity=rules.fidelity.output.csv,
+        targets=all_targets(),  # last: it counts the targets built
+    output:
+        md=f"{RESULTS}/summary.md",
+        json=f"{RESULTS}/summary.json",
+    log:
+        f"{LOGS}/results_summary.log",
+    params:
+        step=step("results_summary:summary"),
+        # study -> the files of each of its targets (a target is built when all of them exist)
+        targets=target_files(),
     script:
         STEP_SCRIPT

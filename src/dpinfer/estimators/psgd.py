@@ -24,8 +24,13 @@ kernel. The record -> index map is read off the model's own linear maps
 
 Privacy: ``steps = round(epochs / q)`` compositions of PoissonSampledDpEvent(q, GaussianDpEvent(sigma))
 under dp-accounting's RDP accountant (its default orders densified above 64, see ``_rdp_orders``)
-with its ADD_OR_REMOVE_ONE relation (that of Abadi et al.'s moments accountant; the thesis's
-Laplace methods use replace-one); the clipped-sum sensitivity is ``clip``.
+with the accountant's default relation ADD_OR_REMOVE_ONE (that of Abadi et al.'s moments
+accountant); the clipped-sum L2 sensitivity is ``clip``. The chapter's Laplace releases refer to
+the same relation: Laplace(|C| / eps) on the clique tables (Eq. 3.3, Proposition 2) is eps-DP when
+one record is added or removed (L1 change |C|), so PSGD and the table methods are compared at the
+same epsilon. Under the thesis's own definition (Chapter 2: one record replaced, n fixed) both
+guarantees are weaker: the tables are 2 eps-DP (L1 change 2 |C|) and PSGD is
+(2 eps, (1 + e^eps) delta)-DP by group privacy (docs/privacy.md).
 Returned iterate: the average of the iterates over the second half of the run (Polyak-Ruppert
 tail averaging, post-processing, so free of privacy cost); it damps the noise random walk that
 the final iterate carries, which at these noise levels lowers KL (see ``average=False``).

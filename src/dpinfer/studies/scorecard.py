@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..io import write_csv, write_text
 
-__all__ = ["Setting", "setting", "Claim", "write_claims", "read_claims", "heading_anchors", "verdict",
+__all__ = ["Setting", "setting", "setting_in", "Claim", "write_claims", "read_claims", "heading_anchors", "verdict",
            "mismatches", "fidelity", "VERDICTS"]
 
 VERDICTS = ("holds", "differs (explained)", "differs (unexplained)", "not comparable", "not run")
@@ -92,6 +92,12 @@ def setting(name: str, paper, ours, *, at_least: bool = False, source: str = "in
     return Setting(name, _fmt(paper), _fmt(ours), bool(same), source)
 
 
+def setting_in(name: str, grid, ours, *, source: str = "in the paper") -> Setting:
+    """One value of this run (a panel's epsilon, a cell's n) beside the document's grid: at its
+    setting when the value is one of the grid's."""
+    return Setting(name, " or ".join(_fmt(g) for g in grid), _fmt(ours), any(_equal(g, ours) for g in grid), source)
+
+
 @dataclass(frozen=True)
 class Claim:
     """One checkable statement of a source document and what this pipeline measured.
@@ -104,7 +110,9 @@ class Claim:
       does not compute what the statement is about (e.g. an epsilon outside the smoke grid);
     - ``deviation``: the heading anchor in ``docs/deviations.md`` that explains a difference;
     - ``settings``: the settings ``paper`` refers to, each beside this run's (:class:`Setting`);
-      any mismatch makes the row "not comparable" whatever ``holds`` says.
+      any mismatch makes the row "not comparable" whatever ``holds`` says;
+    - ``headline``: the row is one of its study's headline results (the results summary and
+      README render these rows, with their verdicts, from the results).
     """
 
     target: str
@@ -115,6 +123,7 @@ class Claim:
     holds: bool | None
     deviation: str = ""
     settings: tuple[Setting, ...] = field(default=())
+    headline: bool = False
 
 
 COLUMNS = [f.name for f in fields(Claim)]
@@ -123,7 +132,7 @@ COLUMNS = [f.name for f in fields(Claim)]
 def write_claims(path, claims: list[Claim]) -> None:
     """One study unit's claims as CSV (the scorecard's input); settings as a JSON list."""
     rows = [dict(asdict(c), holds="" if c.holds is None else bool(c.holds),
-                 settings=json.dumps([list(asdict(s).values()) for s in c.settings]))
+                 settings=json.dumps([list(asdict(s).values()) for s in c.settings]), headline=c.headline)
             for c in claims]
     write_csv(path, rows, COLUMNS)
 
@@ -131,7 +140,8 @@ def write_claims(path, claims: list[Claim]) -> None:
 def read_claims(path) -> list[Claim]:
     with open(path, encoding="utf-8") as fh:
         return [Claim(**dict(r, holds=None if r["holds"] == "" else r["holds"] == "True",
-                             settings=tuple(Setting(*s) for s in json.loads(r.get("settings") or "[]"))))
+                             settings=tuple(Setting(*s) for s in json.loads(r.get("settings") or "[]")),
+                             headline=r.get("headline") == "True"))
                 for r in csv.DictReader(fh)]
 
 
@@ -174,9 +184,9 @@ def fidelity(input, output) -> None:
             rows.append(dict(study=study, target=c.target, statement=c.statement, paper=c.paper, ours=c.ours,
                              mc_error=c.mc_error, verdict=verdict(c, anchors), explanation=link,
                              setting="; ".join(f"{s.name} {s.paper}" for s in c.settings),
-                             not_comparable="; ".join(s.describe() for s in mismatches(c))))
+                             not_comparable="; ".join(s.describe() for s in mismatches(c)), headline=c.headline))
     columns = ["study", "target", "statement", "paper", "ours", "mc_error", "verdict", "explanation", "setting",
-               "not_comparable"]
+               "not_comparable", "headline"]
     if rows:
         write_csv(output.csv, rows, columns)
     else:  # every study is switched off

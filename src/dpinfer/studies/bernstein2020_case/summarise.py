@@ -10,7 +10,9 @@ across runs.
 Tables: ``summary.{csv,md}`` per (epsilon, method): the mean absolute error of the point
 estimate against Non-Private's with its SE over tracts, coverage of Non-Private's point estimate
 by the central intervals, the share of the data near pir = x0 inside them, and the chains that
-fail R-hat or ESS; ``state.{csv,md}``: the synthetic state's counts beside the thesis's.
+fail R-hat or ESS; ``state.{csv,md}``: the synthetic state's counts beside the thesis's, the
+thesis's value printed only where our state is at its setting (:func:`.settings.state_table_settings`,
+the claims' settings too), "n/a" otherwise with a note naming what differs.
 """
 
 from __future__ import annotations
@@ -24,11 +26,9 @@ from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from ...plotting.methods import method_label
 from ..nig_methods import LABELS
+from .settings import PAPER_STATE, state_table_settings
 
 __all__ = ["PAPER_STATE", "summarise", "abs_errors", "mae", "coverage_of_reference", "flagged"]
-
-# Sec. 5.4.1: 3,108 tracts of 20-446 individuals, 363 dropped by the median-kir filter, 2,745 kept
-PAPER_STATE = {"tracts": 3108, "dropped": 363, "kept": 2745, "min_size": 20, "max_size": 446}
 
 
 def abs_errors(summary: dict, e: int, m) -> np.ndarray:
@@ -56,14 +56,15 @@ def flagged(summary: dict, e: int, m: int, health: dict) -> np.ndarray:
                        max_rhat=health["max_rhat"], min_ess=health["min_ess"])
 
 
-def summarise(input, output, *, epsilons, health: dict) -> None:
-    """Rule step: merge the batches of every epsilon into ``summary.npz`` and write the tables."""
+def summarise(input, output, *, epsilons, health: dict, tracts: dict, drop) -> None:
+    """Rule step: merge the batches of every epsilon into ``summary.npz`` and write the tables
+    (``tracts``, ``drop``: the state's config, what the thesis's counts in the state table refer to)."""
     st, ref = load_npz(input.state), load_npz(input.reference)
-    tracts = ref["tracts"]
+    kept = ref["tracts"]
     batches = [load_npz(p) for p in input.batches]
     methods = [str(m) for m in batches[0]["methods"]]
-    E, M, T, L = len(epsilons), len(methods), tracts.size, ref["levels"].size
-    where = {int(t): j for j, t in enumerate(tracts)}
+    E, M, T, L = len(epsilons), len(methods), kept.size, ref["levels"].size
+    where = {int(t): j for j, t in enumerate(kept)}
     point, oi = np.full((E, M, T), np.nan), np.full((E, T), np.nan)
     lo, hi, share = (np.full((E, M, T, L), np.nan) for _ in range(3))
     rhat, ess = np.full((E, M, T, 3), np.nan), np.full((E, M, T, 3), np.nan)
@@ -79,7 +80,7 @@ def summarise(input, output, *, epsilons, health: dict) -> None:
     if np.isnan(point).any() or np.isnan(oi).any():
         raise ValueError("some (epsilon, tract) has no batch result: the batches do not cover every kept tract")
     keep = st["keep"]
-    summary = {"eps": np.asarray(epsilons, float), "methods": np.array(methods), "tracts": tracts,
+    summary = {"eps": np.asarray(epsilons, float), "methods": np.array(methods), "tracts": kept,
                "sizes": ref["sizes"], "levels": ref["levels"], "np_point": ref["point"], "np_lo": ref["lo"],
                "np_hi": ref["hi"], "np_share": ref["share"], "ols": ref["ols"], "sensitivity": ref["sensitivity"],
                "chi": ref["chi"], "point": point, "lo": lo, "hi": hi, "share": share, "rhat": rhat, "ess": ess,
@@ -87,6 +88,7 @@ def summarise(input, output, *, epsilons, health: dict) -> None:
                "state_min_size": np.array(int(st["sizes"].min())), "state_max_size": np.array(int(st["sizes"].max()))}
     save_npz(output.summary, **summary)
     _tables(summary, output, health)
+    _state_table(summary, output, tracts, drop)
     _runtime(output, epsilons, methods, cpu, its, T)
 
 
@@ -115,12 +117,22 @@ def _tables(s: dict, output, health: dict) -> None:
                        f"estimate; data_in: share of a tract's records near pir = 0.25 inside the interval; "
                        f"unconverged: chains with R-hat > {health['max_rhat']} or bulk ESS < {health['min_ess']}. "
                        "Synthetic tract data (the thesis's are not public); the thesis prints no numbers here."))
+
+
+def _state_table(s: dict, output, tracts: dict, drop) -> None:
+    """The synthetic state's counts beside the thesis's, each only where our state is at the
+    setting the thesis's count refers to."""
     ours = {"tracts": int(s["state_tracts"]), "dropped": int(s["state_dropped"]), "kept": int(s["tracts"].size),
             "min_size": int(s["state_min_size"]), "max_size": int(s["state_max_size"])}
-    write_table(output.state_csv, output.state_md,
-                [{"quantity": k, "paper": v, "ours": ours[k]} for k, v in PAPER_STATE.items()],
-                ["quantity", "paper", "ours"], title="Case study: the synthetic state against the thesis's (Sec. 5.4.1)",
-                notes="dropped: tracts whose median kir is below 0.1 or above 0.9.")
+    at = state_table_settings(tracts, drop)
+    differ = {k: [x.describe() for x in at[k] if not x.same] for k in PAPER_STATE}
+    rows = [{"quantity": k, "paper": "n/a" if differ[k] else v, "ours": ours[k]} for k, v in PAPER_STATE.items()]
+    notes = "dropped: tracts whose median kir is below 0.1 or above 0.9."
+    other = list(dict.fromkeys(d for k in PAPER_STATE for d in differ[k]))
+    if other:
+        notes += " The thesis's values (n/a here) refer to another setting: " + "; ".join(other) + "."
+    write_table(output.state_csv, output.state_md, rows, ["quantity", "paper", "ours"],
+                title="Case study: the synthetic state against the thesis's (Sec. 5.4.1)", notes=notes)
 
 
 def _runtime(output, epsilons, methods, cpu, its, tracts: int) -> None:

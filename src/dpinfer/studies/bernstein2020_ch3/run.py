@@ -4,8 +4,11 @@ A *cell* is one (figure, model instance, N, epsilon, lambda) point with the esti
 figure compares. For each of its trials (populations x releases, Section 3.3.2) it releases the
 noisy edge tables and fits every method, recording per trial the KL divergence from the true
 model (exact marginals and log-partition functions, never enumeration), the MSE of the learned
-edge marginals, the MSE of the noisy pseudo-marginals y/N (Prop. 3), CPU seconds, iterations
-and whether the optimiser converged. A reference cell (``epsilon`` None) fits only the
+edge marginals, the MSE of the noisy pseudo-marginals y/N (Prop. 3), CPU seconds, iterations,
+whether the optimiser converged and its last change of the objective per individual (CGM-EM's
+stopping quantity; NaN for a one-entry trace). Naive MLE's tuning scores (-KL per lambda of the
+grid, first trial) are kept, so an edge of the grid chosen by the tuning shows, with the KL of the
+uniform model (theta = 0, the fit's limit as lambda grows) beside them. A reference cell (``epsilon`` None) fits only the
 release-free methods (non-private MLE on the true tables, the random estimator).
 
 Methods: ``naive`` (projected pseudo-marginals), ``naive_unprojected``, ``cgm`` (EM around
@@ -80,15 +83,24 @@ def psgd_fit(model, records, epsilon, scale, psgd, rng):
 class _Record:
     """Per-method arrays over the trials of a cell (NaN where a method did not run a trial)."""
 
-    def __init__(self, methods, trials):
+    def __init__(self, methods, trials, n):
+        self.n = n
         self.cols = {f"{m}_{k}": np.full(trials, np.nan) for m in methods
-                     for k in ("kl", "mse", "seconds", "iterations", "converged")}
+                     for k in ("kl", "mse", "seconds", "iterations", "converged", "final_change")}
 
     def put(self, inst, method, t, fit, extra_seconds=0.0):
         kl, mse = fit_metrics(inst, fit.theta)
         for key, val in (("kl", kl), ("mse", mse), ("seconds", fit.seconds + extra_seconds),
-                         ("iterations", fit.iterations), ("converged", float(bool(fit.converged)))):
+                         ("iterations", fit.iterations), ("converged", float(bool(fit.converged))),
+                         ("final_change", final_change(fit, self.n))):
             self.cols[f"{method}_{key}"][t] = val
+
+
+def final_change(fit, n) -> float:
+    """|F_last - F_previous| / N: the change of the objective per individual over the last
+    iteration (what CGM-EM's em_tol bounds); NaN when the trace has one entry (MLE, PSGD)."""
+    obj = np.asarray(fit.objective, dtype=float)
+    return float(abs(obj[-1] - obj[-2]) / float(n)) if obj.size > 1 else float("nan")
 
 
 def tune_psgd(model, records, epsilon, psgd, score, rng_of):
@@ -124,13 +136,14 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
     naive_grid = [float(v) for v in naive_grid] if isinstance(naive_grid, (list, tuple)) else [float(naive_grid)]
     P, R = int(populations), int(cell.get("releases") or releases)
     trials = P * R
-    rec = _Record(methods, trials)
+    rec = _Record(methods, trials, n)
     noisy_mse = np.full(trials, np.nan)
     experiment = f"ch3_{cell['name']}"
     keep = {}
     log.info("cell %s: %s n=%d eps=%s methods %s, %d trials", cell["name"], inst.name, n, eps, methods, trials)
     psgd_setting, psgd_scores = None, np.array([])
     naive_lam = raw_lam = float("nan")
+    naive_scores = np.array([])
     for p in range(P):
         pop = population(seed, inst, n, p, int(records_max_n))
         if "psgd" in methods and p == 0:
@@ -187,6 +200,8 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
              psgd_scale=np.float64(np.nan if psgd_setting is None else psgd_setting), naive_lambda=np.float64(naive_lam),
              naive_unprojected_lambda=np.float64(raw_lam),
              psgd_tuning_score=np.asarray(psgd_scores, dtype=float),
+             naive_lambda_grid=np.asarray(naive_grid, dtype=float), naive_tuning_score=np.asarray(naive_scores, dtype=float),
+             uniform_kl=np.float64(fit_metrics(inst, np.zeros(inst.model.dim))[0]),
              **rec.cols, **extra)
 
 

@@ -51,7 +51,7 @@ def summarise(input, output):
                 continue
             conv = d[f"{m}_converged"]
             mse = d[f"{m}_mse"] if f"{m}_mse" in d else np.array([np.nan])
-            rows.append({"figure": figure, "cell": cell, "method": m, "trials": k, f"mean": mean, "se": se,
+            rows.append({"figure": figure, "cell": cell, "method": m, "trials": k, "mean": mean, "se": se,
                          "mse_marginals": _mean_se(mse)[0] if np.isfinite(mse).any() else "",
                          "converged": float(np.nanmean(conv))})
             sec = d[f"{m}_seconds"]

@@ -23,12 +23,12 @@ from ...models.pairwise_mrf import tables_from_records
 from ...seeding import rng_for
 from . import wifi
 from .problems import STUDY, release
-from .run import cgm_fit, psgd_fit, tune_naive, tune_psgd
+from .run import cgm_fit, final_change, psgd_fit, tune_naive, tune_psgd
 
 __all__ = ["generator", "wifi_data", "wifi_cell"]
 
 log = logging.getLogger("dpinfer.bernstein2020_ch3")
-_KEYS = ("kl", "mse", "loglik", "seconds", "iterations", "converged")
+_KEYS = ("kl", "mse", "loglik", "seconds", "iterations", "converged", "final_change")
 
 
 def generator(locations: int) -> wifi.WifiGenerator:
@@ -69,9 +69,9 @@ def wifi_cell(input, output, *, seed, cell, fit):
     methods = ["nonprivate"] if eps is None else ["naive", "cgm", "psgd"]
     cols = {f"{m}_{k}": np.full(R, np.nan) for m in methods for k in _KEYS}
 
-    def put(m, r, f, extra=0.0):
+    def put(m, r, f, extra=0.0, n=size):  # n: the population size the fit's objective used
         for k, v in (("loglik", score(f.theta)), ("seconds", f.seconds + extra), ("iterations", f.iterations),
-                     ("converged", float(bool(f.converged)))):
+                     ("converged", float(bool(f.converged))), ("final_change", final_change(f, n))):
             cols[f"{m}_{k}"][r] = v
 
     experiment = f"ch3_wifi_size{size}"
@@ -93,7 +93,7 @@ def wifi_cell(input, output, *, seed, cell, fit):
                 naive = mle.naive_mle(model, y, n_hat, naive_lam, project=True)
             put("naive", r, naive)
             em = cgm_fit(model, y, n_hat, mech.scale, lams["cgm"], naive.theta, fit["cgm"])
-            put("cgm", r, em, extra=naive.seconds)
+            put("cgm", r, em, extra=naive.seconds, n=n_hat)
             if setting is not None and r < int(psgd["trials"]):
                 put("psgd", r, psgd_fit(model, train, eps, setting, psgd, rng_for(int(seed), STUDY, experiment, r, "psgd")))
     log.info("wifi cell size=%d eps=%s: %s", size, eps, {m: np.nanmean(cols[f"{m}_loglik"]) for m in methods

@@ -128,6 +128,15 @@ def _coverage_claims(summary: dict, model: str, level: float, at: dict) -> list[
                 continue
             out.append(Claim(target, rule, f"{pv:.2f}", f"{r['coverage']:.2f}", f"{r['se']:.3f}",
                              not r["beyond_3se"], settings=at["interval"]))
+    cells = [c for c in out if c.holds is not None]
+    if cells:
+        gaps = [abs(r["gap_in_se"]) for r in rows if r["gap_in_se"] is not None]
+        out.append(Claim(
+            target, f"every printed coverage cell of the {level:.0%} intervals ({len(labels)} parameters x "
+                    f"{len(PAPER_EPSILONS)} epsilons) within 3 SE of the difference from the paper's value",
+            f"{len(PAPER_EPSILONS) * len(labels)} cells",
+            f"{sum(bool(c.holds) for c in cells)} of {len(cells)} cells within 3 SE; largest gap "
+            f"{max(gaps):.1f} SE", "binomial SEs", all(c.holds for c in cells), "", at["interval"], headline=True))
     # the header: the true parameter values, printed to a few decimals
     truth = summary["truth"][0, 0]
     tol = 10.0 ** -PAPER_TRUTH_DECIMALS[model]

@@ -1,12 +1,19 @@
 """raim2021: the numbers the slides print for our targets, the author's package reference
 values (FACTS.md), and the checkable claims (rule ``raim2021_claims``).
 
-The slides print few numbers: the settings, the code example's 20 draws and the timing of one
-Gibbs run. The knot figure, the error bound and the step function are drawn without values;
-their reference values come from the author's package DirectSampling v0.1.0 re-run on the
-slides' inputs (``reference/raim2021/FACTS.md``). The MSE densities and the traces are
-figures only: their claims are what the panels show, turned into computed checks whose rule
-is written in each claim's statement.
+The slides print few numbers: the settings (:mod:`.settings`), the code example's 20 draws and the
+timing of one Gibbs run. The knot figure, the error bound and the step function are drawn without
+values; their reference values come from the author's package DirectSampling v0.1.0 re-run on the
+slides' inputs (``reference/raim2021/FACTS.md``). The MSE densities and the traces are figures
+only: their claims are what the panels show, turned into computed checks whose rule is written in
+each claim's statement.
+
+Every claim carries the settings its reference value refers to (:mod:`.settings`): the slides'
+model (n, truth, prior), chain lengths, replicate count and (rho, lambda) grid, the knot figure's
+and the code example's inputs, the setting of the timed run. A run at other settings (the smoke
+scale, an edited config) gets "not comparable" rows, never a verdict against the slides' values.
+Claims that hold for any setting (P(A_u) is non-increasing, h* is an envelope, the error bound)
+record none.
 """
 
 from __future__ import annotations
@@ -19,25 +26,17 @@ from ...diagnostics import mc_standard_error, unconverged
 from ...grid import fmt_eps, parse_raim_setting, raim_setting
 from ...io import load_npz, read_json
 from ..scorecard import Claim, write_claims
+from ..scorecard import setting_in
+from .settings import IN_SLIDES, KNOTS_EXAMPLE, TRACES, paper_settings, study_settings, timing_settings
 
-__all__ = ["PAPER_SECONDS", "PEER_SECONDS", "SIMULATION", "PRIOR", "KNOTS_EXAMPLE",
-           "CODE_EXAMPLE", "CODE_EXAMPLE_DRAWS", "PACKAGE_KNOTS", "PACKAGE_EXAMPLE", "claims"]
+__all__ = ["PAPER_SECONDS", "PEER_SECONDS", "CODE_EXAMPLE_DRAWS", "PACKAGE_KNOTS", "PACKAGE_EXAMPLE", "knots_match",
+           "claims"]
 
 # Slides "Conclusions": one Gibbs run (rho = .01, lambda = .2) on an i7-2600 (R + C++ v0.1.0).
 PAPER_SECONDS = {"y": 70.29, "xi_x": 57.67, "total": 129.29}
 # FACTS.md Sec. 6: the same package re-run on a shared 2-vCPU machine (rho=.01, lambda=.2).
 PEER_SECONDS = {"y": 75.7, "xi_x": 62.9, "total": 142.3}
-
-# Slides "Simulation" and "Regression model application".
-SIMULATION = {"n": 200, "beta": (5.0, -1.0), "sigma": 1.0, "rhos": (0.01, 0.1, 0.4),
-              "lambdas": (0.05, 0.10, 0.20), "iterations": 2000, "burnin": 1000, "R": 1000,
-              "S": 500}
-PRIOR = {"sigma_beta": 10.0, "a_sigma": 2.0, "b_sigma": 10.0}
-# Slides "Knot selection example": LN(0, 1) weight, Laplace(0, 0.4) base, N + 1 = 6 knots.
-KNOTS_EXAMPLE = {"z": (200.0, 2.0), "mu": 0.0, "sigma2": 1.0, "lambda": 0.4, "n_knots": 5}
-# Slides "Code example": the package defaults N = 100, small_rects (R-level tol 1e-8).
-CODE_EXAMPLE = {"z": 100.0, "mu": 5.0, "sigma2": 9.0, "lambda": 0.2, "n_knots": 100,
-                "method": "small_rects"}
+# Slides "Code example": the 20 draws it prints
 CODE_EXAMPLE_DRAWS = (-0.11185683, 0.03854990, -0.01441820, -0.22186401, -0.10575271,
                       -0.06173714, 0.17074268, -0.06516397, 0.11328199, 0.11903198,
                       -0.05490415, 0.13957360, 0.02124918, 0.05218875, 0.06050365,
@@ -85,10 +84,7 @@ def _seq(values) -> str:
     return ", ".join(f"{v:.5g}" for v in values)
 
 
-def _knot_claims(d, knots_cfg) -> list[Claim]:
-    same_inputs = all(math.isclose(float(knots_cfg[k]), KNOTS_EXAMPLE[k])
-                      for k in ("mu", "sigma2", "lambda", "n_knots")) and math.isclose(
-        float(knots_cfg["tol"]), 1e-10)
+def _knot_claims(d, at: dict) -> list[Claim]:
     out = []
     for (z, method), (ref_u, ref_p) in PACKAGE_KNOTS.items():
         p = f"z{fmt_eps(z)}_{method}"
@@ -97,12 +93,11 @@ def _knot_claims(d, knots_cfg) -> list[Claim]:
                      "digits (u rel. 1e-4; P rel. 5e-4 above 1e-3, rel. 0.1 below)")
         paper = f"u: {_seq(ref_u)}; P: {_seq(ref_p)}"
         if f"{p}_knot_log_u" not in d:
-            out.append(Claim("knots", statement, paper, "not computed (z not in config)", "", False))
+            out.append(Claim("knots", statement, paper, "not run (z not in this run's knots.z)", "", None))
             continue
         u, hp = np.exp(d[f"{p}_knot_log_u"]), np.exp(d[f"{p}_knot_log_p"])
-        ours = f"u: {_seq(u)}; P: {_seq(hp)}" + ("" if same_inputs else " (config inputs differ)")
-        out.append(Claim("knots", statement, paper, ours, "",
-                         same_inputs and knots_match(u, hp, ref_u, ref_p)))
+        out.append(Claim("knots", statement, paper, f"u: {_seq(u)}; P: {_seq(hp)}", "",
+                         knots_match(u, hp, ref_u, ref_p), settings=at["knots"]))
     return out
 
 
@@ -110,7 +105,9 @@ def _prefixes(d) -> list[str]:
     return [k[: -len("_knot_log_u")] for k in d if k.endswith("_knot_log_u")]
 
 
-def _envelope_claims(d) -> list[Claim]:
+def _envelope_claims(d, at: dict) -> list[Claim]:
+    """The slides' statements about every envelope (theorems: no settings) and Small
+    Rectangles against equal steps on the knot figure's examples (at its inputs)."""
     out = []
     # P(A_u) non-increasing and h* >= P(A_u) on every curve of the envelopes npz
     rise, gap = 0.0, 0.0
@@ -150,34 +147,32 @@ def _envelope_claims(d) -> list[Claim]:
                          "'Knot selection': knots chosen to reduce the largest |R_j|)",
                          "small rectangles < equal steps",
                          f"{area['small_rects']:.4g} vs {area['equal_steps']:.4g}", "",
-                         area["small_rects"] < area["equal_steps"]))
+                         area["small_rects"] < area["equal_steps"],
+                         settings=at["knots"] + (setting_in("knot figure z", KNOTS_EXAMPLE["z"], z, source=IN_SLIDES),)))
     return out
 
 
-def _example_claims(d, step_function) -> list[Claim]:
+def _example_claims(d, at: dict) -> list[Claim]:
     from scipy.stats import ks_2samp
 
-    n_knots = int(step_function["n_knots"])
     ku = np.exp(d["example_knot_log_u"])
     a, psi_c = math.exp(float(d["example_log_a"])), float(d["example_psi_c"])
-    at = f" (ours at N = {n_knots})" if n_knots != CODE_EXAMPLE["n_knots"] else ""
     ref = PACKAGE_EXAMPLE
-    dev_n = DEV_REFERENCE if at else ""
     rows = [
         ("u_L, the smallest u with P(A_u) < P(A_0) (FACTS.md 2.3, tol 1e-8): relative "
-         "difference < 1e-5", ref["u_L"], ku[0], 1e-5, ""),
+         "difference < 1e-5", ref["u_L"], ku[0], 1e-5, at["ends"]),
         ("u_H, the smallest u with P(A_u) = 0 in double precision (FACTS.md 2.3): relative "
-         "difference < 1e-5", ref["u_H"], ku[-1], 1e-5, ""),
+         "difference < 1e-5", ref["u_H"], ku[-1], 1e-5, at["ends"]),
         ("psi/c = int_0^1 P(A_u) du (FACTS.md 2.7; ours by quadrature): relative difference "
-         "< 2e-5", ref["psi_c"], psi_c, 2e-5, ""),
+         "< 2e-5", ref["psi_c"], psi_c, 2e-5, at["target"]),
         ("a = int h*(u) du of the N = 100 step function (FACTS.md 2.7): relative difference "
-         "< 1e-5" + at, ref["a"], a, 1e-5, dev_n),
+         "< 1e-5", ref["a"], a, 1e-5, at["envelope"]),
         ("acceptance probability (psi/c)/a of the accept step at N = 100 (slides 'Accept-"
-         "reject algorithm'; FACTS.md 2.7): relative difference < 2e-5" + at,
-         ref["psi_c"] / ref["a"], psi_c / a, 2e-5, dev_n),
+         "reject algorithm'; FACTS.md 2.7): relative difference < 2e-5",
+         ref["psi_c"] / ref["a"], psi_c / a, 2e-5, at["envelope"]),
     ]
     out = [Claim("step_function", f"code example: {s}", f"{paper:.6g}", f"{ours:.6g}", "",
-                 abs(ours / paper - 1) < tol, dev) for s, paper, ours, tol, dev in rows]
+                 abs(ours / paper - 1) < tol, settings=where) for s, paper, ours, tol, where in rows]
     draws = d["example_draws"]
     ks = ks_2samp(CODE_EXAMPLE_DRAWS, draws)
     crit = 1.358 * math.sqrt(1 / len(CODE_EXAMPLE_DRAWS) + 1 / draws.size)
@@ -185,24 +180,29 @@ def _example_claims(d, step_function) -> list[Claim]:
                      f"{draws.size} of our exact CD draws come from the same law (two-sample KS "
                      "statistic below its 5% critical value)", _seq(CODE_EXAMPLE_DRAWS[:4]) + ", ...",
                      f"KS {ks.statistic:.3f} (p = {ks.pvalue:.2f})", f"5% critical value {crit:.3f}",
-                     ks.statistic < crit))
+                     ks.statistic < crit, settings=at["target"]))
     return out
 
 
-def _trace_claims(chains, burnin: int) -> list[Claim]:
+def _trace_claims(chains, burnin: int, at: dict) -> list[Claim]:
+    """The traces figure: one data realisation at rho = 0.01, a panel per lambda (0.2, 0.05)."""
     out = []
     free = chains["free"][burnin:, 2]
-    series = [(f"Algorithm 2, rho = {fmt_eps(float(chains['rho']))}, lambda = {fmt_eps(lam)}",
-               chains[f"noisy_{fmt_eps(lam)}"][burnin:, 2]) for lam in chains["lambdas"]]
-    for name, kept in series + [("Algorithm 4 (noise-free)", free)]:
+    rho = float(chains["rho"])
+    panel = {lam: at["chain"] + (setting_in("rho of the traces", (TRACES["rho"],), rho, source=IN_SLIDES),
+                                 setting_in("lambda of the panel", TRACES["lambdas"], lam, source=IN_SLIDES))
+             for lam in (float(v) for v in chains["lambdas"])}
+    series = [(f"Algorithm 2, rho = {fmt_eps(rho)}, lambda = {fmt_eps(lam)}",
+               chains[f"noisy_{fmt_eps(lam)}"][burnin:, 2], where) for lam, where in panel.items()]
+    for name, kept, where in series + [("Algorithm 4 (noise-free)", free, at["chain"])]:
         m, sd = float(kept.mean()), float(kept.std(ddof=1))
         out.append(Claim("traces", f"{name}: after burn-in the sigma^2 draws centre near the true "
                          "value 1: |posterior mean - 1| <= 3 posterior sd",
                          "traces around the red line sigma^2 = 1", f"mean {m:.3f}, sd {sd:.3f}",
                          f"MCSE {float(mc_standard_error(kept[:, None])[0]):.3f}",
-                         abs(m - 1.0) <= 3.0 * sd))
+                         abs(m - 1.0) <= 3.0 * sd, settings=where))
     sd_free = float(free.std(ddof=1))
-    for name, kept in series:
+    for name, kept, where in series:
         sd = float(kept.std(ddof=1))
         # MC error of a posterior sd: sd / sqrt(2 ESS), from the chain's MCSE of its mean
         err = math.hypot(*(float(mc_standard_error(k[:, None])[0]) / math.sqrt(2.0)
@@ -210,12 +210,13 @@ def _trace_claims(chains, burnin: int) -> list[Claim]:
         out.append(Claim("traces", f"{name}: the noisy chain (black) spreads wider than the "
                          "noise-free one (grey): posterior sd of sigma^2 above Algorithm 4's",
                          "black traces wider than grey", f"sd {sd:.3f} vs {sd_free:.3f}",
-                         f"{err:.3f}", sd > sd_free))
+                         f"{err:.3f}", sd > sd_free, settings=where))
     return out
 
 
-def _mse_claims(mse) -> list[Claim]:
+def _mse_claims(mse, at: dict) -> list[Claim]:
     settings = [str(s) for s in mse["settings"]]
+    where = study_settings(mse, at)
     grid = {}
     for name in settings:
         noisy, free = mse[f"{name}/mse_noisy"], mse[f"{name}/mse_free"]
@@ -231,7 +232,8 @@ def _mse_claims(mse) -> list[Claim]:
                          "Algorithm 2's MSE exceeds Algorithm 4's: mean MSE^(s) difference over "
                          f"the S = {s} replicates above 2 MC errors (paired)",
                          "solid density (Alg 2) right of dashed (Alg 4)",
-                         f"AMSE {a2:.4g} vs {a4:.4g}", f"{se:.3g}", a2 - a4 > 2.0 * se))
+                         f"AMSE {a2:.4g} vs {a4:.4g}", f"{se:.3g}", a2 - a4 > 2.0 * se,
+                         settings=where["panel"](rho, lam), headline=(rho, lam) == (0.01, 0.2)))
     rhos = sorted({parse_raim_setting(n)[0] for n in settings})
     lams = sorted({parse_raim_setting(n)[1] for n in settings})
     # (what grows, outer loop, inner values from less to more noise, setting name, need a
@@ -244,7 +246,8 @@ def _mse_claims(mse) -> list[Claim]:
         statement = f"Algorithm 2's average MSE grows as {label} (read off the panels): {rule}"
         if len(inner) < 2:
             out.append(Claim("mse_densities", statement, "more noise, larger MSE",
-                             "not checkable: one value in config", "", False, DEV_FIGURES))
+                             "not run (one value in this run's grid)", "", None, DEV_FIGURES,
+                             settings=where["grid"]))
             continue
         steps = []
         for o in outer:
@@ -254,15 +257,18 @@ def _mse_claims(mse) -> list[Claim]:
         step, err = min(steps, key=lambda se: se[0] - 2.0 * se[1] if strict else se[0] + 2.0 * se[1])
         holds = all((d - 2.0 * e > 0) if strict else (d + 2.0 * e >= 0) for d, e in steps)
         out.append(Claim("mse_densities", statement, "more noise, larger MSE",
-                         f"least favourable step {step:+.4g}", f"{err:.3g}", holds, DEV_DESIGN))
+                         f"least favourable step {step:+.4g}", f"{err:.3g}", holds, DEV_DESIGN,
+                         settings=where["grid"]))
     return out
 
 
-def _health_claims(mse, health: dict) -> list[Claim]:
+def _health_claims(mse, health: dict, at: dict) -> list[Claim]:
     """Every replicate's chain of Algorithm 2 and of Algorithm 4 passes split-chain R-hat and
-    bulk ESS (the slides report no diagnostics)."""
+    bulk ESS (the slides report no diagnostics): at the slides' chain lengths, replicates and
+    grid."""
     limit = f"R-hat <= {health['max_rhat']}, bulk ESS >= {health['min_ess']:g}"
     settings = [str(s) for s in mse["settings"]]
+    where = study_settings(mse, at)["grid"]
     out = []
     for name, label in (("noisy", "Algorithm 2 (noisy data)"), ("free", "Algorithm 4 (noise-free)")):
         rhat = {s: mse[f"{s}/rhat_{name}"] for s in settings}
@@ -274,11 +280,15 @@ def _health_claims(mse, health: dict) -> list[Claim]:
         out.append(Claim("mse_densities", f"{label}: every replicate's chain passes the convergence "
                          f"diagnostics ({limit})", "(the slides report no diagnostics)",
                          f"{bad} of {total} flagged; max R-hat {rhat[wr].max():.4f} ({wr}), "
-                         f"min ESS {ess[we].min():.0f} ({we})", limit, bad == 0, DEV_CONVERGENCE))
+                         f"min ESS {ess[we].min():.0f} ({we})", limit, bad == 0, DEV_CONVERGENCE,
+                         settings=where))
     return out
 
 
 def _timing_claims(t) -> list[Claim]:
+    """The slides' seconds for one Gibbs run (n = 200, 2000 iterations, rho = .01, lambda = .2):
+    judged only when our timed run is at that setting (:func:`timing_settings`)."""
+    at = timing_settings(t)
     ctx = f"(ours: n = {t['n']}, {t['iterations']} iterations, CPU seconds)"
     out = []
     for key, label in (("total", "total"), ("y", "drawing the y's"), ("xi_x", "drawing the xi^x's")):
@@ -286,24 +296,29 @@ def _timing_claims(t) -> list[Claim]:
         out.append(Claim("timing", f"seconds for one Gibbs run of Algorithm 2, {label}, rho = .01, "
                          f"lambda = .2, n = 200, 2000 iterations: ours within 10% of the slides' "
                          f"{ctx}", f"{paper:g}", f"{ours:.3g}", "",
-                         abs(ours / paper - 1) <= 0.1, DEV_TIMING))
+                         abs(ours / paper - 1) <= 0.1, DEV_TIMING, settings=at, headline=key == "total"))
     share = (float(t["y"]) + float(t["xi_x"])) / max(float(t["total"]), 1e-12)
     paper_share = (PAPER_SECONDS["y"] + PAPER_SECONDS["xi_x"]) / PAPER_SECONDS["total"]
     out.append(Claim("timing", "the direct-sampler steps dominate a Gibbs run: (y's + xi^x's) / "
-                     f"total >= 0.9 {ctx}", f"{paper_share:.3f}", f"{share:.3f}", "", share >= 0.9))
+                     f"total >= 0.9 {ctx}", f"{paper_share:.3f}", f"{share:.3f}", "", share >= 0.9,
+                     settings=at))
     out.append(Claim("timing", f"drawing the y's takes longer than drawing the xi^x's {ctx}",
                      f"{PAPER_SECONDS['y']:g} > {PAPER_SECONDS['xi_x']:g}",
                      f"{float(t['y']):.3g} vs {float(t['xi_x']):.3g}", "",
-                     float(t["y"]) > float(t["xi_x"])))
+                     float(t["y"]) > float(t["xi_x"]), settings=at))
     return out
 
 
-def claims(input, output, burnin: int, knots: dict, step_function: dict, health: dict) -> None:
+def claims(input, output, burnin: int, iterations: int, model: dict, knots: dict, step_function: dict,
+           health: dict) -> None:
     """Rule step: every checkable statement of the slides (and the package reference values)
-    against our envelopes, MSE summary, trace chains and timed run."""
-    env = load_npz(input.envelopes)
-    rows = (_knot_claims(env, knots) + _envelope_claims(env) + _example_claims(env, step_function)
-            + _trace_claims(load_npz(input.chains), int(burnin)) + _mse_claims(load_npz(input.mse))
-            + _health_claims(load_npz(input.mse), health)
-            + _timing_claims(read_json(input.timing)))
+    against our envelopes, MSE summary, trace chains and timed run, each with the settings its
+    reference value refers to (``model``, ``iterations``, ``burnin``, ``knots``,
+    ``step_function``: this run's config; the timed run's setting is in its own record)."""
+    at = paper_settings(model=model, iterations=iterations, burnin=burnin, knots=knots,
+                        step_function=step_function)
+    env, mse = load_npz(input.envelopes), load_npz(input.mse)
+    rows = (_knot_claims(env, at) + _envelope_claims(env, at) + _example_claims(env, at)
+            + _trace_claims(load_npz(input.chains), int(burnin), at) + _mse_claims(mse, at)
+            + _health_claims(mse, health, at) + _timing_claims(read_json(input.timing)))
     write_claims(output.claims, rows)

@@ -10,7 +10,10 @@ fig5_1, fig6_1, fig4_1, fig6_2, fig6_3, fig6_4, fig6_5, fig6_6, fig6_7, fig6_8.
   dimension x bound, their summary);
 - :mod:`.summarise`: every chain setting gathered into one table; Table 5.1;
 - :mod:`.figures`: one function per figure target;
-- :mod:`.paper`: the thesis's checkable statements (scorecard rows).
+- :mod:`.thesis_settings`: the thesis's settings beside this run's (what each scorecard row's
+  value refers to; the tables use them too);
+- :mod:`.paper`: the thesis's checkable statements (scorecard rows); those on the DP chains of
+  Section 6.3 in :mod:`.chain_claims`.
 
 Random streams (dpinfer.seeding.rng_for, study "raisa2021"): data (model, 0, "simulate");
 reference draws (model, 0, "reference"); baseline samples (model, b, "baseline"); chain start i

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...io import load_npz
 from ...plotting import COLORS, legend_below, method_color, method_label, save_figure, subplots
-from .paper import NAMES
+from .thesis_settings import NAMES, shown_positions
 
 __all__ = ["fig5_1", "fig6_1", "fig4_1", "fig6_2", "fig6_3", "fig6_4", "fig6_5", "fig6_6", "fig6_7", "fig6_8"]
 
@@ -212,7 +212,7 @@ def fig4_1(input, output, first_position: int, every: int, panels: int) -> None:
     """A DP HMC leapfrog trajectory on the circle posterior in successive panels."""
     d = load_npz(input.trajectory)
     path = d["trajectory"]
-    stops = [p for p in range(first_position, path.shape[0], every)][:panels]
+    stops = shown_positions(path.shape[0], first_position, every, panels)  # what the claims check
     cols = 4
     rows = int(np.ceil(len(stops) / cols))
     fig, axes = subplots(rows, cols, width=7.5, height=1.9, squeeze=False)

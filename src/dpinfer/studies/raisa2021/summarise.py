@@ -8,7 +8,7 @@ import numpy as np
 
 from ...diagnostics import unconverged
 from ...io import load_npz, save_npz, write_table
-from .paper import NAMES, TABLE_5_1
+from .thesis_settings import NAMES, TABLE_5_1, iteration_settings, table_5_1_settings
 
 __all__ = ["summarise", "tab5_1", "setting_key"]
 
@@ -20,12 +20,17 @@ def setting_key(model: str, algo: str, epsilon: float) -> str:
     return f"{model}|{algo}|{float(epsilon)!r}"
 
 
-def summarise(input, output, settings: list, models: list, health: dict) -> None:
+def summarise(input, output, settings: list, models: list, health: dict, delta_factor: float, version: str) -> None:
     """Gather the chain files: per setting the per-chain metrics (npz, for the figures and
-    claims) and one table row of medians, the iteration count beside the author's, the largest
-    R-hat and smallest bulk ESS over the chains, and whether the setting is flagged."""
-    rec, rows = {}, []
+    claims) and one table row of medians, the iteration count beside the author's (the thesis
+    text's code state: printed only at its n, delta and hyperparameters,
+    :func:`.thesis_settings.iteration_settings`, the claims' function), the largest R-hat and
+    smallest bulk ESS over the chains, and whether the setting is flagged."""
+    rec, rows, differ = {}, [], {}
     for s in settings:
+        at = iteration_settings(s["model"], n=s["n"], delta_factor=delta_factor, version=version)
+        if not all(x.same for x in at):
+            differ.setdefault(s["model"], "; ".join(x.describe() for x in at if not x.same))
         d = load_npz(s["file"])
         key = setting_key(s["model"], s["algo"], s["epsilon"])
         for k in PER_CHAIN + ("rhat", "ess"):
@@ -39,7 +44,8 @@ def summarise(input, output, settings: list, models: list, health: dict) -> None
         rows.append({
             "model": s["model"], "algorithm": s["algo"], "epsilon": s["epsilon"],
             "iterations": int(d["iterations"]),
-            "author iterations": "" if s["author_iterations"] is None else int(s["author_iterations"]),
+            "author iterations": ("" if s["author_iterations"] is None else "n/a" if s["model"] in differ
+                                  else int(s["author_iterations"])),
             "median acceptance": float(np.median(d["acceptance"])),
             "median llr clipped": float(np.median(d["llr_clip"])),
             "median grad clipped": float(np.median(d["grad_clip"])) if s["algo"] == "hmc" else "",
@@ -63,28 +69,34 @@ def summarise(input, output, settings: list, models: list, health: dict) -> None
                       "R-hat (rank-normalised split) and bulk ESS are computed over all chains of a "
                       f"setting, which start at different points; 'flagged' = R-hat > {health['max_rhat']} "
                       f"or ESS < {health['min_ess']} for some coordinate. The thesis reports neither: "
-                      "a chain of a biased (clipped) or slowly mixing sampler is flagged, not hidden.")
+                      "a chain of a biased (clipped) or slowly mixing sampler is flagged, not hidden. "
+                      "Author iterations: the author's counts for the thesis text's hyperparameters (code "
+                      "state 9c834d7, FACTS.md 5)"
+                      + ("." if not differ else "; n/a where this run's setting is another: "
+                         + "; ".join(differ.values()) + "."))
 
 
-def tab5_1(input, output, models: list, specs: dict) -> None:
-    """Table 5.1: each model's parameters as this run uses them, the thesis's value beside."""
+def tab5_1(input, output, models: list, specs: dict, start_rule: str) -> None:
+    """Table 5.1: each model's parameters as this run uses them (the start deviation is the
+    start rule's), the thesis's value beside; "same as thesis" from
+    :func:`.thesis_settings.table_5_1_settings` (the claims' function)."""
     rows = []
     for m in models:
         s, paper = specs[m], TABLE_5_1[m]
-        ours = {"dim": int(s["dim"]), "n": int(s["n"]), "n0": "" if s.get("n0") is None else int(s["n0"]),
-                "start deviation": float(s["start_sd_seed_text"]), "a": float(s["a"]),
-                "sigma_0^2": "" if s.get("prior_variance") is None else float(s["prior_variance"])}
+        at = {x.name: x for x in table_5_1_settings(m, s, start_rule)}
         row = {"model": NAMES.get(m, s["label"])}
-        for col, value in ours.items():  # as printed numbers (%g), so 1e-05 and 1000 read as in the thesis
-            row[col] = _g(value)
+        for col in paper:  # as printed numbers (%g), so 1e-05 and 1000 read as in the thesis
+            row[col] = _g(at[col].ours)
             row[f"{col} (thesis)"] = _g(paper[col])
-        row["same as thesis"] = all(_same(ours[c], paper[c]) for c in ours)
+        row["same as thesis"] = all(x.same for x in at.values())
         rows.append(row)
     write_table(output.csv, output.md, rows, list(rows[0]),
                 title="Table 5.1: model parameters (ours beside the thesis)",
                 notes="n0 sets the tempering T = n0 / n (blank: T = 1); start deviation is the sd of the "
-                      "random starting points (start_rule: start_sd); sigma_0^2 is the prior variance "
-                      "(blank: flat prior). Ours are read from config/data/raisa2021/params.yaml.")
+                      "random starting points (start_rule: start_sd"
+                      + ("" if start_rule == "start_sd" else f"; this run: {start_rule}")
+                      + "); sigma_0^2 is the prior variance (blank: flat prior). Ours are read from "
+                      "config/data/raisa2021/params.yaml.")
 
 
 def _finite_or_note(value):
@@ -94,10 +106,10 @@ def _finite_or_note(value):
 
 
 def _g(value) -> str:
-    return "" if value == "" else f"{float(value):g}"
-
-
-def _same(a, b) -> bool:
-    if a == "" or b == "":
-        return a == b
-    return abs(float(a) - float(b)) <= 1e-12 * max(1.0, abs(float(b)))
+    """A cell as printed: numbers by %g; a blank cell (no n0, a flat prior) stays blank."""
+    if value in ("", None) or (isinstance(value, str) and value.startswith("none")):
+        return ""
+    try:
+        return f"{float(value):g}"
+    except ValueError:
+        return str(value)  # a start rule other than Table 5.1's start deviation

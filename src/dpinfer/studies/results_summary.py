@@ -1,0 +1,200 @@
+"""What a run found, at a glance: per study, the targets built, the scorecard's verdict counts and
+the headline results, rendered from the scorecard (``results/fidelity.csv``) and never typed.
+
+- Rule ``results_summary`` writes ``results/summary.md`` for every run (:func:`summary`).
+- The paper-scale snapshot lives in the repository as ``docs/results-digest.json`` (the verdict
+  counts, the headline rows, the targets built and the run's wall time), refreshed after a
+  paper-scale run by
+
+      python -m dpinfer.studies.results_summary [--results results] [--log-dir .snakemake/log]
+
+  which also rewrites ``docs/results.md`` and the block of README.md between the
+  ``<!-- results:begin -->`` and ``<!-- results:end -->`` markers from the digest. A test renders
+  both again from the committed digest and fails when they differ, so no result number in
+  README or docs/results.md can drift from the results it came from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import subprocess
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+
+from ..io import write_text
+from .scorecard import VERDICTS
+
+__all__ = ["STUDIES", "digest_of", "render_summary", "render_readme_block", "summary", "refresh",
+           "README_BEGIN", "README_END"]
+
+STUDIES = ("ju2022", "bernstein2020", "raim2021", "raisa2021", "comparison")
+README_BEGIN = "<!-- results:begin (generated from docs/results-digest.json; do not edit by hand) -->"
+README_END = "<!-- results:end -->"
+_COUNTS = ("holds", "differs (explained)", "differs (unexplained)", "not comparable", "not run")
+_HEADLINE_FIELDS = ("study", "target", "statement", "paper", "ours", "mc_error", "verdict", "not_comparable")
+
+
+def _read_rows(path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def digest_of(rows: list[dict], built: dict[str, list[int]], minutes: float | None = None,
+              commit: str = "") -> dict:
+    """The snapshot of a run that README and docs/results.md are rendered from: per study the
+    verdict counts and [targets built, targets registered], the headline rows, and (optionally)
+    the run's wall minutes and commit."""
+    counts = {}
+    for study in sorted({r["study"] for r in rows} | set(built)):
+        c = Counter(r["verdict"] for r in rows if r["study"] == study)
+        unknown = set(c) - set(VERDICTS)
+        if unknown:
+            raise ValueError(f"unknown verdicts in the scorecard: {sorted(unknown)}")
+        counts[study] = {v: c.get(v, 0) for v in _COUNTS}
+    headlines = [{k: r.get(k, "") for k in _HEADLINE_FIELDS} for r in rows if r.get("headline") == "True"]
+    return {"minutes": minutes, "commit": commit, "built": built, "counts": counts, "headlines": headlines}
+
+
+def _order(studies) -> list[str]:
+    return sorted(studies, key=lambda s: (STUDIES.index(s) if s in STUDIES else len(STUDIES), s))
+
+
+def _verdict_cell(h: dict) -> str:
+    v = h["verdict"]
+    return f"{v} ({h['not_comparable']})" if v == "not comparable" and h["not_comparable"] else v
+
+
+def _table(d: dict) -> list[str]:
+    lines = ["| study | targets built | hold | differ, explained | differ, unexplained | not comparable | not run |",
+             "|---|---|---|---|---|---|---|"]
+    for study in _order(d["counts"]):
+        c = d["counts"][study]
+        b = d["built"].get(study, [0, 0])
+        lines.append(f"| {study} | {b[0]} of {b[1]} | " + " | ".join(str(c[v]) for v in _COUNTS) + " |")
+    total = {v: sum(c[v] for c in d["counts"].values()) for v in _COUNTS}
+    nb = [sum(b[i] for b in d["built"].values()) for i in (0, 1)]
+    lines.append(f"| all | {nb[0]} of {nb[1]} | " + " | ".join(str(total[v]) for v in _COUNTS) + " |")
+    return lines
+
+
+def _headlines(d: dict, studies=None) -> list[str]:
+    lines = []
+    for study in _order({h["study"] for h in d["headlines"]}):
+        if studies is not None and study not in studies:
+            continue
+        lines.append(f"- **{study}**")
+        for h in (h for h in d["headlines"] if h["study"] == study):
+            err = f" (MC error {h['mc_error']})" if h["mc_error"] else ""
+            lines.append(f"  - `{h['target']}`: {h['statement']}. Paper: {h['paper']}; ours: {h['ours']}{err}: "
+                         f"**{_verdict_cell(h)}**.")
+    return lines
+
+
+def _run_line(d: dict) -> str:
+    parts = []
+    if d.get("minutes") is not None:
+        parts.append(f"wall time {d['minutes']:.0f} minutes with `--cores 2` on a 2-core machine")
+    if d.get("commit"):
+        parts.append(f"commit {d['commit']}")
+    return ("Run: " + "; ".join(parts) + ".") if parts else ""
+
+
+def render_summary(d: dict, title: str = "Results at a glance") -> str:
+    """The results document: the verdict counts per study and every headline row."""
+    lines = [f"# {title}", ""]
+    run = _run_line(d)
+    if run:
+        lines += [run, ""]
+    lines += ["Scorecard verdicts per study (`results/fidelity.md` lists every row; a row is judged only at the "
+              "setting the document's value refers to, otherwise it is \"not comparable\"):", ""]
+    lines += _table(d)
+    lines += ["", "## Headline results", "",
+              "Each line is a scorecard row: the document's statement, its value, ours with its Monte Carlo error, "
+              "and the verdict (\"differs (explained)\" rows name their entry of `docs/deviations.md` in the "
+              "scorecard).", ""]
+    lines += _headlines(d)
+    return "\n".join(lines) + "\n"
+
+
+def render_readme_block(d: dict) -> str:
+    """README's results block: the run line, the counts table and the headline rows."""
+    lines = [README_BEGIN]
+    run = _run_line(d)
+    lines += (["", f"Paper scale, {run[0].lower()}{run[1:]}"] if run else [])
+    lines += [""] + _table(d) + [""] + _headlines(d) + ["", README_END]
+    return "\n".join(lines)
+
+
+def _built(targets: dict[str, list[str]]) -> dict[str, list[int]]:
+    """study -> [targets whose every file exists, targets] (``targets``: study -> [paths of each target])."""
+    out = {}
+    for study, groups in targets.items():
+        n_ok = sum(all(Path(p).is_file() for p in paths) for paths in groups)
+        out[study] = [n_ok, len(groups)]
+    return out
+
+
+def summary(input, output, *, targets: dict) -> None:
+    """Rule step: results/fidelity.csv -> results/summary.md and its digest results/summary.json
+    (``targets``: study -> the file lists of each of its targets)."""
+    d = digest_of(_read_rows(input.fidelity), _built(targets))
+    write_text(output.json, json.dumps(d, indent=1, sort_keys=True) + "\n")
+    write_text(output.md, render_summary(d))
+
+
+# ----------------------------------------------------------------------------- paper-scale snapshot
+def _wall_minutes(log_dir: Path) -> float | None:
+    """Sum of 'Elapsed time' over the Snakemake logs of runs that finished jobs (one fresh
+    paper-scale run, possibly resumed after a cut-off)."""
+    total = timedelta()
+    for path in sorted(Path(log_dir).glob("*.snakemake.log")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        m = re.search(r"Elapsed time: (\d+):(\d+):(\d+(?:\.\d+)?)", text)
+        if m and "Finished jobid" in text:
+            total += timedelta(hours=int(m.group(1)), minutes=int(m.group(2)), seconds=float(m.group(3)))
+    return total.total_seconds() / 60 if total else None
+
+
+def _replace_block(readme: str, block: str) -> str:
+    start, end = readme.find(README_BEGIN), readme.find(README_END)
+    if start < 0 or end < start:
+        raise ValueError("README.md has no results block (its begin and end markers)")
+    return readme[:start] + block + readme[end + len(README_END):]
+
+
+def refresh(results: Path, root: Path, log_dir: Path | None) -> dict:
+    """docs/results-digest.json from a finished paper-scale run (its results/summary.json, the wall
+    time of its Snakemake logs, the commit), then docs/results.md and README's block from it."""
+    d = json.loads((results / "summary.json").read_text(encoding="utf-8"))
+    d["minutes"] = _wall_minutes(log_dir) if log_dir else None
+    d["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                                 text=True).stdout.strip()
+    write_text(root / "docs" / "results-digest.json", json.dumps(d, indent=1, sort_keys=True) + "\n")
+    render_files(root, d)
+    return d
+
+
+def render_files(root: Path, d: dict) -> None:
+    """docs/results.md and README's block from the digest ``d``."""
+    write_text(root / "docs" / "results.md", render_summary(d, "Results at paper scale"))
+    readme = root / "README.md"
+    write_text(readme, _replace_block(readme.read_text(encoding="utf-8"), render_readme_block(d)))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description="Refresh docs/results-digest.json, docs/results.md and README's "
+                                             "results block from a finished paper-scale run.")
+    ap.add_argument("--results", default="results", help="the run's results folder (with summary.json)")
+    ap.add_argument("--log-dir", default=".snakemake/log", help="its Snakemake logs, for the wall time ('' to skip)")
+    ap.add_argument("--root", default=".", help="the repository (README.md, docs/)")
+    a = ap.parse_args(argv)
+    d = refresh(Path(a.results), Path(a.root), Path(a.log_dir) if a.log_dir else None)
+    print(render_summary(d))
+
+
+if __name__ == "__main__":
+    main()
