@@ -17,8 +17,21 @@ from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, release_statistics
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_update
 from dpinfer.studies import nig_methods
 from dpinfer.studies.bernstein2020_case import figures, oi, paper, run, summarise
-from dpinfer.studies.bernstein2020_case.tracts import keep_mask, synthetic_state, tract_records
-from tests.exact.bernstein2020_ch5 import BOUNDS, DATA_PRIOR, NEGLIGIBLE_EPS, N, PRIOR, _data, nig_moments
+from dpinfer.studies.bernstein2020_case.tracts import (
+    keep_mask,
+    synthetic_state,
+    tract_records,
+)
+from tests.configs import config
+from tests.exact.bernstein2020_ch5 import (
+    BOUNDS,
+    DATA_PRIOR,
+    NEGLIGIBLE_EPS,
+    PRIOR,
+    N,
+    _data,
+    nig_moments,
+)
 from tests.harness import ExactCase, check_exact
 
 TRACTS = dict(count=3108, min_size=20, max_size=446, size_scale=55, size_sigma=0.9, pir_concentration=3.0,
@@ -238,8 +251,6 @@ def test_steps_run_end_to_end_on_a_tiny_state(tmp_path):
 # ----------------------------------------------------------------------------- settings (issue 29)
 from pathlib import Path  # noqa: E402
 
-import yaml  # noqa: E402
-
 from dpinfer.studies.bernstein2020_case import settings as case_settings  # noqa: E402
 from dpinfer.studies.scorecard import mismatches, read_claims, verdict  # noqa: E402
 
@@ -248,18 +259,9 @@ CLAIM_KEYS = ("headline_epsilon", "gibbs", "grid_gibbs", "conjugate_draws", "hea
               "prior", "data_prior", "data_window", "oi_grid")
 
 
-def _deep_merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for key, value in over.items():
-        out[key] = _deep_merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
 
 def _case_config(scale: str = "paper") -> dict:
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
-    if scale == "smoke":
-        cfg = _deep_merge(cfg, yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text(encoding="utf-8")))
-    return cfg["bernstein2020"]["case_study"]
+    return config(scale)["bernstein2020"]["case_study"]
 
 
 def _fake_summary(path, cfg: dict, T: int = 400) -> None:

@@ -15,12 +15,18 @@ from scipy import integrate, stats
 
 from dpinfer.io import load_npz
 from dpinfer.mechanisms import Laplace
-from dpinfer.models.private_binomial import exact_cdf, exact_draws, exact_moments, mixture_weights
+from dpinfer.models.private_binomial import (
+    exact_cdf,
+    exact_draws,
+    exact_moments,
+    mixture_weights,
+)
 from dpinfer.samplers.pooled import run_pooled, stream_stage
 from dpinfer.samplers.record_wise_binomial import run_record_wise_binomial
 from dpinfer.studies.comparison.paper import exact_mean_error_bound
 from dpinfer.studies.comparison.run import run_chunk
 from dpinfer.studies.comparison.summarise import failed_checks, recommend
+from tests.configs import config
 from tests.harness import assert_calibrated
 
 
@@ -151,8 +157,6 @@ def test_exact_error_bound_covers_monte_carlo_error_and_not_a_bias():
 # ----------------------------------------------------------------------------- settings (issue 29)
 from pathlib import Path  # noqa: E402
 
-import yaml  # noqa: E402
-
 from dpinfer.io import save_npz  # noqa: E402
 from dpinfer.studies.comparison import paper  # noqa: E402
 from dpinfer.studies.scorecard import mismatches, read_claims, verdict  # noqa: E402
@@ -160,18 +164,9 @@ from dpinfer.studies.scorecard import mismatches, read_claims, verdict  # noqa: 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _deep_merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for key, value in over.items():
-        out[key] = _deep_merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
 
 def _config(scale: str = "paper") -> dict:
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
-    if scale == "smoke":
-        cfg = _deep_merge(cfg, yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text(encoding="utf-8")))
-    return cfg["comparison"]
+    return config(scale)["comparison"]
 
 
 def _fake_summary(path, cfg: dict) -> None:

@@ -16,11 +16,15 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import yaml
 from docutils.core import publish_parts
 from jinja2 import Environment, StrictUndefined
 
-from tests.test_workflow import EXTRA_TARGETS, NOT_IMPLEMENTED_IDS, NOT_IMPLEMENTED_STUDIES
+from tests.configs import config as load_config
+from tests.test_workflow import (
+    EXTRA_TARGETS,
+    NOT_IMPLEMENTED_IDS,
+    NOT_IMPLEMENTED_STUDIES,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = ROOT / "workflow" / "report"
@@ -34,24 +38,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Argument \"writer_name\":Pending
 EXTRA_CAPTIONS = [("ju2022", "experiments", "table")]
 
 
-def _deep_merge(base: dict, over: dict) -> dict:
-    out = copy.deepcopy(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _deep_merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
-def _config(scale: str) -> dict:
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
-    if scale == "smoke":
-        config = _deep_merge(config, yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text(encoding="utf-8")))
-    return config
-
-
-CONFIGS = {scale: _config(scale) for scale in ("paper", "smoke")}
+CONFIGS = {scale: load_config(scale) for scale in ("paper", "smoke")}
 
 
 def _render(path: Path, config: dict, experiment: str = "loglinear_coverage") -> tuple[str, str]:
