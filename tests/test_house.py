@@ -85,7 +85,7 @@ def test_declared_dependencies_are_used():
 def _implemented_targets():
     with open(ROOT / "tests" / "data" / "targets.tsv", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
-    from tests.test_workflow import NOT_IMPLEMENTED_IDS, NOT_IMPLEMENTED_STUDIES
+    from tests.workflow import NOT_IMPLEMENTED_IDS, NOT_IMPLEMENTED_STUDIES
 
     return [(r["study"], r["id"]) for r in rows
             if r["study"] not in NOT_IMPLEMENTED_STUDIES and (r["study"], r["id"]) not in NOT_IMPLEMENTED_IDS]

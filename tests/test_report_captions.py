@@ -20,7 +20,7 @@ from docutils.core import publish_parts
 from jinja2 import Environment, StrictUndefined
 
 from tests.configs import config as load_config
-from tests.test_workflow import (
+from tests.workflow import (
     EXTRA_TARGETS,
     NOT_IMPLEMENTED_IDS,
     NOT_IMPLEMENTED_STUDIES,

@@ -171,8 +171,9 @@ def refresh(results: Path, root: Path, log_dir: Path | None) -> dict:
     time of its Snakemake logs, the commit), then docs/results.md and README's block from it."""
     d = json.loads((results / "summary.json").read_text(encoding="utf-8"))
     d["minutes"] = _wall_minutes(log_dir) if log_dir else None
-    d["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
-                                 text=True).stdout.strip()
+    # the commit of the checkout that ran (the results folder's parent), not of the one that renders
+    d["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=results.resolve().parent,
+                                 capture_output=True, text=True).stdout.strip()
     write_text(root / "docs" / "results-digest.json", json.dumps(d, indent=1, sort_keys=True) + "\n")
     render_files(root, d)
     return d

@@ -1,0 +1,151 @@
+"""Narrow jobs on the session's smoke run: editing a figure- or table-only setting reruns no
+sampler, an edited setting a claim depends on is never judged against the document's value, more
+replicates add chunks, and each study unit runs alone with the same jobs and tables."""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import pytest
+import yaml
+
+from tests.workflow import (
+    SMOKE,
+    UNITS,
+    compute_jobs,
+    copy_run,
+    copy_workflow,
+    merge,
+    nested,
+    only_section,
+    planned_jobs,
+    scorecard_rows,
+    snakemake,
+    tables,
+    write_yaml,
+)
+
+pytestmark = pytest.mark.workflow
+
+
+# ----------------------------------------------------------------------------- narrow jobs
+# (config keys, new value, compute rules allowed to rerun): settings that only a figure, a table,
+# a summary or one dedicated job reads must not rerun any other sampler job.
+FIGURE_ONLY_SETTINGS = [
+    (("ju2022", "credible_level"), 0.8, set()),
+    (("bernstein2020", "chapter5", "cirrhosis", "levels"), [0.5, 0.8], set()),
+    (("bernstein2020", "chapter4", "ecdf"), {"n": 10, "epsilon": 0.01}, set()),
+    (("bernstein2020", "chapter5", "health"), {"max_rhat": 1.05, "min_ess": 50}, set()),
+    (("ju2022", "health"), {"min_acceptance": 0.05, "min_ess": 5, "max_rhat": 1.05, "converged_ess": 50}, set()),
+    (("raim2021", "timing"), {"rho": 0.1, "lambda": 0.1}, {"raim2021_run_timing"}),
+    (("raim2021", "traces"), {"rho": 0.1, "lambdas": [0.2]}, {"raim2021_run_traces"}),
+    (("raisa2021", "health"), {"max_rhat": 1.05, "min_ess": 50}, set()),
+    (("raisa2021", "fig6_1"), {"n": 3000, "points": 4}, {"raisa2021_run_accountants"}),
+    (("raisa2021", "fig4_1"), {"iteration": 1}, {"raisa2021_run_trajectory"}),
+    (("raisa2021", "clipping", "threshold"), "sum_of_differences", {"raisa2021_run_clipping"}),
+    (("bernstein2020", "chapter3", "fig3_3", "lambdas"), [0.001, 1], set()),
+    (("bernstein2020", "case_study", "fig5_11"), {"sizes": [40, 80]}, set()),
+    (("bernstein2020", "case_study", "health"), {"max_rhat": 1.05, "min_ess": 50}, set()),
+    (("comparison", "recommend"), {"max_flagged": 0.2, "max_mean_error": 0.1, "max_sd_error": 0.1, "ks_alpha": 0.05},
+     set()),
+]
+
+
+@pytest.mark.parametrize("keys, value, allowed", FIGURE_ONLY_SETTINGS, ids=lambda v: ".".join(v) if isinstance(v, tuple) else None)
+def test_editing_a_figure_setting_reruns_no_sampler(smoke_run, tmp_path, keys, value, allowed):
+    edit = tmp_path / "edit.yaml"  # outside the shared run, which other tests copy meanwhile
+    write_yaml(edit, nested(keys, value))
+    jobs = planned_jobs(snakemake(smoke_run, "-n", *SMOKE, str(edit)))
+    assert set(compute_jobs(jobs)) <= allowed, jobs
+
+
+# (config keys, new value, target of a row that must name it, the setting's name in that row):
+# table- and figure-only settings that a scorecard row's paper value refers to. Editing them
+# rebuilds only claims and tables; no row may then be judged against the document's value of
+# another setting.
+CLAIM_SETTINGS = [
+    (("ju2022", "credible_level"), 0.8, r"tab1", "credible level 0.8 here"),
+    (("bernstein2020", "chapter3", "fig3_3", "lambdas"), [0.001, 1], r"fig3_3", "lambdas [0.001, 1] here"),
+    (("bernstein2020", "chapter4", "ecdf"), {"n": 10, "epsilon": 0.01}, r"fig4_3", "fig4_3 n 10 here"),
+    (("bernstein2020", "chapter4", "health"), {"max_rhat": 1.05, "min_ess": 50}, r"fig4_\d|figB_1",
+     "diagnostics: max R-hat 1.05 here"),
+    (("bernstein2020", "chapter5", "health"), {"max_rhat": 1.05, "min_ess": 50}, r"fig5_[4-9]",
+     "diagnostics: max R-hat 1.05 here"),
+    (("bernstein2020", "case_study", "health"), {"max_rhat": 1.05, "min_ess": 50}, r"fig5_1[0-6]",
+     "R-hat threshold 1.05 here"),
+    (("raim2021", "timing"), {"rho": 0.1, "lambda": 0.1}, r"timing", "rho 0.1 here"),
+    (("raisa2021", "fig6_1"), {"n": 3000, "points": 4}, r"fig6_1", "Fig 6.1 n 3000 here"),
+    (("raisa2021", "fig4_1", "panels"), 6, r"fig4_1", "Fig 4.1 panels"),
+    (("comparison", "recommend"), {"max_flagged": 0.2, "max_mean_error": 0.3, "max_sd_error": 0.3, "ks_alpha": 0.05},
+     r"recommended", "recommendation rule max flagged 0.2 here"),
+]
+
+
+def test_an_edited_setting_is_never_judged_against_the_papers_value(smoke_run, tmp_path):
+    """Issue 29: after editing every setting of CLAIM_SETTINGS at once (one rebuild of the claims),
+    every scorecard row that changed is 'not comparable' (or 'not run'), never 'holds' or
+    'differs' against the document's value of another setting; and each edit is named by a
+    changed row of the target that reads it."""
+    work = copy_run(smoke_run, tmp_path / "w")
+    overlay = {}
+    for keys, value, _, _ in CLAIM_SETTINGS:
+        overlay = merge(overlay, nested(keys, value))
+    write_yaml(work / "config" / "edit.yaml", overlay)
+    snakemake(work, "--cores", "2", *SMOKE, "config/edit.yaml", "--", "results/fidelity.csv")
+    key = ("study", "target", "statement", "ours", "verdict")
+    before = {tuple(r[k] for k in key) for r in scorecard_rows(smoke_run)}
+    changed = [r for r in scorecard_rows(work) if tuple(r[k] for k in key) not in before]
+    judged = [f"{r['target']}: {r['statement'][:80]} -> {r['verdict']}" for r in changed
+              if r["verdict"] not in ("not comparable", "not run")]
+    assert not judged, "\n".join(judged)
+    unnamed = [".".join(keys) for keys, _, target, name in CLAIM_SETTINGS
+               if not any(re.fullmatch(target, r["target"]) and name in r["not_comparable"] for r in changed)]
+    assert not unnamed, f"no changed row names these edits (is the setting still read by a claim?): {unnamed}"
+
+
+def test_more_replicates_add_chunks_instead_of_rerunning_them(smoke_run, tmp_path):
+    """ju2022 smoke: 4 replicates in one chunk of 4; a fifth replicate adds chunk 1 and reruns no
+    other chunk."""
+    exp = "loglinear_coverage"
+    smoke = yaml.safe_load((smoke_run / "config" / "smoke.yaml").read_text())
+    eps = smoke["ju2022"]["experiments"][exp]["epsilons"]
+    edit = tmp_path / "edit.yaml"
+    write_yaml(edit, {"ju2022": {"experiments": {exp: {"epsilons": eps, "replicates": 5}}}})
+    jobs = planned_jobs(snakemake(smoke_run, "-n", *SMOKE, str(edit)))
+    assert compute_jobs(jobs) == {"ju2022_run_chunk": len(eps)}, jobs
+
+
+@pytest.mark.parametrize("unit", sorted(UNITS))
+def test_each_study_runs_alone_with_the_same_jobs(smoke_run, tmp_path, unit):
+    """With every other unit switched off (``enabled: false``), a unit plans exactly the jobs, with
+    the same params and inputs, that built it in the full smoke run: a dry run over the finished
+    run plans no compute, summary, figure or claims job (a changed param or input would rerun
+    it), only the scorecard, whose claim files change. Its streams are keyed by (seed, study,
+    experiment, replicate, stage), so the same jobs give the same tables; the test below runs
+    one unit alone for real and compares them byte for byte."""
+    overlay = {}
+    for other, (keys, _) in UNITS.items():
+        if other != unit:
+            overlay = merge(overlay, nested(keys, {"enabled": False}))
+    path = tmp_path / f"alone_{unit}.yaml"
+    write_yaml(path, overlay)
+    jobs = planned_jobs(snakemake(smoke_run, "-n", *SMOKE, str(path)))
+    assert set(jobs) == {"fidelity", "results_summary", "all"}, jobs
+
+
+def test_a_study_run_alone_gives_the_same_tables(smoke_run, tmp_path):
+    """raim2021 (the quickest unit) with every other section removed: same tables, and a
+    scorecard of its own statements only."""
+    keys, prefix = UNITS["raim2021"]
+    work = copy_workflow(tmp_path)
+    for name in ("config.yaml", "smoke.yaml"):
+        path = work / "config" / name
+        write_yaml(path, only_section(yaml.safe_load(path.read_text()), keys))
+    snakemake(work, "--cores", "2", *SMOKE)
+    alone = tables(work, prefix)
+    assert alone and alone == tables(smoke_run, prefix)
+    with open(work / "results" / "fidelity.csv", encoding="utf-8") as fh:
+        assert {r["study"] for r in csv.DictReader(fh)} == {keys[0]}
+
+

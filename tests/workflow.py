@@ -1,0 +1,182 @@
+"""What the workflow tests share: the targets, a temporary copy of the workflow, Snakemake in a
+subprocess, and one smoke run per test session that every workflow test file reads.
+
+The smoke run is built once, by whichever pytest worker asks first (the others wait on a lock),
+and is read-only afterwards: a test that reruns or edits results works on its own copy
+(``copy_run``), and a dry run's config overlay is written outside it.
+"""
+
+from __future__ import annotations
+
+import csv
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS_TSV = Path(__file__).parent / "data" / "targets.tsv"  # copy of shared/targets.tsv
+SMOKE = ("--configfile", "config/smoke.yaml")
+
+# Targets of TARGETS.md that no issue has implemented yet (documented in README.md).
+NOT_IMPLEMENTED_STUDIES: set[str] = set()
+NOT_IMPLEMENTED_IDS: set[tuple[str, str]] = set()
+# targets beyond the source documents' (targets.tsv): the comparison study (issue 15)
+EXTRA_TARGETS = [("comparison", tid, kind) for tid, kind in (
+    ("accuracy_vs_eps", "figure"), ("accuracy_vs_n", "figure"), ("ess_per_second", "figure"),
+    ("metrics", "table"), ("cost", "table"), ("recommended", "table"))]
+# study units: (config path of the section, results prefix of its tables)
+UNITS = {
+    "ju2022": (("ju2022",), "ju2022/"),
+    "bernstein2020_ch3": (("bernstein2020", "chapter3"), "bernstein2020/ch3/"),
+    "bernstein2020_ch4": (("bernstein2020", "chapter4"), "bernstein2020/ch4/"),
+    "bernstein2020_ch5": (("bernstein2020", "chapter5"), "bernstein2020/ch5/"),
+    "bernstein2020_case": (("bernstein2020", "case_study"), "bernstein2020/case/"),
+    "raim2021": (("raim2021",), "raim2021/"),
+    "raisa2021": (("raisa2021",), "raisa2021/"),
+    "comparison": (("comparison",), "comparison/"),
+}
+TIMING_TABLES = {"ju2022/runtime.csv", "ju2022/runtime.md", "raim2021/timing.csv", "raim2021/timing.md",
+                 "bernstein2020/ch3/runtime.csv", "bernstein2020/ch3/runtime.md",
+                 "bernstein2020/case/runtime.csv", "bernstein2020/case/runtime.md",
+                 # the comparison study's cost and the recommendation derived from it
+                 "comparison/cost.csv", "comparison/cost.md", "comparison/recommended.csv",
+                 "comparison/recommended.md"}
+# scorecard rows about measured time (they differ between runs like the timing tables)
+TIMING_CLAIMS = ("runtime,", "timing,", "fig5_8,", "fig3_4,runtime", "fig3_6,runtime", "fig5_14,runtime",
+                 "cost,", "ess_per_second,")
+
+def target_rows() -> list[tuple[str, str, str]]:
+    """(study, id, kind) of every implemented target: targets.tsv's and EXTRA_TARGETS."""
+    with open(TARGETS_TSV, encoding="utf-8") as fh:
+        rows = [(r["study"], r["id"], r["kind"]) for r in csv.DictReader(fh, delimiter="\t")]
+    return [(study, tid, kind) for study, tid, kind in rows + EXTRA_TARGETS
+            if study not in NOT_IMPLEMENTED_STUDIES and (study, tid) not in NOT_IMPLEMENTED_IDS]
+
+
+def expected_targets() -> list[Path]:
+    paths = []
+    for study, tid, kind in target_rows():
+        for suffix in ((".pdf", ".png") if kind == "figure" else (".csv", ".md")):
+            paths.append(Path("results") / study / f"{tid}{suffix}")
+    return paths
+
+
+def copy_workflow(dest: Path) -> Path:
+    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
+    for d in ("workflow", "config", "docs", "profiles"):
+        shutil.copytree(ROOT / d, dest / d, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "snakemake", "--directory", str(workdir), "--snakefile",
+           str(workdir / "Snakefile"), *args]
+    proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}")
+    return proc
+
+
+def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
+    """Rule -> count from the 'Job stats' table of a dry run."""
+    counts = {}
+    for line in (proc.stdout + proc.stderr).splitlines():
+        m = re.match(r"^(\w+)\s+(\d+)$", line.strip())
+        if m and m.group(1) != "total":
+            counts[m.group(1)] = int(m.group(2))
+    return counts
+
+
+def compute_jobs(jobs: dict[str, int]) -> dict[str, int]:
+    return {rule: n for rule, n in jobs.items() if "_run_" in rule}
+
+
+def tables(workdir: Path, prefix: str = "") -> dict[str, bytes]:
+    """Every table of a run except those that measure time (claims without their timing rows)."""
+    res = workdir / "results"
+    out = {}
+    for p in sorted(res.rglob("*")):
+        rel = p.relative_to(res).as_posix()
+        if p.suffix in (".csv", ".md") and rel.startswith(prefix) and rel not in TIMING_TABLES:
+            data = p.read_bytes()
+            if "/claims/" in rel:
+                lines = data.decode().splitlines(keepends=True)
+                data = "".join(x for x in lines if not x.startswith(TIMING_CLAIMS)).encode()
+            out[rel] = data
+    return out
+
+
+def write_yaml(path: Path, data) -> None:
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def nested(keys, value) -> dict:
+    out = value
+    for key in reversed(keys):
+        out = {key: out}
+    return out
+
+def scorecard_rows(work: Path) -> list[dict]:
+    with open(work / "results" / "fidelity.csv", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def only_section(cfg: dict, keys: tuple) -> dict:
+    out = {"seed": cfg["seed"]} if "seed" in cfg else {}
+    node = cfg
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return out
+        node = node[key]
+    out.update(nested(keys, node))
+    return out
+
+
+def merge(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def assert_refused_with(proc, expected):
+    """The message comes first and alone: no traceback into the rule files."""
+    out = proc.stdout + proc.stderr
+    assert expected in out, out[-3000:]
+    lines = [x for x in out.splitlines() if x.strip() and not x.startswith("Using workflow specific profile")]
+    assert expected in lines[0], lines[:3]
+    assert "Traceback" not in out and "File \"" not in out, out[-3000:]
+
+
+
+def build_smoke_run(tmp_path_factory) -> Path:
+    """The session's smoke run: built once under the session's temporary root, which pytest-xdist
+    workers share (without xdist, this process's own temporary directory)."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    work = root / "smoke-run"
+    with open(root / "smoke-run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (work / "BUILT").is_file():
+            if work.exists():
+                shutil.rmtree(work)  # a build that failed in another worker: start again
+            work.mkdir()
+            copy_workflow(work)
+            snakemake(work, "--cores", "2", *SMOKE)
+            (work / "BUILT").write_text("")
+    return work
+
+
+def copy_run(smoke_run: Path, dest: Path) -> Path:
+    """A private copy of the finished smoke run, file times and Snakemake's records kept (so it is
+    as complete as the original), without Snakemake's own logs."""
+    def ignore(directory, names):
+        return {"log"} & set(names) if Path(directory).name == ".snakemake" else set()
+    shutil.copytree(smoke_run, dest, symlinks=True, ignore=ignore)
+    return dest
