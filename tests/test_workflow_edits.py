@@ -4,7 +4,6 @@ replicates add chunks, and each study unit runs alone with the same jobs and tab
 
 from __future__ import annotations
 
-import csv
 import re
 
 import pytest
@@ -15,14 +14,11 @@ from tests.workflow import (
     UNITS,
     compute_jobs,
     copy_run,
-    copy_workflow,
     merge,
     nested,
-    only_section,
     planned_jobs,
     scorecard_rows,
     snakemake,
-    tables,
     write_yaml,
 )
 
@@ -122,8 +118,8 @@ def test_each_study_runs_alone_with_the_same_jobs(smoke_run, tmp_path, unit):
     the same params and inputs, that built it in the full smoke run: a dry run over the finished
     run plans no compute, summary, figure or claims job (a changed param or input would rerun
     it), only the scorecard, whose claim files change. Its streams are keyed by (seed, study,
-    experiment, replicate, stage), so the same jobs give the same tables; the test below runs
-    one unit alone for real and compares them byte for byte."""
+    experiment, replicate, stage), so the same jobs give the same tables; the interrupted-run
+    tests (test_workflow.py) run one unit alone for real and compare them byte for byte."""
     overlay = {}
     for other, (keys, _) in UNITS.items():
         if other != unit:
@@ -132,20 +128,3 @@ def test_each_study_runs_alone_with_the_same_jobs(smoke_run, tmp_path, unit):
     write_yaml(path, overlay)
     jobs = planned_jobs(snakemake(smoke_run, "-n", *SMOKE, str(path)))
     assert set(jobs) == {"fidelity", "results_summary", "all"}, jobs
-
-
-def test_a_study_run_alone_gives_the_same_tables(smoke_run, tmp_path):
-    """raim2021 (the quickest unit) with every other section removed: same tables, and a
-    scorecard of its own statements only."""
-    keys, prefix = UNITS["raim2021"]
-    work = copy_workflow(tmp_path)
-    for name in ("config.yaml", "smoke.yaml"):
-        path = work / "config" / name
-        write_yaml(path, only_section(yaml.safe_load(path.read_text()), keys))
-    snakemake(work, "--cores", "2", *SMOKE)
-    alone = tables(work, prefix)
-    assert alone and alone == tables(smoke_run, prefix)
-    with open(work / "results" / "fidelity.csv", encoding="utf-8") as fh:
-        assert {r["study"] for r in csv.DictReader(fh)} == {keys[0]}
-
-

@@ -98,6 +98,8 @@ def _run_line(d: dict) -> str:
     parts = []
     if d.get("minutes") is not None:
         parts.append(f"wall time {d['minutes']:.0f} minutes with `--cores 2` on a 2-core machine")
+    elif "minutes" in d:
+        parts.append("wall time not measured (the run was resumed across sessions)")
     if d.get("commit"):
         parts.append(f"commit {d['commit']}")
     return ("Run: " + "; ".join(parts) + ".") if parts else ""
@@ -148,8 +150,9 @@ def summary(input, output, *, targets: dict) -> None:
 
 # ----------------------------------------------------------------------------- paper-scale snapshot
 def _wall_minutes(log_dir: Path) -> float | None:
-    """Sum of 'Elapsed time' over the Snakemake logs of runs that finished jobs (one fresh
-    paper-scale run, possibly resumed after a cut-off)."""
+    """Sum of 'Elapsed time' over the Snakemake logs of runs that finished jobs. Only runs that
+    ended by themselves log it: for a run that was killed and resumed, pass no log folder (the
+    snapshot then says its time was not measured) rather than undercount."""
     total = timedelta()
     for path in sorted(Path(log_dir).glob("*.snakemake.log")):
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -190,7 +193,8 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="Refresh docs/results-digest.json, docs/results.md and README's "
                                              "results block from a finished paper-scale run.")
     ap.add_argument("--results", default="results", help="the run's results folder (with summary.json)")
-    ap.add_argument("--log-dir", default=".snakemake/log", help="its Snakemake logs, for the wall time ('' to skip)")
+    ap.add_argument("--log-dir", default=".snakemake/log", help="its Snakemake logs, for the wall time ('' for a run that was killed and resumed: "
+                         "not measured)")
     ap.add_argument("--root", default=".", help="the repository (README.md, docs/)")
     a = ap.parse_args(argv)
     d = refresh(Path(a.results), Path(a.root), Path(a.log_dir) if a.log_dir else None)
