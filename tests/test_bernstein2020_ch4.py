@@ -24,6 +24,7 @@ from dpinfer.samplers.ops import ops_exponent, run_ops_binomial
 from dpinfer.samplers.registry import SAMPLERS
 from dpinfer.studies.bernstein2020_ch4 import run as ch4
 
+from .claims import assert_judged_only_at_the_documents_setting
 from .conftest import ROOT
 from .exact import bernstein2020_ch4 as exact
 from .harness import ExactCase, assert_calibrated, assert_miscalibrated, check_exact
@@ -370,13 +371,7 @@ def test_smoke_scale_claims_are_never_judged_against_the_thesis(tmp_path):
 def test_a_setting_other_than_the_theses_is_never_judged(tmp_path, edit, targets, expect):
     """Figure- or table-only settings (ecdf, health) and model settings: the rows that refer to
     them are "not comparable", naming the setting; the other rows stay comparable."""
-    from dpinfer.studies.scorecard import mismatches, verdict
-
-    claims = _ch4_claims(tmp_path, edit)
-    affected = [c for c in claims if mismatches(c)]
-    assert affected and {c.target for c in affected} == targets
-    assert all(verdict(c, set()) == "not comparable" for c in affected)
-    assert all(expect in "; ".join(s.describe() for s in mismatches(c)) for c in affected)
+    assert_judged_only_at_the_documents_setting(_ch4_claims(tmp_path, edit), targets, expect, every=True)
 
 
 def test_more_trials_and_longer_chains_stay_comparable(tmp_path):
