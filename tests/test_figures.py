@@ -118,3 +118,41 @@ def test_tick_labels_of_ticks_outside_the_view_are_not_checked():
     fig.tight_layout()
     assert check_layout(fig).problems == ()
 
+
+
+def _narrow_log_panels(label_minor: bool, share: bool = False):
+    """Two panels of KS-like values inside one decade (0.03-0.08) on a log y axis."""
+    from matplotlib.ticker import NullFormatter
+
+    from dpinfer.plotting import log_axis
+
+    fig, axes = subplots(1, 2, width=6.0, height=2.5, squeeze=False, sharey=share)
+    for ax in axes[0]:
+        ax.plot([1, 2, 3], [0.03, 0.05, 0.08], **method_style("naive"))
+        if label_minor:
+            log_axis(ax, "y")
+        else:
+            ax.set_yscale("log")
+            ax.yaxis.set_minor_formatter(NullFormatter())
+    fig.tight_layout()
+    return fig
+
+
+def test_a_log_axis_inside_one_decade_without_tick_labels_is_found():
+    """Issue 30: the comparison figures' KS panels had a log axis with no tick label at all."""
+    problems = check_layout(_narrow_log_panels(label_minor=False)).problems
+    assert sum("y axis" in p and "no tick labels" in p for p in problems) == 2, problems
+
+
+def test_log_axis_labels_a_view_inside_one_decade():
+    fig = _narrow_log_panels(label_minor=True)
+    assert check_layout(fig).problems == ()
+    labels = [t.get_text() for t in fig.axes[0].yaxis.get_minorticklabels() if t.get_text()]
+    assert "0.05" in labels
+
+
+def test_a_shared_axis_needs_its_labels_on_one_panel_only():
+    fig = _narrow_log_panels(label_minor=True, share=True)
+    for label in fig.axes[1].get_yticklabels(which="both"):
+        label.set_visible(False)
+    assert check_layout(fig).problems == ()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -112,6 +113,15 @@ def test_captions_state_the_smoke_settings_truthfully():
         paper, _ = _render(REPORT / rel, CONFIGS["paper"])
         smoke, _ = _render(REPORT / rel, CONFIGS["smoke"])
         assert smoke_value in smoke and smoke_value not in paper, rel
+
+
+def test_captions_point_to_no_file_as_beside_them():
+    """The report holds the PNG previews and the CSV tables only (issue 30): a caption that names a
+    PDF or a markdown table says it is in the results folder, not "beside it"."""
+    pattern = re.compile(r"PDF\s+beside\s+it|``[^`]+\.(pdf|md)``,?\s+beside\s+it")
+    beside = [p.relative_to(ROOT).as_posix() for p in (ROOT / "workflow" / "report").rglob("*.rst")
+              if pattern.search(p.read_text(encoding="utf-8"))]
+    assert not beside, beside
 
 
 def test_scorecard_caption_is_short():

@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from tests.workflow import (
+    ROOT,
     SMOKE,
     UNITS,
     assert_refused_with,
@@ -210,6 +211,16 @@ def test_lint_gives_only_the_per_rule_conda_advice(smoke_run):
     proc = snakemake(smoke_run, "--lint", *SMOKE, check=False)
     lints = {line.strip() for line in (proc.stdout + proc.stderr).splitlines() if line.strip().startswith("* ")}
     assert lints == {"* Specify a conda environment or container for each rule.:"}, lints
+
+
+def test_readme_command_for_one_target_at_smoke_scale_works(smoke_run):
+    """README's everyday form (issue 30): `--configfile` takes several files, so the target
+    follows `--`; on the finished smoke run the command has nothing to do."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in readme.splitlines() if x.startswith("snakemake ") and "--configfile config/smoke.yaml --" in x)
+    args = line.split("#")[0].split()[1:]
+    proc = snakemake(smoke_run, "-n", *args)
+    assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
 def test_smoke_run_says_which_settings_of_config_yaml_it_replaces(smoke_run):

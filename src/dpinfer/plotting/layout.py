@@ -1,5 +1,5 @@
 """Layout check of a finished figure: text that overlaps other text, text cut at the canvas edge,
-and legends drawn over data.
+legends drawn over data, and data axes whose values cannot be read (no tick label drawn).
 
 The check draws the figure once and records every text artist that is actually drawn (tick
 labels of ticks outside the view are not), so it sees what the reader sees.
@@ -70,6 +70,34 @@ def _axes_name(ax) -> str:
     return repr(ax.get_title()) if ax.get_title() else "at ({:.2f}, {:.2f}, {:.2f}, {:.2f})".format(*ax.get_position().bounds)
 
 
+def _has_data(ax) -> bool:
+    return bool(ax.get_lines() or ax.collections or ax.patches or ax.images)
+
+
+def _unlabelled_axes(fig, drawn: list[Text]) -> list[str]:
+    """Data axes without one drawn, non-empty tick label, unless an axes that shares the axis
+    labels it (panels of a shared axis keep the labels on the outer ones)."""
+    drawn_ids = {id(t) for t in drawn if t.get_text().strip()}
+
+    def labelled(ax, which: str) -> bool:
+        axis = ax.xaxis if which == "x" else ax.yaxis
+        return any(id(t) in drawn_ids for t in axis.get_majorticklabels() + axis.get_minorticklabels())
+
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible() or not ax.axison or not _has_data(ax):
+            continue
+        for which in ("x", "y"):
+            axis = ax.xaxis if which == "x" else ax.yaxis
+            if not axis.get_visible() or labelled(ax, which):
+                continue
+            shared = (ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()).get_siblings(ax)
+            if any(other is not ax and labelled(other, which) for other in shared):
+                continue
+            out.append(f"the {which} axis of the axes {_axes_name(ax)} has no tick labels")
+    return out
+
+
 @dataclass(frozen=True)
 class LayoutReport:
     """What :func:`check_layout` saw: how many drawn texts and legends it checked, and every
@@ -85,7 +113,8 @@ def check_layout(fig) -> LayoutReport:
 
     Defects: two drawn texts (titles, axis and tick labels, legend entries, annotations) whose
     boxes overlap by more than a pixel; a text reaching outside the canvas; a legend (of an axes
-    or of the figure) drawn over the data points or lines of any axes.
+    or of the figure) drawn over the data points or lines of any axes; an axis of an axes with
+    data that shows no tick label (neither it nor an axes sharing it), so its values cannot be read.
     """
     drawn: list[Text] = []
     with _recording_drawn_texts(drawn):
@@ -110,4 +139,5 @@ def check_layout(fig) -> LayoutReport:
             inside = (pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)
             if inside.any():
                 problems.append(f"a legend covers {int(inside.sum())} data points of the axes {_axes_name(ax)}")
+    problems += _unlabelled_axes(fig, drawn)
     return LayoutReport(len(boxes), len(legends), tuple(problems))

@@ -7,13 +7,14 @@ the PDF bytes do not depend on the clock.
 from __future__ import annotations
 
 import logging
+import math
 
 import matplotlib
 
 matplotlib.use("Agg")  # no display on cluster nodes or CI
 
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import NullFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 from ..io import atomic_path  # noqa: E402
 from .layout import check_layout  # noqa: E402
@@ -53,16 +54,32 @@ def subplots(nrows: int = 1, ncols: int = 1, *, width: float = 6.5, height: floa
     return plt.subplots(nrows, ncols, figsize=(width, height * nrows), **kw)
 
 
+def _minor_log_labels(axis) -> FuncFormatter:
+    """Minor tick labels of a log axis at 2 and 5 times a power of ten, and only while its view
+    holds fewer than two powers of ten (then the major ticks alone would leave it unreadable;
+    on a longer range matplotlib's own minor labels collide)."""
+    def label(value, _pos) -> str:
+        lo, hi = sorted(axis.get_view_interval())
+        if lo <= 0 or value <= 0 or math.floor(math.log10(hi)) - math.ceil(math.log10(lo)) + 1 >= 2:
+            return ""
+        mantissa = value / 10.0 ** math.floor(math.log10(value) + 1e-9)
+        return f"{value:g}" if min(abs(mantissa - 2), abs(mantissa - 5)) < 1e-6 else ""
+    return FuncFormatter(label)
+
+
 def log_axis(ax, which: str = "x", ticks=None, labels=None) -> None:
-    """A log-scaled ``which`` axis without minor tick labels (on a short range matplotlib labels the
-    minor ticks too, and they collide). ``ticks`` (and their ``labels``) replace the major ticks,
-    e.g. the epsilons of a grid, and then the minor ticks are dropped."""
+    """A log-scaled ``which`` axis whose values can be read: major ticks at the powers of ten,
+    and minor labels (at 2 and 5 times a power of ten) only where the view holds fewer than two
+    of them. ``ticks`` (and their ``labels``) replace the major ticks, e.g. the epsilons of a
+    grid, and then the minor ticks are dropped."""
     axis = ax.xaxis if which == "x" else ax.yaxis
     (ax.set_xscale if which == "x" else ax.set_yscale)("log")
     if ticks is not None:
         axis.set_ticks(list(ticks), labels=labels)
         axis.set_ticks([], minor=True)
-    axis.set_minor_formatter(NullFormatter())
+        axis.set_minor_formatter(NullFormatter())
+    else:
+        axis.set_minor_formatter(_minor_log_labels(axis))
 
 
 def legend_below(fig, ax=None, *, ncol: int | None = None, **legend) -> None:

@@ -215,15 +215,14 @@ def fig4_1(input, output, first_position: int, every: int, panels: int) -> None:
     stops = shown_positions(path.shape[0], first_position, every, panels)  # what the claims check
     cols = 4
     rows = int(np.ceil(len(stops) / cols))
-    fig, axes = subplots(rows, cols, width=7.5, height=1.9, squeeze=False)
+    # shared axes: the outer panels carry the tick labels (the same coordinates in every panel)
+    fig, axes = subplots(rows, cols, width=7.5, height=1.9, squeeze=False, sharex=True, sharey=True)
     density = np.exp(d["grid_logp"])
     for ax, stop in zip(axes.ravel(), stops):
         ax.contour(d["grid_x"], d["grid_y"], density, levels=20, linewidths=0.4, cmap="viridis")
         ax.plot(path[: stop + 1, 0], path[: stop + 1, 1], color=COLORS[0], linewidth=1.0)
         ax.scatter(path[0, 0], path[0, 1], color=COLORS[1], s=10, zorder=3)
         ax.set_title(f"after {stop} leapfrog steps", fontsize=7)
-        ax.set_xticks([])
-        ax.set_yticks([])
         ax.set_aspect("equal")
     for ax in axes.ravel()[len(stops):]:
         ax.set_visible(False)
