@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import re
 import subprocess
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
 
-from ..io import write_text
+from ..io import read_json, write_json, write_text
 from .scorecard import VERDICTS
 
 __all__ = ["STUDIES", "digest_of", "render_summary", "render_readme_block", "summary", "refresh",
@@ -144,7 +143,7 @@ def summary(input, output, *, targets: dict) -> None:
     """Rule step: results/fidelity.csv -> results/summary.md and its digest results/summary.json
     (``targets``: study -> the file lists of each of its targets)."""
     d = digest_of(_read_rows(input.fidelity), _built(targets))
-    write_text(output.json, json.dumps(d, indent=1, sort_keys=True) + "\n")
+    write_json(output.json, d)
     write_text(output.md, render_summary(d))
 
 
@@ -172,12 +171,12 @@ def _replace_block(readme: str, block: str) -> str:
 def refresh(results: Path, root: Path, log_dir: Path | None) -> dict:
     """docs/results-digest.json from a finished paper-scale run (its results/summary.json, the wall
     time of its Snakemake logs, the commit), then docs/results.md and README's block from it."""
-    d = json.loads((results / "summary.json").read_text(encoding="utf-8"))
+    d = read_json(results / "summary.json")
     d["minutes"] = _wall_minutes(log_dir) if log_dir else None
     # the commit of the checkout that ran (the results folder's parent), not of the one that renders
     d["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=results.resolve().parent,
                                  capture_output=True, text=True).stdout.strip()
-    write_text(root / "docs" / "results-digest.json", json.dumps(d, indent=1, sort_keys=True) + "\n")
+    write_json(root / "docs" / "results-digest.json", d)
     render_files(root, d)
     return d
 
