@@ -1,6 +1,6 @@
 # Bayesian inference from privatized data: every figure and table of five source documents.
 # Paper scale:  snakemake --cores 2
-# Smoke scale:  snakemake --cores 2 --configfile config/smoke.yaml
+# Smoke scale:  snakemake --cores 2 --configfile config/smoke.yaml  (shrinks config.yaml's settings)
 # A study (or chapter) runs when its config section is present and not `enabled: false`.
 from snakemake.utils import min_version
 
@@ -16,8 +16,9 @@ check_yaml("config/config.yaml")
 configfile: "config/config.yaml"
 
 
-validate_section([], "config")
 note_overrides("config/config.yaml")
+apply_smoke_scale()  # config/smoke.yaml: rules that shrink the config above, not values
+validate_section([], "config")
 clear_locks_of_a_killed_run()
 
 if enabled("ju2022"):
@@ -82,7 +83,8 @@ onerror:
 rule all:
     default_target: True
     input:
-        # the scorecard first: the HTML report lists its categories in this order
+        # the HTML report's menu sorts categories by name: "Fidelity scorecard" comes before every
+        # "Study <unit>" (tests/test_report.py)
         rules.fidelity.output,
         rules.results_summary.output,
         all_targets(),

@@ -25,6 +25,7 @@ from dpinfer.samplers.registry import SAMPLERS
 from dpinfer.studies.bernstein2020_ch4 import run as ch4
 
 from .claims import assert_judged_only_at_the_documents_setting
+from .configs import config as load_config
 from .conftest import ROOT
 from .exact import bernstein2020_ch4 as exact
 from .harness import ExactCase, assert_calibrated, assert_miscalibrated, check_exact
@@ -266,7 +267,7 @@ def test_figure_settings_reach_no_compute_rule():
 
 
 # ----------------------------------------------------------------------------- claims and their settings
-SMOKE = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["bernstein2020"]["chapter4"]
+SMOKE = load_config("smoke")["bernstein2020"]["chapter4"]
 
 
 def _fake_summaries(tmp_path, cfg: dict, rng) -> SimpleNamespace:
@@ -298,15 +299,12 @@ def _fake_summaries(tmp_path, cfg: dict, rng) -> SimpleNamespace:
 
 
 def _ch4_claims(tmp_path, edit=lambda cfg: None, smoke=False):
-    """The claims step on fake summaries, with the paper-scale config (smoke: merged with
+    """The claims step on fake summaries, with the paper-scale config (smoke: shrunk by
     config/smoke.yaml; then ``edit``) as the run's settings and params as the rule passes them."""
     from dpinfer.studies.bernstein2020_ch4 import paper
     from dpinfer.studies.scorecard import read_claims
 
-    cfg = copy.deepcopy(CFG)
-    if smoke:
-        for key, value in SMOKE.items():
-            cfg[key] = value
+    cfg = copy.deepcopy(SMOKE if smoke else CFG)
     edit(cfg)
     files = _fake_summaries(tmp_path, cfg, np.random.default_rng(3))
     out = tmp_path / "claims.csv"

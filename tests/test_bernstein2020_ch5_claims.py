@@ -17,17 +17,11 @@ from dpinfer.studies.bernstein2020_ch5 import paper, settings
 from dpinfer.studies.scorecard import mismatches, read_claims, verdict
 
 from .claims import assert_judged_only_at_the_documents_setting
+from .configs import config as load_config
 from .conftest import ROOT
 
 CFG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["bernstein2020"]["chapter5"]
-SMOKE = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["bernstein2020"]["chapter5"]
-
-
-def _merge(a: dict, b: dict) -> dict:
-    out = copy.deepcopy(a)
-    for k, v in b.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
+SMOKE = load_config("smoke")["bernstein2020"]["chapter5"]
 
 
 def _fake_summaries(tmp_path, cfg: dict, rng) -> SimpleNamespace:
@@ -59,9 +53,9 @@ def _fake_summaries(tmp_path, cfg: dict, rng) -> SimpleNamespace:
 
 
 def _claims(tmp_path, edit=lambda cfg: None, smoke=False):
-    """The claims step on fake summaries, with the paper-scale config (smoke: merged with
+    """The claims step on fake summaries, with the paper-scale config (smoke: shrunk by
     config/smoke.yaml; then ``edit``) as the run's settings and params as the rule passes them."""
-    cfg = _merge(CFG, SMOKE) if smoke else copy.deepcopy(CFG)
+    cfg = copy.deepcopy(SMOKE if smoke else CFG)
     edit(cfg)
     files = _fake_summaries(tmp_path, cfg, np.random.default_rng(5))
     out = tmp_path / "claims.csv"

@@ -182,3 +182,33 @@ def test_the_paper_scale_config_runs_the_papers_five_epsilons():
     cfg = yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))
     for name, exp in cfg["ju2022"]["experiments"].items():
         assert set(paper.PAPER_EPSILONS) <= {float(e) for e in exp["epsilons"]}, name
+
+
+@pytest.mark.parametrize("model", ["loglinear", "linreg"])
+def test_a_fixed_parameters_job_needs_no_data_file_and_fixed_data_reads_it(tmp_path, model):
+    """Issue 30, item 4: a fixed_parameters chunk simulates its data from the authors' parameters,
+    so its job lists (and reads) only the parameter file; the same replicate with the data file
+    given is identical. A fixed_data job without the data file fails."""
+    from dpinfer.io import load_npz
+    from dpinfer.models import gaussian_linreg, naive_bayes
+    from dpinfer.studies.ju2022.run import run_chunk
+
+    from .conftest import DATA_JU2022
+
+    cfg = _paper_scale_config()
+    files = (naive_bayes if model == "loglinear" else gaussian_linreg).reference_files(DATA_JU2022)
+    args = dict(seed=1, experiment="e", model=model, epsilon=1.0, replicates=[0, 2], burnin=20, keep=30,
+                model_config=cfg[model])
+    out = {}
+    for name, inputs in (("without", SimpleNamespace(parameters=str(files[0]))),
+                         ("with", SimpleNamespace(parameters=str(files[0]), data=str(files[1])))):
+        run_chunk(inputs, SimpleNamespace(summary=str(tmp_path / f"{name}.npz")), design="fixed_parameters",
+                  n_records=50, **args)
+        out[name] = load_npz(tmp_path / f"{name}.npz")
+    for key in out["with"]:
+        if key != "seconds":
+            np.testing.assert_array_equal(out["with"][key], out["without"][key], err_msg=key)
+    with pytest.raises(AttributeError):
+        run_chunk(SimpleNamespace(parameters=str(files[0])), SimpleNamespace(summary=str(tmp_path / "x.npz")),
+                  design="fixed_data", n_records=None, **args)
+

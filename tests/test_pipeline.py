@@ -81,7 +81,7 @@ def test_scorecard_verdicts_and_tables(tmp_path):
     write_claims(path, [ok, explained, unexplained, not_run, other])
     assert read_claims(path) == [ok, explained, unexplained, not_run, other]
     (tmp_path / "dev.md").write_text(doc)
-    out = SimpleNamespace(md=tmp_path / "fidelity.md", csv=tmp_path / "fidelity.csv")
+    out = SimpleNamespace(md=tmp_path / "fidelity.md", csv=tmp_path / "fidelity.csv", html=tmp_path / "fidelity.html")
     fidelity(SimpleNamespace(claims=[str(path)], deviations=str(tmp_path / "dev.md")), out)
     text = out.md.read_text()
     assert "5 checkable statements" in text and "1 hold, 1 differ with an explanation" in text

@@ -16,6 +16,8 @@ from dpinfer.studies.raisa2021 import paper, settings, thesis_settings
 from dpinfer.studies.raisa2021.summarise import setting_key, summarise, tab5_1
 from dpinfer.studies.scorecard import mismatches, read_claims, verdict
 
+from .configs import config as load_config
+
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = settings.load_params(ROOT / "config" / "data" / "raisa2021" / "params.yaml")
 
@@ -127,13 +129,9 @@ def test_at_paper_scale_every_claim_is_at_the_theses_setting(tmp_path):
 
 
 def _smoke(cfg):
-    """The smoke overlay (config/smoke.yaml) on the paper-scale section."""
-    smoke = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text(encoding="utf-8"))["raisa2021"]
-    for key, value in smoke.items():
-        if isinstance(value, dict):
-            cfg[key].update(value)
-        else:
-            cfg[key] = value
+    """The section at smoke scale (config/smoke.yaml's rules on the paper-scale config)."""
+    cfg.clear()
+    cfg.update(load_config("smoke")["raisa2021"])
 
 
 def test_at_smoke_scale_no_row_is_judged_against_the_thesis_unless_at_its_setting(tmp_path):

@@ -3,7 +3,7 @@
 Snakemake renders a caption as a Jinja2 template (a ``snakemake`` object with the run's
 ``config``, ``wildcards`` and ``rule``), appends link targets named after the report's
 categories and hands the text to docutils. This does the same without the rule files: with the
-paper config and with config/smoke.yaml deep-merged over it (as ``--configfile`` does), with
+paper config and at smoke scale (shrunk by config/smoke.yaml, as the Snakefile does), with
 undefined names refused, and fails on any docutils system message (warning or error).
 """
 

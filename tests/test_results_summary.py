@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from dpinfer.studies import results_summary as rs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,3 +71,31 @@ def test_counts_and_headlines_come_from_the_scorecard_rows(tmp_path):
     readme = "intro\n" + rs.README_BEGIN + "\nold numbers\n" + rs.README_END + "\nrest\n"
     new = rs._replace_block(readme, rs.render_readme_block(d))
     assert "old numbers" not in new and new.startswith("intro\n") and new.endswith("\nrest\n")
+
+
+def test_readme_results_open_with_one_table_at_a_glance():
+    """Issue 30, item 10: the section opens with one table (a row per study and one for all), no
+    wall of text; the verdict definitions and every headline row are in docs/results.md."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Results at paper scale"):readme.index(rs.README_END)]
+    intro, block = section.split(rs.README_BEGIN)
+    assert len(intro.splitlines()) < 15 and "\n- " not in intro and "|" not in intro
+    rows = [line for line in block.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| study | targets built | headline result | hold | differ, explained | not comparable")
+    assert [r.split(" | ")[0][2:] for r in rows[1:]] == list(rs.STUDIES) + ["all"]
+    assert "paper-scale minutes, 2 cores" in rows[0]
+    assert "**holds**" in (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+
+
+def test_refresh_takes_the_smoke_time_from_its_own_log_and_keeps_the_paper_run(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "README.md").write_text(f"x\n{rs.README_BEGIN}\n{rs.README_END}\n", encoding="utf-8")
+    (tmp_path / "docs" / "results-digest.json").write_text(json.dumps(_digest()), encoding="utf-8")
+    logs = tmp_path / "smoke" / ".snakemake" / "log"
+    logs.mkdir(parents=True)
+    (logs / "a.snakemake.log").write_text("Finished jobid: 1 (Rule: x)\nElapsed time: 0:05:30.6\n")
+    d = rs.refresh(None, tmp_path, None, logs)
+    assert d["smoke"]["minutes"] == 5.51 and d["counts"] == _digest()["counts"]
+    assert "took 5.5 minutes with `--cores 2`" in (tmp_path / "README.md").read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match="no finished smoke run"):
+        rs.refresh(None, tmp_path, None, tmp_path / "docs")

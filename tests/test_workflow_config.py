@@ -1,6 +1,6 @@
 """Workflow tests that need no smoke run: a bad config is refused before any job with a message
-naming the key, a misspelt step fails the dry run, the SLURM profile's resources, and a config
-without study sections."""
+naming the key, a misspelt step fails the dry run, a config without study sections, and a study
+deleted at smoke scale (the SLURM profile: tests/test_cluster.py)."""
 
 from __future__ import annotations
 
@@ -32,36 +32,19 @@ def test_no_study_section_runs_only_the_scorecard(tmp_path):
     assert set(jobs) == {"fidelity", "results_summary", "all"}, jobs
 
 
-# ----------------------------------------------------------------------------- cluster
-def test_slurm_profile_keeps_its_resources_and_takes_the_account_from_the_environment(tmp_path):
-    """docs/cluster.md: SLURM_ACCOUNT=... SLURM_PARTITION=... snakemake --profile profiles/slurm.
-    Every job gets the account, the partition, one CPU and the profile's memory (per-rule
-    values where the profile sets them, 2,000 MB otherwise); the default workflow profile,
-    loaded as well, must not replace any of it."""
+def test_a_deleted_study_section_is_skipped_at_smoke_scale(tmp_path):
+    """Issue 30: deleting a study from config.yaml works at smoke scale too (smoke.yaml's rules for
+    it are skipped, not left as a partial section that fails validation)."""
     work = copy_workflow(tmp_path)
-    profile = yaml.safe_load((work / "profiles" / "slurm" / "config.yaml").read_text())
-    env = dict(os.environ, SLURM_ACCOUNT="proj42", SLURM_PARTITION="short")
-    cmd = [sys.executable, "-m", "snakemake", "--directory", str(work), "--snakefile", str(work / "Snakefile"),
-           "-n", "--profile", "profiles/slurm", *SMOKE]
-    proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    rule, jobs = None, {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("rule ") or line.startswith("localrule "):
-            rule = line.split()[1].rstrip(":")
-        elif line.strip().startswith("resources:") and rule:
-            jobs[rule] = dict(kv.split("=", 1) for kv in line.split(":", 1)[1].strip().split(", "))
-    assert len(jobs) > 20
-    for rule, res in jobs.items():
-        if rule == "all":
-            continue
-        assert res["slurm_account"] == "proj42" and res["slurm_partition"] == "short", (rule, res)
-        assert res["cpus_per_task"] == "1", (rule, res)
-        want = profile["set-resources"].get(rule, {}).get("mem_mb", profile["default-resources"]["mem_mb"])
-        assert res["mem_mb"] == str(want), (rule, res)
+    path = work / "config" / "config.yaml"
+    cfg = yaml.safe_load(path.read_text(encoding="utf-8"))
+    del cfg["raim2021"], cfg["bernstein2020"]["chapter4"]
+    write_yaml(path, cfg)
+    jobs = planned_jobs(snakemake(work, "-n", *SMOKE))
+    assert jobs and not [r for r in jobs if r.startswith(("raim2021", "bernstein2020_ch4"))], jobs
+    assert "ju2022_run_chunk" in jobs
 
 
-# ----------------------------------------------------------------------------- parse-time checks
 def test_misspelt_step_fails_the_dry_run(tmp_path):
     work = copy_workflow(tmp_path)
     rules = work / "workflow" / "rules" / "scorecard.smk"

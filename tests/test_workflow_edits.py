@@ -1,6 +1,7 @@
 """Narrow jobs on the session's smoke run: editing a figure- or table-only setting reruns no
 sampler, an edited setting a claim depends on is never judged against the document's value, more
-replicates add chunks, and each study unit runs alone with the same jobs and tables."""
+replicates add chunks, an edit of config.yaml (the docs' example experiment) takes effect at smoke
+scale and is shrunk there, and each study unit runs alone with the same jobs and tables."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import re
 import pytest
 import yaml
 
+from dpinfer.grid import fmt_eps
+from tests.configs import config as load_config
 from tests.workflow import (
+    ROOT,
     SMOKE,
     UNITS,
     compute_jobs,
@@ -100,14 +104,49 @@ def test_an_edited_setting_is_never_judged_against_the_papers_value(smoke_run, t
     assert not unnamed, f"no changed row names these edits (is the setting still read by a claim?): {unnamed}"
 
 
+def _docs_example_experiment() -> dict:
+    """The first YAML block of docs/adding-an-experiment.md (a new ju2022 experiment)."""
+    text = (ROOT / "docs" / "adding-an-experiment.md").read_text(encoding="utf-8")
+    return yaml.safe_load(re.search(r"```yaml\n(.*?)```", text, flags=re.S).group(1))
+
+
+def test_an_edit_of_config_yaml_takes_effect_at_smoke_scale_and_is_shrunk(smoke_run, tmp_path):
+    """Issue 30: config/smoke.yaml shrinks config.yaml instead of replacing its settings. Pasting
+    the docs' example experiment into config.yaml and adding a grid value plans, at smoke scale,
+    only the new chunks, each at the smoke caps (once 202 jobs: every replicate at paper scale)."""
+    work = copy_run(smoke_run, tmp_path / "w")
+    path = work / "config" / "config.yaml"
+    cfg = yaml.safe_load(path.read_text(encoding="utf-8"))
+    example = _docs_example_experiment()["ju2022"]["experiments"]
+    (name, experiment), = example.items()
+    cfg["ju2022"]["experiments"].update(example)
+    cfg["bernstein2020"]["chapter4"]["epsilons"].append(0.05)
+    write_yaml(path, cfg)
+    proc = snakemake(work, "-n", "-p", *SMOKE)
+    smoke = load_config("smoke")
+    per_eps = len(smoke["bernstein2020"]["chapter4"]["n_grid"]) * len(smoke["bernstein2020"]["chapter4"]["models"])
+    assert compute_jobs(planned_jobs(proc)) == {"ju2022_run_chunk": len(experiment["epsilons"]),
+                                                "bernstein2020_ch4_run_chunk": per_eps}, planned_jobs(proc)
+    blocks = [b for b in re.split(r"\n(?=rule )", proc.stdout + proc.stderr) if re.match(r"rule \w+_run_chunk:", b)]
+    outputs = {b.split("rule ")[1].split(":")[0]: set() for b in blocks}
+    for b in blocks:
+        outputs[b.split("rule ")[1].split(":")[0]].add(re.search(r"output: ([^\s,]+)", b).group(1))
+    # the new experiment runs at the smoke cap (one chunk per epsilon), not its own 200 replicates
+    assert outputs["ju2022_run_chunk"] == {f"results/ju2022/runs/{name}/eps{fmt_eps(e)}/chunk0.npz"
+                                           for e in experiment["epsilons"]}, outputs
+    assert all("_eps0.05/" in p for p in outputs["bernstein2020_ch4_run_chunk"]), outputs
+    # item 4: a fixed_parameters job lists the authors' parameter file, not their data set
+    ju = [b for b in blocks if b.startswith("rule ju2022_run_chunk")]
+    assert all("datageneratingparameters" in b and "notdpdata" not in b for b in ju), ju[:1]
+
+
 def test_more_replicates_add_chunks_instead_of_rerunning_them(smoke_run, tmp_path):
-    """ju2022 smoke: 4 replicates in one chunk of 4; a fifth replicate adds chunk 1 and reruns no
-    other chunk."""
+    """ju2022 smoke: 4 replicates in one chunk of 4; a fifth replicate (the smoke cap raised to 5,
+    as a user's own --configfile can) adds chunk 1 and reruns no other chunk."""
     exp = "loglinear_coverage"
-    smoke = yaml.safe_load((smoke_run / "config" / "smoke.yaml").read_text())
-    eps = smoke["ju2022"]["experiments"][exp]["epsilons"]
+    eps = load_config("smoke")["ju2022"]["experiments"][exp]["epsilons"]
     edit = tmp_path / "edit.yaml"
-    write_yaml(edit, {"ju2022": {"experiments": {exp: {"epsilons": eps, "replicates": 5}}}})
+    write_yaml(edit, {"smoke": {"ju2022": {"experiments": {exp: {"replicates": 5}}}}})
     jobs = planned_jobs(snakemake(smoke_run, "-n", *SMOKE, str(edit)))
     assert compute_jobs(jobs) == {"ju2022_run_chunk": len(eps)}, jobs
 

@@ -6,7 +6,7 @@
   (JSON Schema accepts 4.0) and a ``number`` must be finite (JSON Schema accepts .inf and .nan,
   which pass every bound), so such values are refused before any job runs.
 - :func:`overridden_keys`: the settings of config/config.yaml that a ``--configfile`` replaced,
-  so a user who edits config.yaml under a smoke run learns why nothing changed.
+  so a user who edits config.yaml under another file's values learns why nothing changed.
 
 Snakemake loads a ``--configfile`` before the workflow is parsed and reports a broken one
 without file or line; ``python -m dpinfer.config_checks FILE ...`` says where.

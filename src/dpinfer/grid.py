@@ -33,11 +33,13 @@ __all__ = [
 ]
 
 FIGURE_SUFFIXES = (".pdf", ".png")
-TABLE_SUFFIXES = (".csv", ".md")
+# a table's data, its Markdown and the HTML page the report shows (dpinfer.studies.report_pages)
+TABLE_SUFFIXES = (".csv", ".md", ".html")
 
 
 def target_paths(study: str, target_id: str, kind: str, results: str = "results") -> list[str]:
-    """Final artefact paths of one target, as TARGETS.md fixes them."""
+    """Final artefact paths of one target, as TARGETS.md fixes them (a table also has the page the
+    HTML report shows)."""
     if kind not in ("figure", "table"):
         raise ValueError(f"kind must be 'figure' or 'table', got {kind!r}")
     suffixes = FIGURE_SUFFIXES if kind == "figure" else TABLE_SUFFIXES

@@ -142,7 +142,7 @@ rule bernstein2020_fig5_10:
         pdf=f"{RESULTS}/bernstein2020/fig5_10.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_10.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_10.rst",
         ),
@@ -162,7 +162,7 @@ use rule bernstein2020_fig5_10 as bernstein2020_fig5_11 with:
         pdf=f"{RESULTS}/bernstein2020/fig5_11.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_11.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_11.rst",
         ),
@@ -178,7 +178,7 @@ use rule bernstein2020_fig5_10 as bernstein2020_fig5_12 with:
         pdf=f"{RESULTS}/bernstein2020/fig5_12.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_12.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_12.rst",
         ),
@@ -194,7 +194,7 @@ use rule bernstein2020_fig5_10 as bernstein2020_fig5_13 with:
         pdf=f"{RESULTS}/bernstein2020/fig5_13.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_13.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_13.rst",
         ),
@@ -210,7 +210,7 @@ use rule bernstein2020_fig5_10 as bernstein2020_fig5_14 with:
         pdf=f"{RESULTS}/bernstein2020/fig5_14.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_14.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_14.rst",
         ),
@@ -226,7 +226,7 @@ use rule bernstein2020_fig5_10 as bernstein2020_fig5_15 with:
         pdf=f"{RESULTS}/bernstein2020/fig5_15.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_15.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_15.rst",
         ),
@@ -242,7 +242,7 @@ use rule bernstein2020_fig5_10 as bernstein2020_fig5_16 with:
         pdf=f"{RESULTS}/bernstein2020/fig5_16.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_16.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_16.rst",
         ),

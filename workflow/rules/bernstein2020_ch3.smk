@@ -121,7 +121,7 @@ rule bernstein2020_fig3_1:
         pdf=f"{RESULTS}/bernstein2020/fig3_1.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig3_1.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig3_1.rst",
         ),
@@ -143,7 +143,7 @@ rule bernstein2020_fig3_2:
         pdf=f"{RESULTS}/bernstein2020/fig3_2.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig3_2.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig3_2.rst",
         ),
@@ -165,7 +165,7 @@ rule bernstein2020_fig3_3:
         pdf=f"{RESULTS}/bernstein2020/fig3_3.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig3_3.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig3_3.rst",
         ),
@@ -187,7 +187,7 @@ rule bernstein2020_fig3_4:
         pdf=f"{RESULTS}/bernstein2020/fig3_4.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig3_4.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig3_4.rst",
         ),
@@ -209,7 +209,7 @@ rule bernstein2020_fig3_5:
         pdf=f"{RESULTS}/bernstein2020/fig3_5.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig3_5.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig3_5.rst",
         ),
@@ -231,7 +231,7 @@ rule bernstein2020_fig3_6:
         pdf=f"{RESULTS}/bernstein2020/fig3_6.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig3_6.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig3_6.rst",
         ),

@@ -71,6 +71,7 @@ rule bernstein2020_ch4_run_chunk:
         chunk=r"\d+",
     resources:
         runtime=15,
+        mem_mb=1500,
     params:
         step=step("bernstein2020_ch4.run:run_chunk"),
         seed=config["seed"],
@@ -132,7 +133,7 @@ rule bernstein2020_fig4_2:
         pdf=f"{RESULTS}/bernstein2020/fig4_2.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig4_2.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig4_2.rst",
         ),
@@ -156,7 +157,7 @@ rule bernstein2020_fig4_3:
         pdf=f"{RESULTS}/bernstein2020/fig4_3.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig4_3.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig4_3.rst",
         ),
@@ -179,7 +180,7 @@ rule bernstein2020_fig4_4:
         pdf=f"{RESULTS}/bernstein2020/fig4_4.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig4_4.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig4_4.rst",
         ),
@@ -203,7 +204,7 @@ rule bernstein2020_figB_1:
         pdf=f"{RESULTS}/bernstein2020/figB_1.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/figB_1.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/figB_1.rst",
         ),

@@ -101,7 +101,8 @@ rule bernstein2020_ch5_run_synthetic:
         setting="n[0-9]+_eps[0-9.e+-]+",
         chunk="[0-9]+",
     resources:
-        runtime=15,
+        runtime=20,
+        mem_mb=2000,
     params:
         step=step("bernstein2020_ch5.run:run_synthetic"),
         seed=config["seed"],
@@ -147,7 +148,7 @@ rule bernstein2020_fig5_4:
         pdf=f"{RESULTS}/bernstein2020/fig5_4.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_4.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_4.rst",
         ),
@@ -166,7 +167,7 @@ use rule bernstein2020_fig5_4 as bernstein2020_fig5_5 with:
         pdf=f"{RESULTS}/bernstein2020/fig5_5.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_5.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_5.rst",
         ),
@@ -181,7 +182,7 @@ use rule bernstein2020_fig5_4 as bernstein2020_fig5_6 with:
         pdf=f"{RESULTS}/bernstein2020/fig5_6.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_6.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_6.rst",
         ),
@@ -196,7 +197,7 @@ use rule bernstein2020_fig5_4 as bernstein2020_fig5_7 with:
         pdf=f"{RESULTS}/bernstein2020/fig5_7.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_7.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_7.rst",
         ),
@@ -212,7 +213,7 @@ use rule bernstein2020_fig5_4 as bernstein2020_fig5_8 with:
         pdf=f"{RESULTS}/bernstein2020/fig5_8.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_8.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_8.rst",
         ),
@@ -234,6 +235,7 @@ rule bernstein2020_ch5_run_cirrhosis:
         chunk="[0-9]+",
     resources:
         runtime=15,
+        mem_mb=1500,
     params:
         step=step("bernstein2020_ch5.run:run_cirrhosis"),
         seed=config["seed"],
@@ -272,7 +274,7 @@ rule bernstein2020_fig5_9:
         pdf=f"{RESULTS}/bernstein2020/fig5_9.pdf",
         png=report(
             f"{RESULTS}/bernstein2020/fig5_9.png",
-            category="bernstein2020",
+            category="Study bernstein2020",
             subcategory="figures",
             caption="../report/bernstein2020/fig5_9.rst",
         ),

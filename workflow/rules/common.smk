@@ -16,6 +16,7 @@ from dpinfer.grid import ch3_cell_name, ch3_cells, chunk_range, fmt_eps, n_chunk
 from dpinfer.io import read_json, write_json
 from dpinfer.pipeline import resolve_step
 from dpinfer.run_lock import clear_stale_locks, forget_run, record_run
+from dpinfer.smoke_scale import SMOKE_KEY, SmokeRuleError, shrink
 
 RESULTS = "results"
 LOGS = "logs"
@@ -91,6 +92,26 @@ def note_overrides(base_path):
             f"({shown}); edits of those keys in {base_path} have no effect in this run.",
             file=sys.stderr,
         )
+
+
+def apply_smoke_scale():
+    """Shrink the config by the rules under ``smoke`` (config/smoke.yaml, given with
+    --configfile): the user's settings, capped and thinned, so their edits take effect."""
+    rules = config.pop(SMOKE_KEY, None)
+    if rules is None:
+        return
+    try:
+        shrunk = shrink(config, rules)
+    except SmokeRuleError as err:
+        config_error(f"{SMOKE_KEY}.{err.key}", err.reason)
+    changed = overridden_keys(config, shrunk)
+    config.clear()
+    config.update(shrunk)
+    print(
+        f"dpinfer: smoke scale: the rules of config/smoke.yaml shrink {len(changed)} settings of your "
+        "config (caps and thinned grids); your other settings and every value you add to a grid run as written.",
+        file=sys.stderr,
+    )
 
 
 RUN_CONFIG = f"{RESULTS}/.dpinfer-run-config.json"

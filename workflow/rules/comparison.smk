@@ -82,26 +82,11 @@ rule comparison_summarise:
         runs=CMP_RUN_FILES,
     output:
         summary=f"{CMP_DIR}/summary.npz",
-        metrics_csv=report(
-            f"{CMP_DIR}/metrics.csv",
-            category="comparison",
-            subcategory="tables",
-            caption="../report/comparison/metrics.rst",
-        ),
+        metrics_csv=f"{CMP_DIR}/metrics.csv",
         metrics_md=f"{CMP_DIR}/metrics.md",
-        cost_csv=report(
-            f"{CMP_DIR}/cost.csv",
-            category="comparison",
-            subcategory="tables",
-            caption="../report/comparison/cost.rst",
-        ),
+        cost_csv=f"{CMP_DIR}/cost.csv",
         cost_md=f"{CMP_DIR}/cost.md",
-        recommended_csv=report(
-            f"{CMP_DIR}/recommended.csv",
-            category="comparison",
-            subcategory="tables",
-            caption="../report/comparison/recommended.rst",
-        ),
+        recommended_csv=f"{CMP_DIR}/recommended.csv",
         recommended_md=f"{CMP_DIR}/recommended.md",
     log:
         f"{CMP_LOGS}/summarise.log",
@@ -116,6 +101,63 @@ rule comparison_summarise:
         STEP_SCRIPT
 
 
+rule comparison_metrics_page:
+    input:
+        csv=rules.comparison_summarise.output.metrics_csv,
+        md=rules.comparison_summarise.output.metrics_md,
+    output:
+        html=report(
+            f"{CMP_DIR}/metrics.html",
+            category="Study comparison",
+            subcategory="tables",
+            caption="../report/comparison/metrics.rst",
+        ),
+    log:
+        f"{CMP_LOGS}/metrics_page.log",
+    params:
+        step=step("report_pages:table_page"),
+    script:
+        STEP_SCRIPT
+
+
+rule comparison_cost_page:
+    input:
+        csv=rules.comparison_summarise.output.cost_csv,
+        md=rules.comparison_summarise.output.cost_md,
+    output:
+        html=report(
+            f"{CMP_DIR}/cost.html",
+            category="Study comparison",
+            subcategory="tables",
+            caption="../report/comparison/cost.rst",
+        ),
+    log:
+        f"{CMP_LOGS}/cost_page.log",
+    params:
+        step=step("report_pages:table_page"),
+    script:
+        STEP_SCRIPT
+
+
+rule comparison_recommended_page:
+    input:
+        csv=rules.comparison_summarise.output.recommended_csv,
+        md=rules.comparison_summarise.output.recommended_md,
+    output:
+        html=report(
+            f"{CMP_DIR}/recommended.html",
+            category="Study comparison",
+            subcategory="tables",
+            caption="../report/comparison/recommended.rst",
+        ),
+    log:
+        f"{CMP_LOGS}/recommended_page.log",
+    params:
+        step=step("report_pages:table_page"),
+    script:
+        STEP_SCRIPT
+
+
 rule comparison_accuracy_vs_eps:
     input:
         summary=rules.comparison_summarise.output.summary,
@@ -123,7 +165,7 @@ rule comparison_accuracy_vs_eps:
         pdf=f"{CMP_DIR}/accuracy_vs_eps.pdf",
         png=report(
             f"{CMP_DIR}/accuracy_vs_eps.png",
-            category="comparison",
+            category="Study comparison",
             subcategory="figures",
             caption="../report/comparison/accuracy_vs_eps.rst",
         ),
@@ -146,7 +188,7 @@ rule comparison_accuracy_vs_n:
         pdf=f"{CMP_DIR}/accuracy_vs_n.pdf",
         png=report(
             f"{CMP_DIR}/accuracy_vs_n.png",
-            category="comparison",
+            category="Study comparison",
             subcategory="figures",
             caption="../report/comparison/accuracy_vs_n.rst",
         ),
@@ -169,7 +211,7 @@ rule comparison_ess_per_second:
         pdf=f"{CMP_DIR}/ess_per_second.pdf",
         png=report(
             f"{CMP_DIR}/ess_per_second.png",
-            category="comparison",
+            category="Study comparison",
             subcategory="figures",
             caption="../report/comparison/ess_per_second.rst",
         ),

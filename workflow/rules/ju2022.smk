@@ -42,8 +42,13 @@ ju2022_experiment = lambda wildcards: JU["experiments"][wildcards.experiment]
 ju2022_model = lambda wildcards: ju2022_experiment(wildcards)["model"]
 ju2022_design = lambda wildcards: ju2022_experiment(wildcards)["design"]
 ju2022_epsilons = lambda wildcards: ju2022_experiment(wildcards)["epsilons"]
-# the authors' parameter and data files of the experiment's model (for unpack)
-ju2022_model_files = lambda wildcards: JU_FILES[ju2022_model(wildcards)]
+# the authors' files of the experiment's model (for unpack): the data set only where the
+# design uses it (fixed_parameters simulates its data from the parameters)
+ju2022_model_files = lambda wildcards: {
+    name: path
+    for name, path in JU_FILES[ju2022_model(wildcards)].items()
+    if name == "parameters" or ju2022_design(wildcards) == "fixed_data"
+}
 # the model's config block: the chunk job reads every key of it
 ju2022_model_config = lambda wildcards: JU[ju2022_model(wildcards)]
 # [start, stop) of the chunk's replicates
@@ -119,6 +124,9 @@ rule ju2022_summarise_experiment:
         f"{LOGS}/ju2022/summarise_experiment/{{experiment}}.log",
     wildcard_constraints:
         experiment=JU_WILDCARDS["experiment"],
+    resources:
+        runtime=5,
+        mem_mb=1000,
     params:
         step=step("ju2022.summarise:aggregate"),
         epsilons=ju2022_epsilons,
@@ -130,12 +138,7 @@ rule ju2022_experiments:
     input:
         summary=rules.ju2022_summarise_experiment.output.summary,
     output:
-        csv=report(
-            f"{JU_DIR}/experiments/{{experiment}}.csv",
-            category="ju2022",
-            subcategory="tables",
-            caption="../report/ju2022/experiments.rst",
-        ),
+        csv=f"{JU_DIR}/experiments/{{experiment}}.csv",
         md=f"{JU_DIR}/experiments/{{experiment}}.md",
     log:
         f"{LOGS}/ju2022/experiments/{{experiment}}.log",
@@ -152,6 +155,27 @@ rule ju2022_experiments:
         STEP_SCRIPT
 
 
+rule ju2022_experiments_page:
+    input:
+        csv=rules.ju2022_experiments.output.csv,
+        md=rules.ju2022_experiments.output.md,
+    output:
+        html=report(
+            f"{JU_DIR}/experiments/{{experiment}}.html",
+            category="Study ju2022",
+            subcategory="tables",
+            caption="../report/ju2022/experiments.rst",
+        ),
+    log:
+        f"{LOGS}/ju2022/experiments/{{experiment}}_page.log",
+    wildcard_constraints:
+        experiment=JU_WILDCARDS["experiment"],
+    params:
+        step=step("report_pages:table_page"),
+    script:
+        STEP_SCRIPT
+
+
 rule ju2022_fig1a:
     input:
         summary=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
@@ -160,7 +184,7 @@ rule ju2022_fig1a:
         pdf=f"{JU_DIR}/fig1a.pdf",
         png=report(
             f"{JU_DIR}/fig1a.png",
-            category="ju2022",
+            category="Study ju2022",
             subcategory="figures",
             caption="../report/ju2022/fig1a.rst",
         ),
@@ -181,7 +205,7 @@ rule ju2022_fig2:
         pdf=f"{JU_DIR}/fig2.pdf",
         png=report(
             f"{JU_DIR}/fig2.png",
-            category="ju2022",
+            category="Study ju2022",
             subcategory="figures",
             caption="../report/ju2022/fig2.rst",
         ),
@@ -201,7 +225,7 @@ rule ju2022_fig1b:
         pdf=f"{JU_DIR}/fig1b.pdf",
         png=report(
             f"{JU_DIR}/fig1b.png",
-            category="ju2022",
+            category="Study ju2022",
             subcategory="figures",
             caption="../report/ju2022/fig1b.rst",
         ),
@@ -220,7 +244,7 @@ rule ju2022_figS1:
         pdf=f"{JU_DIR}/figS1.pdf",
         png=report(
             f"{JU_DIR}/figS1.png",
-            category="ju2022",
+            category="Study ju2022",
             subcategory="figures",
             caption="../report/ju2022/figS1.rst",
         ),
@@ -236,12 +260,7 @@ rule ju2022_tab1:
     input:
         summary=f"{JU_DIR}/experiments/loglinear_coverage.npz",
     output:
-        csv=report(
-            f"{JU_DIR}/tab1.csv",
-            category="ju2022",
-            subcategory="tables",
-            caption="../report/ju2022/tab1.rst",
-        ),
+        csv=f"{JU_DIR}/tab1.csv",
         md=f"{JU_DIR}/tab1.md",
     log:
         f"{LOGS}/ju2022/tab1.log",
@@ -256,16 +275,30 @@ rule ju2022_tab1:
         STEP_SCRIPT
 
 
+rule ju2022_tab1_page:
+    input:
+        csv=rules.ju2022_tab1.output.csv,
+        md=rules.ju2022_tab1.output.md,
+    output:
+        html=report(
+            f"{JU_DIR}/tab1.html",
+            category="Study ju2022",
+            subcategory="tables",
+            caption="../report/ju2022/tab1.rst",
+        ),
+    log:
+        f"{LOGS}/ju2022/tab1_page.log",
+    params:
+        step=step("report_pages:table_page"),
+    script:
+        STEP_SCRIPT
+
+
 rule ju2022_tabS1:
     input:
         summary=f"{JU_DIR}/experiments/linreg_coverage.npz",
     output:
-        csv=report(
-            f"{JU_DIR}/tabS1.csv",
-            category="ju2022",
-            subcategory="tables",
-            caption="../report/ju2022/tabS1.rst",
-        ),
+        csv=f"{JU_DIR}/tabS1.csv",
         md=f"{JU_DIR}/tabS1.md",
     log:
         f"{LOGS}/ju2022/tabS1.log",
@@ -280,22 +313,55 @@ rule ju2022_tabS1:
         STEP_SCRIPT
 
 
+rule ju2022_tabS1_page:
+    input:
+        csv=rules.ju2022_tabS1.output.csv,
+        md=rules.ju2022_tabS1.output.md,
+    output:
+        html=report(
+            f"{JU_DIR}/tabS1.html",
+            category="Study ju2022",
+            subcategory="tables",
+            caption="../report/ju2022/tabS1.rst",
+        ),
+    log:
+        f"{LOGS}/ju2022/tabS1_page.log",
+    params:
+        step=step("report_pages:table_page"),
+    script:
+        STEP_SCRIPT
+
+
 rule ju2022_runtime:
     input:
         loglinear=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
         linreg=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
     output:
-        csv=report(
-            f"{JU_DIR}/runtime.csv",
-            category="ju2022",
-            subcategory="tables",
-            caption="../report/ju2022/runtime.rst",
-        ),
+        csv=f"{JU_DIR}/runtime.csv",
         md=f"{JU_DIR}/runtime.md",
     log:
         f"{LOGS}/ju2022/runtime.log",
     params:
         step=step("ju2022.summarise:runtime"),
+    script:
+        STEP_SCRIPT
+
+
+rule ju2022_runtime_page:
+    input:
+        csv=rules.ju2022_runtime.output.csv,
+        md=rules.ju2022_runtime.output.md,
+    output:
+        html=report(
+            f"{JU_DIR}/runtime.html",
+            category="Study ju2022",
+            subcategory="tables",
+            caption="../report/ju2022/runtime.rst",
+        ),
+    log:
+        f"{LOGS}/ju2022/runtime_page.log",
+    params:
+        step=step("report_pages:table_page"),
     script:
         STEP_SCRIPT
 

@@ -84,7 +84,7 @@ rule raim2021_knots:
         pdf=f"{RAIM_DIR}/knots.pdf",
         png=report(
             f"{RAIM_DIR}/knots.png",
-            category="raim2021",
+            category="Study raim2021",
             subcategory="figures",
             caption="../report/raim2021/knots.rst",
         ),
@@ -103,7 +103,7 @@ rule raim2021_error_bound:
         pdf=f"{RAIM_DIR}/error_bound.pdf",
         png=report(
             f"{RAIM_DIR}/error_bound.png",
-            category="raim2021",
+            category="Study raim2021",
             subcategory="figures",
             caption="../report/raim2021/error_bound.rst",
         ),
@@ -122,7 +122,7 @@ rule raim2021_step_function:
         pdf=f"{RAIM_DIR}/step_function.pdf",
         png=report(
             f"{RAIM_DIR}/step_function.png",
-            category="raim2021",
+            category="Study raim2021",
             subcategory="figures",
             caption="../report/raim2021/step_function.rst",
         ),
@@ -145,7 +145,7 @@ rule raim2021_run_gibbs:
         chunk="[0-9]+",
     resources:
         runtime=30,
-        mem_mb=500,
+        mem_mb=1000,
     params:
         step=step("raim2021.run:gibbs_chunk"),
         seed=config["seed"],
@@ -183,7 +183,7 @@ rule raim2021_mse_densities:
         pdf=f"{RAIM_DIR}/mse_densities.pdf",
         png=report(
             f"{RAIM_DIR}/mse_densities.png",
-            category="raim2021",
+            category="Study raim2021",
             subcategory="figures",
             caption="../report/raim2021/mse_densities.rst",
         ),
@@ -223,7 +223,7 @@ rule raim2021_traces:
         pdf=f"{RAIM_DIR}/traces.pdf",
         png=report(
             f"{RAIM_DIR}/traces.png",
-            category="raim2021",
+            category="Study raim2021",
             subcategory="figures",
             caption="../report/raim2021/traces.rst",
         ),
@@ -242,7 +242,8 @@ rule raim2021_run_timing:
         timing=f"{RAIM_DIR}/timing/timing.json",
     log:
         f"{LOGS}/raim2021/run_timing.log",
-    # both cores, so no other job of this workflow runs beside the timed chain
+    # two cores for a one-thread chain: locally (--cores 2) no other job runs beside it; on SLURM
+    # the job holds two CPUs of its node (docs/cluster.md, timing tables)
     threads: 2
     resources:
         runtime=10,
@@ -261,17 +262,31 @@ rule raim2021_timing:
     input:
         timing=rules.raim2021_run_timing.output.timing,
     output:
-        csv=report(
-            f"{RAIM_DIR}/timing.csv",
-            category="raim2021",
-            subcategory="tables",
-            caption="../report/raim2021/timing.rst",
-        ),
+        csv=f"{RAIM_DIR}/timing.csv",
         md=f"{RAIM_DIR}/timing.md",
     log:
         f"{LOGS}/raim2021/timing.log",
     params:
         step=step("raim2021.summarise:timing"),
+    script:
+        STEP_SCRIPT
+
+
+rule raim2021_timing_page:
+    input:
+        csv=rules.raim2021_timing.output.csv,
+        md=rules.raim2021_timing.output.md,
+    output:
+        html=report(
+            f"{RAIM_DIR}/timing.html",
+            category="Study raim2021",
+            subcategory="tables",
+            caption="../report/raim2021/timing.rst",
+        ),
+    log:
+        f"{LOGS}/raim2021/timing_page.log",
+    params:
+        step=step("report_pages:table_page"),
     script:
         STEP_SCRIPT
 

@@ -196,12 +196,7 @@ rule raisa2021_tab5_1:
     input:
         params=RAISA["params"],
     output:
-        csv=report(
-            f"{RAISA_DIR}/tab5_1.csv",
-            category="raisa2021",
-            subcategory="tables",
-            caption="../report/raisa2021/tab5_1.rst",
-        ),
+        csv=f"{RAISA_DIR}/tab5_1.csv",
         md=f"{RAISA_DIR}/tab5_1.md",
     log:
         f"{RAISA_LOGS}/tab5_1.log",
@@ -216,6 +211,25 @@ rule raisa2021_tab5_1:
         STEP_SCRIPT
 
 
+rule raisa2021_tab5_1_page:
+    input:
+        csv=rules.raisa2021_tab5_1.output.csv,
+        md=rules.raisa2021_tab5_1.output.md,
+    output:
+        html=report(
+            f"{RAISA_DIR}/tab5_1.html",
+            category="Study raisa2021",
+            subcategory="tables",
+            caption="../report/raisa2021/tab5_1.rst",
+        ),
+    log:
+        f"{RAISA_LOGS}/tab5_1_page.log",
+    params:
+        step=step("report_pages:table_page"),
+    script:
+        STEP_SCRIPT
+
+
 rule raisa2021_fig5_1:
     input:
         references=expand(
@@ -226,7 +240,7 @@ rule raisa2021_fig5_1:
         pdf=f"{RAISA_DIR}/fig5_1.pdf",
         png=report(
             f"{RAISA_DIR}/fig5_1.png",
-            category="raisa2021",
+            category="Study raisa2021",
             subcategory="figures",
             caption="../report/raisa2021/fig5_1.rst",
         ),
@@ -267,7 +281,7 @@ rule raisa2021_fig6_1:
         pdf=f"{RAISA_DIR}/fig6_1.pdf",
         png=report(
             f"{RAISA_DIR}/fig6_1.png",
-            category="raisa2021",
+            category="Study raisa2021",
             subcategory="figures",
             caption="../report/raisa2021/fig6_1.rst",
         ),
@@ -307,7 +321,7 @@ rule raisa2021_fig4_1:
         pdf=f"{RAISA_DIR}/fig4_1.pdf",
         png=report(
             f"{RAISA_DIR}/fig4_1.png",
-            category="raisa2021",
+            category="Study raisa2021",
             subcategory="figures",
             caption="../report/raisa2021/fig4_1.rst",
         ),
@@ -329,7 +343,7 @@ rule raisa2021_fig6_4:
         pdf=f"{RAISA_DIR}/fig6_4.pdf",
         png=report(
             f"{RAISA_DIR}/fig6_4.png",
-            category="raisa2021",
+            category="Study raisa2021",
             subcategory="figures",
             caption="../report/raisa2021/fig6_4.rst",
         ),
@@ -346,7 +360,7 @@ use rule raisa2021_fig6_4 as raisa2021_fig6_6 with:
         pdf=f"{RAISA_DIR}/fig6_6.pdf",
         png=report(
             f"{RAISA_DIR}/fig6_6.png",
-            category="raisa2021",
+            category="Study raisa2021",
             subcategory="figures",
             caption="../report/raisa2021/fig6_6.rst",
         ),
@@ -361,7 +375,7 @@ use rule raisa2021_fig6_4 as raisa2021_fig6_7 with:
         pdf=f"{RAISA_DIR}/fig6_7.pdf",
         png=report(
             f"{RAISA_DIR}/fig6_7.png",
-            category="raisa2021",
+            category="Study raisa2021",
             subcategory="figures",
             caption="../report/raisa2021/fig6_7.rst",
         ),
@@ -376,7 +390,7 @@ use rule raisa2021_fig6_4 as raisa2021_fig6_8 with:
         pdf=f"{RAISA_DIR}/fig6_8.pdf",
         png=report(
             f"{RAISA_DIR}/fig6_8.png",
-            category="raisa2021",
+            category="Study raisa2021",
             subcategory="figures",
             caption="../report/raisa2021/fig6_8.rst",
         ),
@@ -461,7 +475,7 @@ rule raisa2021_fig6_2:
         pdf=f"{RAISA_DIR}/fig6_2.pdf",
         png=report(
             f"{RAISA_DIR}/fig6_2.png",
-            category="raisa2021",
+            category="Study raisa2021",
             subcategory="figures",
             caption="../report/raisa2021/fig6_2.rst",
         ),
@@ -478,7 +492,7 @@ use rule raisa2021_fig6_4 as raisa2021_fig6_3 with:
         pdf=f"{RAISA_DIR}/fig6_3.pdf",
         png=report(
             f"{RAISA_DIR}/fig6_3.png",
-            category="raisa2021",
+            category="Study raisa2021",
             subcategory="figures",
             caption="../report/raisa2021/fig6_3.rst",
         ),
@@ -493,7 +507,7 @@ use rule raisa2021_fig6_4 as raisa2021_fig6_5 with:
         pdf=f"{RAISA_DIR}/fig6_5.pdf",
         png=report(
             f"{RAISA_DIR}/fig6_5.png",
-            category="raisa2021",
+            category="Study raisa2021",
             subcategory="figures",
             caption="../report/raisa2021/fig6_5.rst",
         ),

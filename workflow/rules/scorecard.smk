@@ -1,6 +1,7 @@
 # The fidelity scorecard: every enabled study unit's claims (its paper.py) in one table, and the
 # results summary rendered from it (verdict counts and headline rows; README's block is rendered
-# from its paper-scale snapshot, docs/results-digest.json).
+# from its paper-scale snapshot, docs/results-digest.json). The report shows the scorecard and every
+# table as an HTML page (dpinfer.studies.report_pages; a table's page rule is in its study's file).
 
 
 rule fidelity:
@@ -8,12 +9,14 @@ rule fidelity:
         claims=CLAIMS,
         deviations="docs/deviations.md",
     output:
-        md=report(
-            f"{RESULTS}/fidelity.md",
+        md=f"{RESULTS}/fidelity.md",
+        csv=f"{RESULTS}/fidelity.csv",
+        # the report's page of it; its category sorts before every "Study <name>" in the report's menu
+        html=report(
+            f"{RESULTS}/fidelity.html",
             category="Fidelity scorecard",
             caption="../report/fidelity.rst",
         ),
-        csv=f"{RESULTS}/fidelity.csv",
     log:
         f"{LOGS}/fidelity.log",
     params:

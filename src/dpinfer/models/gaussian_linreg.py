@@ -38,8 +38,8 @@ class LinregTruth:
     sigma2: float
     tau: float              # prior sd of each beta component
     clamp: tuple            # (lower, upper) bounds, same for x and y in the authors' study
-    X: np.ndarray           # (n, p+1) fixed confidential design incl. intercept column
-    y: np.ndarray           # (n,)
+    X: np.ndarray | None    # (n, p+1) fixed confidential design incl. intercept column
+    y: np.ndarray | None    # (n,)
 
     @property
     def p(self) -> int:
@@ -56,15 +56,14 @@ def reference_files(data_dir) -> tuple[Path, Path]:
     return d / PARAMETER_FILE, d / DATA_FILE
 
 
-def load_reference(parameters, data) -> LinregTruth:
+def load_reference(parameters, data=None) -> LinregTruth:
     """The authors' true parameters (file ``parameters``, PARAMETER_FILE) and fixed
-    confidential data set (file ``data``, DATA_FILE)."""
+    confidential data set (file ``data``, DATA_FILE; None: no data set, ``X`` and ``y`` None)."""
     par = read_json(Path(parameters))["objects"]
-    xy = read_json(Path(data))["objects"]
+    xy = read_json(Path(data))["objects"] if data is not None else None
     cl = np.asarray(par["clbounds"]["values"], float)  # x_lo, y_lo, x_hi, y_hi
     if not (cl[0] == cl[1] and cl[2] == cl[3]):
         raise ValueError("this implementation expects the same clamp bounds for x and y")
-    X = np.asarray(xy["X"]["values"], float)
     return LinregTruth(
         beta=np.asarray(par["beta_star"]["values"], float),
         mean_x=np.asarray(par["m_star"]["values"], float),
@@ -72,8 +71,8 @@ def load_reference(parameters, data) -> LinregTruth:
         sigma2=float(par["sigma2_star"]["values"]),
         tau=float(par["tau_star"]["values"]),
         clamp=(float(cl[0]), float(cl[2])),
-        X=X,
-        y=np.asarray(xy["Y"]["values"], float),
+        X=np.asarray(xy["X"]["values"], float) if xy is not None else None,
+        y=np.asarray(xy["Y"]["values"], float) if xy is not None else None,
     )
 
 

@@ -38,7 +38,7 @@ class NaiveBayesTruth:
     pi: np.ndarray         # (K, J, I)
     alpha_p: np.ndarray    # (I,)
     alpha: np.ndarray      # (K, J, I)
-    counts: np.ndarray     # (K, J, I) confidential counts of the fixed data set (int)
+    counts: np.ndarray | None  # (K, J, I) confidential counts of the fixed data set (int)
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -63,13 +63,13 @@ def reference_files(data_dir) -> tuple[Path, Path]:
     return d / PARAMETER_FILE, d / DATA_FILE
 
 
-def load_reference(parameters, data, prior_concentration: float | None = None) -> NaiveBayesTruth:
+def load_reference(parameters, data=None, prior_concentration: float | None = None) -> NaiveBayesTruth:
     """Load the authors' log-linear parameters (file ``parameters``, PARAMETER_FILE) and
-    confidential tables (file ``data``, DATA_FILE).
+    confidential tables (file ``data``, DATA_FILE; None: no tables, ``counts`` is None).
 
     ``prior_concentration`` overrides the Dirichlet parameters (all equal) when given.
     """
-    par, dat = Path(parameters), Path(data)
+    par = Path(parameters)
     p = _values(par, "p").astype(float)
     pi = _values(par, "pijk").astype(float)
     alpha_p = _values(par, "alp").astype(float)
@@ -77,9 +77,13 @@ def load_reference(parameters, data, prior_concentration: float | None = None) -
     if prior_concentration is not None:
         alpha_p = np.full_like(alpha_p, float(prior_concentration))
         alpha = np.full_like(alpha, float(prior_concentration))
-    counts = _values(dat, "nijk").astype(np.int64)
-    if counts.shape != pi.shape or not np.allclose(pi.sum(axis=1), 1.0) or not np.isclose(p.sum(), 1.0):
-        raise ValueError(f"inconsistent log-linear reference data in {par} and {dat}")
+    if not np.allclose(pi.sum(axis=1), 1.0) or not np.isclose(p.sum(), 1.0):
+        raise ValueError(f"inconsistent log-linear parameters in {par}")
+    if data is None:
+        return NaiveBayesTruth(p=p, pi=pi, alpha_p=alpha_p, alpha=alpha, counts=None)
+    counts = _values(Path(data), "nijk").astype(np.int64)
+    if counts.shape != pi.shape:
+        raise ValueError(f"the tables of {data} do not match the parameters of {par}")
     if not np.all(counts.sum(axis=(1, 2)) == counts[0].sum()):
         raise ValueError("every feature table must count the same records")
     return NaiveBayesTruth(p=p, pi=pi, alpha_p=alpha_p, alpha=alpha, counts=counts)

@@ -7,6 +7,7 @@ the headline results, rendered from the scorecard (``results/fidelity.csv``) and
   paper-scale run by
 
       python -m dpinfer.studies.results_summary [--results results] [--log-dir .snakemake/log]
+                                                [--smoke-log-dir SMOKE_RUN/.snakemake/log]
 
   which also rewrites ``docs/results.md`` and the block of README.md between the
   ``<!-- results:begin -->`` and ``<!-- results:end -->`` markers from the digest. A test renders
@@ -104,12 +105,73 @@ def _run_line(d: dict) -> str:
     return ("Run: " + "; ".join(parts) + ".") if parts else ""
 
 
+def _smoke_line(d: dict) -> str:
+    smoke = d.get("smoke")
+    if not smoke:
+        return ""
+    return (f"The smoke scale (`--configfile config/smoke.yaml`, every rule) took {smoke['minutes']:.1f} minutes "
+            f"with `--cores 2` on a 2-core machine (commit {smoke['commit']}, measured by its Snakemake log).")
+
+
+def _minutes_cell(d: dict, study: str) -> str:
+    value = (d.get("study_minutes") or {}).get(study)
+    return f"{value:.0f}" if value is not None else "not measured"
+
+
+def _lead_cell(d: dict, study: str) -> str:
+    """The study's first headline row: statement, ours, paper, Monte Carlo error, verdict."""
+    h = next((h for h in d["headlines"] if h["study"] == study), None)
+    if h is None:
+        return "no headline row"
+    err = f"; MC error {h['mc_error']}" if h["mc_error"] else ""
+    return (f"`{h['target']}`: {h['statement']}. Ours: {h['ours']} (paper: {h['paper']}{err}): "
+            f"**{_verdict_cell(h)}**")
+
+
+def _glance(d: dict) -> list[str]:
+    """One table: per study the targets built, its lead result, the verdict counts, the minutes."""
+    lines = ["| study | targets built | headline result | hold | differ, explained | not comparable "
+             "| paper-scale minutes, 2 cores |", "|---|---|---|---|---|---|---|"]
+    shown = ("holds", "differs (explained)", "not comparable")
+    for study in _order(d["counts"]):
+        c, b = d["counts"][study], d["built"].get(study, [0, 0])
+        lines.append(f"| {study} | {b[0]} of {b[1]} | {_lead_cell(d, study)} | "
+                     + " | ".join(str(c[v]) for v in shown) + f" | {_minutes_cell(d, study)} |")
+    total = {v: sum(c[v] for c in d["counts"].values()) for v in _COUNTS}
+    nb = [sum(b[i] for b in d["built"].values()) for i in (0, 1)]
+    run = f"{d['minutes']:.0f}" if d.get("minutes") is not None else "not measured"
+    lines.append(f"| all | {nb[0]} of {nb[1]} | {total['differs (unexplained)']} rows differ without an "
+                 f"explanation; {total['not run']} not run | " + " | ".join(str(total[v]) for v in shown)
+                 + f" | {run} |")
+    return lines
+
+
+VERDICT_GUIDE = [
+    "Every checkable statement of the documents (each printed number, each figure's claim) is a row of "
+    "the fidelity scorecard (`results/fidelity.md`, first in the HTML report's menu), with the paper's value, "
+    "ours, our Monte Carlo error and a verdict:",
+    "",
+    "- **holds**: our value agrees with the document's at the document's setting, within the rule the "
+    "statement gives (usually 2-3 standard errors);",
+    "- **differs (explained)**: it does not, and the row names the entry of `docs/deviations.md` that says "
+    "why, with the measured evidence that our side is right at that setting (a converged optimiser, chains "
+    "that pass the diagnostics, an independent check);",
+    "- **differs (unexplained)**: it does not, and nothing explains it (none at paper scale);",
+    "- **not comparable**: this run is not at the setting the document's value refers to (another credible "
+    "level, fewer replicates, shorter chains, another grid); the row names what differs and is never judged;",
+    "- **not run**: the run does not compute what the statement is about.",
+]
+
+
 def render_summary(d: dict, title: str = "Results at a glance") -> str:
-    """The results document: the verdict counts per study and every headline row."""
+    """The results document: the verdicts explained, the counts per study and every headline row."""
     lines = [f"# {title}", ""]
     run = _run_line(d)
     if run:
         lines += [run, ""]
+    if _smoke_line(d):
+        lines += [_smoke_line(d), ""]
+    lines += VERDICT_GUIDE + [""]
     lines += ["Scorecard verdicts per study (`results/fidelity.md` lists every row; a row is judged only at the "
               "setting the document's value refers to, otherwise it is \"not comparable\"):", ""]
     lines += _table(d)
@@ -122,11 +184,12 @@ def render_summary(d: dict, title: str = "Results at a glance") -> str:
 
 
 def render_readme_block(d: dict) -> str:
-    """README's results block: the run line, the counts table and the headline rows."""
-    lines = [README_BEGIN]
+    """README's results block: one table at a glance, the run line and the smoke run's time."""
+    lines = [README_BEGIN, ""] + _glance(d) + [""]
     run = _run_line(d)
-    lines += (["", f"Paper scale, {run[0].lower()}{run[1:]}"] if run else [])
-    lines += [""] + _table(d) + [""] + _headlines(d) + ["", README_END]
+    if run:
+        lines += [f"Paper scale, {run[0].lower()}{run[1:]}" + (f" {_smoke_line(d)}" if _smoke_line(d) else "")]
+    lines += ["", README_END]
     return "\n".join(lines)
 
 
@@ -168,15 +231,33 @@ def _replace_block(readme: str, block: str) -> str:
     return readme[:start] + block + readme[end + len(README_END):]
 
 
-def refresh(results: Path, root: Path, log_dir: Path | None) -> dict:
+def _commit(checkout: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def refresh(results: Path | None, root: Path, log_dir: Path | None, smoke_log_dir: Path | None = None) -> dict:
     """docs/results-digest.json from a finished paper-scale run (its results/summary.json, the wall
-    time of its Snakemake logs, the commit), then docs/results.md and README's block from it."""
-    d = read_json(results / "summary.json")
-    d["minutes"] = _wall_minutes(log_dir) if log_dir else None
-    # the commit of the checkout that ran (the results folder's parent), not of the one that renders
-    d["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=results.resolve().parent,
-                                 capture_output=True, text=True).stdout.strip()
-    write_json(root / "docs" / "results-digest.json", d)
+    time of its Snakemake logs, the commit) and/or the Snakemake logs of a smoke run (its wall
+    time and commit; the digest keeps the other part as it was), then docs/results.md and
+    README's block from it."""
+    path = root / "docs" / "results-digest.json"
+    old = read_json(path) if path.exists() else {}
+    if results is not None:
+        d = read_json(results / "summary.json")
+        d["minutes"] = _wall_minutes(log_dir) if log_dir else None
+        # the commit of the checkout that ran (the results folder's parent), not of the one that renders
+        d["commit"] = _commit(results.resolve().parent)
+        if "smoke" in old:
+            d["smoke"] = old["smoke"]
+    else:
+        d = old
+    if smoke_log_dir is not None:
+        minutes = _wall_minutes(smoke_log_dir)
+        if minutes is None:
+            raise ValueError(f"no finished smoke run in {smoke_log_dir}")
+        d["smoke"] = {"minutes": round(minutes, 2), "commit": _commit(smoke_log_dir.resolve().parents[1])}
+    write_json(path, d)
     render_files(root, d)
     return d
 
@@ -191,12 +272,16 @@ def render_files(root: Path, d: dict) -> None:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="Refresh docs/results-digest.json, docs/results.md and README's "
                                              "results block from a finished paper-scale run.")
-    ap.add_argument("--results", default="results", help="the run's results folder (with summary.json)")
+    ap.add_argument("--results", default="results",
+                    help="the paper-scale run's results folder (with summary.json); '' to keep the digest's")
     ap.add_argument("--log-dir", default=".snakemake/log", help="its Snakemake logs, for the wall time ('' for a run that was killed and resumed: "
                          "not measured)")
+    ap.add_argument("--smoke-log-dir", default=None,
+                    help="the Snakemake logs (.snakemake/log) of a smoke run that ran alone, for its wall time")
     ap.add_argument("--root", default=".", help="the repository (README.md, docs/)")
     a = ap.parse_args(argv)
-    d = refresh(Path(a.results), Path(a.root), Path(a.log_dir) if a.log_dir else None)
+    d = refresh(Path(a.results) if a.results else None, Path(a.root), Path(a.log_dir) if a.log_dir else None,
+                Path(a.smoke_log_dir) if a.smoke_log_dir else None)
     print(render_summary(d))
 
 

@@ -11,7 +11,8 @@ epsilon, n, trials, chain length ...) beside this run's. A row is judged ("holds
 only when every one of them matches; otherwise its verdict is "not comparable", naming what
 differs, so an edited config or the smoke scale never compares our number with a paper value
 of another setting. A difference is "explained" only when it names a heading of
-``docs/deviations.md`` that exists.
+``docs/deviations.md`` that exists. The report shows the scorecard as ``results/fidelity.html``
+(:mod:`.report_pages`), which carries the text of every entry its verdicts cite.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -26,8 +28,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from ..io import write_csv, write_text
+from .report_pages import read_csv_table, render_scorecard_page
 
-__all__ = ["Setting", "setting", "setting_in", "Claim", "write_claims", "read_claims", "heading_anchors", "verdict",
+__all__ = ["Setting", "setting", "setting_in", "Claim", "write_claims", "read_claims", "heading_anchors",
+           "deviation_sections", "verdict",
            "mismatches", "fidelity", "VERDICTS"]
 
 VERDICTS = ("holds", "differs (explained)", "differs (unexplained)", "not comparable", "not run")
@@ -156,6 +160,18 @@ def heading_anchors(markdown: str) -> set[str]:
     return {_slug(m.group(1)) for m in re.finditer(r"^#+\s+(.*)$", markdown, flags=re.MULTILINE)}
 
 
+def deviation_sections(markdown: str) -> dict[str, tuple[str, str]]:
+    """anchor -> (heading, text up to the next heading of the same or a higher level) of every
+    heading of a Markdown document."""
+    heads = [(m.start(), m.end(), len(m.group(1)), m.group(2).strip())
+             for m in re.finditer(r"^(#+)\s+(.*)$", markdown, flags=re.MULTILINE)]
+    out = {}
+    for i, (_, end, level, heading) in enumerate(heads):
+        stop = next((s for s, _, lv, _ in heads[i + 1:] if lv <= level), len(markdown))
+        out.setdefault(_slug(heading), (heading, markdown[end:stop].strip()))
+    return out
+
+
 def mismatches(claim: Claim) -> list[Setting]:
     """The settings at which this run differs from the document's (empty: comparable)."""
     return [s for s in claim.settings if not s.same]
@@ -174,8 +190,10 @@ def verdict(claim: Claim, anchors: set[str]) -> str:
 
 
 def fidelity(input, output) -> None:
-    """Rule step: every study's claims -> results/fidelity.csv and results/fidelity.md."""
-    anchors = heading_anchors(Path(input.deviations).read_text(encoding="utf-8"))
+    """Rule step: every study's claims -> results/fidelity.csv, results/fidelity.md and the
+    report's page of it, results/fidelity.html (rendered from the CSV as written)."""
+    deviations = Path(input.deviations).read_text(encoding="utf-8")
+    anchors = heading_anchors(deviations)
     rows = []
     for path in sorted(input.claims):
         study = Path(path).parent.parent.name
@@ -215,3 +233,6 @@ def fidelity(input, output) -> None:
         cells = [r["study"], r["target"], r["statement"], r["paper"], r["ours"], r["mc_error"], v]
         lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
     write_text(output.md, "\n".join(lines) + "\n")
+    href = os.path.relpath(input.deviations, os.path.dirname(output.html) or ".")
+    write_text(output.html, render_scorecard_page(*read_csv_table(output.csv), deviation_sections(deviations),
+                                                  deviations_href=Path(href).as_posix()))
