@@ -96,6 +96,6 @@ def test_refresh_takes_the_smoke_time_from_its_own_log_and_keeps_the_paper_run(t
     (logs / "a.snakemake.log").write_text("Finished jobid: 1 (Rule: x)\nElapsed time: 0:05:30.6\n")
     d = rs.refresh(None, tmp_path, None, logs)
     assert d["smoke"]["minutes"] == 5.51 and d["counts"] == _digest()["counts"]
-    assert "took 5.5 minutes with `--cores 2`" in (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "took 5.5 minutes with `--cores 2` on a 2-core machine, as the first run of a fresh clone" in (tmp_path / "README.md").read_text(encoding="utf-8")
     with pytest.raises(ValueError, match="no finished smoke run"):
         rs.refresh(None, tmp_path, None, tmp_path / "docs")

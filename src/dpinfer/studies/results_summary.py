@@ -110,7 +110,8 @@ def _smoke_line(d: dict) -> str:
     if not smoke:
         return ""
     return (f"The smoke scale (`--configfile config/smoke.yaml`, every rule) took {smoke['minutes']:.1f} minutes "
-            f"with `--cores 2` on a 2-core machine (commit {smoke['commit']}, measured by its Snakemake log).")
+            f"with `--cores 2` on a 2-core machine, as the first run of a fresh clone and install (numba compiles "
+            f"its kernels on the way; commit {smoke['commit']}, from its Snakemake log).")
 
 
 def _minutes_cell(d: dict, study: str) -> str:
@@ -277,7 +278,8 @@ def main(argv=None) -> None:
     ap.add_argument("--log-dir", default=".snakemake/log", help="its Snakemake logs, for the wall time ('' for a run that was killed and resumed: "
                          "not measured)")
     ap.add_argument("--smoke-log-dir", default=None,
-                    help="the Snakemake logs (.snakemake/log) of a smoke run that ran alone, for its wall time")
+                    help="the Snakemake logs (.snakemake/log) of a smoke run that ran alone as the first run of a "
+                         "fresh clone and install, for its wall time")
     ap.add_argument("--root", default=".", help="the repository (README.md, docs/)")
     a = ap.parse_args(argv)
     d = refresh(Path(a.results) if a.results else None, Path(a.root), Path(a.log_dir) if a.log_dir else None,
