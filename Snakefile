@@ -74,6 +74,7 @@ onstart:
 onsuccess:
     forget_run()
     record_run_config()
+    write_cost_profile()
 
 
 onerror:

@@ -21,6 +21,8 @@ TIMING_TABLES: dict[str, tuple[str, ...]] = {
     "bernstein2020/ch3/runtime.csv": ("mean_cpu_seconds", "ratio_to_naive"),
     "bernstein2020/case/runtime.csv": ("cpu_seconds", "seconds_per_tract", "iterations_per_second"),
     "comparison/cost.csv": ("ess_per_s", "cpu_per_trial"),
+    # the run's cost profile (dpinfer.job_cost), written after every successful run
+    "cost.csv": ("wall_s", "cpu_s", "kernel_cpu_s", "overhead_s"),
     # the recommended method is the qualifying one with the most ESS per CPU second, so which
     # method a row names (and its diagnostics, and the others that qualify) can change with it
     "comparison/recommended.csv": ("ess_per_s", "recommended", "rhat_max", "flagged", "also_qualify"),

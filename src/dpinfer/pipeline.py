@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import logging
 import re
 import sys
 import time
 from functools import lru_cache
 from pathlib import Path
+
+from .job_cost import job_record
+from .kernel_time import kernel_seconds
 
 __all__ = ["STEP_PATTERN", "resolve_step", "run_step"]
 
@@ -83,4 +87,6 @@ def run_step(smk) -> None:
     except Exception:
         log.exception("step %s failed", step)
         raise
-    log.info("step %s done in %.1f s", step, time.perf_counter() - t0)
+    wall = time.perf_counter() - t0
+    log.info("step %s done in %.1f s", step, wall)
+    log.info("cost %s", json.dumps(job_record(getattr(smk, "rule", "?"), wall, kernel_seconds())))

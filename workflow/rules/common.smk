@@ -6,6 +6,7 @@ import json
 import os
 import re
 import sys
+import time
 
 import yaml
 from snakemake.exceptions import WorkflowError
@@ -14,6 +15,7 @@ from snakemake.utils import validate
 from dpinfer.config_checks import dotted, overridden_keys, strict_error, yaml_syntax_error
 from dpinfer.grid import ch3_cell_name, ch3_cells, chunk_range, fmt_eps, n_chunks, target_paths
 from dpinfer.io import read_json, write_json
+from dpinfer.job_cost import write_profile
 from dpinfer.pipeline import resolve_step
 from dpinfer.run_lock import clear_stale_locks, forget_run, record_run
 from dpinfer.smoke_scale import SMOKE_KEY, SmokeRuleError, shrink
@@ -112,6 +114,14 @@ def apply_smoke_scale():
         "config (caps and thinned grids); your other settings and every value you add to a grid run as written.",
         file=sys.stderr,
     )
+
+
+RUN_STARTED = time.time()
+
+
+def write_cost_profile():
+    """After a successful run: results/cost.{md,csv} from every job's cost record (its log)."""
+    write_profile(LOGS, RESULTS, RUN_STARTED, workflow.cores)
 
 
 RUN_CONFIG = f"{RESULTS}/.dpinfer-run-config.json"

@@ -18,12 +18,12 @@ its edge) of the same graph; the M-step goes back to the model's own flat layout
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import numpy as np
 
 from dpinfer.estimators.fit import Fit
 from dpinfer.estimators.mle import fit_mle
+from dpinfer.kernel_time import CpuTimer
 from dpinfer.mechanisms import Laplace
 from dpinfer.models.mrf_inference import exact_marginals
 from dpinfer.models.pairwise_mrf import edge_log_potentials, statistics
@@ -165,7 +165,7 @@ def cgm_em(model, y_tables, N, scale, lam, *, theta0, inference=exact_marginals,
     individual); ``converged`` is False on the cap. An M-step capped at ``mstep_max_iter`` L-BFGS
     steps still ascends J (its line search is monotone): a generalised EM, same fixed points.
     """
-    start = time.process_time()
+    timer = CpuTimer().start()
     mstep_inference = inference if mstep_inference is None else mstep_inference
     noise = Laplace(scale=float(scale), sensitivity=float(model.n_cliques))
     y = np.asarray(y_tables, dtype=float)
@@ -204,4 +204,4 @@ def cgm_em(model, y_tables, N, scale, lam, *, theta0, inference=exact_marginals,
             converged = True
             break
     return Fit(theta=theta, iterations=it, converged=bool(converged),
-               objective=np.array(trace), seconds=time.process_time() - start)
+               objective=np.array(trace), seconds=timer.stop())

@@ -18,12 +18,11 @@ so ``tol`` reads as a marginal-probability error); scipy's L-BFGS-B is kept as a
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from scipy.optimize import minimize
 
 from dpinfer.estimators.fit import Fit
+from dpinfer.kernel_time import CpuTimer
 from dpinfer.models.mrf_inference import exact_marginals
 from dpinfer.models.pairwise_mrf import statistics
 
@@ -114,7 +113,7 @@ def fit_mle(model, stats_flat, N, lam, *, theta0=None, inference=exact_marginals
     and objective are always finite (inference failures count as f = inf and are stepped back from).
     ``converged`` is False on the iteration cap or a failed line search before reaching ``tol``.
     """
-    start = time.process_time()
+    timer = CpuTimer().start()
     s = np.asarray(stats_flat, dtype=float) / N
     c = lam / N
     x0 = np.zeros(model.dim) if theta0 is None else np.array(theta0, dtype=float)
@@ -138,9 +137,9 @@ def fit_mle(model, stats_flat, N, lam, *, theta0=None, inference=exact_marginals
         raise ValueError(f"unknown method {method!r}")
     if not (np.isfinite(f) and np.all(np.isfinite(x))):  # theta0 itself failed: report, never NaN
         return Fit(theta=x0, iterations=int(nit), converged=False,
-                   objective=np.array([np.finfo(float).min]), seconds=time.process_time() - start)
+                   objective=np.array([np.finfo(float).min]), seconds=timer.stop())
     return Fit(theta=x, iterations=int(nit), converged=bool(status == 0),
-               objective=np.array([-N * f]), seconds=time.process_time() - start)
+               objective=np.array([-N * f]), seconds=timer.stop())
 
 
 def naive_mle(model, y_tables, N, lam, *, project=True, **kw) -> Fit:

@@ -41,12 +41,12 @@ K = 10 chain.
 from __future__ import annotations
 
 import math
-import time
 from functools import lru_cache
 
 import numpy as np
 from numba import njit
 
+from ..kernel_time import CpuTimer
 from ..mechanisms import Gaussian
 from ..models.mrf_inference import exact_marginals
 from ..models.pairwise_mrf import edge_log_potentials, statistics, tables_from_records
@@ -285,7 +285,7 @@ def psgd(model, records, epsilon: float, delta: float, *, learning_rate: float, 
     Fit.converged is True when every iterate stayed finite (DP-SGD runs a fixed number of steps);
     otherwise the run stops, and theta = 0 (the start) is returned with converged False.
     """
-    t0 = time.process_time()
+    timer = CpuTimer().start()
     records = np.ascontiguousarray(records)
     n = records.shape[0]
     q, steps = psgd_steps(n, lot_size, epochs)
@@ -328,4 +328,4 @@ def psgd(model, records, epsilon: float, delta: float, *, learning_rate: float, 
         theta = np.zeros(dim)  # diverged: fall back to the starting point and say so
         objective[:] = -math.log(model.n_states) * model.n_nodes  # mean log-likelihood at theta = 0
     return Fit(theta=theta, iterations=done, converged=finite, objective=objective,
-               seconds=time.process_time() - t0)
+               seconds=timer.stop())

@@ -9,11 +9,12 @@ Times are CPU seconds (``time.process_time``) of the kernel call.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ..kernel_time import CpuTimer
 
 __all__ = ["Info", "Chain", "CpuTimer", "check_lengths"]
 
@@ -58,19 +59,6 @@ class Chain:
     def kept(self) -> np.ndarray:
         """Draws after burn-in."""
         return self.draws[self.burnin:]
-
-
-class CpuTimer:
-    """``with CpuTimer() as t: ...`` then ``t.seconds``: process time of the block."""
-
-    def __enter__(self):
-        self._t0 = time.process_time()
-        self.seconds = 0.0
-        return self
-
-    def __exit__(self, *exc):
-        self.seconds = time.process_time() - self._t0
-        return False
 
 
 def check_lengths(burnin: int, keep: int) -> tuple[int, int]:
