@@ -99,3 +99,20 @@ def test_refresh_takes_the_smoke_time_from_its_own_log_and_keeps_the_paper_run(t
     assert "took 5.5 minutes with `--cores 2` on a 2-core machine, as the first run of a fresh clone" in (tmp_path / "README.md").read_text(encoding="utf-8")
     with pytest.raises(ValueError, match="no finished smoke run"):
         rs.refresh(None, tmp_path, None, tmp_path / "docs")
+
+
+def test_a_studys_minutes_are_its_jobs_wall_time_over_two_cores(tmp_path):
+    path = tmp_path / "cost.csv"
+    path.write_text("unit,rule,jobs,wall_s,cpu_s,kernel_cpu_s,overhead_s\n"
+                    "bernstein2020_ch3,bernstein2020_ch3_run_cell,2,600.0,590.0,500.0,90.0\n"
+                    "bernstein2020_case,bernstein2020_case_run_batch,1,120.0,110.0,100.0,10.0\n"
+                    "raim2021,raim2021_run_gibbs,3,60.0,50.0,40.0,10.0\n"
+                    "scorecard and summary,fidelity,1,1.0,1.0,0.0,1.0\n", encoding="utf-8")
+    assert rs._study_minutes(path) == {"bernstein2020": 6.0, "raim2021": 0.5}
+    assert rs._study_minutes(tmp_path / "missing.csv") is None
+    d = dict(_digest(), study_minutes={"raim2021": 0.5}, minutes=40.0)
+    block = rs.render_readme_block(d)
+    row = next(line for line in block.splitlines() if line.startswith("| raim2021 |"))
+    assert row.endswith(" | 0.5 |"), row
+    assert next(line for line in block.splitlines() if line.startswith("| all |")).endswith(" | 40 |")
+    assert "divided by the 2 cores" in block and "| all |" in block and block.count("not measured") == 4

@@ -6,11 +6,15 @@ parameter vector in the model's layout (``PairwiseMRF.dim``), how the optimiser 
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Fit"]
+from ..kernel_time import CpuTimer
+
+__all__ = ["Fit", "timed_fit"]
 
 
 @dataclass(frozen=True)
@@ -21,7 +25,7 @@ class Fit:
     iterations: optimiser iterations (MLE) or EM iterations (CGM-EM).
     converged: False when the optimiser stopped on its iteration cap or reported trouble.
     objective: finite objective trace; one entry (the final value) for MLE, one per EM iteration for CGM.
-    seconds: CPU seconds (``time.process_time``) spent in the fit.
+    seconds: CPU seconds (``time.process_time``) spent in the fit (set by :func:`timed_fit`).
     """
 
     theta: np.ndarray
@@ -29,3 +33,17 @@ class Fit:
     converged: bool
     objective: np.ndarray
     seconds: float
+
+
+def timed_fit(fit_function):
+    """Run a point estimator inside one kernel timer (:mod:`dpinfer.kernel_time`, so its CPU
+    counts as the job's kernel time even when it raises); its Fit's ``seconds`` are the timer's
+    (a None, a setting the estimator cannot run, passes through)."""
+
+    @functools.wraps(fit_function)
+    def timed(*args, **kwargs) -> Fit | None:
+        with CpuTimer() as timer:
+            fit = fit_function(*args, **kwargs)
+        return None if fit is None else dataclasses.replace(fit, seconds=timer.seconds)
+
+    return timed

@@ -102,6 +102,9 @@ def _run_line(d: dict) -> str:
         parts.append("wall time not measured (the run was resumed across sessions)")
     if d.get("commit"):
         parts.append(f"commit {d['commit']}")
+    if d.get("study_minutes"):
+        parts.append("a study's minutes are its jobs' wall time summed and divided by the 2 cores "
+                     "(the run's `results/cost.csv`)")
     return ("Run: " + "; ".join(parts) + ".") if parts else ""
 
 
@@ -116,7 +119,9 @@ def _smoke_line(d: dict) -> str:
 
 def _minutes_cell(d: dict, study: str) -> str:
     value = (d.get("study_minutes") or {}).get(study)
-    return f"{value:.0f}" if value is not None else "not measured"
+    if value is None:
+        return "not measured"
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
 
 
 def _lead_cell(d: dict, study: str) -> str:
@@ -225,6 +230,18 @@ def _wall_minutes(log_dir: Path) -> float | None:
     return total.total_seconds() / 60 if total else None
 
 
+def _study_minutes(cost_csv: Path, cores: int = 2) -> dict[str, float] | None:
+    """Per study, its jobs' wall time summed over its units (dpinfer.job_cost), / cores, in minutes."""
+    if not cost_csv.exists():
+        return None
+    out = {}
+    for row in _read_rows(cost_csv):
+        study = next((s for s in STUDIES if row["unit"].startswith(s)), None)
+        if study:
+            out[study] = out.get(study, 0.0) + float(row["wall_s"]) / cores / 60
+    return {k: round(v, 2) for k, v in sorted(out.items())}
+
+
 def _replace_block(readme: str, block: str) -> str:
     start, end = readme.find(README_BEGIN), readme.find(README_END)
     if start < 0 or end < start:
@@ -249,6 +266,7 @@ def refresh(results: Path | None, root: Path, log_dir: Path | None, smoke_log_di
         d["minutes"] = _wall_minutes(log_dir) if log_dir else None
         # the commit of the checkout that ran (the results folder's parent), not of the one that renders
         d["commit"] = _commit(results.resolve().parent)
+        d["study_minutes"] = _study_minutes(results / "cost.csv") if d["minutes"] is not None else None
         if "smoke" in old:
             d["smoke"] = old["smoke"]
     else:
