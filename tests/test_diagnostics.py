@@ -106,3 +106,29 @@ def test_rhat_and_ess_behave_as_theory_says():
     assert diagnostics.bulk_ess(np.ones((2, 10)))[0] == 1.0
     with pytest.raises(ValueError):
         diagnostics.split_rhat(np.full((2, 10), np.nan))
+
+
+@pytest.mark.parametrize("values", [[3.0, 1.0, 2.0], [2.0, 1.0, 2.0, 2.0, 0.5], [1.0] * 5, [0.0, -0.0, 1.0]])
+def test_average_ranks_are_scipys_and_need_no_scipy_stats(values):
+    from scipy.stats import rankdata
+
+    from dpinfer.diagnostics import _average_ranks
+
+    x = np.asarray(values)
+    np.testing.assert_array_equal(_average_ranks(x), rankdata(x, method="average"))
+
+
+def test_rhat_with_ties_matches_arviz_and_imports_no_scipy_stats():
+    import subprocess
+    import sys
+
+    az = pytest.importorskip("arviz")
+    x = np.round(np.random.default_rng(1).normal(size=(4, 300)), 1)  # many ties
+    assert diagnostics.split_rhat(x)[0] == pytest.approx(float(az.rhat(x, method="rank")), rel=1e-8)
+    assert diagnostics.bulk_ess(x)[0] == pytest.approx(float(az.ess(x, method="bulk")), rel=1e-8)
+
+    code = ("import sys, numpy as np; from dpinfer.diagnostics import split_rhat; "
+            "x = np.round(np.random.default_rng(0).normal(size=(4, 200)), 1); split_rhat(x[..., None]); "
+            "print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -59,6 +59,8 @@ def test_the_profile_sums_per_rule_and_study_and_rates_this_run(tmp_path):
     assert p["rules"]["raim2021_run_gibbs"] == {"jobs": 2, "wall_s": 14.0, "cpu_s": 12.5, "kernel_cpu_s": 9.0,
                                                 "overhead_s": 3.5}
     assert set(p["units"]) == {"raim2021", "scorecard and summary"}
+    assert job_cost.unit_of("bernstein2020_fig3_1") == "bernstein2020"
+    assert job_cost.unit_of("bernstein2020_case_run_batch") == "bernstein2020_case"
     assert p["run"]["jobs"] == 2 and p["run"]["kernel_cpu_s"] == 3.0 and p["run"]["cores"] == 2
     md, table = job_cost.render(p)
     assert "| raim2021 | 2 | 14.0 | 12.5 | 9.0 | 3.5 | 0.64 |" in md and "efficiency" in md

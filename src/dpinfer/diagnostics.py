@@ -216,19 +216,23 @@ def _split_halves(a: np.ndarray) -> np.ndarray:
     return np.concatenate([a[:, :half], a[:, -half:]], axis=0)
 
 
+def _average_ranks(flat: np.ndarray) -> np.ndarray:
+    """1-based ranks, tied values sharing their average rank (scipy.stats.rankdata's 'average',
+    without importing scipy.stats: 1.5 s of every chain job's start-up)."""
+    order = np.argsort(flat, kind="stable")
+    ranked = flat[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    ends = np.r_[starts[1:], flat.size]
+    r = np.empty(flat.size)
+    r[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)
+    return r
+
+
 def _rank_normal(x: np.ndarray) -> np.ndarray:
     """Normal scores of the pooled ranks (average ranks for ties), (r - 3/8) / (S + 1/4)."""
     from scipy.special import ndtri
-    from scipy.stats import rankdata
 
-    flat = x.ravel()
-    order = np.argsort(flat, kind="stable")
-    ranked = flat[order]
-    if np.any(ranked[1:] == ranked[:-1]):  # ties: average ranks
-        r = rankdata(flat, method="average")
-    else:  # continuous draws: the rank is the position in sorted order (4x faster than rankdata)
-        r = np.empty(flat.size)
-        r[order] = np.arange(1.0, flat.size + 1.0)
+    r = _average_ranks(x.ravel())
     return ndtri((r.reshape(x.shape) - 0.375) / (x.size + 0.25))
 
 
