@@ -175,8 +175,9 @@ def render_summary(d: dict, title: str = "Results at a glance") -> str:
     run = _run_line(d)
     if run:
         lines += [run, ""]
-    if _smoke_line(d):
-        lines += [_smoke_line(d), ""]
+    smoke = _smoke_line(d)
+    if smoke:
+        lines += [smoke, ""]
     lines += VERDICT_GUIDE + [""]
     lines += ["Scorecard verdicts per study (`results/fidelity.md` lists every row; a row is judged only at the "
               "setting the document's value refers to, otherwise it is \"not comparable\"):", ""]
@@ -192,9 +193,9 @@ def render_summary(d: dict, title: str = "Results at a glance") -> str:
 def render_readme_block(d: dict) -> str:
     """README's results block: one table at a glance, the run line and the smoke run's time."""
     lines = [README_BEGIN, ""] + _glance(d) + [""]
-    run = _run_line(d)
+    run, smoke = _run_line(d), _smoke_line(d)
     if run:
-        lines += [f"Paper scale, {run[0].lower()}{run[1:]}" + (f" {_smoke_line(d)}" if _smoke_line(d) else "")]
+        lines += [f"Paper scale, {run[0].lower()}{run[1:]}" + (f" {smoke}" if smoke else "")]
     lines += ["", README_END]
     return "\n".join(lines)
 

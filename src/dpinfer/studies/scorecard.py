@@ -157,7 +157,7 @@ def _slug(heading: str) -> str:
 
 def heading_anchors(markdown: str) -> set[str]:
     """Anchors of every heading of a Markdown document."""
-    return {_slug(m.group(1)) for m in re.finditer(r"^#+\s+(.*)$", markdown, flags=re.MULTILINE)}
+    return set(deviation_sections(markdown))
 
 
 def deviation_sections(markdown: str) -> dict[str, tuple[str, str]]:
@@ -192,8 +192,8 @@ def verdict(claim: Claim, anchors: set[str]) -> str:
 def fidelity(input, output) -> None:
     """Rule step: every study's claims -> results/fidelity.csv, results/fidelity.md and the
     report's page of it, results/fidelity.html (rendered from the CSV as written)."""
-    deviations = Path(input.deviations).read_text(encoding="utf-8")
-    anchors = heading_anchors(deviations)
+    sections = deviation_sections(Path(input.deviations).read_text(encoding="utf-8"))
+    anchors = set(sections)
     rows = []
     for path in sorted(input.claims):
         study = Path(path).parent.parent.name
@@ -234,5 +234,5 @@ def fidelity(input, output) -> None:
         lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
     write_text(output.md, "\n".join(lines) + "\n")
     href = os.path.relpath(input.deviations, os.path.dirname(output.html) or ".")
-    write_text(output.html, render_scorecard_page(*read_csv_table(output.csv), deviation_sections(deviations),
+    write_text(output.html, render_scorecard_page(*read_csv_table(output.csv), sections,
                                                   deviations_href=Path(href).as_posix()))
