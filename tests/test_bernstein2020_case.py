@@ -133,9 +133,9 @@ def test_data_share_counts_only_records_near_x0():
 
 def test_decile_confusion_of_identical_rankings_is_diagonal():
     v = np.random.default_rng(7).random(1000)
-    c = figures.decile_confusion(v, v)
+    c = summarise.decile_confusion(v, v)
     assert np.array_equal(c, np.diag(np.full(10, 100)))
-    c = figures.decile_confusion(v, -v)  # reversed ranking: the anti-diagonal
+    c = summarise.decile_confusion(v, -v)  # reversed ranking: the anti-diagonal
     assert np.array_equal(c, np.fliplr(np.diag(np.full(10, 100))))
 
 

@@ -12,11 +12,11 @@ import numpy as np
 from ...grid import fmt_eps
 from ...io import load_npz
 from ...plotting import COLORS, legend_below, log_axis, method_color, method_style, save_figure, subplots
-from .summarise import coverage_of_reference, mae
+from .summarise import coverage_of_reference, decile_confusion, mae
 from .tracts import tract_records
 
 __all__ = ["fig5_10", "fig5_11", "fig5_12", "fig5_13", "fig5_14", "fig5_15", "fig5_16", "example_tracts",
-           "contrast_tracts", "decile_confusion"]
+           "contrast_tracts"]
 
 
 def _save_with_legend_below(fig, ax, output, **legend) -> None:
@@ -155,17 +155,6 @@ def fig5_15(input, output, *, settings: dict) -> None:
         log_axis(ax, "x")
     axes[0, 0].set_ylabel("residual (Update - Non-Private)")
     save_figure(fig, output.pdf, output.png)
-
-
-def decile_confusion(reference: np.ndarray, estimate: np.ndarray) -> np.ndarray:
-    """10 x 10 counts: row = decile of the reference, column = decile of the estimate (ranks)."""
-    def decile(v):
-        rank = np.argsort(np.argsort(v, kind="stable"), kind="stable")
-        return (10 * rank) // v.size
-
-    out = np.zeros((10, 10), dtype=np.int64)
-    np.add.at(out, (decile(reference), decile(estimate)), 1)
-    return out
 
 
 def fig5_16(input, output, *, settings: dict) -> None:

@@ -29,9 +29,8 @@ from ...grid import fmt_eps
 from ...io import load_npz
 from ..nig_methods import LABELS
 from ..scorecard import Claim, write_claims
-from .figures import decile_confusion
 from .settings import PAPER_STATE, CaseSettings
-from .summarise import abs_errors, coverage_of_reference, flagged, mae
+from .summarise import abs_errors, coverage_of_reference, decile_confusion, flagged, mae
 
 __all__ = ["COVERAGE_TOLERANCE", "AUTHOR_UPDATE_ITERATIONS_PER_SECOND", "claims", "size_slope"]
 

@@ -28,7 +28,8 @@ from ...plotting.methods import method_label
 from ..nig_methods import LABELS
 from .settings import PAPER_STATE, state_table_settings
 
-__all__ = ["PAPER_STATE", "summarise", "abs_errors", "mae", "coverage_of_reference", "flagged"]
+__all__ = ["PAPER_STATE", "summarise", "abs_errors", "mae", "coverage_of_reference", "flagged",
+           "decile_confusion"]
 
 
 def abs_errors(summary: dict, e: int, m) -> np.ndarray:
@@ -144,3 +145,14 @@ def _runtime(output, epsilons, methods, cpu, its, tracts: int) -> None:
                 ["epsilon", "method", "cpu_seconds", "seconds_per_tract", "iterations_per_second"],
                 title="Case study: CPU time of the private methods (sampler calls only)",
                 notes="The author's Gibbs-SS-Update ran at about 136 iterations per CPU second (FACTS.md).")
+
+
+def decile_confusion(reference: np.ndarray, estimate: np.ndarray) -> np.ndarray:
+    """10 x 10 counts: row = decile of the reference, column = decile of the estimate (ranks)."""
+    def decile(v):
+        rank = np.argsort(np.argsort(v, kind="stable"), kind="stable")
+        return (10 * rank) // v.size
+
+    out = np.zeros((10, 10), dtype=np.int64)
+    np.add.at(out, (decile(reference), decile(estimate)), 1)
+    return out

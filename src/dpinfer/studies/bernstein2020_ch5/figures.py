@@ -7,8 +7,6 @@ parameter, the methods as lines, a legend below.
 
 from __future__ import annotations
 
-import seaborn as sns
-
 from ...diagnostics import binomial_se, ks_critical_value
 from ...grid import ch5_setting, fmt_eps
 from ...io import load_npz, write_table
@@ -71,6 +69,8 @@ def fig5_5(input, output) -> None:
     n0, e0 = common_setting(summary)
     methods = setting_methods(summary, n0, e0)
     u = summary[f"{ch5_setting(n0, e0)}__u"]
+    import seaborn as sns  # here, not at the top: seaborn (with scipy.stats, pandas) costs 1.5 s per job
+
     fig, axes = subplots(1, 3, width=7.5, height=2.6, squeeze=False)
     for p in range(3):
         ax = axes[0, p]
