@@ -116,3 +116,14 @@ def test_a_studys_minutes_are_its_jobs_wall_time_over_two_cores(tmp_path):
     assert row.endswith(" | 0.5 |"), row
     assert next(line for line in block.splitlines() if line.startswith("| all |")).endswith(" | 40 |")
     assert "divided by the 2 cores" in block and "| all |" in block and block.count("not measured") == 4
+
+
+def test_the_runs_efficiency_is_its_kernel_cpu_over_two_cores_times_wall(tmp_path):
+    path = tmp_path / "cost.csv"
+    path.write_text("unit,rule,jobs,wall_s,cpu_s,kernel_cpu_s,overhead_s\n"
+                    "raim2021,raim2021_run_gibbs,3,60.0,50.0,40.0,10.0\n"
+                    "raisa2021,raisa2021_run_chains,2,300.0,290.0,200.0,90.0\n", encoding="utf-8")
+    assert rs._efficiency(path, 4.0) == round(240.0 / (2 * 240.0), 3)
+    assert rs._efficiency(tmp_path / "missing.csv", 4.0) is None
+    assert "2 cores x wall time: 0.50" in rs.render_readme_block(dict(_digest(), minutes=4.0, efficiency=0.5))
+    assert "efficiency" not in rs.render_readme_block(dict(_digest(), minutes=None))

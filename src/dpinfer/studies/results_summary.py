@@ -105,6 +105,8 @@ def _run_line(d: dict) -> str:
     if d.get("study_minutes"):
         parts.append("a study's minutes are its jobs' wall time summed and divided by the 2 cores "
                      "(the run's `results/cost.csv`)")
+    if d.get("efficiency") is not None:
+        parts.append(f"efficiency, the kernels' CPU time over 2 cores x wall time: {d['efficiency']:.2f}")
     return ("Run: " + "; ".join(parts) + ".") if parts else ""
 
 
@@ -243,6 +245,14 @@ def _study_minutes(cost_csv: Path, cores: int = 2) -> dict[str, float] | None:
     return {k: round(v, 2) for k, v in sorted(out.items())}
 
 
+def _efficiency(cost_csv: Path, minutes: float, cores: int = 2) -> float | None:
+    """The run's kernel CPU seconds (every job's, dpinfer.job_cost) over cores x its wall time."""
+    if not cost_csv.exists() or minutes <= 0:
+        return None
+    kernel = sum(float(row["kernel_cpu_s"]) for row in _read_rows(cost_csv))
+    return round(kernel / (cores * minutes * 60), 3)
+
+
 def _replace_block(readme: str, block: str) -> str:
     start, end = readme.find(README_BEGIN), readme.find(README_END)
     if start < 0 or end < start:
@@ -268,6 +278,7 @@ def refresh(results: Path | None, root: Path, log_dir: Path | None, smoke_log_di
         # the commit of the checkout that ran (the results folder's parent), not of the one that renders
         d["commit"] = _commit(results.resolve().parent)
         d["study_minutes"] = _study_minutes(results / "cost.csv") if d["minutes"] is not None else None
+        d["efficiency"] = _efficiency(results / "cost.csv", d["minutes"]) if d["minutes"] is not None else None
         if "smoke" in old:
             d["smoke"] = old["smoke"]
     else:
