@@ -65,7 +65,7 @@ def read_records(log_dir) -> list[dict]:
     out = []
     for path in sorted(Path(log_dir).rglob("*.log")):
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        m = next((_LINE.search(x) for x in reversed(lines[-5:]) if _LINE.search(x)), None)
+        m = next(filter(None, map(_LINE.search, reversed(lines[-5:]))), None)
         if m:
             out.append(dict(json.loads(m.group(1)), mtime=path.stat().st_mtime))
     return sorted(out, key=lambda r: r["mtime"])

@@ -15,8 +15,7 @@ _HOME = {
     "save_figure": "style", "subplots": "style",
 }
 
-__all__ = ["COLORS", "PALETTE", "METHOD_STYLES", "method_style", "method_label", "method_color", "apply_style",
-           "legend_below", "log_axis", "save_figure", "subplots", "LayoutReport", "check_layout"]
+__all__ = list(_HOME)
 
 
 def __getattr__(name):
