@@ -227,6 +227,7 @@ def report(smoke_run, tmp_path_factory):
     return work, _report_data(html, "categories"), _report_data(html, "results")
 
 
+@pytest.mark.workflow  # reads the shared smoke run
 def test_report_lists_the_scorecard_first_then_the_studies(report):
     _, categories, _ = report
     order = _menu_order(list(categories))
@@ -235,6 +236,7 @@ def test_report_lists_the_scorecard_first_then_the_studies(report):
     assert [c.removeprefix("Study ") for c in order[1:]] == sorted(c.removeprefix("Study ") for c in order[1:])
 
 
+@pytest.mark.workflow  # reads the shared smoke run
 def test_report_shows_the_scorecard_and_every_table_as_a_page(report):
     work, categories, results = report
     assert categories[SCORECARD] == {"Other": ["results/fidelity.html"]}

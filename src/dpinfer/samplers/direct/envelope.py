@@ -39,10 +39,14 @@ def build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, anchors, lu, lh
     :mod:`.quantile_knots`); returns the knot count (0 when P(A_0) = 0). ``anchors`` is
     :func:`base_quantile_points` (quantile rule only)."""
     if method == M_QUANTILE:
-        m = quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, cum, True)
-        if m < 0:  # area below double precision in linear scale: rebuild in log scale
-            m = quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, cum, False)
-        return m
+        # linear scale first; an area below double precision rebuilds in log scale. One call
+        # site, so the inlined envelope is compiled once per caller, not twice.
+        scaled = True
+        while True:
+            m = quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, cum, scaled)
+            if m >= 0 or not scaled:
+                return m
+            scaled = False
     return stepdown_knots(wt, z, mu, s2, bt, par, method, n_knots, tol, lu, lh)
 
 
@@ -146,13 +150,13 @@ def _direct_many(n, wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, m
     shared by all draws (adapted by rejections), or a fresh one per draw (``rebuild``)."""
     qpts, lu, lh, cum = borrow(qpts), borrow(lu), borrow(lh), borrow(cum)  # no refcounts per draw
     rng = borrow_generator(rng)
-    m = build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
-    if m == 0:
-        out[:] = np.nan
-        return
+    m = 0
     for i in range(n):
-        if rebuild and i > 0:
+        if i == 0 or rebuild:  # one call site: the inlined envelope is compiled once
             m = build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
+            if m == 0:
+                out[i:] = np.nan
+                return
         out[i], props[i], m = draw_from_envelope(wt, z, mu, s2, bt, par, method, qpts, lu, lh,
                                                  m, cum, adapt, max_prop, rng)
 
