@@ -69,6 +69,7 @@ check_report_config()  # after every section's defaults are filled in
 
 onstart:
     record_run()
+    compile_package()
 
 
 onsuccess:
