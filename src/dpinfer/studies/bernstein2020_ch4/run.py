@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...diagnostics import bulk_ess, mmd2_unbiased, quantile_of_truth, split_rhat
+from ...diagnostics import MmdReference, bulk_ess, quantile_of_truth, split_rhat
 from ...grid import ch4_experiment
 from ...io import save_npz
 from ...mechanisms import Laplace
@@ -163,9 +163,8 @@ def trial(model: str, n: int, epsilon: float, replicate: int, settings: TrialSet
                              rng=rng(STREAMS[method]), **kw)
     draws = {m: c.kept for m, c in chains.items()}
     u = {m: float(quantile_of_truth(draws[m][:, 0], rel.truth)[0]) for m in draws}
-    ref = _thin(draws["non_private"], settings.mmd_draws)
-    mmd = {m: mmd2_unbiased(_thin(draws[m], settings.mmd_draws), ref, bandwidth=settings.mmd_bandwidth)
-           for m in MMD_METHODS}
+    ref = MmdReference.of(_thin(draws["non_private"], settings.mmd_draws), settings.mmd_bandwidth)
+    mmd = {m: ref.mmd2(_thin(draws[m], settings.mmd_draws)) for m in MMD_METHODS}
     gibbs = draws["gibbs"][None]  # one chain: split-chain R-hat
     return {"u": u, "mmd": mmd, "truth": rel.truth, "gibbs_cpu": float(chains["gibbs"].info.cpu_seconds),
             "gibbs_rhat": float(split_rhat(gibbs).max()), "gibbs_ess": float(bulk_ess(gibbs).min())}

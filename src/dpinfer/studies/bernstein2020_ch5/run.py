@@ -16,7 +16,7 @@ import logging
 
 import numpy as np
 
-from ...diagnostics import central_interval, mmd2_unbiased, quantile_of_truth
+from ...diagnostics import MmdReference, central_interval, quantile_of_truth
 from ...grid import fmt_eps, parse_ch5_setting
 from ...io import save_npz
 from ...models.linreg_nig import (
@@ -76,12 +76,13 @@ def run_synthetic(input, output, *, seed: int, setting: str, replicates, chains,
             u[i, j] = quantile_of_truth(draws, truth[j])
             lo, hi = central_interval(draws, credible_level)
             cover[i, j] = (lo <= truth[j]) & (truth[j] <= hi)
-            if method == "non_private":
-                reference = thin(draws, mmd_draws)
+            if method == "non_private":  # each parameter's reference term once for all methods
+                ref = thin(draws, mmd_draws)
+                reference = [MmdReference.of(ref[:, p], mmd_bandwidth) for p in range(3)]
             elif reference is not None:
                 mine = thin(draws, mmd_draws)
                 for p in range(3):
-                    mmd[i, j, p] = mmd2_unbiased(mine[:, p], reference[:, p], bandwidth=mmd_bandwidth)
+                    mmd[i, j, p] = reference[p].mmd2(mine[:, p])
         log.info("%s trial %d done", setting, rep)
     save_npz(output.summary, methods=np.array(methods), reps=np.array(list(reps)), truth=truth, u=u,
              cover=cover, mmd=mmd, cpu=cpu, iterations=iterations, rhat=rhat, ess=ess, n=np.array(n), eps=np.array(eps),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...diagnostics import central_interval, mmd2_unbiased, quantile_of_truth
+from ...diagnostics import MmdReference, central_interval, quantile_of_truth
 from ...grid import nig_chain_spec
 from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics, simulate_dataset
 from ...models.private_binomial import exact_draws, exact_moments
@@ -40,18 +40,22 @@ Stream = Callable[[str], np.random.Generator]
 @dataclass(frozen=True)
 class Reference:
     """The accuracy reference of one trial: posterior mean and sd per parameter, its draws
-    thinned for MMD^2 and standardised by that mean and sd (``standardised``), and the
-    reference's own R-hat and bulk ESS (1 and the draw count for an exact reference)."""
+    thinned for MMD^2 and standardised by that mean and sd (``mmd``: one
+    :class:`~dpinfer.diagnostics.MmdReference` per parameter, bandwidth 1, so its own kernel
+    term is computed once for every method), and the reference's own R-hat and bulk ESS (1 and
+    the draw count for an exact reference)."""
 
     mean: np.ndarray
     sd: np.ndarray
-    standardised: np.ndarray
+    mmd: tuple
     rhat: np.ndarray
     ess: np.ndarray
 
     @classmethod
     def of(cls, mean, sd, draws, rhat, ess, mmd_draws: int) -> "Reference":
-        return cls(mean, sd, (thin(draws, mmd_draws) - mean) / sd, rhat, ess)
+        standardised = (thin(draws, mmd_draws) - mean) / sd
+        mmd = tuple(MmdReference.of(standardised[:, p], 1.0) for p in range(standardised.shape[1]))
+        return cls(mean, sd, mmd, rhat, ess)
 
 
 def method_record(pooled: Pooled, truth, level: float, reference: Reference | None, mmd_draws: int) -> dict:
@@ -65,8 +69,7 @@ def method_record(pooled: Pooled, truth, level: float, reference: Reference | No
         rec["mean_err"] = np.abs(draws.mean(axis=0) - reference.mean) / reference.sd
         rec["sd_err"] = np.abs(sd / reference.sd - 1.0)
         mine = (thin(draws, mmd_draws) - reference.mean) / reference.sd
-        ref = reference.standardised
-        rec["mmd"] = np.array([mmd2_unbiased(mine[:, p], ref[:, p], bandwidth=1.0) for p in range(draws.shape[1])])
+        rec["mmd"] = np.array([reference.mmd[p].mmd2(mine[:, p]) for p in range(draws.shape[1])])
     return rec
 
 
