@@ -33,7 +33,8 @@ def test_mmd_against_closed_form(rng):
 
 def test_a_shared_reference_gives_the_same_mmd_bit_for_bit(rng):
     """MmdReference computes the reference's own term once; every MMD^2 against it equals the
-    three-term formula exactly (same terms, same order), for column slices as the studies pass."""
+    three-term formula of the general kernel exactly (same terms, same order), for column slices
+    as the studies pass them (the 1-d kernel) and for several dimensions."""
     y = rng.normal(size=(400, 3))
     ref = [diagnostics.MmdReference.of(y[:, p], 0.8) for p in range(3)]
     c = 1.0 / (2.0 * 0.8 * 0.8)
@@ -45,6 +46,9 @@ def test_a_shared_reference_gives_the_same_mmd_bit_for_bit(rng):
             direct = float(k(a, a, c, True) + k(b, b, c, True) - 2.0 * k(a, b, c, False))
             assert ref[p].mmd2(x[:, p]) == direct
             assert diagnostics.mmd2_unbiased(x[:, p], y[:, p], bandwidth=0.8) == direct
+        k = diagnostics._mean_kernel  # several dimensions: the general kernel
+        direct = float(k(x, x, c, True) + k(y, y, c, True) - 2.0 * k(x, y, c, False))
+        assert diagnostics.MmdReference.of(y, 0.8).mmd2(x) == direct
     with pytest.raises(ValueError, match="bandwidth"):
         diagnostics.MmdReference.of(y, 0.0)
     with pytest.raises(ValueError, match="dimension"):

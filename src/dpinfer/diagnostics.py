@@ -156,6 +156,31 @@ def _mean_kernel(a, b, inv2h2, same):
     return total / (n * m)
 
 
+@njit(cache=True)
+def _mean_kernel_1d(a, b, inv2h2, same):
+    """:func:`_mean_kernel` for one dimension and contiguous vectors: the same terms in the same
+    order (so the same value to the last bit), without the loop over coordinates and the strided
+    reads of a column slice, about 1.3x faster (the exp calls are what remains)."""
+    n, m = a.shape[0], b.shape[0]
+    total = 0.0
+    for i in range(n):
+        ai = a[i]
+        j0 = i + 1 if same else 0
+        for j in range(j0, m):
+            t = ai - b[j]
+            total += math.exp(-(t * t) * inv2h2)
+    if same:
+        return 2.0 * total / (n * (n - 1))
+    return total / (n * m)
+
+
+def _kernel_mean(a, b, inv2h2, same) -> float:
+    """Mean kernel term of two (n, d) draw arrays; the 1-d kernel where d = 1."""
+    if a.shape[1] == 1:
+        return float(_mean_kernel_1d(np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(b[:, 0]), inv2h2, same))
+    return float(_mean_kernel(a, b, inv2h2, same))
+
+
 def mmd2_unbiased(x, y, bandwidth: float | None = None) -> float:
     """Unbiased MMD^2 (Gretton et al. 2012, Eq. 3) with k(a, b) = exp(-|a-b|^2 / (2 h^2)).
 
@@ -188,7 +213,7 @@ class MmdReference:
         if not h > 0:
             raise ValueError(f"bandwidth must be positive, got {h}")
         c = 1.0 / (2.0 * h * h)
-        return cls(b, c, float(_mean_kernel(b, b, c, True)))
+        return cls(b, c, _kernel_mean(b, b, c, True))
 
     def mmd2(self, x) -> float:
         """Unbiased MMD^2 of the sample ``x`` against the reference."""
@@ -197,7 +222,7 @@ class MmdReference:
             raise ValueError("x and y must have the same dimension")
         if a.shape[0] < 2:
             raise ValueError("need at least two draws in each sample")
-        return float(_mean_kernel(a, a, self.c, True) + self.self_term - 2.0 * _mean_kernel(a, b, self.c, False))
+        return float(_kernel_mean(a, a, self.c, True) + self.self_term - 2.0 * _kernel_mean(a, b, self.c, False))
 
 
 # ----------------------------------------------------------------------------- calibration
