@@ -21,17 +21,16 @@ Probes (the kernels that compile slowest, measured by the cold test run):
 from __future__ import annotations
 
 import argparse
-import atexit
-import io
 import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
+
+from baseline_tree import extract_src
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "bfc1305"
@@ -68,15 +67,7 @@ PROBES = {"algorithm2": _probe_algorithm2, "direct_many": _probe_direct_many}
 
 def _tree(ref: str | None) -> Path:
     """The src directory of the current tree, or of ``ref`` extracted into a temporary one."""
-    if ref is None:
-        return ROOT / "src"
-    blob = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "src/dpinfer"],
-                          check=True, capture_output=True).stdout
-    tmp = Path(tempfile.mkdtemp(prefix="bench_compile_"))
-    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
-    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
-        tar.extractall(tmp, filter="data")
-    return tmp / "src"
+    return ROOT / "src" if ref is None else extract_src(ref, "bench_compile_")
 
 
 def _measure(src: Path, probe: str) -> float:

@@ -29,16 +29,10 @@ calls with n = 1: 1.42 s at tol 1e-10; one call with n = 10,000: 0.031 s; one Gi
 from __future__ import annotations
 
 import argparse
-import atexit
 import dataclasses
 import importlib
-import io
 import os
-import shutil
-import subprocess
 import sys
-import tarfile
-import tempfile
 import time
 from pathlib import Path
 
@@ -47,6 +41,7 @@ import yaml
 from numba import njit
 
 import dpinfer
+from baseline_tree import extract_src
 from dpinfer.models.lognormal_regression import (ReleaseNoise, Truth, release, simulate_design,
                                                   simulate_outcomes)
 from dpinfer.samplers.direct import DirectSettings
@@ -65,14 +60,9 @@ PEER_CALLS_N1, PEER_ONE_CALL, PEER_GIBBS, PAPER_GIBBS = 1.42, 0.031, 142.3, 129.
 def load_baseline(ref: str):
     """``dpinfer`` at git ``ref`` as the package ``dpinfer_baseline`` (its raim2021 modules use
     relative imports only), extracted into a temporary directory."""
-    blob = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "src/dpinfer"],
-                          check=True, capture_output=True).stdout
-    tmp = Path(tempfile.mkdtemp(prefix="bench_raim2021_"))
-    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
-    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
-        tar.extractall(tmp, filter="data")
-    (tmp / "src" / "dpinfer").rename(tmp / "dpinfer_baseline")
-    sys.path.insert(0, str(tmp))
+    src = extract_src(ref, "bench_raim2021_")
+    (src / "dpinfer").rename(src / "dpinfer_baseline")
+    sys.path.insert(0, str(src))
     return importlib.import_module("dpinfer_baseline")
 
 
