@@ -187,13 +187,10 @@ def mmd2_unbiased(x, y, bandwidth: float | None = None) -> float:
     ``bandwidth`` h defaults to the median heuristic over the pooled sample. Can be slightly
     negative (it is unbiased); callers decide whether to clip for display.
     """
-    a, b = _as_draws(x), _as_draws(y)
-    if a.shape[1] != b.shape[1]:
-        raise ValueError("x and y must have the same dimension")
-    if a.shape[0] < 2 or b.shape[0] < 2:
-        raise ValueError("need at least two draws in each sample")
-    h = median_heuristic(a, b) if bandwidth is None else float(bandwidth)
-    return MmdReference.of(b, h).mmd2(a)
+    if bandwidth is None:
+        y = _as_draws(y)
+        bandwidth = median_heuristic(_checked_sample(x, y), y)
+    return MmdReference.of(y, bandwidth).mmd2(x)
 
 
 class MmdReference:
@@ -217,12 +214,18 @@ class MmdReference:
 
     def mmd2(self, x) -> float:
         """Unbiased MMD^2 of the sample ``x`` against the reference."""
-        a, b = _as_draws(x), self.draws
-        if a.shape[1] != b.shape[1]:
-            raise ValueError("x and y must have the same dimension")
-        if a.shape[0] < 2:
-            raise ValueError("need at least two draws in each sample")
+        a, b = _checked_sample(x, self.draws), self.draws
         return float(_kernel_mean(a, a, self.c, True) + self.self_term - 2.0 * _kernel_mean(a, b, self.c, False))
+
+
+def _checked_sample(x, reference: np.ndarray) -> np.ndarray:
+    """``x`` as draws of the reference's dimension, at least two of them."""
+    a = _as_draws(x)
+    if a.shape[1] != reference.shape[1]:
+        raise ValueError("x and y must have the same dimension")
+    if a.shape[0] < 2:
+        raise ValueError("need at least two draws in each sample")
+    return a
 
 
 # ----------------------------------------------------------------------------- calibration
