@@ -34,12 +34,29 @@ from tests.workflow import (
     planned_jobs,
     scorecard_rows,
     snakemake,
+    snakemake_batch,
     tables,
     target_rows,
     write_yaml,
 )
 
 pytestmark = pytest.mark.workflow
+
+
+def _readme_one_target_args() -> list[str]:
+    """README's everyday form (issue 30): one target at smoke scale, after `--`."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in readme.splitlines() if x.startswith("snakemake ") and "--configfile config/smoke.yaml --" in x)
+    return line.split("#")[0].split()[1:]
+
+
+@pytest.fixture(scope="module")
+def read_only(smoke_run, tmp_path_factory):
+    """name -> the CompletedProcess of a Snakemake command that only reads the finished smoke run
+    (a dry run, the linter), all run in one Snakemake process (``snakemake_batch``)."""
+    calls = {"dry run": ("-n", *SMOKE), "lint": ("--lint", *SMOKE), "readme": ("-n", *_readme_one_target_args())}
+    procs = snakemake_batch([(smoke_run, args) for args in calls.values()], tmp_path_factory.mktemp("read-only"))
+    return dict(zip(calls, procs))
 
 
 def test_smoke_run_builds_every_implemented_target(smoke_run):
@@ -80,8 +97,9 @@ def test_tables_print_the_paper_values(smoke_run):
     assert "paper_coverage" in header
 
 
-def test_finished_run_has_nothing_to_do_and_resumes_only_lost_work(smoke_run, tmp_path):
-    proc = snakemake(smoke_run, "-n", *SMOKE)
+def test_finished_run_has_nothing_to_do_and_resumes_only_lost_work(smoke_run, read_only, tmp_path):
+    proc = read_only["dry run"]
+    assert proc.returncode == 0
     assert "Nothing to be done" in proc.stdout + proc.stderr
     # an interrupted run: one chunk and what is built from it never got written
     work = copy_run(smoke_run, tmp_path / "w")
@@ -206,25 +224,23 @@ def test_parsing_loads_no_numerical_stack(smoke_run):
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout[-2000:]
 
 
-def test_lint_gives_only_the_per_rule_conda_advice(smoke_run):
-    proc = snakemake(smoke_run, "--lint", *SMOKE, check=False)
+def test_lint_gives_only_the_per_rule_conda_advice(read_only):
+    proc = read_only["lint"]
     lints = {line.strip() for line in (proc.stdout + proc.stderr).splitlines() if line.strip().startswith("* ")}
     assert lints == {"* Specify a conda environment or container for each rule.:"}, lints
 
 
-def test_readme_command_for_one_target_at_smoke_scale_works(smoke_run):
+def test_readme_command_for_one_target_at_smoke_scale_works(read_only):
     """README's everyday form (issue 30): `--configfile` takes several files, so the target
     follows `--`; on the finished smoke run the command has nothing to do."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    line = next(x for x in readme.splitlines() if x.startswith("snakemake ") and "--configfile config/smoke.yaml --" in x)
-    args = line.split("#")[0].split()[1:]
-    proc = snakemake(smoke_run, "-n", *args)
+    proc = read_only["readme"]
+    assert proc.returncode == 0
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-def test_smoke_run_says_it_shrinks_the_users_settings(smoke_run):
+def test_smoke_run_says_it_shrinks_the_users_settings(read_only):
     """Issue 30: smoke.yaml replaces no setting of config.yaml (no override note), it shrinks them."""
-    proc = snakemake(smoke_run, "-n", *SMOKE)
+    proc = read_only["dry run"]
     out = proc.stdout + proc.stderr
     assert re.search(r"smoke scale: the rules of config/smoke.yaml shrink \d+ settings of your config", out)
     assert "replaces" not in out

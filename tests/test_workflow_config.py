@@ -1,12 +1,13 @@
 """Workflow tests that need no smoke run: a bad config is refused before any job with a message
 naming the key, a misspelt step fails the dry run, a config without study sections, and a study
-deleted at smoke scale (the SLURM profile: tests/test_cluster.py)."""
+deleted at smoke scale (the SLURM profile: tests/test_cluster.py).
+
+Each test's dry run works on its own copy of the workflow; all of them run in one Snakemake process
+(``snakemake_batch``), built when the first test asks, which gives each the exit code and output a
+``snakemake -n`` of its own would."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,51 +18,11 @@ from tests.workflow import (
     assert_refused_with,
     copy_workflow,
     planned_jobs,
-    snakemake,
+    snakemake_batch,
     write_yaml,
 )
 
 pytestmark = pytest.mark.workflow
-
-
-def test_no_study_section_runs_only_the_scorecard(tmp_path):
-    work = copy_workflow(tmp_path)
-    write_yaml(work / "config" / "config.yaml", {"seed": 1})
-    write_yaml(work / "config" / "smoke.yaml", {})
-    jobs = planned_jobs(snakemake(work, "-n", *SMOKE))
-    assert set(jobs) == {"fidelity", "results_summary", "all"}, jobs
-
-
-def test_a_deleted_study_section_is_skipped_at_smoke_scale(tmp_path):
-    """Issue 30: deleting a study from config.yaml works at smoke scale too (smoke.yaml's rules for
-    it are skipped, not left as a partial section that fails validation)."""
-    work = copy_workflow(tmp_path)
-    path = work / "config" / "config.yaml"
-    cfg = yaml.safe_load(path.read_text(encoding="utf-8"))
-    del cfg["raim2021"], cfg["bernstein2020"]["chapter4"]
-    write_yaml(path, cfg)
-    jobs = planned_jobs(snakemake(work, "-n", *SMOKE))
-    assert jobs and not [r for r in jobs if r.startswith(("raim2021", "bernstein2020_ch4"))], jobs
-    assert "ju2022_run_chunk" in jobs
-
-
-def test_misspelt_step_fails_the_dry_run(tmp_path):
-    work = copy_workflow(tmp_path)
-    rules = work / "workflow" / "rules" / "scorecard.smk"
-    rules.write_text(rules.read_text().replace('step("scorecard:fidelity")', 'step("scorecard:fidelty")'))
-    proc = snakemake(work, "-n", check=False)
-    assert proc.returncode != 0
-    assert "has no function 'fidelty'" in proc.stdout + proc.stderr
-
-
-# ----------------------------------------------------------------------------- config refusal
-def _edit_config(tmp_path, edit) -> Path:
-    work = copy_workflow(tmp_path)
-    path = work / "config" / "config.yaml"
-    cfg = yaml.safe_load(path.read_text())
-    edit(cfg)
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return work
 
 
 def _set(path, value):
@@ -78,8 +39,7 @@ def _set(path, value):
 
 _DELETE = object()
 
-
-@pytest.mark.parametrize("path, value, expected", [
+BAD_CONFIGS = [
     (("ju2022", "experiments", "loglinear_coverage", "epsilons"), [0.1, -0.3],
      "'ju2022.experiments.loglinear_coverage.epsilons.1'"),
     (("ju2022", "loglinear", "mechanism"), "laplacian", "'ju2022.loglinear.mechanism'"),
@@ -118,33 +78,107 @@ _DELETE = object()
     (("comparison", "figure", "n"), 50, "'comparison.figure.n': must be one of comparison.n_values"),
     (("comparison", "binomial", "methods"), ["exact", "ops"], "'comparison.binomial.methods.1'"),
     (("comparison", "accuracy_trials"), 500, "'comparison.accuracy_trials': must not exceed"),
-])
-def test_bad_config_is_refused_before_any_job_naming_the_key(tmp_path, path, value, expected):
-    work = _edit_config(tmp_path, _set(path, value))
-    proc = snakemake(work, "-n", check=False)
+]
+
+
+def _edit_config(edit):
+    def prepare(work: Path) -> None:
+        path = work / "config" / "config.yaml"
+        cfg = yaml.safe_load(path.read_text())
+        edit(cfg)
+        path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return prepare
+
+
+def _no_study_section(work: Path) -> None:
+    write_yaml(work / "config" / "config.yaml", {"seed": 1})
+    write_yaml(work / "config" / "smoke.yaml", {})
+
+
+def _delete_two_studies(cfg: dict) -> None:
+    del cfg["raim2021"], cfg["bernstein2020"]["chapter4"]
+
+
+def _misspell_a_step(work: Path) -> None:
+    rules = work / "workflow" / "rules" / "scorecard.smk"
+    rules.write_text(rules.read_text().replace('step("scorecard:fidelity")', 'step("scorecard:fidelty")'))
+
+
+def _clamp_without_collapsed_moves(cfg: dict) -> None:
+    cfg["bernstein2020"]["chapter5"]["synthetic"]["clamp"] = True
+    cfg["bernstein2020"]["chapter5"]["gibbs"]["collapsed_moves"] = 0
+
+
+def _break_the_yaml(work: Path) -> None:
+    path = work / "config" / "config.yaml"
+    path.write_text(path.read_text().replace("  iterations: 10000", "  iterations: [10000", 1))
+
+
+# name -> (prepare(workdir), the dry run's arguments)
+SCENARIOS = {
+    "no-study-section": (_no_study_section, ("-n", *SMOKE)),
+    "deleted-study": (_edit_config(_delete_two_studies), ("-n", *SMOKE)),
+    "misspelt-step": (_misspell_a_step, ("-n",)),
+    "clamped-without-collapsed-moves": (_edit_config(_clamp_without_collapsed_moves), ("-n",)),
+    "yaml-syntax-error": (_break_the_yaml, ("-n",)),
+    **{f"bad-config-{i}": (_edit_config(_set(path, value)), ("-n",))
+       for i, (path, value, _) in enumerate(BAD_CONFIGS)},
+}
+
+
+@pytest.fixture(scope="module")
+def dry_run(tmp_path_factory):
+    """name -> (its workdir, its dry run's CompletedProcess)."""
+    root = tmp_path_factory.mktemp("config-dry-runs")
+    works = {}
+    for name, (prepare, _) in SCENARIOS.items():
+        (root / name).mkdir()
+        works[name] = copy_workflow(root / name)
+        prepare(works[name])
+    procs = snakemake_batch([(works[name], args) for name, (_, args) in SCENARIOS.items()], root)
+    return {name: (works[name], proc) for name, proc in zip(SCENARIOS, procs)}
+
+
+def test_no_study_section_runs_only_the_scorecard(dry_run):
+    _, proc = dry_run["no-study-section"]
+    jobs = planned_jobs(proc)
+    assert set(jobs) == {"fidelity", "results_summary", "all"}, jobs
+
+
+def test_a_deleted_study_section_is_skipped_at_smoke_scale(dry_run):
+    """Issue 30: deleting a study from config.yaml works at smoke scale too (smoke.yaml's rules for
+    it are skipped, not left as a partial section that fails validation)."""
+    _, proc = dry_run["deleted-study"]
+    jobs = planned_jobs(proc)
+    assert jobs and not [r for r in jobs if r.startswith(("raim2021", "bernstein2020_ch4"))], jobs
+    assert "ju2022_run_chunk" in jobs
+
+
+def test_misspelt_step_fails_the_dry_run(dry_run):
+    _, proc = dry_run["misspelt-step"]
     assert proc.returncode != 0
-    assert_refused_with(proc, expected)
+    assert "has no function 'fidelty'" in proc.stdout + proc.stderr
+
+
+# ----------------------------------------------------------------------------- config refusal
+@pytest.mark.parametrize("case", range(len(BAD_CONFIGS)), ids=lambda i: str(BAD_CONFIGS[i][2]))
+def test_bad_config_is_refused_before_any_job_naming_the_key(dry_run, case):
+    work, proc = dry_run[f"bad-config-{case}"]
+    assert proc.returncode != 0
+    assert_refused_with(proc, BAD_CONFIGS[case][2])
     assert not (work / "results").exists() or not any((work / "results").rglob("*.npz"))
 
 
-def test_clamped_releases_without_the_collapsed_move_are_refused(tmp_path):
+def test_clamped_releases_without_the_collapsed_move_are_refused(dry_run):
     """On clamped releases Gibbs-SS-Update moves its parameters by the collapsed moves alone."""
-    def edit(cfg):
-        cfg["bernstein2020"]["chapter5"]["synthetic"]["clamp"] = True
-        cfg["bernstein2020"]["chapter5"]["gibbs"]["collapsed_moves"] = 0
-    proc = snakemake(_edit_config(tmp_path, edit), "-n", check=False)
+    _, proc = dry_run["clamped-without-collapsed-moves"]
     assert proc.returncode != 0
     assert_refused_with(proc, "'bernstein2020.chapter5.gibbs.collapsed_moves': must be >= 1 with synthetic.clamp")
 
 
-def test_yaml_syntax_error_names_file_and_line(tmp_path):
-    work = copy_workflow(tmp_path)
-    path = work / "config" / "config.yaml"
-    text = path.read_text().replace("  iterations: 10000", "  iterations: [10000", 1)
-    path.write_text(text)
+def test_yaml_syntax_error_names_file_and_line(dry_run):
+    work, proc = dry_run["yaml-syntax-error"]
+    text = (work / "config" / "config.yaml").read_text()
     line = next(i for i, x in enumerate(text.splitlines(), 1) if "iterations: [10000" in x)
-    proc = snakemake(work, "-n", check=False)
     assert proc.returncode != 0
     assert_refused_with(proc, f"invalid config file config/config.yaml, line {line}, column")
-
-

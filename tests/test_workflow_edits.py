@@ -23,6 +23,7 @@ from tests.workflow import (
     planned_jobs,
     scorecard_rows,
     snakemake,
+    snakemake_batch,
     write_yaml,
 )
 
@@ -52,11 +53,48 @@ FIGURE_ONLY_SETTINGS = [
 ]
 
 
+def _more_replicates() -> dict:
+    """ju2022 smoke: the smoke cap of one experiment's replicates raised from 4 to 5."""
+    return {"smoke": {"ju2022": {"experiments": {"loglinear_coverage": {"replicates": 5}}}}}
+
+
+def _alone(unit: str) -> dict:
+    """Every study unit but ``unit`` switched off."""
+    overlay = {}
+    for other, (keys, _) in UNITS.items():
+        if other != unit:
+            overlay = merge(overlay, nested(keys, {"enabled": False}))
+    return overlay
+
+
+# name -> the config overlay of a dry run over the session's smoke run
+DRY_RUN_OVERLAYS = {
+    **{"figure:" + ".".join(keys): nested(keys, value) for keys, value, _ in FIGURE_ONLY_SETTINGS},
+    "more-replicates": _more_replicates(),
+    **{f"alone:{unit}": _alone(unit) for unit in UNITS},
+}
+
+
+@pytest.fixture(scope="module")
+def dry_run(smoke_run, tmp_path_factory):
+    """name -> the planned jobs of ``snakemake -n --configfile config/smoke.yaml <overlay>`` over
+    the smoke run, for every overlay of DRY_RUN_OVERLAYS. The overlays are written outside the
+    shared run, which other tests copy meanwhile; the dry runs run in one Snakemake process
+    (``snakemake_batch``), each as a ``snakemake -n`` of its own would."""
+    root = tmp_path_factory.mktemp("edit-dry-runs")
+    calls = []
+    for i, overlay in enumerate(DRY_RUN_OVERLAYS.values()):
+        write_yaml(root / f"edit{i}.yaml", overlay)
+        calls.append((smoke_run, ("-n", *SMOKE, str(root / f"edit{i}.yaml"))))
+    procs = snakemake_batch(calls, root)
+    for name, proc in zip(DRY_RUN_OVERLAYS, procs):
+        assert proc.returncode == 0, f"dry run {name} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
+    return {name: planned_jobs(proc) for name, proc in zip(DRY_RUN_OVERLAYS, procs)}
+
+
 @pytest.mark.parametrize("keys, value, allowed", FIGURE_ONLY_SETTINGS, ids=lambda v: ".".join(v) if isinstance(v, tuple) else None)
-def test_editing_a_figure_setting_reruns_no_sampler(smoke_run, tmp_path, keys, value, allowed):
-    edit = tmp_path / "edit.yaml"  # outside the shared run, which other tests copy meanwhile
-    write_yaml(edit, nested(keys, value))
-    jobs = planned_jobs(snakemake(smoke_run, "-n", *SMOKE, str(edit)))
+def test_editing_a_figure_setting_reruns_no_sampler(dry_run, keys, value, allowed):
+    jobs = dry_run["figure:" + ".".join(keys)]
     assert set(compute_jobs(jobs)) <= allowed, jobs
 
 
@@ -140,30 +178,21 @@ def test_an_edit_of_config_yaml_takes_effect_at_smoke_scale_and_is_shrunk(smoke_
     assert all("datageneratingparameters" in b and "notdpdata" not in b for b in ju), ju[:1]
 
 
-def test_more_replicates_add_chunks_instead_of_rerunning_them(smoke_run, tmp_path):
+def test_more_replicates_add_chunks_instead_of_rerunning_them(dry_run):
     """ju2022 smoke: 4 replicates in one chunk of 4; a fifth replicate (the smoke cap raised to 5,
     as a user's own --configfile can) adds chunk 1 and reruns no other chunk."""
-    exp = "loglinear_coverage"
-    eps = load_config("smoke")["ju2022"]["experiments"][exp]["epsilons"]
-    edit = tmp_path / "edit.yaml"
-    write_yaml(edit, {"smoke": {"ju2022": {"experiments": {exp: {"replicates": 5}}}}})
-    jobs = planned_jobs(snakemake(smoke_run, "-n", *SMOKE, str(edit)))
+    eps = load_config("smoke")["ju2022"]["experiments"]["loglinear_coverage"]["epsilons"]
+    jobs = dry_run["more-replicates"]
     assert compute_jobs(jobs) == {"ju2022_run_chunk": len(eps)}, jobs
 
 
 @pytest.mark.parametrize("unit", sorted(UNITS))
-def test_each_study_runs_alone_with_the_same_jobs(smoke_run, tmp_path, unit):
+def test_each_study_runs_alone_with_the_same_jobs(dry_run, unit):
     """With every other unit switched off (``enabled: false``), a unit plans exactly the jobs, with
     the same params and inputs, that built it in the full smoke run: a dry run over the finished
     run plans no compute, summary, figure or claims job (a changed param or input would rerun
     it), only the scorecard, whose claim files change. Its streams are keyed by (seed, study,
     experiment, replicate, stage), so the same jobs give the same tables; the interrupted-run
     tests (test_workflow.py) run one unit alone for real and compare them byte for byte."""
-    overlay = {}
-    for other, (keys, _) in UNITS.items():
-        if other != unit:
-            overlay = merge(overlay, nested(keys, {"enabled": False}))
-    path = tmp_path / f"alone_{unit}.yaml"
-    write_yaml(path, overlay)
-    jobs = planned_jobs(snakemake(smoke_run, "-n", *SMOKE, str(path)))
+    jobs = dry_run[f"alone:{unit}"]
     assert set(jobs) == {"fidelity", "results_summary", "all"}, jobs

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import fcntl
 import io
+import json
 import os
 import re
 import shutil
@@ -88,6 +89,21 @@ def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.Compl
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}")
     return proc
+
+
+def snakemake_batch(calls: list[tuple[Path, tuple[str, ...]]], scratch: Path) -> list[subprocess.CompletedProcess]:
+    """Several Snakemake command lines, (workdir, args) each, run one after another in one Python
+    process (tests/snakemake_batch.py): for each, the exit code and output that
+    ``snakemake(workdir, *args, check=False)`` gives, without a Snakemake import per call."""
+    request, answer = scratch / "snakemake-calls.json", scratch / "snakemake-results.json"
+    request.write_text(json.dumps([[str(work), list(args)] for work, args in calls]))
+    runner = Path(__file__).with_name("snakemake_batch.py")
+    proc = subprocess.run([sys.executable, str(runner), str(request), str(answer)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError(f"the Snakemake batch failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}")
+    results = json.loads(answer.read_text())
+    return [subprocess.CompletedProcess(["snakemake", *args], r["returncode"], r["stdout"], r["stderr"])
+            for (_, args), r in zip(calls, results)]
 
 
 def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
