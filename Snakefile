@@ -73,12 +73,14 @@ onstart:
 
 
 onsuccess:
+    cancel_pending()  # the scheduler's last re-evaluation timer: exit now, not one timespan later
     forget_run()
     record_run_config()
     write_cost_profile()
 
 
 onerror:
+    cancel_pending()
     forget_run()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import time
 
 import pytest
@@ -55,7 +56,7 @@ def test_the_profile_sums_per_rule_and_study_and_rates_this_run(tmp_path):
     _log(logs / "a" / "1.log", "raim2021_run_gibbs", 4.0, 3.5, 3.0)
     _log(logs / "a" / "2.log", "fidelity", 2.0, 1.0, 0.0)
     (logs / "no_record.log").write_text("2026 dpinfer: step y starts\n")
-    p = job_cost.profile(job_cost.read_records(logs), started=started, cores=2)
+    p = job_cost.profile(job_cost.read_records(logs), started=started, cores=2, workflow_cpu=7.4)
     assert p["rules"]["raim2021_run_gibbs"] == {"jobs": 2, "wall_s": 14.0, "cpu_s": 12.5, "kernel_cpu_s": 9.0,
                                                 "overhead_s": 3.5}
     assert set(p["units"]) == {"raim2021", "scorecard and summary"}
@@ -64,6 +65,7 @@ def test_the_profile_sums_per_rule_and_study_and_rates_this_run(tmp_path):
     assert p["run"]["jobs"] == 2 and p["run"]["kernel_cpu_s"] == 3.0 and p["run"]["cores"] == 2
     md, table = job_cost.render(p)
     assert "| raim2021 | 2 | 14.0 | 12.5 | 9.0 | 3.5 | 0.64 |" in md and "efficiency" in md
+    assert "The Snakemake process itself (parsing, scheduling) used 7 CPU-s." in md
     assert list(csv.DictReader(table.splitlines()))[1]["rule"] == "raim2021_run_gibbs"
 
 
@@ -80,3 +82,4 @@ def test_the_smoke_run_writes_its_cost_profile_from_every_job(smoke_run):
     assert all(float(r["cpu_s"]) >= float(r["kernel_cpu_s"]) - 0.05 * int(r["jobs"]) for r in rows.values())
     md = (smoke_run / "results" / "cost.md").read_text(encoding="utf-8")
     assert "efficiency kernel CPU / (cores x wall) =" in md and "## Per study" in md
+    assert re.search(r"The Snakemake process itself \(parsing, scheduling\) used \d+ CPU-s\.", md), md[:800]

@@ -12,7 +12,8 @@ last line of its log, ``... dpinfer: cost {json}``):
 
 :func:`write_profile` gathers the records of a run's logs into ``results/cost.md`` and
 ``results/cost.csv`` (per rule and per study: jobs, wall, CPU, kernel CPU, overhead = CPU -
-kernel CPU), and, for the jobs run by this invocation, the efficiency kernel CPU / (cores x wall).
+kernel CPU), and, for the jobs run by this invocation, the efficiency kernel CPU / (cores x wall)
+and the CPU time of the Snakemake process itself (parsing, scheduling: no job's record has it).
 The workflow writes them after every successful run; they measure time (``dpinfer.measured_time``)
 and are no scorecard input. ``python -m dpinfer.job_cost --logs logs --results results`` redoes it.
 """
@@ -86,9 +87,11 @@ def _share(part: float, whole: float) -> str:
     return f"{part / whole:.2f}" if whole > 0 else "n/a"
 
 
-def profile(records: list[dict], started: float | None = None, cores: int | None = None) -> dict:
+def profile(records: list[dict], started: float | None = None, cores: int | None = None,
+            workflow_cpu: float | None = None) -> dict:
     """Per rule and per unit sums; for the jobs that finished after ``started``, the run's
-    efficiency kernel CPU / (cores x wall), wall = now - ``started``."""
+    efficiency kernel CPU / (cores x wall), wall = now - ``started``, and ``workflow_cpu``, the
+    Snakemake process's own CPU seconds."""
     by_rule, by_unit = defaultdict(list), defaultdict(list)
     for r in records:
         by_rule[r["rule"]].append(r)
@@ -98,7 +101,7 @@ def profile(records: list[dict], started: float | None = None, cores: int | None
     if started is not None and cores:
         mine = [r for r in records if r["mtime"] >= started]
         wall = time.time() - started
-        out["run"] = dict(_sums(mine), run_wall_s=wall, cores=int(cores),
+        out["run"] = dict(_sums(mine), run_wall_s=wall, cores=int(cores), workflow_cpu_s=workflow_cpu,
                           efficiency=_share(sum(r["kernel_cpu_s"] for r in mine), cores * wall))
     return out
 
@@ -121,7 +124,9 @@ def render(p: dict) -> tuple[str, str]:
     if p["run"]:
         r = p["run"]
         md += [f"This invocation: {r['jobs']} jobs in {r['run_wall_s'] / 60:.1f} minutes on {r['cores']} cores; "
-               f"kernel CPU {r['kernel_cpu_s']:.0f} s; efficiency kernel CPU / (cores x wall) = {r['efficiency']}.", ""]
+               f"kernel CPU {r['kernel_cpu_s']:.0f} s; efficiency kernel CPU / (cores x wall) = {r['efficiency']}."
+               + (f" The Snakemake process itself (parsing, scheduling) used {r['workflow_cpu_s']:.0f} CPU-s."
+                  if r.get("workflow_cpu_s") is not None else ""), ""]
     md += ["## Per study", ""] + _md_table(p["units"], "study") + ["", "## Per rule", ""] + _md_table(p["rules"], "rule")
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -131,11 +136,12 @@ def render(p: dict) -> tuple[str, str]:
     return "\n".join(md) + "\n", buf.getvalue()
 
 
-def write_profile(log_dir, results_dir, started: float | None = None, cores: int | None = None) -> dict:
+def write_profile(log_dir, results_dir, started: float | None = None, cores: int | None = None,
+                  workflow_cpu: float | None = None) -> dict:
     """results/cost.md and results/cost.csv from the job logs under ``log_dir``."""
     from .io import write_text  # numpy: not at parse time (dpinfer.pipeline imports this module)
 
-    p = profile(read_records(log_dir), started, cores)
+    p = profile(read_records(log_dir), started, cores, workflow_cpu)
     md, table = render(p)
     write_text(Path(results_dir) / "cost.md", md)
     write_text(Path(results_dir) / "cost.csv", table)

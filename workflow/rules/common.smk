@@ -19,6 +19,7 @@ from dpinfer.io import read_json, write_json
 from dpinfer.job_cost import write_profile
 from dpinfer.pipeline import resolve_step
 from dpinfer.run_lock import clear_stale_locks, forget_run, record_run
+from dpinfer.scheduler_timer import cancel_pending
 from dpinfer.smoke_scale import SMOKE_KEY, SmokeRuleError, shrink
 
 RESULTS = "results"
@@ -121,8 +122,9 @@ RUN_STARTED = time.time()
 
 
 def write_cost_profile():
-    """After a successful run: results/cost.{md,csv} from every job's cost record (its log)."""
-    write_profile(LOGS, RESULTS, RUN_STARTED, workflow.cores)
+    """After a successful run: results/cost.{md,csv} from every job's cost record (its log) and
+    this Snakemake process's own CPU time."""
+    write_profile(LOGS, RESULTS, RUN_STARTED, workflow.cores, workflow_cpu=time.process_time())
 
 
 RUN_CONFIG = f"{RESULTS}/.dpinfer-run-config.json"
