@@ -73,7 +73,7 @@ onstart:
 
 
 onsuccess:
-    cancel_pending()  # the scheduler's last re-evaluation timer: exit now, not one timespan later
+    cancel_pending()  # the scheduler's pending re-evaluation timers: exit now, not a timespan later
     forget_run()
     record_run_config()
     write_cost_profile()

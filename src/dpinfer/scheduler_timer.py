@@ -4,9 +4,10 @@ Snakemake's job scheduler runs a round whenever a job finishes, and after every 
 jobs were waiting it starts a ``threading.Timer`` of ``--max-jobs-per-timespan``'s timespan
 (default 1 s) to run another, so that jobs the rate limit held back are submitted later. Every
 round that ends with jobs waiting starts a timer again, so each finished job adds a chain of
-rounds that lasts as long as jobs wait for a core: in the paper-scale run, 211 timer threads
-were alive at job 330 of 679, and the Snakemake process's CPU rose from 10% to 25% of a core
-(py-spy: resetting and statting every ready job each round). ``profiles/default`` therefore sets
+rounds that lasts as long as jobs wait for a core: in a paper-scale run (py-spy dumps), about
+210 timer threads were alive at job 200 of 679, 240 at job 335 and 273 at job 504, and the
+Snakemake process's CPU rose from 10% to 26% of a core (resetting and statting every ready job
+each round). ``profiles/default`` therefore sets
 a timespan of 10 s, which makes those rounds 10 times rarer. A local run never reaches the rate
 limit (100 submissions per 10 s; it starts at most ``--cores`` jobs at a time); under SLURM the
 first 100 jobs go at once and the rest follow within seconds. A finished job still wakes the
