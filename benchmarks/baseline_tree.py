@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def extract_src(ref: str, prefix: str) -> Path:
     """``src/`` of the repository at ``ref`` (it holds ``dpinfer``) in a new temporary directory."""
-    blob = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "src/dpinfer"],
-                          check=True, capture_output=True).stdout
+    blob = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", ref, "src/dpinfer"], check=True, capture_output=True
+    ).stdout
     tmp = Path(tempfile.mkdtemp(prefix=prefix))
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     with tarfile.open(fileobj=io.BytesIO(blob)) as tar:

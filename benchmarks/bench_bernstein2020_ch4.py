@@ -32,12 +32,15 @@ def _cases(n: int, eps: float):
     count = Laplace.calibrated(eps, 1.0)
     total = Laplace.calibrated(eps, expfam.truncation_sensitivity(a, b))
     return {
-        "binomial": lambda it, rng: nag.run_binomial(0.4 * n, n, (10.0, 10.0), count, burnin=0, keep=it, rng=rng),
-        "multinomial": lambda it, rng: nag.run_multinomial(np.array([0.3 * n, 0.33 * n]), n, np.full(3, 5.0), count,
-                                                           burnin=0, keep=it, rng=rng),
-        "truncated exponential": lambda it, rng: nag.run_truncated_exponential(0.22 * n, n, (8.0, 2.0), total,
-                                                                              bounds=(a, b), burnin=0, keep=it,
-                                                                              rng=rng),
+        "binomial": lambda it, rng: nag.run_binomial(
+            0.4 * n, n, (10.0, 10.0), count, burnin=0, keep=it, rng=rng
+        ),
+        "multinomial": lambda it, rng: nag.run_multinomial(
+            np.array([0.3 * n, 0.33 * n]), n, np.full(3, 5.0), count, burnin=0, keep=it, rng=rng
+        ),
+        "truncated exponential": lambda it, rng: nag.run_truncated_exponential(
+            0.22 * n, n, (8.0, 2.0), total, bounds=(a, b), burnin=0, keep=it, rng=rng
+        ),
     }
 
 
@@ -50,25 +53,35 @@ def main(argv=None) -> None:
     ap.add_argument("--trials", type=int, default=20)
     args = ap.parse_args(argv)
     rng = np.random.default_rng(0)
-    print(f"n = {args.n}, eps = {args.epsilon}, {args.iterations} iterations, best of {args.repeats}")
+    print(
+        f"n = {args.n}, eps = {args.epsilon}, {args.iterations} iterations, best of {args.repeats}"
+    )
     print(f"{'sampler':24s} {'it/s (CPU)':>14s} {'peer it/s':>10s} {'ratio':>9s}")
     for name, run in _cases(args.n, args.epsilon).items():
         run(100, rng)  # compile / load the cache
         best = min(run(args.iterations, rng).info.cpu_seconds for _ in range(args.repeats))
         ips = args.iterations / best
-        print(f"{name:24s} {ips:14,.0f} {PEER_CPU_IT_PER_S[name]:10,.0f} {ips / PEER_CPU_IT_PER_S[name]:8,.0f}x")
+        print(
+            f"{name:24s} {ips:14,.0f} {PEER_CPU_IT_PER_S[name]:10,.0f} {ips / PEER_CPU_IT_PER_S[name]:8,.0f}x"
+        )
 
-    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "config.yaml").read_text())
+    cfg = yaml.safe_load(
+        (Path(__file__).resolve().parents[1] / "config" / "config.yaml").read_text()
+    )
     cfg = cfg["bernstein2020"]["chapter4"]
-    print(f"\none calibration trial at paper settings ({cfg['iterations']} kept + {cfg['burnin']} burn-in, all "
-          f"methods, MMD m = {cfg['mmd_draws']}):")
+    print(
+        f"\none calibration trial at paper settings ({cfg['iterations']} kept + {cfg['burnin']} burn-in, all "
+        f"methods, MMD m = {cfg['mmd_draws']}):"
+    )
     for model in ("binomial", "multinomial", "exponential"):
         settings = ch4.TrialSettings.from_section(cfg, model)
         ch4.trial(model, args.n, args.epsilon, 0, settings, 1)
         t0 = time.process_time()
         for r in range(args.trials):
             ch4.trial(model, args.n, args.epsilon, r, settings, 1)
-        print(f"  {model:12s} {(time.process_time() - t0) / args.trials * 1000:7.1f} ms CPU per trial")
+        print(
+            f"  {model:12s} {(time.process_time() - t0) / args.trials * 1000:7.1f} ms CPU per trial"
+        )
 
 
 if __name__ == "__main__":

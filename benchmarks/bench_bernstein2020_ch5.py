@@ -35,23 +35,44 @@ def _release(rng, n: int, eps: float):
 
 
 def main(argv=None) -> None:
-    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args(argv)
     rng = np.random.default_rng(2020)
     n, eps = 100, 0.1
     release = _release(rng, n, eps)
     print(f"Gibbs-SS, n = {n}, eps = {eps}: CPU iterations/s (best of 3 runs of 25,000 iterations)")
     for name, (run, peer) in GIBBS.items():
         run(release, PRIOR, DATA_PRIOR, rng, burnin=10, keep=10)  # compile / load the cache
-        best = min(run(release, PRIOR, DATA_PRIOR, rng, burnin=5000, keep=20000).info.cpu_seconds
-                   for _ in range(3))
+        best = min(
+            run(release, PRIOR, DATA_PRIOR, rng, burnin=5000, keep=20000).info.cpu_seconds
+            for _ in range(3)
+        )
         rate = 25000 / best
-        print(f"  {name:16s} {rate:12,.0f} it/s   peer {peer:6,.0f} it/s   ratio {rate / peer:8,.0f}x")
+        print(
+            f"  {name:16s} {rate:12,.0f} it/s   peer {peer:6,.0f} it/s   ratio {rate / peer:8,.0f}x"
+        )
     # the case study runs Gibbs-SS without the sign flip (kir in [0, 1] fixes the sign of theta)
-    with_flip, without = (min(run_gibbs_ss_update(release, PRIOR, DATA_PRIOR, rng, burnin=5000, keep=20000,
-                                                  collapsed_moves=1, sign_flip=flip).info.cpu_seconds
-                              for _ in range(3)) for flip in (True, False))
-    print(f"  gibbs_ss_update, one collapsed move: {25000 / with_flip:,.0f} it/s with the sign flip, "
-          f"{25000 / without:,.0f} it/s without (ratio {with_flip / without:.2f}x)")
+    with_flip, without = (
+        min(
+            run_gibbs_ss_update(
+                release,
+                PRIOR,
+                DATA_PRIOR,
+                rng,
+                burnin=5000,
+                keep=20000,
+                collapsed_moves=1,
+                sign_flip=flip,
+            ).info.cpu_seconds
+            for _ in range(3)
+        )
+        for flip in (True, False)
+    )
+    print(
+        f"  gibbs_ss_update, one collapsed move: {25000 / with_flip:,.0f} it/s with the sign flip, "
+        f"{25000 / without:,.0f} it/s without (ratio {with_flip / without:.2f}x)"
+    )
     print("MCMC-Ind (record-wise data augmentation), eps = 0.1: CPU seconds per 2,500 sweeps")
     for n in (10, 100, 1000):
         release = _release(rng, n, eps)

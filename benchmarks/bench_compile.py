@@ -38,8 +38,14 @@ BASELINE = "bfc1305"
 
 def _probe_algorithm2():
     import numpy as np
-    from dpinfer.models.lognormal_regression import ReleaseNoise, release, simulate_design
-    from dpinfer.models.lognormal_regression import Truth, simulate_outcomes
+
+    from dpinfer.models.lognormal_regression import (
+        ReleaseNoise,
+        Truth,
+        release,
+        simulate_design,
+        simulate_outcomes,
+    )
     from dpinfer.samplers.lognormal_gibbs import run_noisy
 
     rng = np.random.default_rng(1)
@@ -54,11 +60,18 @@ def _probe_algorithm2():
 
 def _probe_direct_many():
     import numpy as np
+
     from dpinfer.samplers.direct import Base, DirectSettings, Weight, direct_sample
 
     t0 = time.perf_counter()
-    direct_sample(2, Weight("lognormal", 100.0, 5.0, 9.0), Base("laplace", 0.2),
-                  np.random.default_rng(1), DirectSettings(), rebuild=True)
+    direct_sample(
+        2,
+        Weight("lognormal", 100.0, 5.0, 9.0),
+        Base("laplace", 0.2),
+        np.random.default_rng(1),
+        DirectSettings(),
+        rebuild=True,
+    )
     return time.perf_counter() - t0
 
 
@@ -75,8 +88,13 @@ def _measure(src: Path, probe: str) -> float:
     cache = tempfile.mkdtemp(prefix="bench_compile_cache_")
     try:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(src))
-        out = subprocess.run([sys.executable, __file__, "--child", probe], env=env, check=True,
-                             capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", probe],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         return float(out.split()[-1])
     finally:
         shutil.rmtree(cache, ignore_errors=True)

@@ -38,12 +38,17 @@ from pathlib import Path
 
 import numpy as np
 import yaml
+from baseline_tree import extract_src
 from numba import njit
 
 import dpinfer
-from baseline_tree import extract_src
-from dpinfer.models.lognormal_regression import (ReleaseNoise, Truth, release, simulate_design,
-                                                  simulate_outcomes)
+from dpinfer.models.lognormal_regression import (
+    ReleaseNoise,
+    Truth,
+    release,
+    simulate_design,
+    simulate_outcomes,
+)
 from dpinfer.samplers.direct import DirectSettings
 from dpinfer.samplers.direct.borrowed import borrow, borrow_generator
 
@@ -76,7 +81,8 @@ class Impl:
         env = importlib.import_module(pkg.__name__ + ".samplers.direct.envelope")
         self.lg, self.d, self.env = lg, d, env
         self.noise_cls = importlib.import_module(
-            pkg.__name__ + ".models.lognormal_regression").ReleaseNoise
+            pkg.__name__ + ".models.lognormal_regression"
+        ).ReleaseNoise
         self.settings = d.DirectSettings.from_config(direct_cfg)
 
     def workspace(self):
@@ -88,8 +94,16 @@ class Impl:
 
     def run(self, rho, lam, data, rng, timed=False, settings=None):
         _, _, yn, Xn = data
-        return self.lg.run_noisy(yn, Xn, self.noise_cls.of(rho, lam), burnin=1000, keep=1000,
-                                 rng=rng, direct=settings or self.settings, timed=timed)
+        return self.lg.run_noisy(
+            yn,
+            Xn,
+            self.noise_cls.of(rho, lam),
+            burnin=1000,
+            keep=1000,
+            rng=rng,
+            direct=settings or self.settings,
+            timed=timed,
+        )
 
 
 def _data(rho, lam, seed=1234):
@@ -107,15 +121,20 @@ def bench_direct(cur: Impl):
     w, b = d.Weight("lognormal", 100.0, 5.0, 9.0), d.Base("laplace", 0.2)
     rng = np.random.default_rng(1)
     print("1. direct sampler, code example (z=100, mu=5, s2=9, Laplace 0.2), current code")
-    for st in (cur.settings, DirectSettings(),
-               DirectSettings(method="small_rects", n_knots=100, tol=1e-10),
-               DirectSettings(method="small_rects", n_knots=10, tol=1e-6)):
+    for st in (
+        cur.settings,
+        DirectSettings(),
+        DirectSettings(method="small_rects", n_knots=100, tol=1e-10),
+        DirectSettings(method="small_rects", n_knots=10, tol=1e-6),
+    ):
         d.direct_sample(10, w, b, rng, st, rebuild=True)  # compile
         t1 = _best(lambda: d.direct_sample(10_000, w, b, rng, st, rebuild=True))
         t2 = _best(lambda: d.direct_sample(10_000, w, b, rng, st, rebuild=False))
-        print(f"   {st.method:11s} N={st.n_knots:3d} levels={len(st.levels)} "
-              f"sds={len(st.weight_sds)}: 10,000 calls n=1 {t1:.4f} s ({PEER_CALLS_N1 / t1:5.0f}x peer); one call"
-              f" n=10,000 {t2:.4f} s ({PEER_ONE_CALL / t2:4.1f}x peer)")
+        print(
+            f"   {st.method:11s} N={st.n_knots:3d} levels={len(st.levels)} "
+            f"sds={len(st.weight_sds)}: 10,000 calls n=1 {t1:.4f} s ({PEER_CALLS_N1 / t1:5.0f}x peer); one call"
+            f" n=10,000 {t2:.4f} s ({PEER_ONE_CALL / t2:4.1f}x peer)"
+        )
 
 
 def _best(fn, repeat=3):
@@ -145,8 +164,9 @@ def _draws(draw, reps, wt, z, mu, s2, bt, par, method, q, lu, lh, ws, rng):
     props = 0
     for _ in range(reps):
         for i in range(z.size):
-            _, p = draw(wt, z[i], mu[i], s2, bt, par, method, 0, 1e-10, q, True, 100_000,
-                        lu, lh, ws, rng)
+            _, p = draw(
+                wt, z[i], mu[i], s2, bt, par, method, 0, 1e-10, q, True, 100_000, lu, lh, ws, rng
+            )
             props += p
     return props
 
@@ -167,38 +187,59 @@ def gibbs_state(impl: Impl, rho, lam, iterations=1000):
         lg._y_sweep(yn, X, beta, s2, rho, *dargs, qy, True, 100_000, lu, lh, ws, rng, log_y)
         lg._x_sweep(xn, X, log_y, beta, s2, lam, *dargs, qx, True, 100_000, lu, lh, ws, rng)
         s2 = lg._theta_step(X, log_y, beta, s2, 100.0, 2.0, 10.0, rng)
-    return ((yn, X @ beta, s2),
-            (xn, (log_y - X[:, 1] * beta[1]) / beta[0], s2 / beta[0] ** 2))
+    return ((yn, X @ beta, s2), (xn, (log_y - X[:, 1] * beta[1]) / beta[0], s2 / beta[0] ** 2))
 
 
 def profile(impls, settings, reps=100):
     print("\n2. profile per latent draw (ns; proposals per draw), states after 1,000 iterations")
     for rho, lam in settings:
         (zy, muy, s2y), (zx, mux, s2x) = gibbs_state(impls[-1], rho, lam)
-        for what, wt, bt, par, z, mu, s2 in (("y ", 0, 1, rho, zy, muy, s2y),
-                                              ("xi", 1, 0, lam, zx, mux, s2x)):
+        for what, wt, bt, par, z, mu, s2 in (
+            ("y ", 0, 1, rho, zy, muy, s2y),
+            ("xi", 1, 0, lam, zx, mux, s2x),
+        ):
             row = []
             for impl in impls:
                 base = impl.d.Base("dgeom" if bt else "laplace", par)
-                q = impl.d.base_quantile_points(base, impl.settings.levels,
-                                                impl.settings.weight_sds)
+                q = impl.d.base_quantile_points(
+                    base, impl.settings.levels, impl.settings.weight_sds
+                )
                 lu, lh, ws = impl.workspace()
                 meth = impl.settings.code
                 build, draw = impl.env.build_envelope, impl.env.direct_draw
                 _envelopes(build, 1, wt, z, mu, s2, bt, par, meth, q, lu, lh, ws)
-                _draws(draw, 1, wt, z, mu, s2, bt, par, meth, q, lu, lh, ws,
-                       np.random.default_rng(0))
+                _draws(
+                    draw, 1, wt, z, mu, s2, bt, par, meth, q, lu, lh, ws, np.random.default_rng(0)
+                )
                 n = reps * z.size
-                te = _best(lambda: _envelopes(build, reps, wt, z, mu, s2, bt, par, meth, q,
-                                              lu, lh, ws))
+                te = _best(
+                    lambda: _envelopes(build, reps, wt, z, mu, s2, bt, par, meth, q, lu, lh, ws)
+                )
                 props = [0]
 
                 def full():
-                    props[0] = _draws(draw, reps, wt, z, mu, s2, bt, par, meth, q, lu, lh, ws,
-                                      np.random.default_rng(0))
+                    props[0] = _draws(
+                        draw,
+                        reps,
+                        wt,
+                        z,
+                        mu,
+                        s2,
+                        bt,
+                        par,
+                        meth,
+                        q,
+                        lu,
+                        lh,
+                        ws,
+                        np.random.default_rng(0),
+                    )
+
                 td = _best(full)
-                row.append(f"{impl.name} envelope {1e9 * te / n:4.0f} draw {1e9 * td / n:5.0f}"
-                           f" ({props[0] / n:.2f})")
+                row.append(
+                    f"{impl.name} envelope {1e9 * te / n:4.0f} draw {1e9 * td / n:5.0f}"
+                    f" ({props[0] / n:.2f})"
+                )
             print(f"   rho={rho:<4} lambda={lam:<4} {what}: " + " | ".join(row))
 
 
@@ -207,8 +248,14 @@ def bench_gibbs(impls, settings, repeat):
     print(f"\n3. one Gibbs run (Algorithm 2, n = 200, 2,000 iterations), CPU s, best of {repeat}")
     data = {s: _data(*s, seed=1) for s in settings}
     for impl in impls:  # compile
-        impl.lg.run_noisy(*data[settings[0]][2:], impl.noise_cls.of(*settings[0]), burnin=0,
-                          keep=3, rng=np.random.default_rng(0), direct=impl.settings)
+        impl.lg.run_noisy(
+            *data[settings[0]][2:],
+            impl.noise_cls.of(*settings[0]),
+            burnin=0,
+            keep=3,
+            rng=np.random.default_rng(0),
+            direct=impl.settings,
+        )
     best = {}
     for r in range(repeat):
         for s in settings:
@@ -223,41 +270,59 @@ def bench_gibbs(impls, settings, repeat):
         for impl in impls:
             sec, x = best[(s, impl.name)]
             total[impl.name] += sec
-            parts.append(f"{impl.name} {sec:.3f} s (y {x['proposals_per_y']:.2f}, xi "
-                         f"{x['proposals_per_xi']:.2f} proposals)")
-        ratio = (f"  ratio {best[(s, impls[0].name)][0] / best[(s, impls[-1].name)][0]:.2f}"
-                 if len(impls) > 1 else "")
+            parts.append(
+                f"{impl.name} {sec:.3f} s (y {x['proposals_per_y']:.2f}, xi "
+                f"{x['proposals_per_xi']:.2f} proposals)"
+            )
+        ratio = (
+            f"  ratio {best[(s, impls[0].name)][0] / best[(s, impls[-1].name)][0]:.2f}"
+            if len(impls) > 1
+            else ""
+        )
         print(f"   rho={s[0]:<4} lambda={s[1]:<4}: " + " | ".join(parts) + ratio)
     cur = impls[-1].name
     mean = {k: v / len(settings) for k, v in total.items()}
     if len(impls) > 1:
-        print(f"   mean over settings: {impls[0].name} {mean[impls[0].name]:.3f} s, {cur} "
-              f"{mean[cur]:.3f} s: {total[impls[0].name] / total[cur]:.2f}x faster")
+        print(
+            f"   mean over settings: {impls[0].name} {mean[impls[0].name]:.3f} s, {cur} "
+            f"{mean[cur]:.3f} s: {total[impls[0].name] / total[cur]:.2f}x faster"
+        )
     s = settings[0]
     for impl in impls:
         x = impl.run(*s, data[s], np.random.default_rng(0), timed=True).info.extra
         split = {k: x[f"cpu_seconds_{k}"] for k in ("y", "xi_x", "rest")}
         tot = sum(split.values())
-        print(f"   {impl.name} split at rho={s[0]} lambda={s[1]} (timed, Python between steps):"
-              f" {tot:.3f} s = y {split['y']:.3f} + xi {split['xi_x']:.3f} + rest "
-              f"{split['rest']:.3f}; {PEER_GIBBS / tot:.0f}x the author's re-run, "
-              f"{PAPER_GIBBS / tot:.0f}x the slides")
+        print(
+            f"   {impl.name} split at rho={s[0]} lambda={s[1]} (timed, Python between steps):"
+            f" {tot:.3f} s = y {split['y']:.3f} + xi {split['xi_x']:.3f} + rest "
+            f"{split['rest']:.3f}; {PEER_GIBBS / tot:.0f}x the author's re-run, "
+            f"{PAPER_GIBBS / tot:.0f}x the slides"
+        )
     for name, m in mean.items():
         study = 500 * len(SETTINGS) * m / 2
-        print(f"   study estimate ({name}): {len(SETTINGS)} settings x 500 replications of "
-              f"Algorithm 2 on 2 cores: {study / 60:.1f} min")
+        print(
+            f"   study estimate ({name}): {len(SETTINGS)} settings x 500 replications of "
+            f"Algorithm 2 on 2 cores: {study / 60:.1f} min"
+        )
 
 
 # ----------------------------------------------------------------------------- 4. sweep
 def sweep(cur: Impl, settings, repeat):
-    print("\n4. knot-rule sweep (current code): mean CPU s per Gibbs run over "
-          f"{len(settings)} settings")
+    print(
+        "\n4. knot-rule sweep (current code): mean CPU s per Gibbs run over "
+        f"{len(settings)} settings"
+    )
     data = {s: _data(*s, seed=1) for s in settings}
     for levels in ((0.5,), (0.2, 0.8), (0.1, 0.5, 0.9), (1e-12, 0.1, 0.5, 0.9, 1 - 1e-12)):
         for sds in ((1.0,), (1.5,), (1.0, 2.5), (0.5, 1.5, 3.0)):
             st = dataclasses.replace(cur.settings, levels=levels, weight_sds=sds)
-            secs = [min(cur.run(*s, data[s], np.random.default_rng(r), settings=st)
-                        .info.cpu_seconds for r in range(repeat)) for s in settings]
+            secs = [
+                min(
+                    cur.run(*s, data[s], np.random.default_rng(r), settings=st).info.cpu_seconds
+                    for r in range(repeat)
+                )
+                for s in settings
+            ]
             print(f"   levels {levels!s:36s} weight_sds {sds!s:16s}: {np.mean(secs):.3f} s")
 
 
@@ -272,8 +337,9 @@ def main():
     cur = Impl("current", dpinfer, _CFG["direct"])
     impls = [cur]
     if args.baseline:
-        base_cfg = dict(_CFG["direct"], levels=[1e-12, 0.1, 0.5, 0.9, 1 - 1e-12],
-                        weight_sds=[1.0])  # the baseline's config/config.yaml
+        base_cfg = dict(
+            _CFG["direct"], levels=[1e-12, 0.1, 0.5, 0.9, 1 - 1e-12], weight_sds=[1.0]
+        )  # the baseline's config/config.yaml
         impls = [Impl(f"baseline {args.baseline}", load_baseline(args.baseline), base_cfg), cur]
     settings = QUICK_SETTINGS if args.quick else SETTINGS
     bench_direct(cur)

@@ -36,10 +36,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from dpinfer.models import dp_mcmc as M  # noqa: E402
+from dpinfer.samplers.dp_barker import load_vcorr  # noqa: E402
 from dpinfer.samplers.dp_hmc import run_dp_hmc  # noqa: E402
 from dpinfer.samplers.dp_penalty import run_dp_penalty  # noqa: E402
 from dpinfer.samplers.registry import sampler  # noqa: E402
-from dpinfer.samplers.dp_barker import load_vcorr  # noqa: E402
 from dpinfer.studies.raisa2021.settings import clipping_hyper, clipping_spec, hyperparameters  # noqa: E402
 
 PARAMS = ROOT / "config" / "data" / "raisa2021" / "params.yaml"
@@ -78,7 +78,9 @@ def _median_seconds(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
-def pass_times(pb: M.Problem, step: float, bound_llr: float, bound_grad: float, repeats: int) -> dict:
+def pass_times(
+    pb: M.Problem, step: float, bound_llr: float, bound_grad: float, repeats: int
+) -> dict:
     """ns per row of a full ratio pass, a one-coordinate ratio pass and a gradient pass."""
     rng = np.random.default_rng(5)
     theta = pb.start_centre + step * rng.standard_normal(pb.dim)
@@ -89,8 +91,12 @@ def pass_times(pb: M.Problem, step: float, bound_llr: float, bound_grad: float, 
     k, p, x = pb.kind, pb.params, pb.data
     res = {
         "llr": _median_seconds(lambda: M.clipped_llr_sum(k, p, x, theta, new, bound_llr), repeats),
-        "llr_one_coordinate": _median_seconds(lambda: M.clipped_llr_sum(k, p, x, theta, one, bound_llr), repeats),
-        "grad": _median_seconds(lambda: M.clipped_grad_sum(k, p, x, theta, bound_grad, out), repeats),
+        "llr_one_coordinate": _median_seconds(
+            lambda: M.clipped_llr_sum(k, p, x, theta, one, bound_llr), repeats
+        ),
+        "grad": _median_seconds(
+            lambda: M.clipped_grad_sum(k, p, x, theta, bound_grad, out), repeats
+        ),
     }
     ns = {key: 1e9 * v / pb.n for key, v in res.items()}
     ns["clipped_llr"] = M.clipped_llr_sum(k, p, x, theta, new, bound_llr)[1] / pb.n
@@ -101,7 +107,12 @@ def pass_times(pb: M.Problem, step: float, bound_llr: float, bound_grad: float, 
 def fixed_cost(spec: dict) -> dict:
     """Seconds of a fresh process (warm cache): import, problem build, 2-iteration chains."""
     env_path = str(ROOT / "src")
-    cmd = [sys.executable, "-c", f"import sys; sys.path.insert(0, {env_path!r})\n" + FRESH, json.dumps(spec)]
+    cmd = [
+        sys.executable,
+        "-c",
+        f"import sys; sys.path.insert(0, {env_path!r})\n" + FRESH,
+        json.dumps(spec),
+    ]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
     res = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -118,10 +129,15 @@ def batch_rates(params: dict, iterations: int) -> None:
         for algo in ("mdpps", "mdppa", "barker"):
             hyper = dict(hyperparameters(params, name, algo, "seed"), vcorr=vcorr)
             run = sampler("dp_mcmc", algo)
-            seconds = _median_seconds(lambda: run(pb, pb.theta_true, iterations, hyper, np.random.default_rng(4)), 3)
+            seconds = _median_seconds(
+                lambda: run(pb, pb.theta_true, iterations, hyper, np.random.default_rng(4)), 3
+            )
             batch = int(hyper["batch_size"])
-            print(f"{name:14s} {algo:9s} {batch:5d} {iterations / seconds:10,.0f} "
-                  f"{1e9 * seconds / iterations / batch:13.3f}", flush=True)
+            print(
+                f"{name:14s} {algo:9s} {batch:5d} {iterations / seconds:10,.0f} "
+                f"{1e9 * seconds / iterations / batch:13.3f}",
+                flush=True,
+            )
 
 
 def clipping_rates(params: dict) -> None:
@@ -133,28 +149,56 @@ def clipping_rates(params: dict) -> None:
             h = clipping_hyper(params, algo, dim)
             for bound in (2.0, 1000.0):
                 if algo == "rwmh":
-                    fn = lambda: run_dp_penalty(pb, pb.theta_true, h["iterations"], tau=0.0, prop_sd=h["prop_sd"],  # noqa: E731
-                                                clip_bound=bound, rng=np.random.default_rng(5))
+                    fn = lambda: run_dp_penalty(
+                        pb,
+                        pb.theta_true,
+                        h["iterations"],
+                        tau=0.0,
+                        prop_sd=h["prop_sd"],  # noqa: E731
+                        clip_bound=bound,
+                        rng=np.random.default_rng(5),
+                    )
                 else:
-                    fn = lambda: run_dp_hmc(pb, pb.theta_true, h["iterations"], tau_l=0.0, tau_g=0.0, steps=h["L"],  # noqa: E731
-                                            step_size=h["eta"], mass=h["mass_diag"], clip_llr=bound,
-                                            clip_grad=np.inf, rng=np.random.default_rng(5))
+                    fn = lambda: run_dp_hmc(
+                        pb,
+                        pb.theta_true,
+                        h["iterations"],
+                        tau_l=0.0,
+                        tau_g=0.0,
+                        steps=h["L"],  # noqa: E731
+                        step_size=h["eta"],
+                        mass=h["mass_diag"],
+                        clip_llr=bound,
+                        clip_grad=np.inf,
+                        rng=np.random.default_rng(5),
+                    )
                 seconds = _median_seconds(fn, 3)
-                print(f"# clipping study d = {dim} {algo} bound {bound:g}: {seconds:.3f} s per chain "
-                      f"({1e9 * seconds / h['iterations'] / pb.n:.3f} ns per row and iteration)", flush=True)
+                print(
+                    f"# clipping study d = {dim} {algo} bound {bound:g}: {seconds:.3f} s per chain "
+                    f"({1e9 * seconds / h['iterations'] / pb.n:.3f} ns per row and iteration)",
+                    flush=True,
+                )
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--repeats", type=int, default=30, help="passes per timing (median)")
     ap.add_argument("--dpps-iterations", type=int, default=2000)
-    ap.add_argument("--batch-iterations", type=int, default=20000, help="iterations of a batch-sampler timing")
+    ap.add_argument(
+        "--batch-iterations", type=int, default=20000, help="iterations of a batch-sampler timing"
+    )
     args = ap.parse_args()
     models = yaml.safe_load(PARAMS.read_text())["models"]
-    print("# raisa2021 benchmark: ns per data row of one clipped pass (median of "
-          f"{args.repeats}); author ~{AUTHOR_NS_PER_ROW:g} ns/row")
-    print(f"{'model':14s} {'n':>8s} {'llr':>8s} {'llr_1coord':>11s} {'grad':>8s}  clipped fraction llr / grad "
-          "(bounds from dpps / hmc params)")
+    print(
+        "# raisa2021 benchmark: ns per data row of one clipped pass (median of "
+        f"{args.repeats}); author ~{AUTHOR_NS_PER_ROW:g} ns/row"
+    )
+    print(
+        f"{'model':14s} {'n':>8s} {'llr':>8s} {'llr_1coord':>11s} {'grad':>8s}  clipped fraction llr / grad "
+        "(bounds from dpps / hmc params)"
+    )
     problems = {}
     for name in ("easy-2d", "hard-2d", "hard-gauss-2d", "circle", "easy-10d", "gauss-30d"):
         spec = models[name]
@@ -162,29 +206,53 @@ def main() -> None:
         problems[name] = pb
         algos = spec["algorithms"]
         step = 0.3 if pb.kind == 2 else float(algos["dpps"]["prop_sd"])
-        ns = pass_times(pb, step, float(algos["dpps"]["clip_bound"]), float(algos["hmc"]["clip_bound_grad"]),
-                        args.repeats)
-        print(f"{name:14s} {pb.n:8d} {ns['llr']:8.3f} {ns['llr_one_coordinate']:11.3f} {ns['grad']:8.3f}  "
-              f"{ns['clipped_llr']:.3f} / {ns['clipped_grad']:.3f}", flush=True)
+        ns = pass_times(
+            pb,
+            step,
+            float(algos["dpps"]["clip_bound"]),
+            float(algos["hmc"]["clip_bound_grad"]),
+            args.repeats,
+        )
+        print(
+            f"{name:14s} {pb.n:8d} {ns['llr']:8.3f} {ns['llr_one_coordinate']:11.3f} {ns['grad']:8.3f}  "
+            f"{ns['clipped_llr']:.3f} / {ns['clipped_grad']:.3f}",
+            flush=True,
+        )
 
     pb = problems["easy-2d"]
     dpps = models["easy-2d"]["algorithms"]["dpps"]
 
     def chain():
-        return run_dp_penalty(pb, pb.theta_true, args.dpps_iterations, tau=dpps["tau"], prop_sd=dpps["prop_sd"],
-                              clip_bound=dpps["clip_bound"], rng=np.random.default_rng(3))
+        return run_dp_penalty(
+            pb,
+            pb.theta_true,
+            args.dpps_iterations,
+            tau=dpps["tau"],
+            prop_sd=dpps["prop_sd"],
+            clip_bound=dpps["clip_bound"],
+            rng=np.random.default_rng(3),
+        )
 
     seconds = _median_seconds(chain, 3)
-    print(f"# dpps easy-2d: {args.dpps_iterations / seconds:,.0f} iterations/s "
-          f"({1e9 * seconds / args.dpps_iterations / pb.n:.3f} ns per row and iteration; author ~1200-1400 it/s)")
+    print(
+        f"# dpps easy-2d: {args.dpps_iterations / seconds:,.0f} iterations/s "
+        f"({1e9 * seconds / args.dpps_iterations / pb.n:.3f} ns per row and iteration; author ~1200-1400 it/s)"
+    )
     batch_rates(yaml.safe_load(PARAMS.read_text()), args.batch_iterations)
     clipping_rates(yaml.safe_load(PARAMS.read_text()))
-    fc = fixed_cost({k: v for k, v in models["easy-2d"].items() if k in ("family", "dim", "n", "a", "temperature",
-                                                                       "prior_variance", "theta_true")})
-    print(f"# fixed cost per chain, fresh process with warm cache: import {fc['import']:.2f} s, build easy-2d "
-          f"{fc['build']:.2f} s, 2-iteration dpps call {fc['penalty']:.3f} s, 2-iteration DP HMC call "
-          f"{fc['hmc']:.3f} s; whole process {fc['process_total']:.2f} s "
-          f"(author {AUTHOR_FIXED_S[0]:g}-{AUTHOR_FIXED_S[1]:g} s)")
+    fc = fixed_cost(
+        {
+            k: v
+            for k, v in models["easy-2d"].items()
+            if k in ("family", "dim", "n", "a", "temperature", "prior_variance", "theta_true")
+        }
+    )
+    print(
+        f"# fixed cost per chain, fresh process with warm cache: import {fc['import']:.2f} s, build easy-2d "
+        f"{fc['build']:.2f} s, 2-iteration dpps call {fc['penalty']:.3f} s, 2-iteration DP HMC call "
+        f"{fc['hmc']:.3f} s; whole process {fc['process_total']:.2f} s "
+        f"(author {AUTHOR_FIXED_S[0]:g}-{AUTHOR_FIXED_S[1]:g} s)"
+    )
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dpinfer.studies.scorecard import mismatches, verdict
 
 
-def assert_judged_only_at_the_documents_setting(claims, targets: set[str], expect: str, *, every: bool) -> None:
+def assert_judged_only_at_the_documents_setting(
+    claims, targets: set[str], expect: str, *, every: bool
+) -> None:
     """After a setting edit: exactly the claims of ``targets`` refer to another setting than the
     document's, each is "not comparable", and ``expect`` (the edited setting, described) is named
     by every one of them (``every``) or by at least one."""

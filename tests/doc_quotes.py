@@ -19,8 +19,11 @@ REL = 5e-3  # quoted numbers are rounded to 3 significant digits at most
 CODE_SPAN = re.compile(r"`([^`]+)`")
 # key: dotted identifiers; a component may be {a,b} (each alternative is quoted) and the first may
 # be * (every key ending with the rest); value: the rest of the span
-QUOTE = re.compile(r"(?P<key>(?:\*|[a-z_][a-z0-9_]*|\{[a-z0-9_,]+\})(?:\.(?:[a-z_][a-z0-9_]*|\{[a-z0-9_,]+\}))*)"
-                   r": (?P<value>\S.*)", re.S)
+QUOTE = re.compile(
+    r"(?P<key>(?:\*|[a-z_][a-z0-9_]*|\{[a-z0-9_,]+\})(?:\.(?:[a-z_][a-z0-9_]*|\{[a-z0-9_,]+\}))*)"
+    r": (?P<value>\S.*)",
+    re.S,
+)
 RANGE = re.compile(r"(\S+)\.\.(\S+)")
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
@@ -77,7 +80,9 @@ def matches(value_text: str, actual) -> bool:
     """Whether a quoted value (``a..b`` or YAML) is the config's value ``actual``."""
     m = RANGE.fullmatch(value_text)
     if m and NUMBER.fullmatch(m.group(1)) and NUMBER.fullmatch(m.group(2)):
-        if not (isinstance(actual, list) and actual and all(isinstance(v, (int, float)) for v in actual)):
+        if not (
+            isinstance(actual, list) and actual and all(isinstance(v, (int, float)) for v in actual)
+        ):
             return False
         return close(m.group(1), min(actual)) and close(m.group(2), max(actual))
     return same_value(parse_value(value_text), actual)

@@ -47,7 +47,9 @@ def _z_scores(draws, exact_mean, exact_sd, mean_slack, sd_slack):
     if x.ndim == 1:
         x = x[:, None]
     mean = x.mean(axis=0)
-    z_mean = (np.abs(mean - np.asarray(exact_mean, float)) - mean_slack).clip(min=0) / diagnostics.mc_standard_error(x)
+    z_mean = (np.abs(mean - np.asarray(exact_mean, float)) - mean_slack).clip(
+        min=0
+    ) / diagnostics.mc_standard_error(x)
     if exact_sd is None:
         return mean, None, z_mean, None
     sq = (x - mean) ** 2
@@ -60,7 +62,9 @@ def _z_scores(draws, exact_mean, exact_sd, mean_slack, sd_slack):
 
 def check_exact(case: ExactCase, z_max: float = 5.0) -> None:
     """Assert the chain's mean (and sd) agree with the exact values within z_max MC errors."""
-    mean, sd, z_mean, z_sd = _z_scores(case.draws, case.mean, case.sd, case.mean_slack, case.sd_slack)
+    mean, sd, z_mean, z_sd = _z_scores(
+        case.draws, case.mean, case.sd, case.mean_slack, case.sd_slack
+    )
     assert np.all(z_mean < z_max), f"means {mean} vs exact {case.mean}: z = {z_mean}"
     if z_sd is not None:
         assert np.all(z_sd < z_max), f"sds {sd} vs exact {case.sd}: z = {z_sd}"
@@ -68,10 +72,14 @@ def check_exact(case: ExactCase, z_max: float = 5.0) -> None:
 
 def assert_mean_matches(draws, exact, z_max: float = 4.5, abs_slack: float = 0.0) -> None:
     """Means only (see :func:`check_exact`)."""
-    check_exact(ExactCase(np.asarray(draws, float), np.asarray(exact, float), mean_slack=abs_slack), z_max)
+    check_exact(
+        ExactCase(np.asarray(draws, float), np.asarray(exact, float), mean_slack=abs_slack), z_max
+    )
 
 
-def posterior_quantiles(trial: Callable[[int], tuple[np.ndarray, np.ndarray]], trials: int) -> np.ndarray:
+def posterior_quantiles(
+    trial: Callable[[int], tuple[np.ndarray, np.ndarray]], trials: int
+) -> np.ndarray:
     """(trials, d) posterior quantiles of the truth; ``trial(r)`` returns (draws, truth) of a
     replicate whose truth was drawn from the prior and whose data from the model."""
     return np.array([diagnostics.quantile_of_truth(*trial(r)) for r in range(trials)])

@@ -38,7 +38,15 @@ def run(workdir: str, args: list[str]) -> dict:
         try:
             os.chdir(workdir)
             try:
-                main(["--directory", workdir, "--snakefile", os.path.join(workdir, "Snakefile"), *args])
+                main(
+                    [
+                        "--directory",
+                        workdir,
+                        "--snakefile",
+                        os.path.join(workdir, "Snakefile"),
+                        *args,
+                    ]
+                )
                 code = 0
             except SystemExit as stop:
                 code = _exit_code(stop.code)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import dp_accounting
@@ -55,7 +55,9 @@ def _seed_cases(algos: tuple[str, ...]) -> list:
                 continue
             counts = m["iterations_seed_version"].get(algo) or m["iterations_head"][algo]
             for eps, k in counts.items():
-                cases.append(pytest.param(model, algo, float(eps), int(k), id=f"{model}-{algo}-{eps}"))
+                cases.append(
+                    pytest.param(model, algo, float(eps), int(k), id=f"{model}-{algo}-{eps}")
+                )
     return cases
 
 
@@ -70,10 +72,12 @@ def _loss(model: str, algo: str, eps: float):
         return (lambda k: acc.gaussian_pld_delta(eps, acc.hmc_mu(k, tau_l, tau_g, L, n))), delta
     if algo == "barker":
         return (lambda k: acc.barker_epsilon(k, delta, hp["batch_size"], n)), eps
-    return (lambda k: _minibatch_delta(k, eps, hp["tau_variance_multiplier"], hp["batch_size"], n)), delta
+    return (
+        lambda k: _minibatch_delta(k, eps, hp["tau_variance_multiplier"], hp["batch_size"], n)
+    ), delta
 
 
-@lru_cache(maxsize=None)
+@cache
 def _minibatch_delta(k: int, eps: float, tau: float, batch: int, n: int) -> float:
     return acc.minibatch_pld_delta(k, eps, tau, batch, n)
 
@@ -136,7 +140,9 @@ def test_subsampled_gaussian_rdp_matches_rdp_accountant() -> None:
     # summation order (measured <= 6e-15 relative), hence rtol 1e-12.
     orders = np.array([2, 3, 4, 5, 8, 16, 32, 64, 128, 199])
     for tau, batch, n in [(0.9, 1000, 100_000), (1.6, 1000, 200_000)]:
-        lib = RdpAccountant(orders.astype(float).tolist(), dp_accounting.NeighboringRelation.REPLACE_ONE)
+        lib = RdpAccountant(
+            orders.astype(float).tolist(), dp_accounting.NeighboringRelation.REPLACE_ONE
+        )
         gauss = dp_accounting.GaussianDpEvent(math.sqrt(tau))
         lib.compose(dp_accounting.SampledWithoutReplacementDpEvent(n, batch, gauss))
         ours = acc.subsampled_rdp(orders, batch / n, acc.gaussian_step_rdp(tau))
@@ -151,10 +157,14 @@ def test_pld_accountant_event_route_equals_direct_call() -> None:
     # The module builds one step with from_gaussian_mechanism(..., REPLACE_ONE) and self-composes;
     # PLDAccountant does the same for PoissonSampledDpEvent, so the two must agree.
     tau, batch, n, k, eps = 0.9, 1000, 100_000, 39, 1.0
-    lib = PLDAccountant(dp_accounting.NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-4)
+    lib = PLDAccountant(
+        dp_accounting.NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-4
+    )
     gauss = dp_accounting.GaussianDpEvent(math.sqrt(tau))
     lib.compose(dp_accounting.PoissonSampledDpEvent(batch / n, gauss), k)
-    assert acc.minibatch_pld_delta(k, eps, tau, batch, n) == pytest.approx(lib.get_delta(eps), rel=1e-12)
+    assert acc.minibatch_pld_delta(k, eps, tau, batch, n) == pytest.approx(
+        lib.get_delta(eps), rel=1e-12
+    )
 
 
 # ----------------------------------------------------------------------- Algorithm 2
@@ -169,7 +179,9 @@ def test_max_iterations_returns_largest_admissible_k() -> None:
 
 
 # ----------------------------------------------------------------------- the author's counts
-@pytest.mark.parametrize(("model", "algo", "eps", "k"), _seed_cases(("dpps", "dppa", "hmc", "barker")))
+@pytest.mark.parametrize(
+    ("model", "algo", "eps", "k"), _seed_cases(("dpps", "dppa", "hmc", "barker"))
+)
 def test_counts_equal_author_seed_version(model: str, algo: str, eps: float, k: int) -> None:
     n = MODELS[model]["n"]
     assert acc.iteration_count(algo, _seed_hyper(model, algo), n, eps, 0.1 / n) == k
@@ -212,7 +224,9 @@ def test_zcdp_only_counts(model: str) -> None:
     for algo, counts in MODELS[model]["iterations_head_zcdp_only"].items():
         hp = MODELS[model]["algorithms"][algo]
         for eps, k in counts.items():
-            assert acc.zcdp_iteration_count(algo, hp, n, float(eps), 0.1 / n, hmc_variant="head") == k
+            assert (
+                acc.zcdp_iteration_count(algo, hp, n, float(eps), 0.1 / n, hmc_variant="head") == k
+            )
 
 
 def test_fig_6_1_values_at_epsilon_6() -> None:
@@ -224,9 +238,16 @@ def test_fig_6_1_values_at_epsilon_6() -> None:
         assert acc.zcdp_iterations_penalty(eps, delta, 0.1, n) == want["penalty_zcdp"]
         assert acc.iteration_count("dpps", {"tau": 0.1}, n, eps, delta) == want["penalty_pld"]
         hmc = {"tau_l": 0.1, "tau_g": 0.4, "L": 10}
-        assert acc.zcdp_iteration_count("hmc", hmc, n, eps, delta, hmc_variant=variant) == want["hmc_zcdp"]
-        assert acc.iteration_count("hmc", hmc, n, eps, delta, hmc_variant=variant) == want["hmc_pld"]
+        assert (
+            acc.zcdp_iteration_count("hmc", hmc, n, eps, delta, hmc_variant=variant)
+            == want["hmc_zcdp"]
+        )
+        assert (
+            acc.iteration_count("hmc", hmc, n, eps, delta, hmc_variant=variant) == want["hmc_pld"]
+        )
         # The author's RDP curve sums j = 3..alpha-1; the thesis formula (to alpha) allows fewer.
-        code = acc.minibatch_rdp_iterations(eps, delta, tau_mb, 1000, n, sum_to_alpha_minus_one=True)
+        code = acc.minibatch_rdp_iterations(
+            eps, delta, tau_mb, 1000, n, sum_to_alpha_minus_one=True
+        )
         assert code == want["minibatch_rdp"]
         assert acc.minibatch_rdp_iterations(eps, delta, tau_mb, 1000, n) < code

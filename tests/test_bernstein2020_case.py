@@ -16,7 +16,7 @@ from dpinfer.io import load_npz
 from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, release_statistics
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_update
 from dpinfer.studies import nig_methods
-from dpinfer.studies.bernstein2020_case import figures, oi, paper, run, summarise
+from dpinfer.studies.bernstein2020_case import oi, paper, run, summarise
 from dpinfer.studies.bernstein2020_case.tracts import (
     keep_mask,
     synthetic_state,
@@ -34,9 +34,21 @@ from tests.exact.bernstein2020_ch5 import (
 )
 from tests.harness import ExactCase, check_exact
 
-TRACTS = dict(count=3108, min_size=20, max_size=446, size_scale=55, size_sigma=0.9, pir_concentration=3.0,
-              level_mean=0.42, level_gradient=0.3, level_sd=0.21, slope_mean=0.3, slope_sd=0.1, noise_sd=0.025,
-              noise_sigma=0.3)
+TRACTS = dict(
+    count=3108,
+    min_size=20,
+    max_size=446,
+    size_scale=55,
+    size_sigma=0.9,
+    pir_concentration=3.0,
+    level_mean=0.42,
+    level_gradient=0.3,
+    level_sd=0.21,
+    slope_mean=0.3,
+    slope_sd=0.1,
+    noise_sd=0.025,
+    noise_sigma=0.3,
+)
 CASE_PRIOR = {"mu0": [0.1, 0.5], "lambda0_diag": [0.001, 0.001], "a0": 1000.0, "b0": 0.5}
 CASE_DATA_PRIOR = {"m0": 0.5, "kappa": 1.0, "psi": 1.0, "nu": 50.0}
 
@@ -47,7 +59,12 @@ def test_state_matches_the_thesis_description():
     sizes = st["sizes"]
     assert sizes.size == 3108 and sizes.min() >= 20 and sizes.max() <= 446
     assert np.median(sizes) < sizes.mean() and sizes.max() > 5 * np.median(sizes)  # long right tail
-    assert 0 <= st["pir"].min() and st["pir"].max() <= 1 and 0 <= st["kir"].min() and st["kir"].max() <= 1
+    assert (
+        0 <= st["pir"].min()
+        and st["pir"].max() <= 1
+        and 0 <= st["kir"].min()
+        and st["kir"].max() <= 1
+    )
     assert st["offsets"][-1] == st["pir"].size == sizes.sum()
     keep = keep_mask(st, 0.1, 0.9)
     # the thesis drops 363 of 3108; the generator is tuned to come close (about 12%)
@@ -67,7 +84,9 @@ def test_state_tracts_follow_their_line():
     x, y = tract_records(st, t)
     fit = stats.linregress(x, y)
     assert abs(fit.slope - st["slope"][t]) < 5 * fit.stderr
-    assert abs(fit.intercept + 0.25 * fit.slope - st["level"][t]) < 5 * (fit.intercept_stderr + 0.25 * fit.stderr)
+    assert abs(fit.intercept + 0.25 * fit.slope - st["level"][t]) < 5 * (
+        fit.intercept_stderr + 0.25 * fit.stderr
+    )
 
 
 # ----------------------------------------------------------------------------- OI baseline
@@ -142,23 +161,39 @@ def test_decile_confusion_of_identical_rankings_is_diagonal():
 def test_size_slope_recovers_a_power_law():
     rng = np.random.default_rng(8)
     sizes = rng.integers(20, 446, 3000)
-    res = sizes ** -0.5 * rng.standard_normal(3000)
+    res = sizes**-0.5 * rng.standard_normal(3000)
     b, se = paper.size_slope(sizes, res)
     assert abs(b + 0.5) < 4 * se and se < 0.05
 
 
 # ----------------------------------------------------------------------------- the method table
-CASE = {"methods": ["naive", "gibbs_ss_noisy", "gibbs_ss_update"], "conjugate_draws": 2000, "headline_epsilon": 4.0,
-        "gibbs": {"burnin": 5000, "keep": 20000, "chains": 1, "collapsed_moves": 1, "sign_flip": False,
-                  "noisy_moments": "released", "diagnostic_draws": 5000},
-        "grid_gibbs": {"burnin": 1000, "keep": 4000, "collapsed_moves": 3}}
+CASE = {
+    "methods": ["naive", "gibbs_ss_noisy", "gibbs_ss_update"],
+    "conjugate_draws": 2000,
+    "headline_epsilon": 4.0,
+    "gibbs": {
+        "burnin": 5000,
+        "keep": 20000,
+        "chains": 1,
+        "collapsed_moves": 1,
+        "sign_flip": False,
+        "noisy_moments": "released",
+        "diagnostic_draws": 5000,
+    },
+    "grid_gibbs": {"burnin": 1000, "keep": 4000, "collapsed_moves": 3},
+}
 
 
 def test_case_chain_specs_use_the_thesis_lengths_at_the_headline_epsilon_only():
     head, grid = case_chain_specs(CASE, 4.0), case_chain_specs(CASE, 1.0)
     assert [s["method"] for s in head] == CASE["methods"]
     assert head[0] == {"method": "naive", "burnin": 0, "keep": 2000, "chains": 1, "options": {}}
-    assert (head[2]["burnin"], head[2]["keep"], grid[2]["burnin"], grid[2]["keep"]) == (5000, 20000, 1000, 4000)
+    assert (head[2]["burnin"], head[2]["keep"], grid[2]["burnin"], grid[2]["keep"]) == (
+        5000,
+        20000,
+        1000,
+        4000,
+    )
     assert head[1]["options"] == {"collapsed_moves": 1, "moments": "released", "sign_flip": False}
     assert grid[1]["options"]["collapsed_moves"] == 3
     assert head[2]["diagnostic_draws"] == 5000
@@ -166,11 +201,27 @@ def test_case_chain_specs_use_the_thesis_lengths_at_the_headline_epsilon_only():
 
 
 def test_chapter5_chain_spec_keeps_its_large_n_lengths():
-    ch5 = {"conjugate_draws": 2000, "mcmc_ind": {"burnin": 500, "keep": 5000, "chains": 4},
-           "gibbs": {"keep": 5000, "burnin": 5000, "keep_large_n": 10000, "burnin_large_n": 20000, "large_n": 1000,
-                     "chains": 4, "collapsed_moves": 2, "noisy_moments": "released"}}
+    ch5 = {
+        "conjugate_draws": 2000,
+        "mcmc_ind": {"burnin": 500, "keep": 5000, "chains": 4},
+        "gibbs": {
+            "keep": 5000,
+            "burnin": 5000,
+            "keep_large_n": 10000,
+            "burnin_large_n": 20000,
+            "large_n": 1000,
+            "chains": 4,
+            "collapsed_moves": 2,
+            "noisy_moments": "released",
+        },
+    }
     assert nig_chain_spec("gibbs_ss_prior", ch5, 1000) == {
-        "method": "gibbs_ss_prior", "burnin": 20000, "keep": 10000, "chains": 4, "options": {"collapsed_moves": 2}}
+        "method": "gibbs_ss_prior",
+        "burnin": 20000,
+        "keep": 10000,
+        "chains": 4,
+        "options": {"collapsed_moves": 2},
+    }
     assert nig_chain_spec("mcmc_ind", ch5, 10)["keep"] == 5000
 
 
@@ -180,7 +231,9 @@ def test_capped_diagnostics_never_raise_the_ess():
     spec = {"method": "gibbs_ss_update", "burnin": 500, "keep": 8000, "chains": 1, "options": {}}
     stream = lambda stage: np.random.default_rng(zlib.crc32(stage.encode()))  # noqa: E731
     full = nig_methods.run_chain(spec, release, PRIOR, DATA_PRIOR, stream)
-    capped = nig_methods.run_chain(dict(spec, diagnostic_draws=1000), release, PRIOR, DATA_PRIOR, stream)
+    capped = nig_methods.run_chain(
+        dict(spec, diagnostic_draws=1000), release, PRIOR, DATA_PRIOR, stream
+    )
     assert np.array_equal(full[0], capped[0])  # same draws
     # thinned to 1,000 draws per chain: the ESS estimate cannot exceed the full chain's (up to the
     # estimator's noise; a bulk ESS may exceed its draw count on anticorrelated chains)
@@ -194,13 +247,22 @@ def test_gibbs_ss_without_the_sign_flip_matches_the_exact_posterior():
     rng, x, y = _data()
     release = release_statistics(rng, x, y, NEGLIGIBLE_EPS, BOUNDS)
     mean, sd = nig_moments(release.s, N, PRIOR)
-    chain = run_gibbs_ss_update(release, PRIOR, DATA_PRIOR, np.random.default_rng(26), burnin=2000, keep=30000,
-                                sign_flip=False)
+    chain = run_gibbs_ss_update(
+        release,
+        PRIOR,
+        DATA_PRIOR,
+        np.random.default_rng(26),
+        burnin=2000,
+        keep=30000,
+        sign_flip=False,
+    )
     assert "sign_flips" not in chain.info.extra and 0.05 < chain.info.acceptance < 0.6
     check_exact(ExactCase(chain.kept, mean, sd, mean_slack=0.1 * sd, sd_slack=0.1 * sd))
 
 
-@pytest.mark.parametrize("run_fn", [run_gibbs_ss_noisy, run_gibbs_ss_update], ids=["noisy", "update"])
+@pytest.mark.parametrize(
+    "run_fn", [run_gibbs_ss_noisy, run_gibbs_ss_update], ids=["noisy", "update"]
+)
 def test_sign_flip_does_not_change_the_case_study_posterior(run_fn):
     """On a tract-like release (kir in [0, 1], eps = 4) the chains with and without the flip
     agree on the predictive line at pir = .25 within their Monte Carlo error (4 chains each)."""
@@ -210,8 +272,19 @@ def test_sign_flip_does_not_change_the_case_study_posterior(run_fn):
     prior, dprior = NIGPrior.from_config(CASE_PRIOR), NIWPrior.from_config(CASE_DATA_PRIOR)
     means, ses = [], []
     for flip in (True, False):
-        lines = [run_fn(release, prior, dprior, np.random.default_rng(100 * c + flip), burnin=2000, keep=8000,
-                        sign_flip=flip).kept @ np.array([0.25, 1.0, 0.0]) for c in range(4)]
+        lines = [
+            run_fn(
+                release,
+                prior,
+                dprior,
+                np.random.default_rng(100 * c + flip),
+                burnin=2000,
+                keep=8000,
+                sign_flip=flip,
+            ).kept
+            @ np.array([0.25, 1.0, 0.0])
+            for c in range(4)
+        ]
         per_chain = np.array([v.mean() for v in lines])
         means.append(per_chain.mean())
         ses.append(per_chain.std(ddof=1) / 2.0)
@@ -222,28 +295,77 @@ def test_sign_flip_does_not_change_the_case_study_posterior(run_fn):
 def test_steps_run_end_to_end_on_a_tiny_state(tmp_path):
     ns = SimpleNamespace
     p = {k: str(tmp_path / f"{k}.npz") for k in ("state", "reference", "b0", "b1", "summary")}
-    run.state(None, ns(state=p["state"]), seed=1, tracts=dict(TRACTS, count=30, size_scale=20), drop=[0.1, 0.9])
-    common = dict(prior=CASE_PRIOR, data_prior=CASE_DATA_PRIOR, bounds=[0, 1], pir=0.25, levels=[0.5, 0.9],
-                  window=0.1)
-    run.reference(ns(state=p["state"]), ns(reference=p["reference"]), seed=1, conjugate_draws=200, oi_grid=21,
-                  **common)
-    small = dict(CASE, gibbs=dict(CASE["gibbs"], burnin=100, keep=200, diagnostic_draws=100), conjugate_draws=200)
+    run.state(
+        None,
+        ns(state=p["state"]),
+        seed=1,
+        tracts=dict(TRACTS, count=30, size_scale=20),
+        drop=[0.1, 0.9],
+    )
+    common = dict(
+        prior=CASE_PRIOR,
+        data_prior=CASE_DATA_PRIOR,
+        bounds=[0, 1],
+        pir=0.25,
+        levels=[0.5, 0.9],
+        window=0.1,
+    )
+    run.reference(
+        ns(state=p["state"]),
+        ns(reference=p["reference"]),
+        seed=1,
+        conjugate_draws=200,
+        oi_grid=21,
+        **common,
+    )
+    small = dict(
+        CASE,
+        gibbs=dict(CASE["gibbs"], burnin=100, keep=200, diagnostic_draws=100),
+        conjugate_draws=200,
+    )
     for i, eps in enumerate((1.0, 4.0)):
-        run.run_batch(ns(state=p["state"], reference=p["reference"]), ns(batch=p[f"b{i}"]), seed=1, epsilon=eps,
-                      tracts=[0, 30], chains=case_chain_specs(small, eps), **common)
-    out = {k: str(tmp_path / k) for k in ("csv", "md", "state_csv", "state_md", "runtime_csv", "runtime_md")}
-    summarise.summarise(ns(state=p["state"], reference=p["reference"], batches=[p["b0"], p["b1"]]),
-                        ns(summary=p["summary"], **out), epsilons=[1.0, 4.0], health={"max_rhat": 1.01, "min_ess": 100},
-                        tracts=dict(TRACTS, count=30, size_scale=20), drop=[0.1, 0.9])
+        run.run_batch(
+            ns(state=p["state"], reference=p["reference"]),
+            ns(batch=p[f"b{i}"]),
+            seed=1,
+            epsilon=eps,
+            tracts=[0, 30],
+            chains=case_chain_specs(small, eps),
+            **common,
+        )
+    out = {
+        k: str(tmp_path / k)
+        for k in ("csv", "md", "state_csv", "state_md", "runtime_csv", "runtime_md")
+    }
+    summarise.summarise(
+        ns(state=p["state"], reference=p["reference"], batches=[p["b0"], p["b1"]]),
+        ns(summary=p["summary"], **out),
+        epsilons=[1.0, 4.0],
+        health={"max_rhat": 1.01, "min_ess": 100},
+        tracts=dict(TRACTS, count=30, size_scale=20),
+        drop=[0.1, 0.9],
+    )
     s = load_npz(p["summary"])
     assert s["point"].shape == (2, 3, s["tracts"].size) and np.isfinite(s["point"]).all()
     assert "nan" not in (tmp_path / "csv").read_text().lower()
     claims_path = tmp_path / "claims.csv"
-    paper.claims(ns(summary=p["summary"], runtime=out["runtime_csv"]), ns(claims=str(claims_path)),
-                 headline_epsilon=4.0, gibbs=small["gibbs"], grid_gibbs=small["grid_gibbs"], conjugate_draws=200,
-                 health={"max_rhat": 1.01, "min_ess": 100}, tracts=dict(TRACTS, count=30, size_scale=20),
-                 drop=[0.1, 0.9], prior=CASE_PRIOR, data_prior=CASE_DATA_PRIOR, pir=0.25, levels=[0.5, 0.9],
-                 data_window=0.1, oi_grid=21)
+    paper.claims(
+        ns(summary=p["summary"], runtime=out["runtime_csv"]),
+        ns(claims=str(claims_path)),
+        headline_epsilon=4.0,
+        gibbs=small["gibbs"],
+        grid_gibbs=small["grid_gibbs"],
+        conjugate_draws=200,
+        health={"max_rhat": 1.01, "min_ess": 100},
+        tracts=dict(TRACTS, count=30, size_scale=20),
+        drop=[0.1, 0.9],
+        prior=CASE_PRIOR,
+        data_prior=CASE_DATA_PRIOR,
+        pir=0.25,
+        levels=[0.5, 0.9],
+        data_window=0.1,
+        oi_grid=21,
+    )
     text = claims_path.read_text()
     assert "fig5_16" in text and "fig5_13" in text and "nan" not in text.lower()
 
@@ -255,9 +377,21 @@ from dpinfer.studies.bernstein2020_case import settings as case_settings  # noqa
 from dpinfer.studies.scorecard import mismatches, read_claims, verdict  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CLAIM_KEYS = ("headline_epsilon", "gibbs", "grid_gibbs", "conjugate_draws", "health", "tracts", "drop", "pir", "levels",
-              "prior", "data_prior", "data_window", "oi_grid")
-
+CLAIM_KEYS = (
+    "headline_epsilon",
+    "gibbs",
+    "grid_gibbs",
+    "conjugate_draws",
+    "health",
+    "tracts",
+    "drop",
+    "pir",
+    "levels",
+    "prior",
+    "data_prior",
+    "data_window",
+    "oi_grid",
+)
 
 
 def _case_config(scale: str = "paper") -> dict:
@@ -275,22 +409,51 @@ def _fake_summary(path, cfg: dict, T: int = 400) -> None:
     ref = rng.uniform(0.2, 0.8, T)
     point = ref[None, None, :] + rng.normal(0, 0.05, (E, M, T)) / np.sqrt(sizes)
     half = np.array(cfg["levels"]) * 0.3
-    save_npz(path, eps=np.array(eps), methods=np.array(methods), tracts=np.arange(T), sizes=sizes,
-             levels=np.array(cfg["levels"], float), np_point=ref, np_lo=ref[:, None] - half, np_hi=ref[:, None] + half,
-             np_share=np.full((T, L), 0.8), ols=ref, sensitivity=np.full(T, 0.01), chi=np.array(1.0), point=point,
-             lo=point[..., None] - half, hi=point[..., None] + half, share=np.full((E, M, T, L), 0.7),
-             rhat=np.ones((E, M, T, 3)), ess=np.full((E, M, T, 3), 500.0), oi=np.tile(ref + 0.1, (E, 1)),
-             state_tracts=np.array(cfg["tracts"]["count"]), state_dropped=np.array(cfg["tracts"]["count"] - T),
-             state_min_size=np.array(sizes.min()), state_max_size=np.array(sizes.max()))
+    save_npz(
+        path,
+        eps=np.array(eps),
+        methods=np.array(methods),
+        tracts=np.arange(T),
+        sizes=sizes,
+        levels=np.array(cfg["levels"], float),
+        np_point=ref,
+        np_lo=ref[:, None] - half,
+        np_hi=ref[:, None] + half,
+        np_share=np.full((T, L), 0.8),
+        ols=ref,
+        sensitivity=np.full(T, 0.01),
+        chi=np.array(1.0),
+        point=point,
+        lo=point[..., None] - half,
+        hi=point[..., None] + half,
+        share=np.full((E, M, T, L), 0.7),
+        rhat=np.ones((E, M, T, 3)),
+        ess=np.full((E, M, T, 3), 500.0),
+        oi=np.tile(ref + 0.1, (E, 1)),
+        state_tracts=np.array(cfg["tracts"]["count"]),
+        state_dropped=np.array(cfg["tracts"]["count"] - T),
+        state_min_size=np.array(sizes.min()),
+        state_max_size=np.array(sizes.max()),
+    )
 
 
 def _case_claims(tmp_path, cfg: dict):
-    summary, runtime, out = tmp_path / "summary.npz", tmp_path / "runtime.csv", tmp_path / "claims.csv"
+    summary, runtime, out = (
+        tmp_path / "summary.npz",
+        tmp_path / "runtime.csv",
+        tmp_path / "claims.csv",
+    )
     _fake_summary(summary, cfg)
-    runtime.write_text("epsilon,method,cpu_seconds,seconds_per_tract,iterations_per_second\n"
-                       "4,Gibbs-SS-Update,1.0,0.1,5000\n", encoding="utf-8")
-    paper.claims(SimpleNamespace(summary=str(summary), runtime=str(runtime)), SimpleNamespace(claims=str(out)),
-                 **{k: cfg[k] for k in CLAIM_KEYS})
+    runtime.write_text(
+        "epsilon,method,cpu_seconds,seconds_per_tract,iterations_per_second\n"
+        "4,Gibbs-SS-Update,1.0,0.1,5000\n",
+        encoding="utf-8",
+    )
+    paper.claims(
+        SimpleNamespace(summary=str(summary), runtime=str(runtime)),
+        SimpleNamespace(claims=str(out)),
+        **{k: cfg[k] for k in CLAIM_KEYS},
+    )
     return read_claims(out)
 
 
@@ -300,27 +463,59 @@ def test_paper_scale_constants_are_the_paper_scale_config():
     cfg, ps = _case_config(), case_settings.PAPER_SCALE
     assert [float(e) for e in cfg["epsilons"]] == ps["epsilons"]
     assert {k: cfg["tracts"][k] for k in ps["generator"]} == ps["generator"]
-    assert (cfg["data_window"], cfg["oi_grid"], cfg["health"]) == (ps["data_window"], ps["oi_grid"], ps["health"])
-    assert (cfg["gibbs"]["collapsed_moves"], cfg["grid_gibbs"]["collapsed_moves"], cfg["gibbs"]["sign_flip"],
-            cfg["gibbs"]["diagnostic_draws"]) == (ps["collapsed_moves"], ps["grid_collapsed_moves"], ps["sign_flip"],
-                                                   ps["diagnostic_draws"])
+    assert (cfg["data_window"], cfg["oi_grid"], cfg["health"]) == (
+        ps["data_window"],
+        ps["oi_grid"],
+        ps["health"],
+    )
+    assert (
+        cfg["gibbs"]["collapsed_moves"],
+        cfg["grid_gibbs"]["collapsed_moves"],
+        cfg["gibbs"]["sign_flip"],
+        cfg["gibbs"]["diagnostic_draws"],
+    ) == (
+        ps["collapsed_moves"],
+        ps["grid_collapsed_moves"],
+        ps["sign_flip"],
+        ps["diagnostic_draws"],
+    )
     state = case_settings.PAPER_STATE
     assert (cfg["tracts"]["count"], cfg["tracts"]["min_size"], cfg["tracts"]["max_size"]) == (
-        state["tracts"], state["min_size"], state["max_size"])
+        state["tracts"],
+        state["min_size"],
+        state["max_size"],
+    )
     assert (cfg["drop"], cfg["pir"], cfg["levels"], cfg["prior"], cfg["data_prior"]) == (
-        case_settings.PAPER_DROP, case_settings.PAPER_PIR, case_settings.PAPER_LEVELS, case_settings.PAPER_PRIOR,
-        case_settings.PAPER_DATA_PRIOR)
-    assert (cfg["gibbs"]["burnin"], cfg["gibbs"]["keep"], cfg["gibbs"]["chains"], cfg["gibbs"]["noisy_moments"],
-            cfg["conjugate_draws"], cfg["headline_epsilon"]) == (
-        case_settings.PAPER_BURNIN, case_settings.PAPER_KEEP, case_settings.PAPER_CHAINS,
-        case_settings.PAPER_NOISY_MOMENTS, case_settings.PAPER_CONJUGATE_DRAWS, case_settings.PAPER_HEADLINE_EPSILON)
+        case_settings.PAPER_DROP,
+        case_settings.PAPER_PIR,
+        case_settings.PAPER_LEVELS,
+        case_settings.PAPER_PRIOR,
+        case_settings.PAPER_DATA_PRIOR,
+    )
+    assert (
+        cfg["gibbs"]["burnin"],
+        cfg["gibbs"]["keep"],
+        cfg["gibbs"]["chains"],
+        cfg["gibbs"]["noisy_moments"],
+        cfg["conjugate_draws"],
+        cfg["headline_epsilon"],
+    ) == (
+        case_settings.PAPER_BURNIN,
+        case_settings.PAPER_KEEP,
+        case_settings.PAPER_CHAINS,
+        case_settings.PAPER_NOISY_MOMENTS,
+        case_settings.PAPER_CONJUGATE_DRAWS,
+        case_settings.PAPER_HEADLINE_EPSILON,
+    )
 
 
 def _reads_other_epsilons(claim) -> bool:
     return any(s.name.endswith("at the other epsilons") for s in claim.settings)
 
 
-def test_at_paper_scale_only_the_shorter_chains_off_the_headline_epsilon_are_not_comparable(tmp_path):
+def test_at_paper_scale_only_the_shorter_chains_off_the_headline_epsilon_are_not_comparable(
+    tmp_path,
+):
     """Every row is at the thesis's setting except those reading Gibbs-SS at the epsilons where
     the paper-scale config runs shorter chains (grid_gibbs, a documented departure); each such
     row names only those chain lengths. Every per-epsilon statement keeps a judged row at the
@@ -329,34 +524,78 @@ def test_at_paper_scale_only_the_shorter_chains_off_the_headline_epsilon_are_not
     for c in claims:
         bad = mismatches(c)
         if _reads_other_epsilons(c):
-            assert bad and {s.name for s in bad} <= {"Gibbs-SS burn-in at the other epsilons",
-                                                     "Gibbs-SS kept draws per tract at the other epsilons"}, c
+            assert bad and {s.name for s in bad} <= {
+                "Gibbs-SS burn-in at the other epsilons",
+                "Gibbs-SS kept draws per tract at the other epsilons",
+            }, c
         else:
             assert not bad, (c.statement, [s.describe() for s in bad])
     judged = [c for c in claims if not mismatches(c)]
-    for text in ("within 0.1 of nominal at epsilon = 4", "lower MAE than Naive at epsilon = 4",
-                 "residual shrinks with tract size at epsilon = 4", "tract chains at epsilon = 4",
-                 "Naive: 90% coverage rises with epsilon"):
+    for text in (
+        "within 0.1 of nominal at epsilon = 4",
+        "lower MAE than Naive at epsilon = 4",
+        "residual shrinks with tract size at epsilon = 4",
+        "tract chains at epsilon = 4",
+        "Naive: 90% coverage rises with epsilon",
+    ):
         assert any(text in c.statement for c in judged), text
-    assert all(c.settings for c in claims if not c.statement.startswith("runtime")), "every data row has settings"
+    assert all(c.settings for c in claims if not c.statement.startswith("runtime")), (
+        "every data row has settings"
+    )
 
 
-def test_at_smoke_scale_no_row_is_judged_against_the_thesis_except_the_size_range_and_runtime(tmp_path):
+def test_at_smoke_scale_no_row_is_judged_against_the_thesis_except_the_size_range_and_runtime(
+    tmp_path,
+):
     claims = _case_claims(tmp_path, _case_config("smoke"))
     judged = [c for c in claims if verdict(c, set()) != "not comparable"]
-    assert {c.statement.split(" (")[0] for c in judged} == {"tract sizes lie in 20..446", "runtime: Gibbs-SS-Update "
-                                                                                          "iterations per CPU second"}
+    assert {c.statement.split(" (")[0] for c in judged} == {
+        "tract sizes lie in 20..446",
+        "runtime: Gibbs-SS-Update iterations per CPU second",
+    }
 
 
-@pytest.mark.parametrize("key, value, expect, affected", [
-    ("levels", [0.5, 0.8], "interval levels [0.5, 0.8] here, [0.5, 0.9] in the paper", "of nominal"),
-    ("data_window", 0.05, "data window around pir 0.05 here, 0.1 at paper scale", "predictive intervals at pir"),
-    ("oi_grid", 101, "OI sensitivity grid points 101 here, 401 at paper scale", "OI's point estimate"),
-    ("health", {"max_rhat": 1.01, "min_ess": 50}, "bulk ESS threshold 50 here, 100 at paper scale", "tract chains"),
-    ("headline_epsilon", 8.0, "headline epsilon (Figs 5.11, 5.12, 5.16) 8 here, 4 in the paper", "decile"),
-    ("prior", {"mu0": [0.0, 0.5], "lambda0_diag": [0.001, 0.001], "a0": 1000.0, "b0": 0.5}, "model prior NIG",
-     "MAE"),
-])
+@pytest.mark.parametrize(
+    "key, value, expect, affected",
+    [
+        (
+            "levels",
+            [0.5, 0.8],
+            "interval levels [0.5, 0.8] here, [0.5, 0.9] in the paper",
+            "of nominal",
+        ),
+        (
+            "data_window",
+            0.05,
+            "data window around pir 0.05 here, 0.1 at paper scale",
+            "predictive intervals at pir",
+        ),
+        (
+            "oi_grid",
+            101,
+            "OI sensitivity grid points 101 here, 401 at paper scale",
+            "OI's point estimate",
+        ),
+        (
+            "health",
+            {"max_rhat": 1.01, "min_ess": 50},
+            "bulk ESS threshold 50 here, 100 at paper scale",
+            "tract chains",
+        ),
+        (
+            "headline_epsilon",
+            8.0,
+            "headline epsilon (Figs 5.11, 5.12, 5.16) 8 here, 4 in the paper",
+            "decile",
+        ),
+        (
+            "prior",
+            {"mu0": [0.0, 0.5], "lambda0_diag": [0.001, 0.001], "a0": 1000.0, "b0": 0.5},
+            "model prior NIG",
+            "MAE",
+        ),
+    ],
+)
 def test_a_setting_other_than_the_thesiss_is_never_judged(tmp_path, key, value, expect, affected):
     cfg = dict(_case_config(), **{key: value})
     rows = [c for c in _case_claims(tmp_path, cfg) if affected in c.statement]
@@ -366,13 +605,20 @@ def test_a_setting_other_than_the_thesiss_is_never_judged(tmp_path, key, value, 
 
 def test_state_table_prints_the_thesiss_counts_only_at_its_setting(tmp_path):
     cfg = _case_config()
-    summary = {"state_tracts": np.array(3108), "state_dropped": np.array(341), "tracts": np.arange(2767),
-               "state_min_size": np.array(23), "state_max_size": np.array(429)}
+    summary = {
+        "state_tracts": np.array(3108),
+        "state_dropped": np.array(341),
+        "tracts": np.arange(2767),
+        "state_min_size": np.array(23),
+        "state_max_size": np.array(429),
+    }
     for tracts, printed in ((cfg["tracts"], True), (dict(cfg["tracts"], count=120), False)):
         out = SimpleNamespace(state_csv=tmp_path / "s.csv", state_md=tmp_path / "s.md")
         summarise._state_table(summary, out, tracts, cfg["drop"])
         text = out.state_md.read_text()
-        assert ("| kept | 2745 |" in text) == printed and ("| kept | n/a |" in text) == (not printed), text
+        assert ("| kept | 2745 |" in text) == printed and ("| kept | n/a |" in text) == (
+            not printed
+        ), text
         assert ("tracts in the state 120 here, 3108 in the paper" in text) == (not printed)
         assert "446" in text  # the size range is at the thesis's setting either way
 
@@ -386,8 +632,12 @@ def test_printed_chain_lengths_below_are_not_comparable_above_differ(tmp_path):
     rows = [c for c in _case_claims(tmp_path, longer) if c.target == "fig5_12"]
     assert len(rows) == 2 and all(verdict(c, anchors) == "differs (explained)" for c in rows)
     shorter = dict(cfg, gibbs=dict(cfg["gibbs"], burnin=4000))
-    row = next(c for c in _case_claims(tmp_path, shorter) if c.statement.startswith("Gibbs-SS keeps 20000 draws after "
-                                                                                  "5000 burn-in (epsilon"))
+    row = next(
+        c
+        for c in _case_claims(tmp_path, shorter)
+        if c.statement.startswith("Gibbs-SS keeps 20000 draws after 5000 burn-in (epsilon")
+    )
     assert verdict(row, anchors) == "not comparable"
     assert [s.describe() for s in mismatches(row)] == [
-        "Gibbs-SS burn-in at the headline epsilon 4000 here, 5000 in the paper"]
+        "Gibbs-SS burn-in at the headline epsilon 4000 here, 5000 in the paper"
+    ]

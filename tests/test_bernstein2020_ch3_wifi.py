@@ -38,9 +38,11 @@ def test_records_have_the_shape_range_and_sparsity_of_a_wifi_log(records):
 
 def test_generator_is_not_a_time_homogeneous_chain(records):
     """The model is misspecified: P(leave | at a location) differs between morning and evening."""
+
     def leave_rate(t):
         at = records[:, t] != 0
         return (records[at, t + 1] == 0).mean()
+
     assert leave_rate(17) - leave_rate(10) > 0.1
 
 
@@ -88,10 +90,9 @@ def test_split_sizes_disjoint_and_seeded():
 
 
 def test_edge_activity_counts_edges_not_both_null():
-    x = np.array([[0, 0, 0, 0, 0],
-                  [0, 1, 0, 0, 0],
-                  [2, 2, 0, 0, 3],
-                  [1, 1, 1, 1, 1]], dtype=np.uint8)
+    x = np.array(
+        [[0, 0, 0, 0, 0], [0, 1, 0, 0, 0], [2, 2, 0, 0, 3], [1, 1, 1, 1, 1]], dtype=np.uint8
+    )
     assert wifi.edge_activity(x).tolist() == [0, 2, 3, 4]
     assert np.allclose(wifi.weights(x), [1.0, 0.5, 1 / 3, 0.25])
 
@@ -110,7 +111,13 @@ def test_weighted_tables_bound_each_individual_and_sum_to_the_weight_total(recor
         np.add.at(direct[t], (x[:, t], x[:, t + 1]), w)
     assert np.allclose(tables, direct, rtol=1e-12, atol=1e-12)
     # removing any one individual moves each table by w_i <= 1 and all tables by <= |C| = 23
-    for i in (0, 1, 2, int(np.argmin(wifi.edge_activity(x))), int(np.argmax(wifi.edge_activity(x)))):
+    for i in (
+        0,
+        1,
+        2,
+        int(np.argmin(wifi.edge_activity(x))),
+        int(np.argmax(wifi.edge_activity(x))),
+    ):
         rest = np.delete(np.arange(len(x)), i)
         diff = np.abs(tables - wifi.weighted_tables(model, x[rest], w[rest]))
         per_table = diff.sum(axis=(1, 2))

@@ -65,15 +65,27 @@ def test_dirichlet_posterior_is_prior_plus_counts():
 
 
 # ----------------------------------------------------------------------------- truncated moments
-@pytest.mark.parametrize("lam,v,w", [(4.0, 0.0, 0.0063), (4.0, 0.0063, 1.17), (4.0, 1.17, math.inf),
-                                     (0.5, 0.2, 3.0), (30.0, 0.0, 2.0), (2.0, 1e-5, 2e-5)])
+@pytest.mark.parametrize(
+    "lam,v,w",
+    [
+        (4.0, 0.0, 0.0063),
+        (4.0, 0.0063, 1.17),
+        (4.0, 1.17, math.inf),
+        (0.5, 0.2, 3.0),
+        (30.0, 0.0, 2.0),
+        (2.0, 1e-5, 2e-5),
+    ],
+)
 def test_truncated_exponential_moments_match_quadrature(lam, v, w):
     q, mean, var = expfam.truncated_exponential_moments(lam, v, w)
     pdf = lambda x: lam * math.exp(-lam * x)  # noqa: E731
     hi = w if math.isfinite(w) else v + 60.0 / lam
     q_ref = integrate.quad(pdf, v, hi, epsabs=0, epsrel=1e-12)[0]
     m_ref = integrate.quad(lambda x: x * pdf(x), v, hi, epsabs=0, epsrel=1e-12)[0] / q_ref
-    v_ref = integrate.quad(lambda x: (x - m_ref) ** 2 * pdf(x), v, hi, epsabs=0, epsrel=1e-12)[0] / q_ref
+    v_ref = (
+        integrate.quad(lambda x: (x - m_ref) ** 2 * pdf(x), v, hi, epsabs=0, epsrel=1e-12)[0]
+        / q_ref
+    )
     assert q == pytest.approx(q_ref, rel=1e-8)
     assert mean == pytest.approx(m_ref, rel=1e-7)
     assert var == pytest.approx(v_ref, rel=1e-5)
@@ -113,7 +125,9 @@ def test_bounds_and_sensitivity():
     assert np.mean(x < a) == pytest.approx(0.025, abs=0.002)
     assert np.mean(x > b) == pytest.approx(0.025, abs=0.002)
     lo, hi = expfam.oracle_bounds(2.0)
-    assert math.exp(-2.0 * lo) == pytest.approx(0.975) and math.exp(-2.0 * hi) == pytest.approx(0.025)
+    assert math.exp(-2.0 * lo) == pytest.approx(0.975) and math.exp(-2.0 * hi) == pytest.approx(
+        0.025
+    )
     assert expfam.truncation_sensitivity(0.1, 1.2, "thesis") == 1.2
     assert expfam.truncation_sensitivity(0.1, 1.2, "code") == pytest.approx(1.1)
 
@@ -137,17 +151,19 @@ def test_outer_sums_given_centre_match_simulation():
     assert e0 + m_c == pytest.approx(n / lam, rel=1e-9)  # total mean n / lam
     # total variance is exactly n / lam^2: V_c + 2 Cov + V_out
     k = e1 - e0
-    assert v_c + 2 * k * v_c + (v0 + k * k * v_c) == pytest.approx(n / lam ** 2, rel=1e-9)
+    assert v_c + 2 * k * v_c + (v0 + k * k * v_c) == pytest.approx(n / lam**2, rel=1e-9)
 
 
 def test_truncated_exponential_thinning_and_mode_start():
     a, b = expfam.prior_predictive_bounds(8.0, 2.0)
     mech = Laplace(scale=b / 0.1, sensitivity=b)
     y, n, prior = 2445.327, 10000, (8.0, 2.0)
-    full = nag.run_truncated_exponential(y, n, prior, mech, bounds=(a, b), burnin=0, keep=500,
-                                         rng=np.random.default_rng(7))
-    thin = nag.run_truncated_exponential(y, n, prior, mech, bounds=(a, b), burnin=20, keep=80,
-                                         rng=np.random.default_rng(7), thin=5)
+    full = nag.run_truncated_exponential(
+        y, n, prior, mech, bounds=(a, b), burnin=0, keep=500, rng=np.random.default_rng(7)
+    )
+    thin = nag.run_truncated_exponential(
+        y, n, prior, mech, bounds=(a, b), burnin=20, keep=80, rng=np.random.default_rng(7), thin=5
+    )
     np.testing.assert_array_equal(thin.draws, full.draws[4::5])
     assert thin.info.iterations == 500 and thin.info.thin == 5 and thin.kept.shape == (80, 1)
     # p(y | lam) has a tiny second mode near lam = 0.54 (m_c(lam) = y on its rising branch); the
@@ -176,10 +192,16 @@ def test_every_sampler_returns_a_chain_with_its_burnin():
         ("truncated_exponential", "naive"): (20.0, 100, (8.0, 2.0), {}),
         ("truncated_exponential", "non_private"): (20.0, 100, (8.0, 2.0), {}),
     }
-    ch4_samplers = {k: f for k, f in SAMPLERS.items() if k[0] in ("binomial", "multinomial", "truncated_exponential")}
+    ch4_samplers = {
+        k: f
+        for k, f in SAMPLERS.items()
+        if k[0] in ("binomial", "multinomial", "truncated_exponential")
+    }
     assert set(calls) == set(ch4_samplers) == set(exact.CASES)
     for key, (statistic, n, prior, kw) in calls.items():
-        chain = ch4_samplers[key](statistic, n, prior, mech, burnin=3, keep=7, rng=np.random.default_rng(0), **kw)
+        chain = ch4_samplers[key](
+            statistic, n, prior, mech, burnin=3, keep=7, rng=np.random.default_rng(0), **kw
+        )
         assert isinstance(chain, Chain) and chain.burnin == 3 and chain.kept.shape[0] == 7, key
         assert chain.info.cpu_seconds >= 0 and chain.info.iterations >= 10, key
         assert np.all(np.isfinite(chain.draws)), key
@@ -190,7 +212,9 @@ def test_exact_binomial_case_has_power_against_naive():
     n, a, b, y = 100, 10.0, 10.0, 15.0
     mech = Laplace.calibrated(0.2, 1.0)
     mean, sd = exact.binomial_exact_posterior(y, n, a, b, mech.scale)
-    naive = baselines.run_naive_binomial(y, n, (a, b), mech, burnin=0, keep=20000, rng=np.random.default_rng(1))
+    naive = baselines.run_naive_binomial(
+        y, n, (a, b), mech, burnin=0, keep=20000, rng=np.random.default_rng(1)
+    )
     with pytest.raises(AssertionError):
         check_exact(ExactCase(naive.kept, [mean], [sd], mean_slack=0.003, sd_slack=0.02 * sd))
 
@@ -200,27 +224,36 @@ def test_ops_at_the_thesis_settings():
     [0.1, 0.9] (over-dispersed, as the thesis shows), likelihood tempering nearly the prior."""
     assert ops_exponent(0.1, 100, 0.1) == pytest.approx(0.001 / (4 * math.log(10)))
     mech = Laplace.calibrated(0.1, 1.0)
-    d = run_ops_binomial(30, 100, (10, 10), mech, keep=5000, rng=np.random.default_rng(0)).kept[:, 0]
+    d = run_ops_binomial(30, 100, (10, 10), mech, keep=5000, rng=np.random.default_rng(0)).kept[
+        :, 0
+    ]
     assert d.min() >= 0.1 and d.max() <= 0.9
     assert stats.kstest((d - 0.1) / 0.8, "uniform").pvalue > 1e-3
-    d = run_ops_binomial(30, 100, (10, 10), mech, keep=5000, rng=np.random.default_rng(1),
-                         tempering="likelihood").kept[:, 0]
+    d = run_ops_binomial(
+        30, 100, (10, 10), mech, keep=5000, rng=np.random.default_rng(1), tempering="likelihood"
+    ).kept[:, 0]
     assert d.std() == pytest.approx(stats.beta(10, 10).std(), rel=0.05)
 
 
 # ----------------------------------------------------------------------------- releases and trials
 def test_exponential_naive_sees_the_same_noise_on_the_untruncated_sum():
     settings = CFG["exponential"]
-    rel = ch4.release("exponential", 50, 0.1, settings, np.random.default_rng(1), np.random.default_rng(2))
+    rel = ch4.release(
+        "exponential", 50, 0.1, settings, np.random.default_rng(1), np.random.default_rng(2)
+    )
     noise = rel.statistics["naive"] - rel.statistics["non_private"]
-    x = expfam.simulate_exponential(np.random.default_rng(1), 50, settings["prior_shape"], settings["prior_rate"])[1]
+    x = expfam.simulate_exponential(
+        np.random.default_rng(1), 50, settings["prior_shape"], settings["prior_rate"]
+    )[1]
     a, b = rel.gibbs_settings["bounds"]
     assert rel.statistics["gibbs"] - x[(x >= a) & (x <= b)].sum() == pytest.approx(noise, abs=1e-9)
     assert noise == float(rel.mechanism.noise(np.random.default_rng(2)))
     assert rel.mechanism.scale == pytest.approx(expfam.truncation_sensitivity(a, b) / 0.1)
 
 
-@pytest.mark.parametrize("model,n,eps", [("binomial", 10, 0.01), ("multinomial", 10, 0.01), ("exponential", 100, 0.01)])
+@pytest.mark.parametrize(
+    "model,n,eps", [("binomial", 10, 0.01), ("multinomial", 10, 0.01), ("exponential", 100, 0.01)]
+)
 def test_calibration_noise_aware_within_ks_bound_naive_not(model, n, eps):
     res = ch4.run_trials(model, n, eps, range(300), small_settings(model), seed=123)
     u = {str(m): res["u"][i][:, None] for i, m in enumerate(res["methods"])}
@@ -258,7 +291,9 @@ def test_figure_settings_reach_no_compute_rule():
     import re
 
     text = (ROOT / "workflow" / "rules" / "bernstein2020_ch4.smk").read_text()
-    rules = dict(re.findall(r"^rule (\w+):\n(.*?)(?=^rule |^register_claims|\Z)", text, flags=re.S | re.M))
+    rules = dict(
+        re.findall(r"^rule (\w+):\n(.*?)(?=^rule |^register_claims|\Z)", text, flags=re.S | re.M)
+    )
     compute = {name: body for name, body in rules.items() if "_run_" in name}
     assert set(compute) == {"bernstein2020_ch4_run_chunk", "bernstein2020_ch4_run_traces"}
     for body in compute.values():
@@ -292,7 +327,9 @@ def _fake_summaries(tmp_path, cfg: dict, rng) -> SimpleNamespace:
     for model in ("binomial", "exponential"):
         traces[f"{model}_trace"] = rng.normal(0.5, 0.01, size=(tr["chains"], tr["iterations"]))
         traces[f"{model}_truth"] = np.full(tr["chains"], 0.5)
-    files = SimpleNamespace(summary=str(tmp_path / "summary.npz"), traces=str(tmp_path / "traces.npz"))
+    files = SimpleNamespace(
+        summary=str(tmp_path / "summary.npz"), traces=str(tmp_path / "traces.npz")
+    )
     save_npz(files.summary, **arrays)
     save_npz(files.traces, **traces)
     return files
@@ -308,11 +345,22 @@ def _ch4_claims(tmp_path, edit=lambda cfg: None, smoke=False):
     edit(cfg)
     files = _fake_summaries(tmp_path, cfg, np.random.default_rng(3))
     out = tmp_path / "claims.csv"
-    paper.claims(files, SimpleNamespace(claims=str(out)), models=cfg["models"], n_grid=cfg["n_grid"],
-                 epsilons=cfg["epsilons"], iterations=cfg["iterations"], burnin=cfg["burnin"], ecdf=cfg["ecdf"],
-                 trace=cfg["trace"], ops=cfg["ops"],
-                 model_cfg={m: cfg[m] for m in ("binomial", "multinomial", "exponential")},
-                 mmd_draws=cfg["mmd_draws"], mmd_bandwidth=cfg["mmd_bandwidth"], health=cfg["health"])
+    paper.claims(
+        files,
+        SimpleNamespace(claims=str(out)),
+        models=cfg["models"],
+        n_grid=cfg["n_grid"],
+        epsilons=cfg["epsilons"],
+        iterations=cfg["iterations"],
+        burnin=cfg["burnin"],
+        ecdf=cfg["ecdf"],
+        trace=cfg["trace"],
+        ops=cfg["ops"],
+        model_cfg={m: cfg[m] for m in ("binomial", "multinomial", "exponential")},
+        mmd_draws=cfg["mmd_draws"],
+        mmd_bandwidth=cfg["mmd_bandwidth"],
+        health=cfg["health"],
+    )
     return read_claims(out)
 
 
@@ -338,10 +386,15 @@ def test_claims_are_at_the_thesis_setting_at_paper_scale(tmp_path):
     from dpinfer.studies.scorecard import mismatches, verdict
 
     claims = _ch4_claims(tmp_path)
-    assert not [c.statement for c in claims if mismatches(c)], "the paper-scale config is the thesis's setting"
+    assert not [c.statement for c in claims if mismatches(c)], (
+        "the paper-scale config is the thesis's setting"
+    )
     # the deliberate departures stay visible: thinned exponential chain, prior-predictive truncation
     departures = {c.deviation for c in claims if verdict(c, {c.deviation}) == "differs (explained)"}
-    assert {"ch-4-exponential-chain-thinned-by-20", "ch-4-truncation-bounds-from-the-prior-predictive"} <= departures
+    assert {
+        "ch-4-exponential-chain-thinned-by-20",
+        "ch-4-truncation-bounds-from-the-prior-predictive",
+    } <= departures
     assert all(c.settings for c in claims)
 
 
@@ -353,29 +406,63 @@ def test_smoke_scale_claims_are_never_judged_against_the_thesis(tmp_path):
     claims = _ch4_claims(tmp_path, smoke=True)
     verdicts = [verdict(c, {c.deviation} - {""}) for c in claims]
     assert "differs (unexplained)" not in verdicts
-    assert all(not mismatches(c) for c, v in zip(claims, verdicts) if v.startswith("differs") or v == "holds")
+    assert all(
+        not mismatches(c)
+        for c, v in zip(claims, verdicts)
+        if v.startswith("differs") or v == "holds"
+    )
     ks = [c for c in claims if "KS of U" in c.statement]
-    assert ks and all(any(s.name == "calibration trials M" and not s.same for s in c.settings) for c in ks)
+    assert ks and all(
+        any(s.name == "calibration trials M" and not s.same for s in c.settings) for c in ks
+    )
 
 
-@pytest.mark.parametrize("edit, targets, expect", [
-    (lambda cfg: cfg.update(ecdf={"n": 10, "epsilon": 0.01}), {"fig4_3"}, "fig4_3 n 10 here, 1000 in the paper"),
-    (lambda cfg: cfg.update(health={"max_rhat": 1.05, "min_ess": 50}), {"fig4_2"}, "diagnostics: max R-hat 1.05"),
-    (lambda cfg: cfg["ops"].update(tempering="likelihood"), {"fig4_2", "fig4_3"}, "OPS tempering likelihood here"),
-    (lambda cfg: cfg["binomial"].update(prior=[2, 2]), {"fig4_2", "fig4_3", "fig4_4", "figB_1"},
-     "binomial prior [2, 2] here, [10, 10] in the released code"),
-    (lambda cfg: cfg.update(replicates=300), {"fig4_2", "fig4_3", "fig4_4"}, "calibration trials M 300 here"),
-])
+@pytest.mark.parametrize(
+    "edit, targets, expect",
+    [
+        (
+            lambda cfg: cfg.update(ecdf={"n": 10, "epsilon": 0.01}),
+            {"fig4_3"},
+            "fig4_3 n 10 here, 1000 in the paper",
+        ),
+        (
+            lambda cfg: cfg.update(health={"max_rhat": 1.05, "min_ess": 50}),
+            {"fig4_2"},
+            "diagnostics: max R-hat 1.05",
+        ),
+        (
+            lambda cfg: cfg["ops"].update(tempering="likelihood"),
+            {"fig4_2", "fig4_3"},
+            "OPS tempering likelihood here",
+        ),
+        (
+            lambda cfg: cfg["binomial"].update(prior=[2, 2]),
+            {"fig4_2", "fig4_3", "fig4_4", "figB_1"},
+            "binomial prior [2, 2] here, [10, 10] in the released code",
+        ),
+        (
+            lambda cfg: cfg.update(replicates=300),
+            {"fig4_2", "fig4_3", "fig4_4"},
+            "calibration trials M 300 here",
+        ),
+    ],
+)
 def test_a_setting_other_than_the_theses_is_never_judged(tmp_path, edit, targets, expect):
     """Figure- or table-only settings (ecdf, health) and model settings: the rows that refer to
     them are "not comparable", naming the setting; the other rows stay comparable."""
-    assert_judged_only_at_the_documents_setting(_ch4_claims(tmp_path, edit), targets, expect, every=True)
+    assert_judged_only_at_the_documents_setting(
+        _ch4_claims(tmp_path, edit), targets, expect, every=True
+    )
 
 
 def test_more_trials_and_longer_chains_stay_comparable(tmp_path):
     from dpinfer.studies.scorecard import mismatches, verdict
 
-    claims = _ch4_claims(tmp_path, lambda cfg: cfg.update(replicates=600, iterations=6000, burnin=3000))
+    claims = _ch4_claims(
+        tmp_path, lambda cfg: cfg.update(replicates=600, iterations=6000, burnin=3000)
+    )
     assert not any(mismatches(c) for c in claims)
     rows = [c for c in claims if "as printed" in c.statement and "kept iterations" in c.statement]
-    assert rows and all(verdict(c, {c.deviation}) != "holds" for c in rows), "a count above the printed one shows"
+    assert rows and all(verdict(c, {c.deviation}) != "holds" for c in rows), (
+        "a count above the printed one shows"
+    )

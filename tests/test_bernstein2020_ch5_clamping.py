@@ -12,12 +12,23 @@ import math
 import numpy as np
 import pytest
 
-from dpinfer.models.linreg_nig import gaussian_moments, release_statistics, simulate_dataset, sufficient_statistics
+from dpinfer.models.linreg_nig import (
+    gaussian_moments,
+    release_statistics,
+    simulate_dataset,
+    sufficient_statistics,
+)
 from dpinfer.samplers.clt_moments import clamped_clt_mean_cov, clt_mean_cov
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_update
 from dpinfer.samplers.mcmc_ind import run_mcmc_ind
 from tests.exact.bernstein2020_ch5 import BOUNDS, DATA_PRIOR, PRIOR, private_posterior_moments
-from tests.harness import ExactCase, assert_calibrated, assert_miscalibrated, check_exact, posterior_quantiles
+from tests.harness import (
+    ExactCase,
+    assert_calibrated,
+    assert_miscalibrated,
+    check_exact,
+    posterior_quantiles,
+)
 
 
 def test_a_clamped_release_clamps_the_records_and_keeps_the_confidential_statistics():
@@ -34,11 +45,14 @@ def test_a_clamped_release_clamps_the_records_and_keeps_the_confidential_statist
     assert np.any(np.abs(y) > 1)  # the clamping did something
 
 
-@pytest.mark.parametrize("theta, sigma2, mu_x, tau2", [
-    ((0.5, -0.2), 0.3, 0.1, 0.2),       # y clamped often, x sometimes
-    ((-3.0, 0.9), 0.01, 0.8, 0.5),      # sharp E[cy | x] (sigma / |theta_0| = 0.03), x clamped
-    ((0.1, 2.0), 0.5, -1.2, 0.1),       # most of x below the bound, y mostly above
-])
+@pytest.mark.parametrize(
+    "theta, sigma2, mu_x, tau2",
+    [
+        ((0.5, -0.2), 0.3, 0.1, 0.2),  # y clamped often, x sometimes
+        ((-3.0, 0.9), 0.01, 0.8, 0.5),  # sharp E[cy | x] (sigma / |theta_0| = 0.03), x clamped
+        ((0.1, 2.0), 0.5, -1.2, 0.1),  # most of x below the bound, y mostly above
+    ],
+)
 def test_clamped_clt_moments_match_monte_carlo(theta, sigma2, mu_x, tau2):
     """Mean and covariance of t(clamp(x), clamp(y)) against 10^6 simulated records."""
     rng = np.random.default_rng(4)
@@ -71,13 +85,17 @@ def test_mcmc_ind_targets_the_exact_posterior_of_a_clamped_release():
         if np.any(np.abs(sim["y"]) > 1.2):
             break
     release = release_statistics(rng, sim["x"], sim["y"], 48.0, BOUNDS, clamp=True)
-    mean, sd, ess = private_posterior_moments(release.z, n, release.mechanism.scale, 1_000_000,
-                                              np.random.default_rng(5), clamp_to=BOUNDS)
-    chain = run_mcmc_ind(release, PRIOR, DATA_PRIOR, np.random.default_rng(23), burnin=3000, keep=30000)
+    mean, sd, ess = private_posterior_moments(
+        release.z, n, release.mechanism.scale, 1_000_000, np.random.default_rng(5), clamp_to=BOUNDS
+    )
+    chain = run_mcmc_ind(
+        release, PRIOR, DATA_PRIOR, np.random.default_rng(23), burnin=3000, keep=30000
+    )
     slack = 3.0 * sd / np.sqrt(ess)
     check_exact(ExactCase(chain.kept, mean, sd, mean_slack=slack, sd_slack=slack))
-    unclamped, _, _ = private_posterior_moments(release.z, n, release.mechanism.scale, 1_000_000,
-                                                np.random.default_rng(5))
+    unclamped, _, _ = private_posterior_moments(
+        release.z, n, release.mechanism.scale, 1_000_000, np.random.default_rng(5)
+    )
     assert np.max(np.abs(unclamped - mean) / sd) > 0.2  # the clamping matters for this release
 
 
@@ -103,8 +121,12 @@ def test_gibbs_ss_update_models_the_clamping_where_it_matters():
     the same sampler treating the clamped statistics as unclamped is not (alpha = 0.05, 0.136;
     measured KS 0.20-0.24 against 0.06-0.12)."""
     lengths = dict(burnin=1000, keep=6000)
-    assert_calibrated(_quantiles(run_gibbs_ss_update, 1000, 10.0, 100, lengths, account=True), alpha=0.001)
-    assert_miscalibrated(_quantiles(run_gibbs_ss_update, 1000, 10.0, 100, lengths, account=False), alpha=0.05)
+    assert_calibrated(
+        _quantiles(run_gibbs_ss_update, 1000, 10.0, 100, lengths, account=True), alpha=0.001
+    )
+    assert_miscalibrated(
+        _quantiles(run_gibbs_ss_update, 1000, 10.0, 100, lengths, account=False), alpha=0.05
+    )
 
 
 def test_mcmc_ind_models_the_clamping_where_it_matters():
@@ -113,7 +135,9 @@ def test_mcmc_ind_models_the_clamping_where_it_matters():
     measured KS 0.12 against 0.07)."""
     lengths = dict(burnin=200, keep=1000)
     assert_calibrated(_quantiles(run_mcmc_ind, 10, 10.0, 300, lengths, account=True), alpha=0.001)
-    assert_miscalibrated(_quantiles(run_mcmc_ind, 10, 10.0, 300, lengths, account=False), alpha=0.05)
+    assert_miscalibrated(
+        _quantiles(run_mcmc_ind, 10, 10.0, 300, lengths, account=False), alpha=0.05
+    )
 
 
 def test_a_clamped_release_needs_the_collapsed_move():
@@ -134,8 +158,15 @@ def test_clamped_gibbs_ss_update_recovers_the_prior_from_an_uninformative_releas
         rng = np.random.default_rng(seed)
         sim = simulate_dataset(rng, 10, PRIOR, DATA_PRIOR)
         release = release_statistics(rng, sim["x"], sim["y"], 1e-4, BOUNDS, clamp=True)
-        chain = run_gibbs_ss_update(release, PRIOR, DATA_PRIOR, np.random.default_rng(7), burnin=2000, keep=40000,
-                                    collapsed_moves=2)
+        chain = run_gibbs_ss_update(
+            release,
+            PRIOR,
+            DATA_PRIOR,
+            np.random.default_rng(7),
+            burnin=2000,
+            keep=40000,
+            collapsed_moves=2,
+        )
         sds.append(chain.kept[:, :2].std(0))
     # measured bulk ESS >= 4,000 per chain: the MC sd of each sd estimate is below 0.012
     np.testing.assert_allclose(np.mean(sds, axis=0), [1.0, 1.0], atol=0.05)

@@ -14,8 +14,11 @@ PACKAGE = Path(dpinfer.__file__).parent
 def test_every_module_gets_its_pyc_when_python_will_not_write_them(monkeypatch):
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     assert compile_package()
-    missing = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
-               if not Path(importlib.util.cache_from_source(str(p))).is_file()]
+    missing = [
+        str(p.relative_to(PACKAGE))
+        for p in PACKAGE.rglob("*.py")
+        if not Path(importlib.util.cache_from_source(str(p))).is_file()
+    ]
     assert not missing, missing
 
 

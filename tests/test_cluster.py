@@ -14,16 +14,27 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from dpinfer.measured_time import DOCUMENT_TIMES, TIMING_CLAIMS, TIMING_TABLES, is_timing_claim, timing_files
+from dpinfer.measured_time import (
+    DOCUMENT_TIMES,
+    TIMING_CLAIMS,
+    TIMING_TABLES,
+    is_timing_claim,
+    timing_files,
+)
 from tests.workflow import SMOKE, copy_workflow
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILE = ROOT / "profiles" / "slurm" / "config.yaml"
 
 # what docs/cluster.md says the rules declare (MB); every other rule gets the profile's default
-RULE_MEM_MB = {"ju2022_run_chunk": 1000, "ju2022_summarise_experiment": 1000, "raim2021_run_gibbs": 1000,
-               "bernstein2020_ch4_run_chunk": 1500, "bernstein2020_ch5_run_cirrhosis": 1500,
-               "bernstein2020_ch5_run_synthetic": 2000}
+RULE_MEM_MB = {
+    "ju2022_run_chunk": 1000,
+    "ju2022_summarise_experiment": 1000,
+    "raim2021_run_gibbs": 1000,
+    "bernstein2020_ch4_run_chunk": 1500,
+    "bernstein2020_ch5_run_cirrhosis": 1500,
+    "bernstein2020_ch5_run_synthetic": 2000,
+}
 RULE_CPUS = {"raim2021_run_timing": 2}  # every other rule: 1
 
 
@@ -38,8 +49,12 @@ def test_no_profile_forces_cpus_threads_or_memory_on_every_rule():
     assert "set-threads" not in slurm
     for rule, res in (slurm.get("set-resources") or {}).items():
         assert not {"cpus_per_task", "threads", "mem_mb", "mem"} & set(res), (rule, res)
-    default = yaml.safe_load((ROOT / "profiles" / "default" / "config.yaml").read_text(encoding="utf-8"))
-    assert not {"default-resources", "set-resources", "set-threads", "resources", "cores"} & set(default), default
+    default = yaml.safe_load(
+        (ROOT / "profiles" / "default" / "config.yaml").read_text(encoding="utf-8")
+    )
+    assert not {"default-resources", "set-resources", "set-threads", "resources", "cores"} & set(
+        default
+    ), default
 
 
 def _slurm_cpus(threads: int, resources: dict) -> int:
@@ -87,17 +102,35 @@ def test_slurm_dry_run_gives_each_job_its_rules_cpus_and_memory(tmp_path):
     such cap, hence --cores 64."""
     work = copy_workflow(tmp_path)
     env = dict(os.environ, SLURM_ACCOUNT="proj42", SLURM_PARTITION="short")
-    cmd = [sys.executable, "-m", "snakemake", "--directory", str(work), "--snakefile", str(work / "Snakefile"),
-           "-n", "--profile", "profiles/slurm", "--cores", "64", *SMOKE]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--directory",
+        str(work),
+        "--snakefile",
+        str(work / "Snakefile"),
+        "-n",
+        "--profile",
+        "profiles/slurm",
+        "--cores",
+        "64",
+        *SMOKE,
+    ]
     proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     jobs = _dry_run_jobs(proc)
-    assert len(jobs) > 20 and "raim2021_run_timing" in jobs and "raim2021_run_gibbs" in jobs, sorted(jobs)
+    assert len(jobs) > 20 and "raim2021_run_timing" in jobs and "raim2021_run_gibbs" in jobs, (
+        sorted(jobs)
+    )
     for rule, listed in jobs.items():
         if rule == "all":
             continue
         for threads, res in listed:
-            assert res["slurm_account"] == "proj42" and res["slurm_partition"] == "short", (rule, res)
+            assert res["slurm_account"] == "proj42" and res["slurm_partition"] == "short", (
+                rule,
+                res,
+            )
             assert _slurm_cpus(threads, res) == RULE_CPUS.get(rule, 1), (rule, threads, res)
             assert int(res["mem_mb"]) == RULE_MEM_MB.get(rule, 2000), (rule, res)
 
@@ -107,7 +140,9 @@ def test_slurm_dry_run_gives_each_job_its_rules_cpus_and_memory(tmp_path):
 TIME_COLUMN = re.compile(r"(?i:second|cpu|time|wall|minute|hour|speed)|(?:^|_)s$|_s_")
 # a scorecard statement about run time
 # (plural "seconds": "the chain's second half" is not about time)
-TIME_STATEMENT = re.compile(r"\bCPU\b|\bseconds\b|per second\b|\brun ?time\b|\bwall\b|\bminutes\b|\bhours\b", re.I)
+TIME_STATEMENT = re.compile(
+    r"\bCPU\b|\bseconds\b|per second\b|\brun ?time\b|\bwall\b|\bminutes\b|\bhours\b", re.I
+)
 TIMING_DOCS = ("cluster.md", "deviations.md")
 
 
@@ -122,7 +157,9 @@ def _doc_timing_tables(text: str) -> dict[str, tuple[str, ...]]:
 def _doc_timing_claims(text: str) -> set[tuple[str, str]]:
     """Rows `| `target` | `prefix` (...) |` or `| `target` | every row (...) |` of a doc."""
     out = set()
-    for m in re.finditer(r"^\| `(\w+)` \| (?:`([^`]+)`|every row)[^|]*\|$", text, flags=re.MULTILINE):
+    for m in re.finditer(
+        r"^\| `(\w+)` \| (?:`([^`]+)`|every row)[^|]*\|$", text, flags=re.MULTILINE
+    ):
         out.add((m.group(1), m.group(2) or ""))
     return out
 
@@ -160,9 +197,19 @@ def test_measured_time_is_only_in_the_documented_columns(smoke_run):
     column (dpinfer.measured_time.TIMING_TABLES) or a document's own time (DOCUMENT_TIMES), and
     every documented column exists; its Markdown twin exists too."""
     tables = _results_csvs(smoke_run)
-    found = {(path, col) for path, (cols, _) in tables.items() if not _is_scorecard(path)
-             for col in cols if TIME_COLUMN.search(col)}
-    documented = {(path, col) for path, cols in TIMING_TABLES.items() for col in cols if TIME_COLUMN.search(col)}
+    found = {
+        (path, col)
+        for path, (cols, _) in tables.items()
+        if not _is_scorecard(path)
+        for col in cols
+        if TIME_COLUMN.search(col)
+    }
+    documented = {
+        (path, col)
+        for path, cols in TIMING_TABLES.items()
+        for col in cols
+        if TIME_COLUMN.search(col)
+    }
     assert found == documented | DOCUMENT_TIMES
     for path, cols in TIMING_TABLES.items():
         assert path in tables, path
@@ -182,8 +229,16 @@ def test_scorecard_rows_about_time_are_the_documented_ones(smoke_run):
             continue
         for r in rows:
             timing = is_timing_claim(r["target"], r["statement"])
-            assert timing == bool(TIME_STATEMENT.search(r["statement"])), (path, r["target"], r["statement"])
-            seen |= {(t, p) for t, p in TIMING_CLAIMS if r["target"] == t and r["statement"].startswith(p)}
+            assert timing == bool(TIME_STATEMENT.search(r["statement"])), (
+                path,
+                r["target"],
+                r["statement"],
+            )
+            seen |= {
+                (t, p)
+                for t, p in TIMING_CLAIMS
+                if r["target"] == t and r["statement"].startswith(p)
+            }
     assert seen == set(TIMING_CLAIMS)
 
 
@@ -191,7 +246,8 @@ def test_scorecard_rows_about_time_are_the_documented_ones(smoke_run):
 def test_the_workflow_tests_compare_everything_but_measured_time(smoke_run):
     """tests/workflow.py's tables() (the byte-identical comparisons) leaves out exactly the timing
     tables and the scorecard's timing rows."""
-    from tests.workflow import TIMING_TABLES as EXCLUDED, tables
+    from tests.workflow import TIMING_TABLES as EXCLUDED
+    from tests.workflow import tables
 
     assert EXCLUDED == timing_files()
     compared = tables(smoke_run)
@@ -200,4 +256,6 @@ def test_the_workflow_tests_compare_everything_but_measured_time(smoke_run):
         if "/claims/" not in path:
             continue
         rows = list(csv.DictReader(data.decode().splitlines(keepends=True)))
-        assert rows and not [r["target"] for r in rows if is_timing_claim(r["target"], r["statement"])], path
+        assert rows and not [
+            r["target"] for r in rows if is_timing_claim(r["target"], r["statement"])
+        ], path

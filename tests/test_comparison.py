@@ -38,8 +38,10 @@ def _quadrature_posterior(y, n, a, b, scale):
     return grid, stats.beta.pdf(grid, a, b) * lik
 
 
-@pytest.mark.parametrize("y, n, a, b, scale", [(3.2, 12, 2.0, 2.0, 1.0), (-4.0, 30, 1.0, 3.0, 10.0),
-                                               (71.5, 80, 5.0, 1.0, 0.5)])
+@pytest.mark.parametrize(
+    "y, n, a, b, scale",
+    [(3.2, 12, 2.0, 2.0, 1.0), (-4.0, 30, 1.0, 3.0, 10.0), (71.5, 80, 5.0, 1.0, 0.5)],
+)
 def test_exact_posterior_moments_and_cdf_equal_quadrature(y, n, a, b, scale):
     grid, dens = _quadrature_posterior(y, n, a, b, scale)
     z = integrate.trapezoid(dens, grid)
@@ -71,10 +73,14 @@ def test_record_wise_sampler_is_calibrated_and_a_miscalibrated_one_is_caught():
         y = rng.binomial(n, theta) + rng.laplace(0.0, mech.scale)
         chain = run_record_wise_binomial(y, n, (a, b), mech, burnin=100, keep=400, rng=rng)
         u.append(np.mean(chain.kept[:, 0] < theta))
-        wrong = run_record_wise_binomial(y, n, (a, b), Laplace.calibrated(50.0, 1.0), burnin=100, keep=400, rng=rng)
+        wrong = run_record_wise_binomial(
+            y, n, (a, b), Laplace.calibrated(50.0, 1.0), burnin=100, keep=400, rng=rng
+        )
         u_wrong.append(np.mean(wrong.kept[:, 0] < theta))
     assert_calibrated(np.array(u)[:, None])
-    with pytest.raises(AssertionError):  # ignoring most of the noise (scale 50x too small) is caught
+    with pytest.raises(
+        AssertionError
+    ):  # ignoring most of the noise (scale 50x too small) is caught
         assert_calibrated(np.array(u_wrong)[:, None])
 
 
@@ -86,25 +92,57 @@ def test_pooled_chains_use_one_stream_per_chain_and_report_iid_diagnostics():
         return np.random.default_rng(len(stage))
 
     mech = Laplace.calibrated(1.0, 1.0)
-    pooled = run_pooled(lambda rng: run_record_wise_binomial(4.0, 10, (1, 1), mech, burnin=10, keep=50, rng=rng),
-                        "record_wise", 3, stream)
-    assert seen == [stream_stage("record_wise", c) for c in range(3)] == \
-        ["sample_record_wise", "sample_record_wise_chain1", "sample_record_wise_chain2"]
+    pooled = run_pooled(
+        lambda rng: run_record_wise_binomial(4.0, 10, (1, 1), mech, burnin=10, keep=50, rng=rng),
+        "record_wise",
+        3,
+        stream,
+    )
+    assert (
+        seen
+        == [stream_stage("record_wise", c) for c in range(3)]
+        == ["sample_record_wise", "sample_record_wise_chain1", "sample_record_wise_chain2"]
+    )
     assert pooled.draws.shape == (150, 1) and pooled.iterations == 180 and pooled.rhat.shape == (1,)
     with pytest.raises(FloatingPointError):
-        run_pooled(lambda rng: SimpleNamespace(kept=np.array([[np.nan]]), info=SimpleNamespace(iterations=1)),
-                   "naive", 1, stream, iid=True)
+        run_pooled(
+            lambda rng: SimpleNamespace(
+                kept=np.array([[np.nan]]), info=SimpleNamespace(iterations=1)
+            ),
+            "naive",
+            1,
+            stream,
+            iid=True,
+        )
 
 
 def _settings():
-    return {"methods": ["non_private", "naive", "exact", "gibbs", "record_wise"], "prior": [2.0, 2.0],
-            "sensitivity": 1, "draws": 300, "burnin": 50, "keep": 100, "chains": 2}
+    return {
+        "methods": ["non_private", "naive", "exact", "gibbs", "record_wise"],
+        "prior": [2.0, 2.0],
+        "sensitivity": 1,
+        "draws": 300,
+        "burnin": 50,
+        "keep": 100,
+        "chains": 2,
+    }
 
 
 def test_a_chunk_is_deterministic_and_only_its_first_trials_get_the_reference(tmp_path):
     def run(path, replicates):
-        run_chunk(None, SimpleNamespace(runs=path), seed=5, problem="binomial", n=20, epsilon=1.0,
-                  replicates=replicates, accuracy_trials=2, credible_level=0.9, mmd_draws=50, settings=_settings())
+        run_chunk(
+            None,
+            SimpleNamespace(runs=path),
+            seed=5,
+            problem="binomial",
+            n=20,
+            epsilon=1.0,
+            replicates=replicates,
+            accuracy_trials=2,
+            credible_level=0.9,
+            mmd_draws=50,
+            settings=_settings(),
+        )
         return load_npz(path)
 
     one, two = run(tmp_path / "a.npz", [0, 4]), run(tmp_path / "b.npz", [0, 4])
@@ -120,17 +158,33 @@ RULE = {"max_flagged": 0.1, "max_mean_error": 0.2, "max_sd_error": 0.2, "ks_alph
 
 
 def _row(method, **kw):
-    row = {"method": method, "label": method, "flagged": 0.0, "ks": 0.05, "ks_critical": 0.15,
-           "accuracy_trials": 20, "ref_flagged": 0.0, "mean_err": 0.05, "sd_err": 0.05, "ess_per_s": 100.0,
-           "rhat_max": 1.003}
+    row = {
+        "method": method,
+        "label": method,
+        "flagged": 0.0,
+        "ks": 0.05,
+        "ks_critical": 0.15,
+        "accuracy_trials": 20,
+        "ref_flagged": 0.0,
+        "mean_err": 0.05,
+        "sd_err": 0.05,
+        "ess_per_s": 100.0,
+        "rhat_max": 1.003,
+    }
     return dict(row, **kw)
 
 
 def test_recommendation_rule_takes_the_fastest_method_that_passes_every_check():
-    rows = [_row("non_private", ess_per_s=1e9), _row("naive", ess_per_s=1e6, mean_err=0.5),
-            _row("gibbs", ess_per_s=1e4, flagged=0.3), _row("record_wise", ess_per_s=10.0),
-            _row("exact", ess_per_s=50.0, ks=0.2)]
-    assert failed_checks(rows[1], RULE) == ["mean"] and failed_checks(rows[2], RULE) == ["R-hat/ESS"]
+    rows = [
+        _row("non_private", ess_per_s=1e9),
+        _row("naive", ess_per_s=1e6, mean_err=0.5),
+        _row("gibbs", ess_per_s=1e4, flagged=0.3),
+        _row("record_wise", ess_per_s=10.0),
+        _row("exact", ess_per_s=50.0, ks=0.2),
+    ]
+    assert failed_checks(rows[1], RULE) == ["mean"] and failed_checks(rows[2], RULE) == [
+        "R-hat/ESS"
+    ]
     assert failed_checks(rows[4], RULE) == ["calibration"]
     assert recommend(rows, RULE)["method"] == "record_wise"  # Non-Private is never a candidate
     assert recommend([_row("naive", flagged=1.0)], RULE)["method"] == "none"
@@ -164,43 +218,82 @@ from dpinfer.studies.scorecard import mismatches, read_claims, verdict  # noqa: 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-
 def _config(scale: str = "paper") -> dict:
     return config(scale)["comparison"]
 
 
 def _fake_summary(path, cfg: dict) -> None:
     """A summary.npz of the shape summarise writes, every method passing, at ``cfg``'s grid."""
-    rows = [(p, n, e, m) for p in cfg["problems"] for n in cfg["n_values"] for e in cfg["epsilons"]
-            for m in cfg[p]["methods"]]
+    rows = [
+        (p, n, e, m)
+        for p in cfg["problems"]
+        for n in cfg["n_values"]
+        for e in cfg["epsilons"]
+        for m in cfg[p]["methods"]
+    ]
     k = len(rows)
     col = lambda i: np.array([r[i] for r in rows])  # noqa: E731
     naive = col(3) == "naive"
-    save_npz(path, problem=col(0), n=col(1).astype(float), epsilon=col(2).astype(float), method=col(3),
-             trials=np.full(k, float(cfg["replicates"])), accuracy_trials=np.full(k, float(cfg["accuracy_trials"])),
-             mean_err=np.full(k, 0.01), sd_err=np.full(k, 0.01), mmd=np.zeros(k), mmd_se=np.zeros(k),
-             mean_err_se=np.zeros(k), sd_err_se=np.zeros(k), ks=np.full(k, 0.01), ks_critical=np.full(k, 0.2),
-             coverage=np.where(naive, 0.5, 0.9), coverage_se=np.full(k, 0.03), rhat_max=np.ones(k),
-             ess_min=np.full(k, 1000.0), flagged=np.zeros(k), ref_rhat_max=np.ones(k), ref_flagged=np.zeros(k),
-             ess_per_s=1e4 / col(1).astype(float), cpu_per_trial=np.full(k, 0.01), qualifies=col(3) != "non_private",
-             level=np.float64(cfg["credible_level"]))
+    save_npz(
+        path,
+        problem=col(0),
+        n=col(1).astype(float),
+        epsilon=col(2).astype(float),
+        method=col(3),
+        trials=np.full(k, float(cfg["replicates"])),
+        accuracy_trials=np.full(k, float(cfg["accuracy_trials"])),
+        mean_err=np.full(k, 0.01),
+        sd_err=np.full(k, 0.01),
+        mmd=np.zeros(k),
+        mmd_se=np.zeros(k),
+        mean_err_se=np.zeros(k),
+        sd_err_se=np.zeros(k),
+        ks=np.full(k, 0.01),
+        ks_critical=np.full(k, 0.2),
+        coverage=np.where(naive, 0.5, 0.9),
+        coverage_se=np.full(k, 0.03),
+        rhat_max=np.ones(k),
+        ess_min=np.full(k, 1000.0),
+        flagged=np.zeros(k),
+        ref_rhat_max=np.ones(k),
+        ref_flagged=np.zeros(k),
+        ess_per_s=1e4 / col(1).astype(float),
+        cpu_per_trial=np.full(k, 0.01),
+        qualifies=col(3) != "non_private",
+        level=np.float64(cfg["credible_level"]),
+    )
 
 
 def _claims(tmp_path, cfg: dict):
     summary, out = tmp_path / "summary.npz", tmp_path / "claims.csv"
     _fake_summary(summary, cfg)
-    paper.claims(SimpleNamespace(summary=str(summary)), SimpleNamespace(claims=str(out)),
-                 max_mean_error=cfg["recommend"]["max_mean_error"], max_flagged=cfg["recommend"]["max_flagged"],
-                 exact_draws=cfg["binomial"]["draws"], credible_level=cfg["credible_level"], health=cfg["health"],
-                 recommend=cfg["recommend"], problems={p: cfg[p] for p in cfg["problems"]})
+    paper.claims(
+        SimpleNamespace(summary=str(summary)),
+        SimpleNamespace(claims=str(out)),
+        max_mean_error=cfg["recommend"]["max_mean_error"],
+        max_flagged=cfg["recommend"]["max_flagged"],
+        exact_draws=cfg["binomial"]["draws"],
+        credible_level=cfg["credible_level"],
+        health=cfg["health"],
+        recommend=cfg["recommend"],
+        problems={p: cfg[p] for p in cfg["problems"]},
+    )
     return read_claims(out)
 
 
 def test_paper_scale_constants_are_the_paper_scale_config():
     """Rule 3 of issue 29: the settings every expectation refers to are config/config.yaml's."""
     cfg, ps = _config(), paper.PAPER_SCALE
-    for key in ("problems", "n_values", "epsilons", "replicates", "accuracy_trials", "credible_level", "health",
-                "recommend"):
+    for key in (
+        "problems",
+        "n_values",
+        "epsilons",
+        "replicates",
+        "accuracy_trials",
+        "credible_level",
+        "health",
+        "recommend",
+    ):
         assert cfg[key] == ps[key], key
     for problem in ("binomial", "regression"):
         assert {k: cfg[problem][k] for k in ps[problem]} == ps[problem], problem
@@ -208,23 +301,47 @@ def test_paper_scale_constants_are_the_paper_scale_config():
 
 def test_every_expectation_is_judged_at_paper_scale_and_none_at_smoke_scale(tmp_path):
     claims = _claims(tmp_path, _config())
-    assert not any(mismatches(c) for c in claims), [s.describe() for c in claims for s in mismatches(c)]
-    assert all(c.settings for c in claims if c.target != "accuracy_vs_eps"), "only the exact-draws bound is free"
+    assert not any(mismatches(c) for c in claims), [
+        s.describe() for c in claims for s in mismatches(c)
+    ]
+    assert all(c.settings for c in claims if c.target != "accuracy_vs_eps"), (
+        "only the exact-draws bound is free"
+    )
     smoke = _claims(tmp_path, _config("smoke"))
     judged = [c for c in smoke if verdict(c, set()) != "not comparable"]
-    assert [c.target for c in judged] == ["accuracy_vs_eps"]  # the Monte Carlo bound holds at any setting
+    assert [c.target for c in judged] == [
+        "accuracy_vs_eps"
+    ]  # the Monte Carlo bound holds at any setting
 
 
-@pytest.mark.parametrize("edit, expect, targets", [
-    (lambda c: c["recommend"].update(max_mean_error=0.3), "recommendation rule max mean error 0.3 here, 0.2",
-     {"accuracy_vs_n", "recommended"}),
-    (lambda c: c["health"].update(min_ess=200), "health check min ess 200 here, 400", {"metrics", "recommended"}),
-    (lambda c: c["regression"]["gibbs"].update(keep=1000), "regression gibbs keep 1000 here, 4000", {"recommended"}),
-    (lambda c: c.update(credible_level=0.8), "credible level 0.8 here, 0.9", {"metrics"}),
-])
+@pytest.mark.parametrize(
+    "edit, expect, targets",
+    [
+        (
+            lambda c: c["recommend"].update(max_mean_error=0.3),
+            "recommendation rule max mean error 0.3 here, 0.2",
+            {"accuracy_vs_n", "recommended"},
+        ),
+        (
+            lambda c: c["health"].update(min_ess=200),
+            "health check min ess 200 here, 400",
+            {"metrics", "recommended"},
+        ),
+        (
+            lambda c: c["regression"]["gibbs"].update(keep=1000),
+            "regression gibbs keep 1000 here, 4000",
+            {"recommended"},
+        ),
+        (lambda c: c.update(credible_level=0.8), "credible level 0.8 here, 0.9", {"metrics"}),
+    ],
+)
 def test_a_setting_other_than_the_paper_scales_is_never_judged(tmp_path, edit, expect, targets):
     cfg = _config()
     edit(cfg)
-    rows = [c for c in _claims(tmp_path, cfg) if expect in "; ".join(s.describe() for s in mismatches(c))]
+    rows = [
+        c
+        for c in _claims(tmp_path, cfg)
+        if expect in "; ".join(s.describe() for s in mismatches(c))
+    ]
     assert {c.target for c in rows} == targets
     assert all(verdict(c, set()) == "not comparable" for c in rows)

@@ -60,20 +60,31 @@ def test_norm_product_moments_match_closed_form():
     m3, v3 = norm_product(mu1, s1, mu2, np.diag(s2))
     ref_v = np.linalg.inv(np.linalg.inv(s1) + np.linalg.inv(s2))
     np.testing.assert_allclose(v3, ref_v, rtol=1e-12)
-    np.testing.assert_allclose(m3, ref_v @ (np.linalg.solve(s1, mu1) + np.linalg.solve(s2, mu2)), rtol=1e-12)
+    np.testing.assert_allclose(
+        m3, ref_v @ (np.linalg.solve(s1, mu1) + np.linalg.solve(s2, mu2)), rtol=1e-12
+    )
 
 
-@pytest.mark.parametrize("mu,sd,lo,hi", [(0, 1, -1, 1), (0, 1, -0.1, 5), (0, 1, 3, 3.2), (0, 1, 5, np.inf),
-                                         (0, 1, -np.inf, -6), (0, 1, 0.1, 0.15), (2, 3, -50, -49.9),
-                                         (10, 2, 0, np.inf), (0, 1, 0.2, 9)])
+@pytest.mark.parametrize(
+    "mu,sd,lo,hi",
+    [
+        (0, 1, -1, 1),
+        (0, 1, -0.1, 5),
+        (0, 1, 3, 3.2),
+        (0, 1, 5, np.inf),
+        (0, 1, -np.inf, -6),
+        (0, 1, 0.1, 0.15),
+        (2, 3, -50, -49.9),
+        (10, 2, 0, np.inf),
+        (0, 1, 0.2, 9),
+    ],
+)
 def test_truncated_normal_matches_scipy(mu, sd, lo, hi):
     rng = np.random.default_rng(7)
     draws = np.array([truncated_normal(rng, mu, sd, lo, hi) for _ in range(20000)])
     ref = stats.truncnorm((lo - mu) / sd, (hi - mu) / sd, loc=mu, scale=sd)
     assert draws.min() >= lo and draws.max() <= hi
     assert stats.kstest(draws, ref.cdf).pvalue > 1e-3
-
-
 
 
 def test_wald_augmentation_recovers_the_laplace_conditional():
@@ -102,9 +113,18 @@ def _norm_product_sample(rng, mean, cov, z, omega2):
     mean = np.asarray(mean, dtype=float)
     k = mean.shape[0]
     s = np.empty(k)
-    norm_product_draw(rng, mean, np.array(cov, dtype=float), np.asarray(z, dtype=float),
-                      np.asarray(omega2, dtype=float), s, np.empty((k, k)), np.empty((k, k)),
-                      np.empty((k, k)), np.empty((3, k)))
+    norm_product_draw(
+        rng,
+        mean,
+        np.array(cov, dtype=float),
+        np.asarray(z, dtype=float),
+        np.asarray(omega2, dtype=float),
+        s,
+        np.empty((k, k)),
+        np.empty((k, k)),
+        np.empty((k, k)),
+        np.empty((3, k)),
+    )
     return s
 
 
@@ -123,12 +143,11 @@ def test_norm_product_draws_match_closed_form():
     np.testing.assert_allclose(np.cov(d.T), c3, atol=0.03 * np.abs(c3).max())
 
 
-
-
 def test_wald_draw_stays_positive_where_numpy_underflows():
     """A residual near 0 gives an inverse-Gaussian mean of ~1e16 x its shape. numpy's
     Generator.wald then returns exactly 0 in most draws (the 1 / precision of Gibbs-SS divided
     by it at paper scale); the sampler's draw keeps the small root as mean^2 / large root."""
+
     @njit
     def draws(rng, mean, shape, n):
         out = np.empty(n)

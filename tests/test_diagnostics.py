@@ -41,7 +41,7 @@ def test_a_shared_reference_gives_the_same_mmd_bit_for_bit(rng):
     for shift in (0.0, 0.5):
         x = rng.normal(shift, 1.0, size=(300, 3))
         for p in range(3):
-            a, b = x[:, p:p + 1], y[:, p:p + 1]
+            a, b = x[:, p : p + 1], y[:, p : p + 1]
             k = diagnostics._mean_kernel
             direct = float(k(a, a, c, True) + k(b, b, c, True) - 2.0 * k(a, b, c, False))
             assert ref[p].mmd2(x[:, p]) == direct
@@ -100,8 +100,12 @@ def test_rhat_and_bulk_ess_agree_with_arviz(shape, kind):
     az = pytest.importorskip("arviz")
     rng = np.random.default_rng(zlib.crc32(repr((shape, kind)).encode()))
     m, n = shape
-    x = {"normal": lambda: rng.normal(size=shape), "heavy": lambda: rng.standard_t(2, size=shape),
-         "ar1": lambda: _ar1(rng, m, n, 0.8), "shifted": lambda: _ar1(rng, m, n, 0.5, np.arange(m) * 0.4)}[kind]()
+    x = {
+        "normal": lambda: rng.normal(size=shape),
+        "heavy": lambda: rng.standard_t(2, size=shape),
+        "ar1": lambda: _ar1(rng, m, n, 0.8),
+        "shifted": lambda: _ar1(rng, m, n, 0.5, np.arange(m) * 0.4),
+    }[kind]()
     ours_r, ours_e = diagnostics.split_rhat(x)[0], diagnostics.bulk_ess(x)[0]
     ref_e = float(az.ess(x, method="bulk"))
     assert ours_e == pytest.approx(ref_e, rel=1e-8)
@@ -132,7 +136,9 @@ def test_rhat_and_ess_behave_as_theory_says():
         diagnostics.split_rhat(np.full((2, 10), np.nan))
 
 
-@pytest.mark.parametrize("values", [[3.0, 1.0, 2.0], [2.0, 1.0, 2.0, 2.0, 0.5], [1.0] * 5, [0.0, -0.0, 1.0]])
+@pytest.mark.parametrize(
+    "values", [[3.0, 1.0, 2.0], [2.0, 1.0, 2.0, 2.0, 0.5], [1.0] * 5, [0.0, -0.0, 1.0]]
+)
 def test_average_ranks_are_scipys_and_need_no_scipy_stats(values):
     from scipy.stats import rankdata
 
@@ -151,8 +157,12 @@ def test_rhat_with_ties_matches_arviz_and_imports_no_scipy_stats():
     assert diagnostics.split_rhat(x)[0] == pytest.approx(float(az.rhat(x, method="rank")), rel=1e-8)
     assert diagnostics.bulk_ess(x)[0] == pytest.approx(float(az.ess(x, method="bulk")), rel=1e-8)
 
-    code = ("import sys, numpy as np; from dpinfer.diagnostics import split_rhat; "
-            "x = np.round(np.random.default_rng(0).normal(size=(4, 200)), 1); split_rhat(x[..., None]); "
-            "print('scipy.stats' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sys, numpy as np; from dpinfer.diagnostics import split_rhat; "
+        "x = np.round(np.random.default_rng(0).normal(size=(4, 200)), 1); split_rhat(x[..., None]); "
+        "print('scipy.stats' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "False"

@@ -15,9 +15,16 @@ import pytest
 from scipy import stats
 
 from dpinfer.mechanisms import DoubleGeometric, Laplace
-from dpinfer.samplers.direct import (Base, DirectSettings, Weight, base_quantile_points,
-                                     basic_direct_sample, direct_sample, envelope_acceptance,
-                                     stepdown)
+from dpinfer.samplers.direct import (
+    Base,
+    DirectSettings,
+    Weight,
+    base_quantile_points,
+    basic_direct_sample,
+    direct_sample,
+    envelope_acceptance,
+    stepdown,
+)
 from dpinfer.samplers.direct.quantile_knots import R_HI, R_LO, R_SCALED, quantile_envelope
 from dpinfer.studies.raim2021.paper import PACKAGE_EXAMPLE, PACKAGE_KNOTS, knots_match
 
@@ -87,8 +94,11 @@ def _chi2_pvalue(draws, k, p):
 def test_knots_match_reference(z, method):
     """Slides' knot figure: LN(0,1) weight, Laplace(0, 0.4), N = 5, tol 1e-10, against the
     package's knots (FACTS.md Sec. 5, kept in dpinfer.studies.raim2021.paper)."""
-    env = stepdown(Weight("lognormal", z, 0.0, 1.0), Base("laplace", 0.4),
-                   DirectSettings(method=method, n_knots=5, tol=1e-10))
+    env = stepdown(
+        Weight("lognormal", z, 0.0, 1.0),
+        Base("laplace", 0.4),
+        DirectSettings(method=method, n_knots=5, tol=1e-10),
+    )
     u = np.exp(env["log_u"][1:-1])
     p = np.exp(env["log_h"][1:-1])
     ref_u, ref_p = map(np.asarray, PACKAGE_KNOTS[(z, method)])
@@ -119,21 +129,44 @@ def test_code_example_envelope():
 # ----------------------------------------------------------------------------- exact draws
 # (name, weight, base, a wrong target the draws must reject: (weight, base))
 CONTINUOUS = [
-    ("code example", Weight("lognormal", 100.0, 5.0, 9.0), Base("laplace", 0.2),
-     (Weight("lognormal", 100.0, 5.0, 9.0), Base("laplace", 0.25))),
-    ("z = 2, u_L underflows", Weight("lognormal", 2.0, 0.0, 1.0), Base("laplace", 0.4),
-     (Weight("lognormal", 2.0, 0.1, 1.0), Base("laplace", 0.4))),
-    ("z = 200", Weight("lognormal", 200.0, 0.0, 1.0), Base("laplace", 0.4),
-     (Weight("lognormal", 200.0, 0.0, 1.0), Base("laplace", 0.5))),
-    ("normal weight", Weight("normal", 0.3, 0.1, 0.04), Base("laplace", 0.2),
-     (Weight("normal", 0.3, 0.13, 0.04), Base("laplace", 0.2))),
-    ("narrow weight in the base tail", Weight("normal", 0.0, 3.0, 0.01), Base("laplace", 0.5),
-     (Weight("normal", 0.0, 3.01, 0.01), Base("laplace", 0.5))),
+    (
+        "code example",
+        Weight("lognormal", 100.0, 5.0, 9.0),
+        Base("laplace", 0.2),
+        (Weight("lognormal", 100.0, 5.0, 9.0), Base("laplace", 0.25)),
+    ),
+    (
+        "z = 2, u_L underflows",
+        Weight("lognormal", 2.0, 0.0, 1.0),
+        Base("laplace", 0.4),
+        (Weight("lognormal", 2.0, 0.1, 1.0), Base("laplace", 0.4)),
+    ),
+    (
+        "z = 200",
+        Weight("lognormal", 200.0, 0.0, 1.0),
+        Base("laplace", 0.4),
+        (Weight("lognormal", 200.0, 0.0, 1.0), Base("laplace", 0.5)),
+    ),
+    (
+        "normal weight",
+        Weight("normal", 0.3, 0.1, 0.04),
+        Base("laplace", 0.2),
+        (Weight("normal", 0.3, 0.13, 0.04), Base("laplace", 0.2)),
+    ),
+    (
+        "narrow weight in the base tail",
+        Weight("normal", 0.0, 3.0, 0.01),
+        Base("laplace", 0.5),
+        (Weight("normal", 0.0, 3.01, 0.01), Base("laplace", 0.5)),
+    ),
 ]
-METHODS = [DirectSettings(), DirectSettings(method="small_rects", n_knots=8, tol=1e-6),
-           DirectSettings(method="equal_steps", n_knots=3, tol=1e-6),
-           DirectSettings(weight_sds=(1.0,)),
-           DirectSettings(levels=(0.5,), weight_sds=(1.0,))]  # the pipeline's (config.yaml)
+METHODS = [
+    DirectSettings(),
+    DirectSettings(method="small_rects", n_knots=8, tol=1e-6),
+    DirectSettings(method="equal_steps", n_knots=3, tol=1e-6),
+    DirectSettings(weight_sds=(1.0,)),
+    DirectSettings(levels=(0.5,), weight_sds=(1.0,)),
+]  # the pipeline's (config.yaml)
 IDS = ["quantile", "small_rects", "equal_steps", "quantile_1sd", "quantile_pipeline"]
 
 
@@ -158,29 +191,51 @@ def _max_proposals(settings, name=""):
 @pytest.mark.parametrize("settings", METHODS, ids=IDS)
 @pytest.mark.parametrize("name,weight,base,wrong", CONTINUOUS, ids=[c[0] for c in CONTINUOUS])
 def test_continuous_draws_match_target(name, weight, base, wrong, settings):
-    x, props = direct_sample(N_DRAWS, weight, base, np.random.default_rng(7), settings,
-                             rebuild=True)
+    x, props = direct_sample(
+        N_DRAWS, weight, base, np.random.default_rng(7), settings, rebuild=True
+    )
     assert stats.kstest(x, _cdf_for(weight, base, x)).pvalue > ALPHA
     assert stats.kstest(x, _cdf_for(*wrong, x)).pvalue < ALPHA
     assert props.mean() < _max_proposals(settings, name)
 
 
 DISCRETE = [
-    ("non-integer z", Weight("lognormal", 2.5, 0.0, 1.0), Base("dgeom", 0.1),
-     (Weight("lognormal", 2.5, 0.0, 1.0), Base("dgeom", 0.15))),
-    ("integer z = 2", Weight("lognormal", 2.0, 0.0, 1.0), Base("dgeom", 0.4),
-     (Weight("lognormal", 2.0, 0.0, 1.0), Base("dgeom", 0.45))),
-    ("large noise", Weight("lognormal", 150.3, 5.0, 1.0), Base("dgeom", 0.01),
-     (Weight("lognormal", 150.3, 5.1, 1.0), Base("dgeom", 0.01))),
-    ("negative z", Weight("lognormal", -3.7, 0.5, 0.5), Base("dgeom", 0.1),
-     (Weight("lognormal", -3.7, 0.5, 0.5), Base("dgeom", 0.15))),
-    ("y far above noise", Weight("lognormal", 1500.2, 7.3, 0.2), Base("dgeom", 0.4),
-     (Weight("lognormal", 1500.2, 7.3, 0.2), Base("dgeom", 0.5))),
+    (
+        "non-integer z",
+        Weight("lognormal", 2.5, 0.0, 1.0),
+        Base("dgeom", 0.1),
+        (Weight("lognormal", 2.5, 0.0, 1.0), Base("dgeom", 0.15)),
+    ),
+    (
+        "integer z = 2",
+        Weight("lognormal", 2.0, 0.0, 1.0),
+        Base("dgeom", 0.4),
+        (Weight("lognormal", 2.0, 0.0, 1.0), Base("dgeom", 0.45)),
+    ),
+    (
+        "large noise",
+        Weight("lognormal", 150.3, 5.0, 1.0),
+        Base("dgeom", 0.01),
+        (Weight("lognormal", 150.3, 5.1, 1.0), Base("dgeom", 0.01)),
+    ),
+    (
+        "negative z",
+        Weight("lognormal", -3.7, 0.5, 0.5),
+        Base("dgeom", 0.1),
+        (Weight("lognormal", -3.7, 0.5, 0.5), Base("dgeom", 0.15)),
+    ),
+    (
+        "y far above noise",
+        Weight("lognormal", 1500.2, 7.3, 0.2),
+        Base("dgeom", 0.4),
+        (Weight("lognormal", 1500.2, 7.3, 0.2), Base("dgeom", 0.5)),
+    ),
 ]
 
 
-@pytest.mark.parametrize("settings", [METHODS[i] for i in (0, 1, 3, 4)],
-                         ids=[IDS[i] for i in (0, 1, 3, 4)])
+@pytest.mark.parametrize(
+    "settings", [METHODS[i] for i in (0, 1, 3, 4)], ids=[IDS[i] for i in (0, 1, 3, 4)]
+)
 @pytest.mark.parametrize("name,weight,base,wrong", DISCRETE, ids=[c[0] for c in DISCRETE])
 def test_integer_draws_match_target(name, weight, base, wrong, settings):
     rng = np.random.default_rng(11)
@@ -196,14 +251,18 @@ def test_integer_draws_match_target(name, weight, base, wrong, settings):
 def _quantile_envelope(weight, base, st, lin):
     lu, lh, ws = st.workspace()
     q = base_quantile_points(base, st.levels, st.weight_sds)
-    m = quantile_envelope(weight.code, weight.z, weight.mu, weight.s2, base.code, base.par, q,
-                          lu, lh, ws, lin)
+    m = quantile_envelope(
+        weight.code, weight.z, weight.mu, weight.s2, base.code, base.par, q, lu, lh, ws, lin
+    )
     return m, lu, ws
 
 
 @pytest.mark.parametrize("st", [METHODS[0], METHODS[4]], ids=[IDS[0], IDS[4]])
-@pytest.mark.parametrize("name,weight,base", [c[:3] for c in CONTINUOUS + DISCRETE],
-                         ids=[c[0] for c in CONTINUOUS + DISCRETE])
+@pytest.mark.parametrize(
+    "name,weight,base",
+    [c[:3] for c in CONTINUOUS + DISCRETE],
+    ids=[c[0] for c in CONTINUOUS + DISCRETE],
+)
 def test_quantile_envelope_same_in_log_and_linear_scale(name, weight, base, st):
     """The quantile rule's linear-scale envelope (tail factors) and its log-scale fallback
     (log-probabilities) have the same knots, intervals and heights, so the draw tests above,
@@ -213,9 +272,10 @@ def test_quantile_envelope_same_in_log_and_linear_scale(name, weight, base, st):
     assert m1 == m0 > 2
     np.testing.assert_array_equal(lu1[:m1], lu0[:m0])
     for row in (R_LO, R_HI):
-        np.testing.assert_array_equal(ws1[row, :m1 - 1], ws0[row, :m0 - 1])
-    np.testing.assert_allclose(ws1[R_SCALED, :m1 - 1], ws0[R_SCALED, :m0 - 1], rtol=1e-9,
-                               atol=1e-300)
+        np.testing.assert_array_equal(ws1[row, : m1 - 1], ws0[row, : m0 - 1])
+    np.testing.assert_allclose(
+        ws1[R_SCALED, : m1 - 1], ws0[R_SCALED, : m0 - 1], rtol=1e-9, atol=1e-300
+    )
 
 
 def test_far_tail_falls_back_to_log_scale():
@@ -227,8 +287,9 @@ def test_far_tail_falls_back_to_log_scale():
 
 
 def test_integer_draws_at_integer_z_never_reach_z():
-    x, _ = direct_sample(5000, Weight("lognormal", 3.0, -2.0, 1.0), Base("dgeom", 0.3),
-                         np.random.default_rng(3))
+    x, _ = direct_sample(
+        5000, Weight("lognormal", 3.0, -2.0, 1.0), Base("dgeom", 0.3), np.random.default_rng(3)
+    )
     assert x.max() <= 2.0
 
 
@@ -236,10 +297,13 @@ def test_basic_direct_sampler_runs_and_fails_where_documented():
     """BD sampler: fine where A_u has sizeable base mass; exhausts its tries in the code
     example, where P(A_u) is concentrated on u < 0.018 (slides, "Some issues")."""
     rng = np.random.default_rng(5)
-    x, tries = basic_direct_sample(2000, Weight("normal", 0.3, 0.1, 0.04), Base("laplace", 0.2), rng)
+    x, tries = basic_direct_sample(
+        2000, Weight("normal", 0.3, 0.1, 0.04), Base("laplace", 0.2), rng
+    )
     assert np.isfinite(x).all() and tries.mean() < 20
-    x, tries = basic_direct_sample(200, Weight("lognormal", 100.0, 5.0, 9.0), Base("laplace", 0.2),
-                                   rng, max_iter=2000)
+    x, tries = basic_direct_sample(
+        200, Weight("lognormal", 100.0, 5.0, 9.0), Base("laplace", 0.2), rng, max_iter=2000
+    )
     assert np.isnan(x).mean() > 0.1 and tries.mean() > 500
 
 

@@ -69,11 +69,13 @@ def resolve(key: str, config_paths=None) -> list[tuple[str, ...]]:
     for one in _expand(key):
         every = one.startswith("*.")
         parts = tuple(one.split(".")[1:] if every else one.split("."))
-        hits = [p for p in config_paths if p[-len(parts):] == parts]
+        hits = [p for p in config_paths if p[-len(parts) :] == parts]
         if not hits:
             raise QuoteError(f"`{one}` names no key of config/config.yaml")
         if not every and len(hits) > 1:
-            raise QuoteError(f"`{one}` is ambiguous: {', '.join('.'.join(h) for h in hits)}; write more of the key")
+            raise QuoteError(
+                f"`{one}` is ambiguous: {', '.join('.'.join(h) for h in hits)}; write more of the key"
+            )
         out += hits
     return out
 
@@ -112,19 +114,25 @@ def check(text: str, config: dict | None = None) -> tuple[int, list[str]]:
 
 def _config_comments() -> str:
     """The comments of config/config.yaml, each on its own line (line numbers kept)."""
-    return "\n".join(line.split("#", 1)[1] if "#" in line else ""
-                     for line in CONFIG_FILE.read_text(encoding="utf-8").splitlines())
+    return "\n".join(
+        line.split("#", 1)[1] if "#" in line else ""
+        for line in CONFIG_FILE.read_text(encoding="utf-8").splitlines()
+    )
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
 def test_quoted_config_values_are_those_of_the_config(doc):
     checked, problems = check(doc.read_text(encoding="utf-8"))
-    assert not problems, f"docs/{doc.name} quotes config/config.yaml wrongly:\n" + "\n".join(problems)
+    assert not problems, f"docs/{doc.name} quotes config/config.yaml wrongly:\n" + "\n".join(
+        problems
+    )
 
 
 def test_quoted_config_values_in_config_comments():
     checked, problems = check(_config_comments())
-    assert not problems, "config/config.yaml comments quote other keys wrongly:\n" + "\n".join(problems)
+    assert not problems, "config/config.yaml comments quote other keys wrongly:\n" + "\n".join(
+        problems
+    )
 
 
 def test_deviations_quote_the_chapter3_grids():
@@ -132,7 +140,7 @@ def test_deviations_quote_the_chapter3_grids():
     text = (ROOT / "docs" / "deviations.md").read_text(encoding="utf-8")
     quoted = set()
     for _, span in code_spans(text):
-        if (quote := parse_quote(span)):
+        if quote := parse_quote(span):
             try:
                 quoted.update(resolve(quote[0]))
             except QuoteError:
@@ -140,36 +148,60 @@ def test_deviations_quote_the_chapter3_grids():
     for wanted in ("lambdas.naive", "fig3_3.lambdas"):
         assert set(resolve(wanted)) <= quoted, f"docs/deviations.md does not quote `{wanted}`"
     checked, _ = check(text)
-    assert checked >= 50, f"only {checked} quotes in docs/deviations.md: has the convention changed?"
+    assert checked >= 50, (
+        f"only {checked} quotes in docs/deviations.md: has the convention changed?"
+    )
 
 
 # ----------------------------------------------------------------------------- the checker itself
-TOY = {"seed": 7, "study": {"grid": [0.01, 0.1, 1, 100000], "tol": 1.0e-4, "flag": False,
-                            "a": {"health": {"max_rhat": 1.01, "min_ess": 100}, "chains": 4},
-                            "b": {"health": {"max_rhat": 1.01, "min_ess": 400}, "chains": 4}}}
+TOY = {
+    "seed": 7,
+    "study": {
+        "grid": [0.01, 0.1, 1, 100000],
+        "tol": 1.0e-4,
+        "flag": False,
+        "a": {"health": {"max_rhat": 1.01, "min_ess": 100}, "chains": 4},
+        "b": {"health": {"max_rhat": 1.01, "min_ess": 400}, "chains": 4},
+    },
+}
 
 
-@pytest.mark.parametrize("text", [
-    "`study.grid: [0.01, 0.1, 1, 100000]`", "`grid: 0.01..1e5`", "`tol: 1e-4`", "`study.flag: false`",
-    "`*.health.max_rhat: 1.01`", "`{a,b}.chains: 4`", "`a.health: {min_ess: 100}`", "`study.a.health`",
-    "`seed: 7` and\n`a.health.min_ess:\n100`", "```\n`tol: 1`\n```", "set `tol` to `1e-3`"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "`study.grid: [0.01, 0.1, 1, 100000]`",
+        "`grid: 0.01..1e5`",
+        "`tol: 1e-4`",
+        "`study.flag: false`",
+        "`*.health.max_rhat: 1.01`",
+        "`{a,b}.chains: 4`",
+        "`a.health: {min_ess: 100}`",
+        "`study.a.health`",
+        "`seed: 7` and\n`a.health.min_ess:\n100`",
+        "```\n`tol: 1`\n```",
+        "set `tol` to `1e-3`",
+    ],
+)
 def test_the_checker_accepts_right_quotes(text):
     checked, problems = check(text, TOY)
     assert not problems, problems
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("`study.grid: [1, 10, 100]`", "is [0.01"),                 # a stale grid
-    ("`grid: 1e-6..1e2`", "is [0.01"),                          # a stale range
-    ("`tol: 1e-3`", "is 0.0001"),
-    ("`study.flag: true`", "is False"),
-    ("`*.health.min_ess: 100`", "study.b.health.min_ess is 400"),
-    ("`{a,b}.health.min_ess: 100`", "study.b.health.min_ess is 400"),
-    ("`a.health: {min_ess: 400}`", "is {"),
-    ("`study.tolerance: 1e-4`", "names no key"),                # a key that does not exist
-    ("`chains: 4`", "ambiguous"),
-    ("`study.c.health`", "names no key"),                       # a full key that does not exist
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("`study.grid: [1, 10, 100]`", "is [0.01"),  # a stale grid
+        ("`grid: 1e-6..1e2`", "is [0.01"),  # a stale range
+        ("`tol: 1e-3`", "is 0.0001"),
+        ("`study.flag: true`", "is False"),
+        ("`*.health.min_ess: 100`", "study.b.health.min_ess is 400"),
+        ("`{a,b}.health.min_ess: 100`", "study.b.health.min_ess is 400"),
+        ("`a.health: {min_ess: 400}`", "is {"),
+        ("`study.tolerance: 1e-4`", "names no key"),  # a key that does not exist
+        ("`chains: 4`", "ambiguous"),
+        ("`study.c.health`", "names no key"),  # a full key that does not exist
+    ],
+)
 def test_the_checker_rejects_wrong_quotes(text, problem):
     checked, problems = check(text, TOY)
     assert problems and problem in problems[0], problems

@@ -10,7 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpinfer.plotting import METHOD_STYLES, PALETTE, check_layout, legend_below, method_style, subplots
+from dpinfer.plotting import (
+    METHOD_STYLES,
+    PALETTE,
+    check_layout,
+    legend_below,
+    method_style,
+    subplots,
+)
 from dpinfer.studies.nig_methods import LABELS, METHODS
 
 # methods that can share one figure (a study's method set); within one, no two may look alike
@@ -113,11 +120,12 @@ def test_tick_labels_of_ticks_outside_the_view_are_not_checked():
     fig, axes = subplots(1, 1, width=3.0, height=2.5, squeeze=False)
     ax = axes[0, 0]
     ax.plot([0, 1], [0, 1])
-    ax.set_xticks([-5, 0, 0.5, 1, 6])  # two ticks outside the view, their labels would overlap others
+    ax.set_xticks(
+        [-5, 0, 0.5, 1, 6]
+    )  # two ticks outside the view, their labels would overlap others
     ax.set_xlim(0, 1)
     fig.tight_layout()
     assert check_layout(fig).problems == ()
-
 
 
 def _narrow_log_panels(label_minor: bool, share: bool = False):

@@ -39,14 +39,24 @@ def test_a_job_record_separates_kernel_cpu_from_overhead():
         _burn(0.05)
     r = job_cost.job_record("ju2022_run_chunk", step_wall=0.06, kernel_cpu=0.05)
     assert r["rule"] == "ju2022_run_chunk" and r["kernel_cpu_s"] == 0.05
-    assert r["cpu_s"] > r["kernel_cpu_s"], "this process has spent CPU outside kernels (imports, pytest)"
+    assert r["cpu_s"] > r["kernel_cpu_s"], (
+        "this process has spent CPU outside kernels (imports, pytest)"
+    )
     assert r["wall_s"] >= r["step_wall_s"]
 
 
 def _log(path, rule, wall, cpu, kernel):
     path.parent.mkdir(parents=True, exist_ok=True)
-    rec = {"rule": rule, "wall_s": wall, "cpu_s": cpu, "kernel_cpu_s": kernel, "step_wall_s": wall / 2}
-    path.write_text(f"2026 dpinfer: step x starts\n2026 dpinfer: cost {json.dumps(rec)}\n", encoding="utf-8")
+    rec = {
+        "rule": rule,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "kernel_cpu_s": kernel,
+        "step_wall_s": wall / 2,
+    }
+    path.write_text(
+        f"2026 dpinfer: step x starts\n2026 dpinfer: cost {json.dumps(rec)}\n", encoding="utf-8"
+    )
 
 
 def test_the_profile_sums_per_rule_and_study_and_rates_this_run(tmp_path):
@@ -57,8 +67,13 @@ def test_the_profile_sums_per_rule_and_study_and_rates_this_run(tmp_path):
     _log(logs / "a" / "2.log", "fidelity", 2.0, 1.0, 0.0)
     (logs / "no_record.log").write_text("2026 dpinfer: step y starts\n")
     p = job_cost.profile(job_cost.read_records(logs), started=started, cores=2, workflow_cpu=7.4)
-    assert p["rules"]["raim2021_run_gibbs"] == {"jobs": 2, "wall_s": 14.0, "cpu_s": 12.5, "kernel_cpu_s": 9.0,
-                                                "overhead_s": 3.5}
+    assert p["rules"]["raim2021_run_gibbs"] == {
+        "jobs": 2,
+        "wall_s": 14.0,
+        "cpu_s": 12.5,
+        "kernel_cpu_s": 9.0,
+        "overhead_s": 3.5,
+    }
     assert set(p["units"]) == {"raim2021", "scorecard and summary"}
     assert job_cost.unit_of("bernstein2020_fig3_1") == "bernstein2020"
     assert job_cost.unit_of("bernstein2020_case_run_batch") == "bernstein2020_case"
@@ -74,12 +89,24 @@ def test_the_smoke_run_writes_its_cost_profile_from_every_job(smoke_run):
     logs = sorted((smoke_run / "logs").rglob("*.log"))
     records = job_cost.read_records(smoke_run / "logs")
     assert len(records) == len(logs), "every job log ends with its cost record"
-    rows = {r["rule"]: r for r in csv.DictReader((smoke_run / "results" / "cost.csv").open(encoding="utf-8"))}
+    rows = {
+        r["rule"]: r
+        for r in csv.DictReader((smoke_run / "results" / "cost.csv").open(encoding="utf-8"))
+    }
     assert set(rows) == {r["rule"] for r in records}
     kernel = {rule for rule, r in rows.items() if float(r["kernel_cpu_s"]) > 0}
-    assert {"ju2022_run_chunk", "raim2021_run_gibbs", "raisa2021_run_chains", "bernstein2020_ch3_run_cell",
-            "comparison_run_chunk"} <= kernel, kernel
-    assert all(float(r["cpu_s"]) >= float(r["kernel_cpu_s"]) - 0.05 * int(r["jobs"]) for r in rows.values())
+    assert {
+        "ju2022_run_chunk",
+        "raim2021_run_gibbs",
+        "raisa2021_run_chains",
+        "bernstein2020_ch3_run_cell",
+        "comparison_run_chunk",
+    } <= kernel, kernel
+    assert all(
+        float(r["cpu_s"]) >= float(r["kernel_cpu_s"]) - 0.05 * int(r["jobs"]) for r in rows.values()
+    )
     md = (smoke_run / "results" / "cost.md").read_text(encoding="utf-8")
     assert "efficiency kernel CPU / (cores x wall) =" in md and "## Per study" in md
-    assert re.search(r"The Snakemake process itself \(parsing, scheduling\) used \d+ CPU-s\.", md), md[:800]
+    assert re.search(
+        r"The Snakemake process itself \(parsing, scheduling\) used \d+ CPU-s\.", md
+    ), md[:800]

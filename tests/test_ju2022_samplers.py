@@ -26,7 +26,9 @@ from tests.harness import (
 def test_enumerated_target_is_informative():
     """The exact answer differs from the prior mean by many Monte Carlo errors, so matching it
     is a real check of the privacy-aware update."""
-    mean, _ = exact.exact_private_posterior(exact.RELEASED, 0.5, exact.ALPHA_P, exact.ALPHA, exact.N)
+    mean, _ = exact.exact_private_posterior(
+        exact.RELEASED, 0.5, exact.ALPHA_P, exact.ALPHA, exact.N
+    )
     chain = exact.loglinear_chain(0.5, 11)
     prior = exact.ALPHA_P / exact.ALPHA_P.sum()
     assert abs(mean[0] - prior[0]) > 10 * diagnostics.mc_standard_error(chain.kept)[0]
@@ -34,7 +36,9 @@ def test_enumerated_target_is_informative():
 
 def test_enumeration_catches_a_wrong_scale():
     """The harness has power: the exact posterior at a wrong noise scale is rejected."""
-    wrong_mean, wrong_sd = exact.exact_private_posterior(exact.RELEASED, 2.0, exact.ALPHA_P, exact.ALPHA, exact.N)
+    wrong_mean, wrong_sd = exact.exact_private_posterior(
+        exact.RELEASED, 2.0, exact.ALPHA_P, exact.ALPHA, exact.N
+    )
     chain = exact.loglinear_chain(0.5, 12)
     with pytest.raises(AssertionError):
         check_exact(ExactCase(chain.kept, wrong_mean, wrong_sd))
@@ -42,16 +46,32 @@ def test_enumeration_catches_a_wrong_scale():
 
 def test_chain_contract():
     """Chain of every sweep (burn-in first) with the Info the study reads."""
-    chain = run_loglinear(exact.RELEASED, scale=1.0, alpha_p=exact.ALPHA_P, alpha=exact.ALPHA, n_records=exact.N,
-                          burnin=30, keep=70, rng=np.random.default_rng(1))
+    chain = run_loglinear(
+        exact.RELEASED,
+        scale=1.0,
+        alpha_p=exact.ALPHA_P,
+        alpha=exact.ALPHA,
+        n_records=exact.N,
+        burnin=30,
+        keep=70,
+        rng=np.random.default_rng(1),
+    )
     assert chain.draws.shape == (100, 2) and chain.burnin == 30 and chain.kept.shape == (70, 2)
     acc = chain.info.traces["acceptance"]
     assert acc.shape == (100,) and chain.info.iterations == 100
     assert chain.info.acceptance == pytest.approx(acc[30:].mean())
     assert chain.info.extra["min_log_alpha"] <= 0 and chain.info.cpu_seconds >= 0
     with pytest.raises(ValueError):
-        run_loglinear(exact.RELEASED, scale=1.0, alpha_p=exact.ALPHA_P, alpha=exact.ALPHA, n_records=exact.N,
-                      burnin=10, keep=0, rng=np.random.default_rng(1))
+        run_loglinear(
+            exact.RELEASED,
+            scale=1.0,
+            alpha_p=exact.ALPHA_P,
+            alpha=exact.ALPHA,
+            n_records=exact.N,
+            burnin=10,
+            keep=0,
+            rng=np.random.default_rng(1),
+        )
 
 
 # ----------------------------------------------------------------------------- acceptance bound
@@ -60,8 +80,16 @@ def test_every_loglinear_acceptance_is_at_least_exp_minus_eps(eps, rng):
     ref = naive_bayes.load_reference(*naive_bayes.reference_files(DATA_JU2022))
     mech = Laplace.calibrated(eps, naive_bayes.sensitivity_l1(ref.shape[0]))
     released = mech.release(rng, ref.counts)
-    chain = run_loglinear(released, scale=mech.scale, alpha_p=ref.alpha_p, alpha=ref.alpha, n_records=ref.n_records,
-                          burnin=0, keep=300, rng=rng)
+    chain = run_loglinear(
+        released,
+        scale=mech.scale,
+        alpha_p=ref.alpha_p,
+        alpha=ref.alpha,
+        n_records=ref.n_records,
+        burnin=0,
+        keep=300,
+        rng=rng,
+    )
     min_log_alpha = chain.info.extra["min_log_alpha"]
     assert min_log_alpha >= -eps * (1 + 1e-12)
     assert min_log_alpha < -0.5 * eps  # the bound is nearly attained: it is a real check
@@ -72,8 +100,19 @@ def _heavy_clamp_chain(sensitivity, eps, rng):
     clamp = (-0.5, 0.5)  # most values clamped: record contributions reach the corners of [-1, 1]
     mech = Laplace.calibrated(eps, sensitivity)
     released = mech.release(rng, gaussian_linreg.released_statistic(ref.X, ref.y, clamp))
-    return run_linreg(released, scale=mech.scale, mean_x=ref.mean_x, cov_x=ref.cov_x, sigma2=ref.sigma2, tau=ref.tau,
-                      clamp=clamp, n_records=len(ref.y), burnin=0, keep=400, rng=rng)
+    return run_linreg(
+        released,
+        scale=mech.scale,
+        mean_x=ref.mean_x,
+        cov_x=ref.cov_x,
+        sigma2=ref.sigma2,
+        tau=ref.tau,
+        clamp=clamp,
+        n_records=len(ref.y),
+        burnin=0,
+        keep=400,
+        rng=rng,
+    )
 
 
 def _record_contribution(z):
@@ -93,19 +132,34 @@ def test_exact_replace_one_sensitivity_is_below_the_printed_13():
     i, j = np.unravel_index(D.argmax(), D.shape)
     best = D.max()
     for start in (np.concatenate([pts[i], pts[j]]), np.concatenate([pts[j], pts[i]])):
-        res = minimize(lambda z: -np.abs(_record_contribution(z[:3]) - _record_contribution(z[3:])).sum(),
-                       start, bounds=[(-1, 1)] * 6, method="Powell")
+        res = minimize(
+            lambda z: -np.abs(_record_contribution(z[:3]) - _record_contribution(z[3:])).sum(),
+            start,
+            bounds=[(-1, 1)] * 6,
+            method="Powell",
+        )
         best = max(best, -res.fun)
     assert 9.3 < best < 9.4  # 9.375: far below both the printed 13 and the entrywise 15
     assert gaussian_linreg.sensitivity_l1_printed(2) == 13
     assert gaussian_linreg.sensitivity_l1_entrywise(2) == 15
     assert gaussian_linreg.stat_dim(2) == 9
     # the order of _record_contribution, of released_statistic and of the kernel's statistics
-    assert gaussian_linreg.stat_labels(2) == ["xy[0]", "xy[1]", "xy[2]", "yy", "xx[0,1]", "xx[0,2]", "xx[1,1]",
-                                              "xx[1,2]", "xx[2,2]"]
+    assert gaussian_linreg.stat_labels(2) == [
+        "xy[0]",
+        "xy[1]",
+        "xy[2]",
+        "yy",
+        "xx[0,1]",
+        "xx[0,2]",
+        "xx[1,1]",
+        "xx[1,2]",
+        "xx[2,2]",
+    ]
     z = np.array([0.3, -0.7, 0.5])
     X, y = np.array([[1.0, *(10 * z[:2])]]), np.array([10 * z[2]])
-    assert np.allclose(gaussian_linreg.released_statistic(X, y, (-10.0, 10.0)), _record_contribution(z))
+    assert np.allclose(
+        gaussian_linreg.released_statistic(X, y, (-10.0, 10.0)), _record_contribution(z)
+    )
 
 
 def test_regression_acceptance_bound_holds_with_printed_sensitivity(rng):
@@ -127,14 +181,27 @@ def _sbc_quantiles(noise_factor: float) -> np.ndarray:
     The sampler is told the noise scale times ``noise_factor``."""
     rng = np.random.default_rng(2022)
     n, mean_x, cov_x, sigma2, tau, clamp = 20, np.array([0.5]), np.eye(1), 0.5, 1.0, (-1.5, 1.5)
-    mech = Laplace(scale=2.0)  # noise comparable to the sampling error of the statistics: the release matters
+    mech = Laplace(
+        scale=2.0
+    )  # noise comparable to the sampling error of the statistics: the release matters
 
     def trial(_):
         beta = rng.normal(0.0, tau, 2)
         X, y = gaussian_linreg.simulate_data(rng, beta, mean_x, cov_x, sigma2, n)
         released = mech.release(rng, gaussian_linreg.released_statistic(X, y, clamp))
-        chain = run_linreg(released, scale=mech.scale * noise_factor, mean_x=mean_x, cov_x=cov_x, sigma2=sigma2,
-                           tau=tau, clamp=clamp, n_records=n, burnin=500, keep=2500, rng=rng)
+        chain = run_linreg(
+            released,
+            scale=mech.scale * noise_factor,
+            mean_x=mean_x,
+            cov_x=cov_x,
+            sigma2=sigma2,
+            tau=tau,
+            clamp=clamp,
+            n_records=n,
+            burnin=500,
+            keep=2500,
+            rng=rng,
+        )
         return chain.kept[::5], beta
 
     return posterior_quantiles(trial, 300)

@@ -49,17 +49,25 @@ def test_stored_levels_with_tied_draws():
 def _fake_summary(model: str, eps, R: int, rng) -> dict:
     D = 5 if model == "loglinear" else 3
     E = len(eps)
-    truth = np.broadcast_to(np.asarray(paper.PAPER_COVERAGE[model]["truth"], float), (E, R, D)).copy()
+    truth = np.broadcast_to(
+        np.asarray(paper.PAPER_COVERAGE[model]["truth"], float), (E, R, D)
+    ).copy()
     q = rng.uniform(0, 1, (E, R, D))
     spread = np.linspace(1.0, 0.1, E)[:, None, None]
     return {
-        "epsilons": np.asarray(eps, float), "iterations": np.int64(10000),
-        "post_mean": truth + spread * rng.normal(size=(E, R, D)), "post_sd": np.ones((E, R, D)),
-        "truth_q_lo": q, "truth_q_hi": q, "truth": truth,
+        "epsilons": np.asarray(eps, float),
+        "iterations": np.int64(10000),
+        "post_mean": truth + spread * rng.normal(size=(E, R, D)),
+        "post_sd": np.ones((E, R, D)),
+        "truth_q_lo": q,
+        "truth_q_hi": q,
+        "truth": truth,
         "acc_mean": np.linspace(0.99, 0.3, E)[:, None] + np.zeros((E, R)),
         "acc_min": np.linspace(0.9, 0.1, E)[:, None] + np.zeros((E, R)),
         "min_log_alpha": -0.5 * np.asarray(eps, float)[:, None] + np.zeros((E, R)),
-        "seconds": np.full((E, R), 0.2), "ess_min": np.full((E, R), 150.0), "rhat_max": np.full((E, R), 1.002),
+        "seconds": np.full((E, R), 0.2),
+        "ess_min": np.full((E, R), 150.0),
+        "rhat_max": np.full((E, R), 1.002),
     }
 
 
@@ -75,15 +83,26 @@ def _claims(tmp_path, *, level=None, edit=lambda cfg: None, replicates=100):
     edit(cfg)
     rng = np.random.default_rng(0)
     files = {}
-    for name, model in (("loglinear_fixed_data", "loglinear"), ("linreg_fixed_data", "linreg"),
-                        ("loglinear_coverage", "loglinear"), ("linreg_coverage", "linreg")):
+    for name, model in (
+        ("loglinear_fixed_data", "loglinear"),
+        ("linreg_fixed_data", "linreg"),
+        ("loglinear_coverage", "loglinear"),
+        ("linreg_coverage", "linreg"),
+    ):
         files[name] = str(tmp_path / f"{name}.npz")
         save_npz(files[name], **_fake_summary(model, paper.PAPER_EPSILONS, replicates, rng))
     out = tmp_path / "claims.csv"
-    paper.claims(SimpleNamespace(**files), SimpleNamespace(csv=str(out)), level=level or cfg["credible_level"],
-                 health={"min_acceptance": 0.05, "min_ess": 5, "max_rhat": 1.01, "converged_ess": 100},
-                 burnin=cfg["burnin"], models={m: cfg[m] for m in ("loglinear", "linreg")},
-                 n_records={m: cfg["experiments"][f"{m}_coverage"]["n_records"] for m in ("loglinear", "linreg")})
+    paper.claims(
+        SimpleNamespace(**files),
+        SimpleNamespace(csv=str(out)),
+        level=level or cfg["credible_level"],
+        health={"min_acceptance": 0.05, "min_ess": 5, "max_rhat": 1.01, "converged_ess": 100},
+        burnin=cfg["burnin"],
+        models={m: cfg[m] for m in ("loglinear", "linreg")},
+        n_records={
+            m: cfg["experiments"][f"{m}_coverage"]["n_records"] for m in ("loglinear", "linreg")
+        },
+    )
     return read_claims(out)
 
 
@@ -94,8 +113,15 @@ def test_claims_cover_every_printed_cell_and_statement(tmp_path):
     # cells + every cell at once (the headline) + header + remarks + chain health (degenerate,
     # converged); 2 posterior-mean claims;
     # 5 bounds + 2 acceptance claims + chain health; 2 timings
-    assert per_target == {"tab1": 25 + 1 + 3 + 2, "tabS1": 15 + 1 + 2 + 2, "fig1a": 2, "fig2": 2, "fig1b": 7 + 2,
-                          "figS1": 7 + 2, "runtime": 2}
+    assert per_target == {
+        "tab1": 25 + 1 + 3 + 2,
+        "tabS1": 15 + 1 + 2 + 2,
+        "fig1a": 2,
+        "fig2": 2,
+        "fig1b": 7 + 2,
+        "figS1": 7 + 2,
+        "runtime": 2,
+    }
     assert all(c.holds for c in claims if c.statement.startswith("experiment "))
     bounds = [c for c in claims if c.statement.startswith("Proposition 3.1")]
     assert all(c.holds for c in bounds)
@@ -103,16 +129,27 @@ def test_claims_cover_every_printed_cell_and_statement(tmp_path):
     assert all(not c.holds and c.deviation == paper.DEV_RUNTIME for c in runtime)
 
 
-@pytest.mark.parametrize("level, edit, expect", [
-    (0.8, lambda cfg: None, "credible level 0.8 here, 0.9 in the paper"),
-    (None, lambda cfg: cfg["linreg"].update(sensitivity=15), "sensitivity 15 here, 13 in the paper"),
-    (None, lambda cfg: cfg.update(burnin=2000), "burn-in sweeps 2000 here, 5000 in the paper"),
-])
+@pytest.mark.parametrize(
+    "level, edit, expect",
+    [
+        (0.8, lambda cfg: None, "credible level 0.8 here, 0.9 in the paper"),
+        (
+            None,
+            lambda cfg: cfg["linreg"].update(sensitivity=15),
+            "sensitivity 15 here, 13 in the paper",
+        ),
+        (None, lambda cfg: cfg.update(burnin=2000), "burn-in sweeps 2000 here, 5000 in the paper"),
+    ],
+)
 def test_a_setting_other_than_the_papers_is_never_judged(tmp_path, level, edit, expect):
     """Issue 29: a coverage cell at another credible level (or model, or chain length) is 'not
     comparable', naming the setting, never 'holds' or 'differs' against the paper's value."""
     claims = _claims(tmp_path, level=level, edit=edit)
-    cells = [c for c in claims if c.target in ("tab1", "tabS1") and "central credible interval" in c.statement]
+    cells = [
+        c
+        for c in claims
+        if c.target in ("tab1", "tabS1") and "central credible interval" in c.statement
+    ]
     model = "linreg" if "sensitivity" in expect else None
     affected = [c for c in cells if model is None or c.target == "tabS1"]
     assert affected and all(verdict(c, set()) == "not comparable" for c in affected)
@@ -132,7 +169,9 @@ def test_tables_print_the_papers_value_only_at_its_setting(tmp_path):
 
     cfg = _paper_scale_config()
     path = tmp_path / "s.npz"
-    save_npz(path, **_fake_summary("loglinear", paper.PAPER_EPSILONS, 100, np.random.default_rng(1)))
+    save_npz(
+        path, **_fake_summary("loglinear", paper.PAPER_EPSILONS, 100, np.random.default_rng(1))
+    )
     run = dict(burnin=cfg["burnin"], model_cfg=cfg["loglinear"], n_records=100)
     for level, printed in ((0.9, True), (0.8, False)):
         out = SimpleNamespace(csv=tmp_path / "t.csv", md=tmp_path / "t.md")
@@ -157,20 +196,40 @@ def test_a_chain_that_stops_moving_is_flagged_degenerate():
     for eps in (10.0, 1000.0):
         mech = calibrate("laplace", eps, 10)
         rng = np.random.default_rng(3)
-        chain = run_loglinear(mech.release(rng, ref.counts), scale=mech.scale, alpha_p=ref.alpha_p, alpha=ref.alpha,
-                              n_records=ref.n_records, burnin=1000, keep=2000, rng=rng)
+        chain = run_loglinear(
+            mech.release(rng, ref.counts),
+            scale=mech.scale,
+            alpha_p=ref.alpha_p,
+            alpha=ref.alpha,
+            n_records=ref.n_records,
+            burnin=1000,
+            keep=2000,
+            rng=rng,
+        )
         ess = diagnostics.effective_sample_size(chain.kept).min()
         flags[eps] = bool(diagnostics.degenerate(chain.info.acceptance, ess))
     lin = gaussian_linreg.load_reference(*gaussian_linreg.reference_files(data))
     mech = calibrate("laplace", 1000.0, 13)
     rng = np.random.default_rng(4)
-    chain = run_linreg(mech.release(rng, gaussian_linreg.released_statistic(lin.X, lin.y, lin.clamp)),
-                       scale=mech.scale, mean_x=lin.mean_x, cov_x=lin.cov_x, sigma2=lin.sigma2, tau=2.0,
-                       clamp=lin.clamp, n_records=len(lin.y), burnin=1000, keep=2000, rng=rng)
+    chain = run_linreg(
+        mech.release(rng, gaussian_linreg.released_statistic(lin.X, lin.y, lin.clamp)),
+        scale=mech.scale,
+        mean_x=lin.mean_x,
+        cov_x=lin.cov_x,
+        sigma2=lin.sigma2,
+        tau=2.0,
+        clamp=lin.clamp,
+        n_records=len(lin.y),
+        burnin=1000,
+        keep=2000,
+        rng=rng,
+    )
     assert chain.info.acceptance < 0.02
     assert flags == {10.0: False, 1000.0: True}
     summary = {"acc_mean": np.array([[0.3, 0.006]]), "ess_min": np.array([[200.0, 300.0]])}
-    assert degenerate_chains(summary, {"min_acceptance": 0.05, "min_ess": 5}).tolist() == [[False, True]]
+    assert degenerate_chains(summary, {"min_acceptance": 0.05, "min_ess": 5}).tolist() == [
+        [False, True]
+    ]
 
 
 def test_the_paper_scale_config_runs_the_papers_five_epsilons():
@@ -197,18 +256,37 @@ def test_a_fixed_parameters_job_needs_no_data_file_and_fixed_data_reads_it(tmp_p
 
     cfg = _paper_scale_config()
     files = (naive_bayes if model == "loglinear" else gaussian_linreg).reference_files(DATA_JU2022)
-    args = dict(seed=1, experiment="e", model=model, epsilon=1.0, replicates=[0, 2], burnin=20, keep=30,
-                model_config=cfg[model])
+    args = dict(
+        seed=1,
+        experiment="e",
+        model=model,
+        epsilon=1.0,
+        replicates=[0, 2],
+        burnin=20,
+        keep=30,
+        model_config=cfg[model],
+    )
     out = {}
-    for name, inputs in (("without", SimpleNamespace(parameters=str(files[0]))),
-                         ("with", SimpleNamespace(parameters=str(files[0]), data=str(files[1])))):
-        run_chunk(inputs, SimpleNamespace(summary=str(tmp_path / f"{name}.npz")), design="fixed_parameters",
-                  n_records=50, **args)
+    for name, inputs in (
+        ("without", SimpleNamespace(parameters=str(files[0]))),
+        ("with", SimpleNamespace(parameters=str(files[0]), data=str(files[1]))),
+    ):
+        run_chunk(
+            inputs,
+            SimpleNamespace(summary=str(tmp_path / f"{name}.npz")),
+            design="fixed_parameters",
+            n_records=50,
+            **args,
+        )
         out[name] = load_npz(tmp_path / f"{name}.npz")
     for key in out["with"]:
         if key != "seconds":
             np.testing.assert_array_equal(out["with"][key], out["without"][key], err_msg=key)
     with pytest.raises(AttributeError):
-        run_chunk(SimpleNamespace(parameters=str(files[0])), SimpleNamespace(summary=str(tmp_path / "x.npz")),
-                  design="fixed_data", n_records=None, **args)
-
+        run_chunk(
+            SimpleNamespace(parameters=str(files[0])),
+            SimpleNamespace(summary=str(tmp_path / "x.npz")),
+            design="fixed_data",
+            n_records=None,
+            **args,
+        )

@@ -35,7 +35,9 @@ def test_unknown_mechanism_name():
 
 def test_continuous_densities_integrate_to_one_and_match_scipy():
     lap = m.Laplace.calibrated(epsilon=0.7, sensitivity=2.0)
-    assert integrate.quad(lambda x: math.exp(lap.logpdf(x)), -np.inf, np.inf)[0] == pytest.approx(1.0, abs=1e-8)
+    assert integrate.quad(lambda x: math.exp(lap.logpdf(x)), -np.inf, np.inf)[0] == pytest.approx(
+        1.0, abs=1e-8
+    )
     x = np.linspace(-5, 5, 11)
     assert np.allclose(lap.logpdf(x), stats.laplace(scale=lap.scale).logpdf(x))
     gau = m.Gaussian.calibrated(epsilon=0.5, sensitivity=1.0)
@@ -51,18 +53,25 @@ def test_discrete_masses_sum_to_one():
     assert np.exp(dn.logpdf(k)).sum() == pytest.approx(1.0, abs=1e-12)
 
 
-@pytest.mark.parametrize("mech", [
-    m.Laplace.calibrated(epsilon=1.0, sensitivity=3.0),
-    m.Gaussian.calibrated(epsilon=0.8, sensitivity=1.0),
-    m.DoubleGeometric.calibrated(epsilon=0.5, sensitivity=1.0),
-    m.DoubleGeometric(rho=0.01),
-    m.DiscreteGaussian.from_zcdp(rho=0.1, sensitivity=1.0),
-])
+@pytest.mark.parametrize(
+    "mech",
+    [
+        m.Laplace.calibrated(epsilon=1.0, sensitivity=3.0),
+        m.Gaussian.calibrated(epsilon=0.8, sensitivity=1.0),
+        m.DoubleGeometric.calibrated(epsilon=0.5, sensitivity=1.0),
+        m.DoubleGeometric(rho=0.01),
+        m.DiscreteGaussian.from_zcdp(rho=0.1, sensitivity=1.0),
+    ],
+)
 def test_release_noise_has_the_stated_law(mech, rng):
     """KS / chi-square goodness of fit of 20,000 released noise values against logpdf."""
     noise = mech.release(rng, np.zeros(20000)) - 0
     if isinstance(mech, (m.Laplace, m.Gaussian)):
-        dist = stats.laplace(scale=mech.scale) if isinstance(mech, m.Laplace) else stats.norm(scale=mech.sigma)
+        dist = (
+            stats.laplace(scale=mech.scale)
+            if isinstance(mech, m.Laplace)
+            else stats.norm(scale=mech.sigma)
+        )
         assert stats.kstest(noise, dist.cdf).pvalue > 1e-3
     else:
         assert np.all(noise == np.round(noise))
@@ -92,5 +101,9 @@ def test_clamp_matches_the_authors_release():
     ref = gaussian_linreg.load_reference(*gaussian_linreg.reference_files(DATA_JU2022))
     check = read_json(DATA_JU2022 / "derived_linearregression_release_check.json")["objects"]
     t1, t2, t3 = (np.asarray(check[k]["values"]) for k in ("T1_true", "T2_true", "T3_true"))
-    expected = list(t1) + [t2] + [t3[j, k] for j in range(3) for k in range(j, 3) if (j, k) != (0, 0)]
-    assert np.allclose(gaussian_linreg.released_statistic(ref.X, ref.y, ref.clamp), expected, atol=1e-12)
+    expected = (
+        list(t1) + [t2] + [t3[j, k] for j in range(3) for k in range(j, 3) if (j, k) != (0, 0)]
+    )
+    assert np.allclose(
+        gaussian_linreg.released_statistic(ref.X, ref.y, ref.clamp), expected, atol=1e-12
+    )

@@ -12,11 +12,23 @@ import numpy as np
 import pytest
 
 from dpinfer.estimators.cgm import cgm_em, edge_model, nlbp
-from dpinfer.estimators.mle import fit_mle, naive_mle, nonprivate_mle, project_simplex, random_estimator
+from dpinfer.estimators.mle import (
+    fit_mle,
+    naive_mle,
+    nonprivate_mle,
+    project_simplex,
+    random_estimator,
+)
 from dpinfer.mechanisms import Laplace
 from dpinfer.models.mrf_inference import exact_marginals, kl_divergence
 from dpinfer.models.mrf_sampling import sample_tables
-from dpinfer.models.pairwise_mrf import chain, dirichlet_theta, edge_log_potentials, statistics, tied_chain
+from dpinfer.models.pairwise_mrf import (
+    chain,
+    dirichlet_theta,
+    edge_log_potentials,
+    statistics,
+    tied_chain,
+)
 
 
 def _simplex_reference(v):
@@ -34,7 +46,9 @@ def _simplex_reference(v):
 
 def test_project_simplex_matches_exhaustive_reference_and_keeps_feasible_points():
     rng = np.random.default_rng(0)
-    v = np.concatenate([rng.normal(0, 1, (30, 6)), rng.normal(0.2, 0.5, (30, 6)), -rng.random((5, 6))])
+    v = np.concatenate(
+        [rng.normal(0, 1, (30, 6)), rng.normal(0.2, 0.5, (30, 6)), -rng.random((5, 6))]
+    )
     got = project_simplex(v)
     ref = np.array([_simplex_reference(row) for row in v])
     np.testing.assert_allclose(got, ref, atol=1e-12)
@@ -45,13 +59,18 @@ def test_project_simplex_matches_exhaustive_reference_and_keeps_feasible_points(
     assert project_simplex(v.reshape(5, 13, 6)).shape == (5, 13, 6)
 
 
-@pytest.mark.parametrize("make", [lambda: chain(5, 3), lambda: chain(5, 3, order=2), lambda: tied_chain(6, 3)],
-                         ids=["chain", "order2", "tied"])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: chain(5, 3), lambda: chain(5, 3, order=2), lambda: tied_chain(6, 3)],
+    ids=["chain", "order2", "tied"],
+)
 def test_mle_on_exact_marginals_recovers_the_distribution(make):
     model = make()
     rng = np.random.default_rng(1)
     theta = dirichlet_theta(model, rng)
-    theta[model.n_blocks * 9:] = rng.normal(0, 1, model.dim - model.n_blocks * 9)  # node potentials
+    theta[model.n_blocks * 9 :] = rng.normal(
+        0, 1, model.dim - model.n_blocks * 9
+    )  # node potentials
     truth = exact_marginals(model, theta)
     N = 1000.0
     fit = fit_mle(model, statistics(model, N * truth.edge), N, 1e-6, tol=1e-9, max_iter=2000)
@@ -65,7 +84,9 @@ def test_own_lbfgs_agrees_with_scipy():
     rng = np.random.default_rng(2)
     theta = dirichlet_theta(model, rng)
     y = Laplace.calibrated(1.0, model.n_cliques).release(rng, sample_tables(model, theta, 500, rng))
-    a, b = (naive_mle(model, y, 500, 0.5, project=False, tol=1e-8, method=m) for m in ("lbfgs", "scipy"))
+    a, b = (
+        naive_mle(model, y, 500, 0.5, project=False, tol=1e-8, method=m) for m in ("lbfgs", "scipy")
+    )
     assert a.converged  # scipy's own stop (ftol / line search) may end just short of gtol = 1e-8
     np.testing.assert_allclose(a.objective, b.objective, rtol=1e-9)
     np.testing.assert_allclose(a.theta, b.theta, atol=1e-5)
@@ -99,8 +120,12 @@ def test_nlbp_fixed_point_without_kinks():
     for damp_on in ("gradient", "counts"):
         n, info = nlbp(model, theta, y, N, b, tol=1e-9, max_iter=500, damp_on=damp_on)
         assert info.converged and info.step < 1e-9
-        expect = N * exact_marginals(edge_model(model), (edge_log_potentials(model, theta)
-                                                         + np.sign(y - n) / b).ravel()).edge
+        expect = (
+            N
+            * exact_marginals(
+                edge_model(model), (edge_log_potentials(model, theta) + np.sign(y - n) / b).ravel()
+            ).edge
+        )
         assert np.abs(n - expect).sum(axis=(1, 2)).max() / N < 1e-8
 
 
@@ -111,8 +136,11 @@ def _tree_objective(model, theta, n, y, b, N):
     node = np.concatenate([mu[:1].sum(axis=2), mu.sum(axis=1)])
     h_node = -np.sum(node * np.log(node), axis=1)
     deg = np.bincount(model.edges.ravel())
-    return (np.sum(edge_log_potentials(model, theta) * n) + N * (h_edge - np.sum((deg - 1) * h_node))
-            + np.sum(Laplace(scale=b).logpdf(y - n)))
+    return (
+        np.sum(edge_log_potentials(model, theta) * n)
+        + N * (h_edge - np.sum((deg - 1) * h_node))
+        + np.sum(Laplace(scale=b).logpdf(y - n))
+    )
 
 
 def test_nlbp_with_laplace_noise_converges_to_the_map():
@@ -131,7 +159,10 @@ def test_nlbp_with_laplace_noise_converges_to_the_map():
         other = N * exact_marginals(um, (lp + rng.normal(0, 0.5, lp.shape)).ravel()).edge
         for delta in (1e-1, 1e-2):
             # allowance: the NLBP step tolerance times the largest |d objective / d n| (~ |log mu| + 1/b)
-            assert _tree_objective(model, theta, n + delta * (other - n), y, mech.scale, N) <= base + 1e-3
+            assert (
+                _tree_objective(model, theta, n + delta * (other - n), y, mech.scale, N)
+                <= base + 1e-3
+            )
 
 
 def _noisy_chain(seed, T=5, K=3, N=1000, eps=0.5):

@@ -11,22 +11,40 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpinfer.models.mrf_inference import (Marginals, _scaled_pass, exact_marginals, junction_tree,
-                                          kl_divergence, log_partition, loopy_bp, treewidth)
+from dpinfer.models.mrf_inference import (
+    Marginals,
+    _scaled_pass,
+    exact_marginals,
+    junction_tree,
+    kl_divergence,
+    log_partition,
+    loopy_bp,
+    treewidth,
+)
 from dpinfer.models.mrf_sampling import sample_records, sample_tables
-from dpinfer.models.pairwise_mrf import (PairwiseMRF, chain, dirichlet_theta, edge_log_potentials, erdos_renyi,
-                                         statistics, tables_from_records, theta_dot, tied_chain)
+from dpinfer.models.pairwise_mrf import (
+    PairwiseMRF,
+    chain,
+    dirichlet_theta,
+    edge_log_potentials,
+    erdos_renyi,
+    statistics,
+    tables_from_records,
+    theta_dot,
+    tied_chain,
+)
 
-LOOPY = PairwiseMRF(4, 3, np.array([[0, 1], [1, 2], [2, 3], [0, 3], [0, 2]]), node_params=(1, 3))  # 4-cycle + chord
+LOOPY = PairwiseMRF(
+    4, 3, np.array([[0, 1], [1, 2], [2, 3], [0, 3], [0, 2]]), node_params=(1, 3)
+)  # 4-cycle + chord
 TREE = PairwiseMRF(5, 3, np.array([[0, 1], [1, 2], [1, 3], [3, 4]]), node_params=(2, 4))
 TIED = tied_chain(6, 3)
-
 
 
 def brute_force_marginals(model: PairwiseMRF, theta: np.ndarray) -> Marginals:
     """Marginals and A(theta) by enumerating all K^T joint states (the reference: K^T <= ~5e6)."""
     k, n = model.n_states, model.n_nodes
-    if k ** n > 5_000_000:
+    if k**n > 5_000_000:
         raise ValueError("too many joint states to enumerate")
     lp = edge_log_potentials(model, theta)
     logp = np.zeros((k,) * n)
@@ -37,7 +55,9 @@ def brute_force_marginals(model: PairwiseMRF, theta: np.ndarray) -> Marginals:
     mx = logp.max()
     log_z = float(mx + np.log(np.exp(logp - mx).sum()))
     p = np.exp(logp - log_z)
-    edge = np.stack([p.sum(axis=tuple(a for a in range(n) if a not in (i, j))) for i, j in model.edges])
+    edge = np.stack(
+        [p.sum(axis=tuple(a for a in range(n) if a not in (i, j))) for i, j in model.edges]
+    )
     node = np.stack([p.sum(axis=tuple(a for a in range(n) if a != v)) for v in range(n)])
     return Marginals(edge, node, log_z)
 
@@ -52,12 +72,17 @@ def _close(a, b, tol=1e-10):
     assert abs(a.log_z - b.log_z) < tol
 
 
-@pytest.mark.parametrize("model", [LOOPY, TREE, TIED, chain(6, 3, order=3)], ids=["loopy", "tree", "tied", "chain3"])
+@pytest.mark.parametrize(
+    "model", [LOOPY, TREE, TIED, chain(6, 3, order=3)], ids=["loopy", "tree", "tied", "chain3"]
+)
 @pytest.mark.parametrize("log_domain", [False, True])
 def test_exact_marginals_match_enumeration(model, log_domain):
     for seed in range(3):
         theta = _theta(model, seed)
-        _close(exact_marginals(model, theta, log_domain=log_domain), brute_force_marginals(model, theta))
+        _close(
+            exact_marginals(model, theta, log_domain=log_domain),
+            brute_force_marginals(model, theta),
+        )
         assert abs(log_partition(model, theta) - brute_force_marginals(model, theta).log_z) < 1e-10
 
 
@@ -107,9 +132,13 @@ def test_wide_edge_spans_do_not_lose_mass_to_underflow():
     model = chain(5, 4)
     for seed in (23, 99, 125):  # seeds where the unguarded scaled pass lost mass
         rng = np.random.default_rng(seed)
-        theta = rng.choice([0.0, -400.0, -800.0, 500.0], size=model.dim) + rng.normal(0, 1, model.dim)
+        theta = rng.choice([0.0, -400.0, -800.0, 500.0], size=model.dim) + rng.normal(
+            0, 1, model.dim
+        )
         brute = brute_force_marginals(model, theta)
-        assert log_partition(model, theta) == pytest.approx(brute.log_z, abs=1e-9 * abs(brute.log_z))
+        assert log_partition(model, theta) == pytest.approx(
+            brute.log_z, abs=1e-9 * abs(brute.log_z)
+        )
         _close(exact_marginals(model, theta), brute, tol=1e-9 * abs(brute.log_z))
 
 
@@ -122,7 +151,7 @@ def test_treewidths_and_structures():
     assert np.all(er.edges[:, 0] < er.edges[:, 1])
     assert np.array_equal(er.edges, er.edges[np.lexsort((er.edges[:, 1], er.edges[:, 0]))])
     jt = junction_tree(er)
-    for c, cl in enumerate(jt.cliques):   # running intersection: a node's cliques form a subtree
+    for c, cl in enumerate(jt.cliques):  # running intersection: a node's cliques form a subtree
         for v in cl:
             if v in jt.sep[c]:
                 assert v in jt.cliques[jt.parent[c]]
@@ -152,8 +181,12 @@ def test_kl_is_zero_at_truth_and_matches_enumeration():
 
 def test_statistics_are_the_gradient_of_the_log_partition_function():
     theta, h = _theta(TIED, 9), 1e-5
-    grad = np.array([(log_partition(TIED, theta + h * d) - log_partition(TIED, theta - h * d)) / (2 * h)
-                     for d in np.eye(TIED.dim)])
+    grad = np.array(
+        [
+            (log_partition(TIED, theta + h * d) - log_partition(TIED, theta - h * d)) / (2 * h)
+            for d in np.eye(TIED.dim)
+        ]
+    )
     mu = exact_marginals(TIED, theta)
     np.testing.assert_allclose(statistics(TIED, mu.edge), grad, atol=1e-6)
     assert abs(theta_dot(TIED, theta, mu.edge) - theta @ statistics(TIED, mu.edge)) < 1e-12
@@ -186,7 +219,7 @@ def test_sample_tables_match_exact_marginals_and_reject_wrong_ones():
     reps, n = 100, 2000
     mean = np.mean([sample_tables(SMALL, theta, n, rng) for _ in range(reps)], axis=0)
     z = lambda m: np.abs(mean - n * m) / np.sqrt(n * m * (1 - m) / reps)
-    assert z(mu).max() < 4.5     # Bonferroni over 36 cells: false alarm rate ~2e-4
+    assert z(mu).max() < 4.5  # Bonferroni over 36 cells: false alarm rate ~2e-4
     assert z(wrong).max() > 6.0
     big = sample_tables(SMALL, theta, 200_000, rng)
     assert _pearson(big, 200_000, mu) > 1e-4

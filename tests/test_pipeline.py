@@ -12,14 +12,26 @@ import pytest
 import dpinfer.studies
 from dpinfer import grid
 from dpinfer.pipeline import resolve_step
-from dpinfer.studies.scorecard import Claim, fidelity, heading_anchors, read_claims, setting, verdict, write_claims
+from dpinfer.studies.scorecard import (
+    Claim,
+    fidelity,
+    heading_anchors,
+    read_claims,
+    setting,
+    verdict,
+    write_claims,
+)
 
 
 def test_workflow_imports_are_pure_python():
     """What the Snakefile imports must not load the numerical stack (a dry run stays fast)."""
-    code = ("import sys, dpinfer.grid, dpinfer.pipeline; "
-            "print(sorted(m for m in ('numpy', 'numba', 'scipy', 'matplotlib') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sys, dpinfer.grid, dpinfer.pipeline; "
+        "print(sorted(m for m in ('numpy', 'numba', 'scipy', 'matplotlib') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"
 
 
@@ -27,24 +39,35 @@ def test_compute_and_summary_steps_load_no_plotting_stack():
     """Sampler, summary and claim jobs never import matplotlib or seaborn (0.5 s and 1.5 s of every
     job that did); only figure steps and the report's pages draw."""
     studies = Path(dpinfer.studies.__file__).parent
-    modules = sorted(f"dpinfer.studies.{p.parent.name}.{p.stem}" for p in studies.glob("*/*.py")
-                     if p.stem in ("run", "wifi_run", "clipping", "summarise", "paper"))
+    modules = sorted(
+        f"dpinfer.studies.{p.parent.name}.{p.stem}"
+        for p in studies.glob("*/*.py")
+        if p.stem in ("run", "wifi_run", "clipping", "summarise", "paper")
+    )
     assert len(modules) >= 20, modules
     # one process: the first module that loads either is named (the import order is fixed)
-    code = ("import importlib, sys\n"
-            "for m in sys.argv[1:]:\n"
-            "    importlib.import_module(m)\n"
-            "    drawn = [x for x in ('matplotlib', 'seaborn') if x in sys.modules]\n"
-            "    if drawn:\n"
-            "        print(m, drawn); break")
-    out = subprocess.run([sys.executable, "-c", code, *modules], capture_output=True, text=True, check=True).stdout
+    code = (
+        "import importlib, sys\n"
+        "for m in sys.argv[1:]:\n"
+        "    importlib.import_module(m)\n"
+        "    drawn = [x for x in ('matplotlib', 'seaborn') if x in sys.modules]\n"
+        "    if drawn:\n"
+        "        print(m, drawn); break"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *modules], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == ""
 
 
 def test_step_names_resolve_without_importing():
     assert resolve_step("scorecard:fidelity") == "scorecard:fidelity"
-    for bad, why in [("scorecard:fidelty", "no function"), ("scorcard:fidelity", "no module"),
-                     ("scorecard.fidelity", "not of the form"), ("../x:y", "not of the form")]:
+    for bad, why in [
+        ("scorecard:fidelty", "no function"),
+        ("scorcard:fidelity", "no module"),
+        ("scorecard.fidelity", "not of the form"),
+        ("../x:y", "not of the form"),
+    ]:
         with pytest.raises(ValueError, match=why):
             resolve_step(bad)
 
@@ -76,9 +99,23 @@ def test_a_setting_other_than_the_documents_makes_a_row_not_comparable():
     assert not level.same and level.describe() == "credible level 0.8 here, 0.9 in the paper"
     assert setting("n", 100, 100.0).same and setting("grid", [0.1, 1], [0.1, 1.0]).same
     assert not setting("grid", [0.1, 1], [1, 0.1]).same  # a grid in another order is another grid
-    assert setting("replicates", 100, 150, at_least=True).same and not setting("replicates", 100, 4, at_least=True).same
-    assert setting_in("epsilon", [0.01, 0.1], 0.1).same and not setting_in("epsilon", [0.01, 0.1], 1).same
-    judged = Claim("tab1", "coverage", "0.97", "0.95", "0.02", True, settings=(setting("credible level", 0.9, 0.9),))
+    assert (
+        setting("replicates", 100, 150, at_least=True).same
+        and not setting("replicates", 100, 4, at_least=True).same
+    )
+    assert (
+        setting_in("epsilon", [0.01, 0.1], 0.1).same
+        and not setting_in("epsilon", [0.01, 0.1], 1).same
+    )
+    judged = Claim(
+        "tab1",
+        "coverage",
+        "0.97",
+        "0.95",
+        "0.02",
+        True,
+        settings=(setting("credible level", 0.9, 0.9),),
+    )
     other = Claim("tab1", "coverage", "0.97", "0.80", "0.02", False, "no-such-entry", (level,))
     assert verdict(judged, set()) == "holds" and not mismatches(judged)
     assert verdict(other, set()) == "not comparable" and mismatches(other) == [level]
@@ -89,19 +126,42 @@ def test_scorecard_verdicts_and_tables(tmp_path):
     anchors = heading_anchors(doc)
     assert "index-bug-in-the-acceptance-ratio-fixed" in anchors
     ok = Claim("tab1", "coverage within 3 SE", "0.36", "0.40", "se 0.05", True)
-    explained = Claim("runtime", "404 s per chain", "404", "0.2", "", False, "index-bug-in-the-acceptance-ratio-fixed")
+    explained = Claim(
+        "runtime",
+        "404 s per chain",
+        "404",
+        "0.2",
+        "",
+        False,
+        "index-bug-in-the-acceptance-ratio-fixed",
+    )
     unexplained = Claim("fig1b", "acceptance >= exp(-eps)", "yes", "no", "", False, "no-such-entry")
     not_run = Claim("tab1", "coverage within 3 SE", "0.36", "not run", "", None)
-    other = Claim("tab1", "coverage within 3 SE", "0.36", "0.80", "", True, settings=(setting("credible level", 0.9, 0.8),),
-                  headline=True)
+    other = Claim(
+        "tab1",
+        "coverage within 3 SE",
+        "0.36",
+        "0.80",
+        "",
+        True,
+        settings=(setting("credible level", 0.9, 0.8),),
+        headline=True,
+    )
     assert [verdict(c, anchors) for c in (ok, explained, unexplained, not_run, other)] == [
-        "holds", "differs (explained)", "differs (unexplained)", "not run", "not comparable"]
+        "holds",
+        "differs (explained)",
+        "differs (unexplained)",
+        "not run",
+        "not comparable",
+    ]
     (tmp_path / "ju2022" / "claims").mkdir(parents=True)
     path = tmp_path / "ju2022" / "claims" / "ju2022.csv"
     write_claims(path, [ok, explained, unexplained, not_run, other])
     assert read_claims(path) == [ok, explained, unexplained, not_run, other]
     (tmp_path / "dev.md").write_text(doc)
-    out = SimpleNamespace(md=tmp_path / "fidelity.md", csv=tmp_path / "fidelity.csv", html=tmp_path / "fidelity.html")
+    out = SimpleNamespace(
+        md=tmp_path / "fidelity.md", csv=tmp_path / "fidelity.csv", html=tmp_path / "fidelity.html"
+    )
     fidelity(SimpleNamespace(claims=[str(path)], deviations=str(tmp_path / "dev.md")), out)
     text = out.md.read_text()
     assert "5 checkable statements" in text and "1 hold, 1 differ with an explanation" in text

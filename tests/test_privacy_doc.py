@@ -53,7 +53,9 @@ def _table() -> tuple[list[str], dict[str, list[str]]]:
     header, body = split[0], [r for r in split[1:] if not set("".join(r)) <= set("-: ")]
     rows = {}
     for cells in body:
-        assert len(cells) == len(header), f"row with {len(cells)} cells, header has {len(header)}: {cells[0]}"
+        assert len(cells) == len(header), (
+            f"row with {len(cells)} cells, header has {len(header)}: {cells[0]}"
+        )
         m = re.match(r"`([a-z0-9_]+/[a-z0-9_]+)`", cells[0])
         assert m, f"a row's first cell must start with its release id in backticks: {cells[0][:60]}"
         assert m.group(1) not in rows, f"release {m.group(1)} has two rows"
@@ -109,42 +111,65 @@ def _ch3(cfg: dict) -> dict:
         for model in f.get("models", [f.get("model")]):
             instances.add((model, int(f["states"])))
         eps |= {float(e) for e in f.get("epsilons", [f.get("epsilon")])}
-    cliques = {build_instance(CONFIG["seed"], m, cfg["models"][m], cfg["nodes"], k).model.n_cliques
-               for m, k in instances}
+    cliques = {
+        build_instance(CONFIG["seed"], m, cfg["models"][m], cfg["nodes"], k).model.n_cliques
+        for m, k in instances
+    }
     wifi = cfg["fig3_6"]
     wifi_eps = {float(e) for e in wifi["epsilons"]}
     return {
         "bernstein2020_ch3/tables": {"sensitivity": sorted(cliques), "eps": eps, "verdict": False},
         "bernstein2020_ch3/wifi_tables": {
-            "sensitivity": [wifi_model(generator(int(wifi["locations"]))).n_cliques], "eps": wifi_eps,
-            "verdict": False},
-        "bernstein2020_ch3/psgd": {"sensitivity": [float(cfg["psgd"]["clip"])],
-                                   "eps": {float(e) for e in cfg["fig3_4"]["epsilons"]} | wifi_eps,
-                                   "verdict": False, "text": ["delta = 1/N", "ADD_OR_REMOVE_ONE"]},
+            "sensitivity": [wifi_model(generator(int(wifi["locations"]))).n_cliques],
+            "eps": wifi_eps,
+            "verdict": False,
+        },
+        "bernstein2020_ch3/psgd": {
+            "sensitivity": [float(cfg["psgd"]["clip"])],
+            "eps": {float(e) for e in cfg["fig3_4"]["epsilons"]} | wifi_eps,
+            "verdict": False,
+            "text": ["delta = 1/N", "ADD_OR_REMOVE_ONE"],
+        },
     }
 
 
 def _ch4(cfg: dict) -> dict:
     from dpinfer.models import expfam
 
-    eps = {float(e) for e in cfg["epsilons"]} | {float(cfg["ecdf"]["epsilon"]), float(cfg["trace"]["epsilon"])}
+    eps = {float(e) for e in cfg["epsilons"]} | {
+        float(cfg["ecdf"]["epsilon"]),
+        float(cfg["trace"]["epsilon"]),
+    }
     out = {}
     for model in cfg["models"]:
         block = cfg[model]
         if model == "exponential":
             assert block["truncation"] == "prior_predictive", (
-                "docs/privacy.md quotes one sensitivity b for the exponential; oracle bounds vary per trial")
-            a, b = expfam.prior_predictive_bounds(block["prior_shape"], block["prior_rate"], block["truncation_mass"])
+                "docs/privacy.md quotes one sensitivity b for the exponential; oracle bounds vary per trial"
+            )
+            a, b = expfam.prior_predictive_bounds(
+                block["prior_shape"], block["prior_rate"], block["truncation_mass"]
+            )
             out["bernstein2020_ch4/exponential"] = {
-                "sensitivity": [expfam.truncation_sensitivity(a, b, block["sensitivity"])], "eps": eps,
+                "sensitivity": [expfam.truncation_sensitivity(a, b, block["sensitivity"])],
+                "eps": eps,
                 # the replace-one sensitivity of the redacted sum is b; the code's b - a is smaller
-                "verdict": block["sensitivity"] == "thesis"}
-            out["bernstein2020_ch4/exponential_naive"] = {"sensitivity": [], "eps": eps, "verdict": False}
+                "verdict": block["sensitivity"] == "thesis",
+            }
+            out["bernstein2020_ch4/exponential_naive"] = {
+                "sensitivity": [],
+                "eps": eps,
+                "verdict": False,
+            }
         else:
             sens = float(block["sensitivity"])
             # replace-one: 1 for one Bernoulli count, 2 for K - 1 >= 2 multinomial counts
             needed = 1.0 if model == "binomial" else 2.0
-            out[f"bernstein2020_ch4/{model}"] = {"sensitivity": [sens], "eps": eps, "verdict": sens >= needed}
+            out[f"bernstein2020_ch4/{model}"] = {
+                "sensitivity": [sens],
+                "eps": eps,
+                "verdict": sens >= needed,
+            }
     if "binomial" in cfg["models"]:
         out["bernstein2020_ch4/ops"] = {"sensitivity": [], "eps": eps, "verdict": True}
     return out
@@ -158,10 +183,17 @@ def _nig_rows(prefix: str, methods, bounds, eps: set, private: bool, noisy_momen
     w = float(bounds[1]) - float(bounds[0])
     out = {}
     if set(methods) - {"non_private", "gibbs_ss_noisy"}:
-        out[prefix] = {"sensitivity": [sensitivity_statistics(w, w)], "eps": eps, "verdict": private}
+        out[prefix] = {
+            "sensitivity": [sensitivity_statistics(w, w)],
+            "eps": eps,
+            "verdict": private,
+        }
     if "gibbs_ss_noisy" in methods:
-        out[f"{prefix}_noisy"] = {"sensitivity": [sensitivity_statistics(w, w), sensitivity_moments(w)], "eps": eps,
-                                  "verdict": private and noisy_moments == "released"}
+        out[f"{prefix}_noisy"] = {
+            "sensitivity": [sensitivity_statistics(w, w), sensitivity_moments(w)],
+            "eps": eps,
+            "verdict": private and noisy_moments == "released",
+        }
     return out
 
 
@@ -169,26 +201,53 @@ def _ch5(cfg: dict) -> dict:
     syn, cir = cfg["synthetic"], cfg["cirrhosis"]
     moments = cfg["gibbs"]["noisy_moments"]
     eps = {float(e) for e in syn["epsilons"]} | {float(syn["eps_vs_n"])}
-    out = _nig_rows("bernstein2020_ch5/synthetic", cfg["methods"], syn["bounds"], eps, bool(syn["clamp"]), moments)
+    out = _nig_rows(
+        "bernstein2020_ch5/synthetic",
+        cfg["methods"],
+        syn["bounds"],
+        eps,
+        bool(syn["clamp"]),
+        moments,
+    )
     # cirrhosis: min-max scaled to [0, 1] with the data's own min and max (never private)
-    out.update(_nig_rows("bernstein2020_ch5/cirrhosis", cir["methods"], (0.0, 1.0),
-                         {float(e) for e in cir["epsilons"]}, False, moments))
+    out.update(
+        _nig_rows(
+            "bernstein2020_ch5/cirrhosis",
+            cir["methods"],
+            (0.0, 1.0),
+            {float(e) for e in cir["epsilons"]},
+            False,
+            moments,
+        )
+    )
     return out
 
 
 def _case(cfg: dict) -> dict:
     eps = {float(e) for e in cfg["epsilons"]} | {float(cfg["headline_epsilon"])}
     # bounds [0, 1] are fixed in workflow/rules/bernstein2020_case.smk (pir and kir are ranks)
-    out = _nig_rows("bernstein2020_case/statistics", cfg["methods"], (0.0, 1.0), eps, True,
-                    cfg["gibbs"]["noisy_moments"])
+    out = _nig_rows(
+        "bernstein2020_case/statistics",
+        cfg["methods"],
+        (0.0, 1.0),
+        eps,
+        True,
+        cfg["gibbs"]["noisy_moments"],
+    )
     out["bernstein2020_case/oi"] = {"sensitivity": [], "eps": eps, "verdict": False}
     return out
 
 
 def _raim(cfg: dict) -> dict:
-    rho = {float(r) for r in cfg["rhos"]} | {float(cfg["traces"]["rho"]), float(cfg["timing"]["rho"])}
-    lam = ({float(v) for v in cfg["lambdas"]} | {float(v) for v in cfg["traces"]["lambdas"]}
-           | {float(cfg["timing"]["lambda"])})
+    rho = {float(r) for r in cfg["rhos"]} | {
+        float(cfg["traces"]["rho"]),
+        float(cfg["timing"]["rho"]),
+    }
+    lam = (
+        {float(v) for v in cfg["lambdas"]}
+        | {float(v) for v in cfg["traces"]["lambdas"]}
+        | {float(cfg["timing"]["lambda"])}
+    )
     return {"raim2021/release": {"sensitivity": [], "rho": rho, "lambda": lam, "verdict": False}}
 
 
@@ -203,8 +262,12 @@ def _raisa(cfg: dict) -> dict:
         if "circle" in models:
             eps |= {float(e) for e in cfg["circle_epsilons"]}
         if models:
-            out[f"raisa2021/{algo}"] = {"sensitivity": [], "eps": eps, "delta_factor": float(cfg["delta_factor"]),
-                                        "verdict": True}
+            out[f"raisa2021/{algo}"] = {
+                "sensitivity": [],
+                "eps": eps,
+                "delta_factor": float(cfg["delta_factor"]),
+                "verdict": True,
+            }
     if cfg.get("clipping"):
         out["raisa2021/clipping"] = {"sensitivity": [], "verdict": False}
     return out
@@ -217,9 +280,19 @@ def _comparison(cfg: dict) -> dict:
         sens = float(cfg["binomial"]["sensitivity"])
         out["comparison/binomial"] = {"sensitivity": [sens], "eps": eps, "verdict": sens >= 1.0}
     if "regression" in cfg["problems"]:
-        reg = cfg["regression"]  # records are always clamped to the bounds (problems.regression_trial)
-        out.update(_nig_rows("comparison/regression", reg["methods"], reg["bounds"], eps, True,
-                             reg["gibbs"]["noisy_moments"]))
+        reg = cfg[
+            "regression"
+        ]  # records are always clamped to the bounds (problems.regression_trial)
+        out.update(
+            _nig_rows(
+                "comparison/regression",
+                reg["methods"],
+                reg["bounds"],
+                eps,
+                True,
+                reg["gibbs"]["noisy_moments"],
+            )
+        )
     return out
 
 
@@ -227,9 +300,16 @@ def expected_releases() -> dict[str, dict]:
     """Release id -> what docs/privacy.md must quote for it, from the paper-scale config."""
     b = CONFIG.get("bernstein2020", {})
     out = {}
-    for block, rows in ((CONFIG.get("ju2022"), _ju2022), (b.get("chapter3"), _ch3), (b.get("chapter4"), _ch4),
-                        (b.get("chapter5"), _ch5), (b.get("case_study"), _case), (CONFIG.get("raim2021"), _raim),
-                        (CONFIG.get("raisa2021"), _raisa), (CONFIG.get("comparison"), _comparison)):
+    for block, rows in (
+        (CONFIG.get("ju2022"), _ju2022),
+        (b.get("chapter3"), _ch3),
+        (b.get("chapter4"), _ch4),
+        (b.get("chapter5"), _ch5),
+        (b.get("case_study"), _case),
+        (CONFIG.get("raim2021"), _raim),
+        (CONFIG.get("raisa2021"), _raisa),
+        (CONFIG.get("comparison"), _comparison),
+    ):
         if _enabled(block):
             out.update(rows(block))
     return out
@@ -247,7 +327,9 @@ def _row(release: str) -> list[str]:
 
 def test_every_release_of_the_config_has_a_row():
     missing = sorted(set(EXPECTED) - set(ROWS))
-    assert not missing, f"releases run by config/config.yaml without a row in docs/privacy.md: {missing}"
+    assert not missing, (
+        f"releases run by config/config.yaml without a row in docs/privacy.md: {missing}"
+    )
 
 
 def test_every_row_is_a_release_of_the_config():
@@ -261,7 +343,8 @@ def test_quoted_sensitivities_are_those_run(release):
     quoted = BOLD.findall(cells[_column("sensitivity")])
     expected = EXPECTED[release]["sensitivity"]
     assert _same_numbers(quoted, expected), (
-        f"{release}: the sensitivity column quotes {quoted} (bold), the config runs {expected}")
+        f"{release}: the sensitivity column quotes {quoted} (bold), the config runs {expected}"
+    )
     # bold numbers elsewhere would escape this check
     others = [c for i, c in enumerate(cells) if i != _column("sensitivity") and BOLD.search(c)]
     assert not others, f"{release}: bold numbers outside the sensitivity column: {others}"
@@ -274,14 +357,18 @@ def test_quoted_grids_are_those_run(release):
     for name, values in GRID.findall(row):
         quoted.setdefault(name, set()).update(float(v) for v in values.split(","))
     expected = {k: v for k, v in EXPECTED[release].items() if k in ("eps", "rho", "lambda")}
-    assert set(quoted) == set(expected), f"{release}: grids quoted for {sorted(quoted)}, run for {sorted(expected)}"
+    assert set(quoted) == set(expected), (
+        f"{release}: grids quoted for {sorted(quoted)}, run for {sorted(expected)}"
+    )
     for name, values in expected.items():
         assert _same_numbers(sorted(quoted[name]), sorted(values)), (
-            f"{release}: {name} in {sorted(quoted[name])} quoted, {sorted(values)} run")
+            f"{release}: {name} in {sorted(quoted[name])} quoted, {sorted(values)} run"
+        )
     if "delta_factor" in EXPECTED[release]:
         factors = {float(f) for f in DELTA_PER_N.findall(row)}
         assert factors and all(_close(f, EXPECTED[release]["delta_factor"]) for f in factors), (
-            f"{release}: delta = c/n with c = {factors}, config delta_factor {EXPECTED[release]['delta_factor']}")
+            f"{release}: delta = c/n with c = {factors}, config delta_factor {EXPECTED[release]['delta_factor']}"
+        )
     for text in EXPECTED[release].get("text", []):
         assert text in row, f"{release}: the row should say {text!r}"
 
@@ -294,16 +381,21 @@ def test_quoted_config_values_are_those_of_the_config():
         for key, value in quotes(line):
             actual = _lookup(section, key)
             assert _same_value(yaml.safe_load(value), actual), (
-                f"docs/privacy.md quotes `{key}: {value}`, config/config.yaml has {actual!r}")
+                f"docs/privacy.md quotes `{key}: {value}`, config/config.yaml has {actual!r}"
+            )
             checked += 1
-    assert checked >= 10, f"only {checked} quoted config values found: has the quoting convention changed?"
+    assert checked >= 10, (
+        f"only {checked} quoted config values found: has the quoting convention changed?"
+    )
 
 
 @pytest.mark.parametrize("release", sorted(EXPECTED))
 def test_verdicts_follow_the_config(release):
     verdict = _row(release)[_column("verdict")]
     word = "Yes" if EXPECTED[release]["verdict"] else "No"
-    assert verdict.startswith(word), f"{release}: verdict should start with {word!r} for this config: {verdict[:80]}"
+    assert verdict.startswith(word), (
+        f"{release}: verdict should start with {word!r} for this config: {verdict[:80]}"
+    )
 
 
 def test_every_row_names_its_neighbouring_relation():
@@ -312,4 +404,5 @@ def test_every_row_names_its_neighbouring_relation():
     for release, cells in ROWS.items():
         text = cells[relation[0]]
         assert "replace-one" in text or "add/remove-one" in text or text == "none", (
-            f"{release}: the relation column names no neighbouring relation: {text[:80]}")
+            f"{release}: the relation column names no neighbouring relation: {text[:80]}"
+        )

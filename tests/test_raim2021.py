@@ -17,8 +17,14 @@ import yaml
 
 from dpinfer.io import load_npz
 from dpinfer.mechanisms import DoubleGeometric, Laplace
-from dpinfer.models.lognormal_regression import (Prior, ReleaseNoise, Truth,
-                                                  exact_posterior_moments, mse_of_chain, release)
+from dpinfer.models.lognormal_regression import (
+    Prior,
+    ReleaseNoise,
+    Truth,
+    exact_posterior_moments,
+    mse_of_chain,
+    release,
+)
 from dpinfer.samplers.base import Chain
 from dpinfer.samplers.direct import Base, DirectSettings
 from dpinfer.samplers.lognormal_gibbs import run_noise_free, run_noisy
@@ -67,9 +73,12 @@ def test_release_goes_through_the_mechanism_records(data):
 def test_samplers_return_the_chain_record(data):
     X, y = data
     y_noisy, X_noisy = release(np.random.default_rng(4), y, X, NEGLIGIBLE)
-    chain = run_noisy(y_noisy, X_noisy, NEGLIGIBLE, burnin=300, keep=700,
-                      rng=np.random.default_rng(5))
-    assert isinstance(chain, Chain) and chain.draws.shape == (1000, 3) and chain.kept.shape == (700, 3)
+    chain = run_noisy(
+        y_noisy, X_noisy, NEGLIGIBLE, burnin=300, keep=700, rng=np.random.default_rng(5)
+    )
+    assert (
+        isinstance(chain, Chain) and chain.draws.shape == (1000, 3) and chain.kept.shape == (700, 3)
+    )
     assert chain.info.iterations == 1000 and chain.info.cpu_seconds >= 0
     assert chain.info.clipped == {"direct_failures_y": 0, "direct_failures_xi_x": 0}
     # negligible noise: the accept-reject step almost never rejects
@@ -100,8 +109,9 @@ def test_timed_run_gives_the_same_draws(data):
     noise = ReleaseNoise.of(0.1, 0.1)
     y_noisy, X_noisy = release(np.random.default_rng(4), y, X, noise)
     a = run_noisy(y_noisy, X_noisy, noise, burnin=10, keep=20, rng=np.random.default_rng(5))
-    b = run_noisy(y_noisy, X_noisy, noise, burnin=10, keep=20, rng=np.random.default_rng(5),
-                  timed=True)
+    b = run_noisy(
+        y_noisy, X_noisy, noise, burnin=10, keep=20, rng=np.random.default_rng(5), timed=True
+    )
     np.testing.assert_array_equal(a.draws, b.draws)
     split = {"cpu_seconds_y", "cpu_seconds_xi_x", "cpu_seconds_rest"}
     assert split <= set(b.info.extra) and not split & set(a.info.extra)
@@ -114,8 +124,15 @@ def test_the_2021_knot_rule_gives_the_same_posterior(data):
     noise = ReleaseNoise.of(0.1, 0.2)
     y_noisy, X_noisy = release(np.random.default_rng(6), y, X, noise)
     a = run_noisy(y_noisy, X_noisy, noise, burnin=500, keep=2500, rng=np.random.default_rng(7)).kept
-    b = run_noisy(y_noisy, X_noisy, noise, burnin=500, keep=2500, rng=np.random.default_rng(8),
-                  direct=DirectSettings(method="small_rects", n_knots=10, tol=1e-6)).kept
+    b = run_noisy(
+        y_noisy,
+        X_noisy,
+        noise,
+        burnin=500,
+        keep=2500,
+        rng=np.random.default_rng(8),
+        direct=DirectSettings(method="small_rects", n_knots=10, tol=1e-6),
+    ).kept
     assert_mean_matches(a, b.mean(axis=0), z_max=5.0)
 
 
@@ -130,8 +147,16 @@ def _config():
 
 def test_gibbs_chunk_is_deterministic(tmp_path: Path):
     cfg = _config()
-    params = dict(seed=7, rho=0.1, lam=0.2, replicates=[2, 3], model=dict(cfg["model"], n=30),
-                  iterations=40, burnin=20, direct=cfg["direct"])
+    params = dict(
+        seed=7,
+        rho=0.1,
+        lam=0.2,
+        replicates=[2, 3],
+        model=dict(cfg["model"], n=30),
+        iterations=40,
+        burnin=20,
+        direct=cfg["direct"],
+    )
     outs = []
     for k in range(2):
         out = SimpleNamespace(summary=str(tmp_path / f"chunk{k}.npz"))
@@ -152,8 +177,17 @@ def test_knot_claim_has_power():
 
 # ----------------------------------------------------------------------------- rule file
 COMPUTE_PARAMS = {
-    "raim2021_run_gibbs": {"step", "seed", "rho", "lam", "replicates", "model", "iterations",
-                           "burnin", "direct"},
+    "raim2021_run_gibbs": {
+        "step",
+        "seed",
+        "rho",
+        "lam",
+        "replicates",
+        "model",
+        "iterations",
+        "burnin",
+        "direct",
+    },
     "raim2021_run_traces": {"step", "seed", "model", "iterations", "direct", "traces"},
     "raim2021_run_timing": {"step", "seed", "model", "iterations", "direct", "timing"},
     "raim2021_run_envelopes": {"step", "seed", "knots", "step_function"},
@@ -180,7 +214,9 @@ def test_compute_rules_get_only_what_they_read():
     for name, params in rules.items():
         assert "RAIM" not in params.values(), f"{name} gets the whole section"
         # the unit's own steps, or the report's shared table page
-        assert re.fullmatch(r'step\("(raim2021\.\w+|report_pages):\w+"\)', params["step"]), params["step"]
+        assert re.fullmatch(r'step\("(raim2021\.\w+|report_pages):\w+"\)', params["step"]), params[
+            "step"
+        ]
     # the chunks' noise comes from the setting wildcard, their replicates from chunk_range
     assert rules["raim2021_run_gibbs"]["replicates"] == "raim2021_replicates"
 
@@ -217,7 +253,10 @@ def test_the_slides_settings_are_the_paper_scale_config():
     assert cfg["step_function"] == settings.CODE_EXAMPLE
     assert cfg["traces"] == dict(settings.TRACES, lambdas=list(settings.TRACES["lambdas"]))
     assert cfg["timing"] == {"rho": settings.TIMING["rho"], "lambda": settings.TIMING["lambda"]}
-    assert (cfg["model"]["n"], cfg["iterations"]) == (settings.TIMING["n"], settings.TIMING["iterations"])
+    assert (cfg["model"]["n"], cfg["iterations"]) == (
+        settings.TIMING["n"],
+        settings.TIMING["iterations"],
+    )
 
 
 def _claim_inputs(tmp_path: Path, cfg: dict) -> SimpleNamespace:
@@ -228,24 +267,54 @@ def _claim_inputs(tmp_path: Path, cfg: dict) -> SimpleNamespace:
 
     rng = np.random.default_rng(0)
     env = SimpleNamespace(envelopes=str(tmp_path / "envelopes.npz"))
-    run.envelopes(None, env, seed=1, knots=cfg["knots"], step_function=cfg["step_function"], example_draws=400)
+    run.envelopes(
+        None, env, seed=1, knots=cfg["knots"], step_function=cfg["step_function"], example_draws=400
+    )
     names = raim_settings(cfg["rhos"], cfg["lambdas"])
     mse = {"settings": np.array(names)}
     for name in names:
         S = cfg["replicates"]
-        mse.update({f"{name}/mse_noisy": rng.uniform(1, 2, S), f"{name}/mse_free": rng.uniform(0, 1, S),
-                    f"{name}/rhat_noisy": np.full(S, 1.001), f"{name}/ess_noisy": np.full(S, 500.0),
-                    f"{name}/rhat_free": np.full(S, 1.001), f"{name}/ess_free": np.full(S, 500.0)})
+        mse.update(
+            {
+                f"{name}/mse_noisy": rng.uniform(1, 2, S),
+                f"{name}/mse_free": rng.uniform(0, 1, S),
+                f"{name}/rhat_noisy": np.full(S, 1.001),
+                f"{name}/ess_noisy": np.full(S, 500.0),
+                f"{name}/rhat_free": np.full(S, 1.001),
+                f"{name}/ess_free": np.full(S, 500.0),
+            }
+        )
     save_npz(tmp_path / "mse.npz", **mse)
     lams = cfg["traces"]["lambdas"]
-    draws = lambda sd: np.c_[np.zeros((cfg["iterations"], 2)), 1.0 + sd * rng.standard_normal(cfg["iterations"])]
-    save_npz(tmp_path / "chains.npz", rho=np.array(cfg["traces"]["rho"]), lambdas=np.array(lams, float),
-             free=draws(0.1), **{f"noisy_{lam:g}": draws(0.3) for lam in lams})
-    write_json(tmp_path / "timing.json", {"rho": cfg["timing"]["rho"], "lambda": cfg["timing"]["lambda"],
-                                          "n": cfg["model"]["n"], "iterations": cfg["iterations"], "y": 0.1,
-                                          "xi_x": 0.08, "rest": 0.01, "total": 0.19})
-    return SimpleNamespace(envelopes=env.envelopes, mse=str(tmp_path / "mse.npz"),
-                           chains=str(tmp_path / "chains.npz"), timing=str(tmp_path / "timing.json"))
+    draws = lambda sd: np.c_[
+        np.zeros((cfg["iterations"], 2)), 1.0 + sd * rng.standard_normal(cfg["iterations"])
+    ]
+    save_npz(
+        tmp_path / "chains.npz",
+        rho=np.array(cfg["traces"]["rho"]),
+        lambdas=np.array(lams, float),
+        free=draws(0.1),
+        **{f"noisy_{lam:g}": draws(0.3) for lam in lams},
+    )
+    write_json(
+        tmp_path / "timing.json",
+        {
+            "rho": cfg["timing"]["rho"],
+            "lambda": cfg["timing"]["lambda"],
+            "n": cfg["model"]["n"],
+            "iterations": cfg["iterations"],
+            "y": 0.1,
+            "xi_x": 0.08,
+            "rest": 0.01,
+            "total": 0.19,
+        },
+    )
+    return SimpleNamespace(
+        envelopes=env.envelopes,
+        mse=str(tmp_path / "mse.npz"),
+        chains=str(tmp_path / "chains.npz"),
+        timing=str(tmp_path / "timing.json"),
+    )
 
 
 def _claims(tmp_path: Path, edit=lambda cfg: None):
@@ -254,9 +323,16 @@ def _claims(tmp_path: Path, edit=lambda cfg: None):
     cfg = _config()
     edit(cfg)
     out = tmp_path / "claims.csv"
-    paper.claims(_claim_inputs(tmp_path, cfg), SimpleNamespace(claims=str(out)), burnin=cfg["burnin"],
-                 iterations=cfg["iterations"], model=cfg["model"], knots=cfg["knots"],
-                 step_function=cfg["step_function"], health=cfg["health"])
+    paper.claims(
+        _claim_inputs(tmp_path, cfg),
+        SimpleNamespace(claims=str(out)),
+        burnin=cfg["burnin"],
+        iterations=cfg["iterations"],
+        model=cfg["model"],
+        knots=cfg["knots"],
+        step_function=cfg["step_function"],
+        health=cfg["health"],
+    )
     return read_claims(out)
 
 
@@ -264,23 +340,68 @@ def test_at_paper_scale_every_claim_is_at_the_slides_setting(tmp_path):
     from dpinfer.studies.scorecard import mismatches
 
     claims = _claims(tmp_path)
-    assert not [c for c in claims if mismatches(c)], [(c.statement, mismatches(c)) for c in claims if mismatches(c)]
+    assert not [c for c in claims if mismatches(c)], [
+        (c.statement, mismatches(c)) for c in claims if mismatches(c)
+    ]
     assert all(c.holds is not None for c in claims)
-    theorems = [c for c in claims if not c.settings]  # P(A_u) non-increasing, h* >= P(A_u), the TV bound
-    assert len(theorems) == 4 and all(c.target in ("knots", "step_function", "error_bound") for c in theorems)
+    theorems = [
+        c for c in claims if not c.settings
+    ]  # P(A_u) non-increasing, h* >= P(A_u), the TV bound
+    assert len(theorems) == 4 and all(
+        c.target in ("knots", "step_function", "error_bound") for c in theorems
+    )
 
 
-@pytest.mark.parametrize("edit, targets, expect", [
-    (lambda c: c.update(replicates=3), {"mse_densities"}, "replicates S per setting 3 here, 500 in the slides"),
-    (lambda c: c["model"].update(n=60), {"mse_densities", "traces", "timing"}, "records n 60 here, 200 in the slides"),
-    (lambda c: c.update(iterations=1200), {"mse_densities", "traces"}, "kept draws R 200 here, 1000"),
-    (lambda c: c.update(iterations=1200), {"timing"}, "iterations 1200 here, 2000 in the slides"),
-    (lambda c: c["step_function"].update(n_knots=20), {"step_function"}, "code example N 20 here, 100"),
-    (lambda c: c["knots"].update(n_knots=8), {"knots"}, "knot figure N 8 here, 5 in the slides"),
-    (lambda c: c["traces"].update(lambdas=[0.1]), {"traces"}, "lambda of the panel 0.1 here, 0.2 or 0.05"),
-    (lambda c: c["timing"].update(rho=0.1), {"timing"}, "rho 0.1 here, 0.01 in the package re-run"),
-    (lambda c: c["model"].update(sigma_beta=5.0), {"mse_densities", "traces"}, "prior sd of beta 5 here, 10"),
-])
+@pytest.mark.parametrize(
+    "edit, targets, expect",
+    [
+        (
+            lambda c: c.update(replicates=3),
+            {"mse_densities"},
+            "replicates S per setting 3 here, 500 in the slides",
+        ),
+        (
+            lambda c: c["model"].update(n=60),
+            {"mse_densities", "traces", "timing"},
+            "records n 60 here, 200 in the slides",
+        ),
+        (
+            lambda c: c.update(iterations=1200),
+            {"mse_densities", "traces"},
+            "kept draws R 200 here, 1000",
+        ),
+        (
+            lambda c: c.update(iterations=1200),
+            {"timing"},
+            "iterations 1200 here, 2000 in the slides",
+        ),
+        (
+            lambda c: c["step_function"].update(n_knots=20),
+            {"step_function"},
+            "code example N 20 here, 100",
+        ),
+        (
+            lambda c: c["knots"].update(n_knots=8),
+            {"knots"},
+            "knot figure N 8 here, 5 in the slides",
+        ),
+        (
+            lambda c: c["traces"].update(lambdas=[0.1]),
+            {"traces"},
+            "lambda of the panel 0.1 here, 0.2 or 0.05",
+        ),
+        (
+            lambda c: c["timing"].update(rho=0.1),
+            {"timing"},
+            "rho 0.1 here, 0.01 in the package re-run",
+        ),
+        (
+            lambda c: c["model"].update(sigma_beta=5.0),
+            {"mse_densities", "traces"},
+            "prior sd of beta 5 here, 10",
+        ),
+    ],
+)
 def test_a_setting_other_than_the_slides_is_never_judged(tmp_path, edit, targets, expect):
     """Issue 29: the smoke scale (or an edited config) gives "not comparable" rows naming the
     setting, never a verdict against the slides' value (the smoke run's 0.777 timing share)."""
@@ -306,9 +427,22 @@ def test_the_timing_table_prints_the_slides_seconds_only_at_their_setting(tmp_pa
     from dpinfer.io import write_json
     from dpinfer.studies.raim2021.summarise import timing
 
-    write_json(tmp_path / "t.json", {"rho": 0.01, "lambda": 0.2, "n": n, "iterations": 2000, "y": 0.1, "xi_x": 0.08,
-                                     "rest": 0.01, "total": 0.19, "noise_free": 0.01, "proposals_per_y": 1.5,
-                                     "proposals_per_xi": 1.2})
+    write_json(
+        tmp_path / "t.json",
+        {
+            "rho": 0.01,
+            "lambda": 0.2,
+            "n": n,
+            "iterations": 2000,
+            "y": 0.1,
+            "xi_x": 0.08,
+            "rest": 0.01,
+            "total": 0.19,
+            "noise_free": 0.01,
+            "proposals_per_y": 1.5,
+            "proposals_per_xi": 1.2,
+        },
+    )
     out = SimpleNamespace(csv=tmp_path / "t.csv", md=tmp_path / "t.md")
     timing(SimpleNamespace(timing=str(tmp_path / "t.json")), out)
     text = out.md.read_text()
@@ -318,4 +452,6 @@ def test_the_timing_table_prints_the_slides_seconds_only_at_their_setting(tmp_pa
 
 def test_claims_rule_gets_the_settings_as_params():
     rules = _rule_params((ROOT / "workflow" / "rules" / "raim2021.smk").read_text())
-    assert {"burnin", "iterations", "model", "knots", "step_function", "health"} <= set(rules["raim2021_claims"])
+    assert {"burnin", "iterations", "model", "knots", "step_function", "health"} <= set(
+        rules["raim2021_claims"]
+    )

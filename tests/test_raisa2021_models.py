@@ -9,13 +9,42 @@ import pytest
 from dpinfer.models import dp_mcmc as M
 
 SPECS = {
-    "banana": dict(family="banana", dim=2, n=3000, a=20.0, temperature=1.0, prior_variance=1000, theta_true=[0, 3]),
-    "tempered-10d": dict(family="banana", dim=10, n=2000, a=20.0, temperature=0.05, prior_variance=1000,
-                         theta_true=[0, 3] + [0] * 8),
-    "gauss-30d": dict(family="banana", dim=30, n=1000, a=0.0, temperature=1.0, prior_variance=1000,
-                      theta_true=[0, 3] + [0] * 28),
-    "gauss": dict(family="gauss", dim=2, n=2000, temperature=1.0, likelihood_cov=[[1, 0.999], [0.999, 1]],
-                  prior_variance_table_and_reference=100, theta_true=[0, 3]),
+    "banana": dict(
+        family="banana",
+        dim=2,
+        n=3000,
+        a=20.0,
+        temperature=1.0,
+        prior_variance=1000,
+        theta_true=[0, 3],
+    ),
+    "tempered-10d": dict(
+        family="banana",
+        dim=10,
+        n=2000,
+        a=20.0,
+        temperature=0.05,
+        prior_variance=1000,
+        theta_true=[0, 3] + [0] * 8,
+    ),
+    "gauss-30d": dict(
+        family="banana",
+        dim=30,
+        n=1000,
+        a=0.0,
+        temperature=1.0,
+        prior_variance=1000,
+        theta_true=[0, 3] + [0] * 28,
+    ),
+    "gauss": dict(
+        family="gauss",
+        dim=2,
+        n=2000,
+        temperature=1.0,
+        likelihood_cov=[[1, 0.999], [0.999, 1]],
+        prior_variance_table_and_reference=100,
+        theta_true=[0, 3],
+    ),
     "circle": dict(family="circle", dim=2, n=2000, a=1e-5, temperature=1.0),
     "tempered-circle": dict(family="circle", dim=2, n=2000, a=1e-3, temperature=0.3),
 }
@@ -32,14 +61,14 @@ def _loglik_rows(pb, theta):
         s = theta @ theta
         return -p[0] * (s - x[0]) ** 2, (-4 * p[0] * (s - x[0]))[:, None] * theta[None, :]
     if pb.kind == 0:
-        a, tau = p[0], p[2:2 + d]
+        a, tau = p[0], p[2 : 2 + d]
         m = theta.copy()
         m[1] += a * theta[0] ** 2
         e = x.T - m
         grad = tau * e
         grad[:, 0] += 2 * a * theta[0] * tau[1] * e[:, 1]
         return -0.5 * (tau * e * e).sum(axis=1), grad
-    prec = p[1:1 + d * d].reshape(d, d)
+    prec = p[1 : 1 + d * d].reshape(d, d)
     e = x.T - theta
     return -0.5 * np.einsum("ji,ik,jk->j", e, prec, e), e @ prec
 
@@ -61,7 +90,9 @@ def test_clipped_llr_sum_matches_per_row_formula(key, bound):
         thr = bound * np.linalg.norm(theta_new - theta)
         total, count = M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, theta_new, bound)
         assert count == np.sum(np.abs(r) > thr)
-        assert total == pytest.approx(np.clip(r, -thr, thr).sum(), rel=1e-9, abs=1e-9 * np.abs(r).sum())
+        assert total == pytest.approx(
+            np.clip(r, -thr, thr).sum(), rel=1e-9, abs=1e-9 * np.abs(r).sum()
+        )
 
 
 @pytest.mark.parametrize("key", list(SPECS))
@@ -99,8 +130,13 @@ EXACT_SPECS = {  # n not a multiple of the block lengths, so the last, partial b
     "banana-10d": dict(SPECS["tempered-10d"], n=5003),
     "gauss-30d": dict(SPECS["gauss-30d"], n=5003),
     "gauss-2d": dict(SPECS["gauss"], n=5003),
-    "gauss-3d": dict(family="gauss", dim=3, n=5003, likelihood_cov=[[1, 0.5, 0.2], [0.5, 1, 0.3], [0.2, 0.3, 1]],
-                     theta_true=[0, 3, 1]),
+    "gauss-3d": dict(
+        family="gauss",
+        dim=3,
+        n=5003,
+        likelihood_cov=[[1, 0.5, 0.2], [0.5, 1, 0.3], [0.2, 0.3, 1]],
+        theta_true=[0, 3, 1],
+    ),
     "circle": dict(SPECS["circle"], n=5003),
 }
 
@@ -124,15 +160,18 @@ def test_optimised_passes_equal_the_plain_per_row_sums(key, quantile):
         count = M.clipped_grad_sum(pb.kind, pb.params, pb.data, theta, bound, out)
         clipped = g * np.minimum(1.0, bound / norms)[:, None]
         assert count == np.sum(norms > bound) and 0 < count < pb.n
-        np.testing.assert_allclose(out, clipped.sum(axis=0), rtol=1e-12, atol=1e-12 * np.abs(g).sum())
+        np.testing.assert_allclose(
+            out, clipped.sum(axis=0), rtol=1e-12, atol=1e-12 * np.abs(g).sum()
+        )
         for new in (theta_new, theta + np.eye(pb.dim)[-1] * scale):
             r = _loglik_rows(pb, new)[0] - _loglik_rows(pb, theta)[0]
             dist = np.linalg.norm(new - theta)
             b = float(np.quantile(np.abs(r), quantile)) / dist * (1 + 1e-9)
             total, cnt = M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, new, b)
             assert cnt == np.sum(np.abs(r) > b * dist) and 0 < cnt < pb.n
-            assert total == pytest.approx(np.clip(r, -b * dist, b * dist).sum(), rel=1e-12,
-                                          abs=1e-12 * np.abs(r).sum())
+            assert total == pytest.approx(
+                np.clip(r, -b * dist, b * dist).sum(), rel=1e-12, abs=1e-12 * np.abs(r).sum()
+            )
 
 
 @pytest.mark.parametrize("key", list(SPECS))
@@ -142,13 +181,18 @@ def test_clip_counts_are_zero_with_a_huge_bound_and_n_with_a_zero_bound(key):
     out = np.empty(pb.dim)
     r = _loglik_rows(pb, theta_new)[0] - _loglik_rows(pb, theta)[0]
     assert M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, theta_new, 1e12)[1] == 0
-    assert M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, theta_new, 1e12)[0] == pytest.approx(
-        r.sum(), rel=1e-9, abs=1e-9 * np.abs(r).sum())
+    assert M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, theta_new, 1e12)[
+        0
+    ] == pytest.approx(r.sum(), rel=1e-9, abs=1e-9 * np.abs(r).sum())
     total, count = M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, theta_new, 0.0)
     assert count == pb.n and abs(total) <= 1e-9 * np.abs(r).sum()
     assert M.clipped_grad_sum(pb.kind, pb.params, pb.data, theta, 1e12, out) == 0
-    np.testing.assert_allclose(out, _loglik_rows(pb, theta)[1].sum(axis=0), rtol=1e-9,
-                               atol=1e-9 * np.abs(_loglik_rows(pb, theta)[1]).sum())
+    np.testing.assert_allclose(
+        out,
+        _loglik_rows(pb, theta)[1].sum(axis=0),
+        rtol=1e-9,
+        atol=1e-9 * np.abs(_loglik_rows(pb, theta)[1]).sum(),
+    )
     assert M.clipped_grad_sum(pb.kind, pb.params, pb.data, theta, 0.0, out) == pb.n
     assert np.all(np.abs(out) <= 1e-9 * np.abs(_loglik_rows(pb, theta)[1]).sum())
 
@@ -172,8 +216,14 @@ def test_grad_log_prior_is_the_derivative_of_log_prior(key):
     out = np.empty(pb.dim)
     M.grad_log_prior(pb.kind, pb.params, theta, out)
     h = 1e-6
-    num = [(M.log_prior(pb.kind, pb.params, theta + h * e) - M.log_prior(pb.kind, pb.params, theta - h * e)) / (2 * h)
-           for e in np.eye(pb.dim)]
+    num = [
+        (
+            M.log_prior(pb.kind, pb.params, theta + h * e)
+            - M.log_prior(pb.kind, pb.params, theta - h * e)
+        )
+        / (2 * h)
+        for e in np.eye(pb.dim)
+    ]
     np.testing.assert_allclose(out, num, rtol=1e-6, atol=1e-9)
     if pb.kind == 2:
         assert M.log_prior(pb.kind, pb.params, theta) == 0.0 and np.all(out == 0.0)
@@ -182,7 +232,7 @@ def test_grad_log_prior_is_the_derivative_of_log_prior(key):
 def _banana_moments(pb):
     """Closed-form mean and sd of the tempered banana posterior (Theorem 12)."""
     d, p, tn = pb.dim, pb.params, pb.temperature * pb.n
-    tau = p[2:2 + d]
+    tau = p[2 : 2 + d]
     prec = tn * tau + p[1]
     mu = tn * tau * pb.data.mean(axis=1, dtype=np.float64) / prec
     s2 = 1.0 / prec
@@ -203,7 +253,7 @@ def test_theorem_12_draws_have_the_closed_form_moments(key):
     z_mean = np.abs(draws.mean(axis=0) - mean) / (sd / np.sqrt(m))
     # se of the sd from the sample kurtosis of each coordinate
     c = draws - draws.mean(axis=0)
-    se_var = (c ** 2).std(axis=0) / np.sqrt(m)
+    se_var = (c**2).std(axis=0) / np.sqrt(m)
     z_sd = np.abs(c.std(axis=0) - sd) / (se_var / (2 * sd))
     assert np.all(z_mean < 5) and np.all(z_sd < 5), (z_mean, z_sd)
 
@@ -221,7 +271,9 @@ def test_gauss_draws_match_the_closed_form_posterior():
     emp = np.cov(draws.T)
     assert np.all(np.abs(np.sqrt(np.diag(emp)) - sd) < 5 * sd / np.sqrt(2 * m))
     corr = emp[0, 1] / np.sqrt(emp[0, 0] * emp[1, 1])
-    assert corr == pytest.approx(cov[0, 1] / np.sqrt(cov[0, 0] * cov[1, 1]), abs=5 * (1 - 0.999 ** 2) / np.sqrt(m))
+    assert corr == pytest.approx(
+        cov[0, 1] / np.sqrt(cov[0, 0] * cov[1, 1]), abs=5 * (1 - 0.999**2) / np.sqrt(m)
+    )
 
 
 @pytest.mark.parametrize("key", ["banana", "tempered-10d", "gauss-30d", "gauss"])
@@ -236,9 +288,16 @@ def test_log_posterior_is_the_log_density_of_the_exact_posterior(key):
         exact = (-0.5 * ((v - mu) / s) ** 2).sum(axis=1)
     else:
         d = pb.dim
-        prec = pb.params[0] * np.eye(d) + pb.n * pb.temperature * pb.params[1:1 + d * d].reshape(d, d)
-        mu = np.linalg.solve(prec, pb.n * pb.temperature * pb.params[1:1 + d * d].reshape(d, d)
-                             @ pb.data.mean(1, dtype=np.float64))
+        prec = pb.params[0] * np.eye(d) + pb.n * pb.temperature * pb.params[1 : 1 + d * d].reshape(
+            d, d
+        )
+        mu = np.linalg.solve(
+            prec,
+            pb.n
+            * pb.temperature
+            * pb.params[1 : 1 + d * d].reshape(d, d)
+            @ pb.data.mean(1, dtype=np.float64),
+        )
         e = thetas - mu
         exact = -0.5 * np.einsum("ki,ij,kj->k", e, prec, e)
     np.testing.assert_allclose(lp - lp[0], exact - exact[0], rtol=1e-6, atol=1e-6)

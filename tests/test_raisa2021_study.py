@@ -22,7 +22,8 @@ def test_seed_version_applies_the_overrides_of_the_thesis_text():
     assert (seed["tau"], seed["clip_bound"]) == (0.2, 4.5)
     assert (head["tau"], head["clip_bound"]) == (0.1, 8.5)
     assert settings.hyperparameters(PARAMS, "easy-2d", "dpps", "seed") == settings.hyperparameters(
-        PARAMS, "easy-2d", "dpps", "head")
+        PARAMS, "easy-2d", "dpps", "head"
+    )
     with pytest.raises(ValueError, match="version"):
         settings.hyperparameters(PARAMS, "easy-2d", "dpps", "final")
     with pytest.raises(ValueError, match="no mdpps settings"):
@@ -57,8 +58,11 @@ def test_start_points_follow_the_rule_and_do_not_depend_on_the_algorithm(rule):
     b = run.start_points(5, "easy-2d", problem, spec, rule, 400, ref)
     assert np.array_equal(a, b) and a.shape == (400, 2)
     sd = a.std(axis=0, ddof=1)
-    want = {"start_sd": np.array([0.02, 0.02]), "ref_sd_1.5": np.array([0.15, 0.6]),
-            "ref_sd_mean": np.array([0.25, 0.25])}[rule]
+    want = {
+        "start_sd": np.array([0.02, 0.02]),
+        "ref_sd_1.5": np.array([0.15, 0.6]),
+        "ref_sd_mean": np.array([0.25, 0.25]),
+    }[rule]
     # sd of 400 normal draws: relative standard error 1/sqrt(798) = 0.035; 5 SE
     assert np.all(np.abs(sd / want - 1) < 5 * 0.035), (sd, want)
     assert np.all(np.abs(a.mean(axis=0) - [0.0, 3.0]) < 5 * want / 20)
@@ -79,19 +83,37 @@ def test_mmd_separates_a_shifted_sample_and_is_seeded():
 def test_a_chain_job_writes_every_metric_without_nan(tmp_path):
     spec = settings.model_spec(PARAMS, "easy-2d", 0.05)
     ref_file = tmp_path / "ref.npz"
-    run.model_reference(None, SimpleNamespace(reference=str(ref_file)), seed=5, model="easy-2d", spec=spec,
-                        reference_draws=200, baseline_samples=2, chains=3, start_rule="start_sd",
-                        mmd_bandwidth_pairs=100)
+    run.model_reference(
+        None,
+        SimpleNamespace(reference=str(ref_file)),
+        seed=5,
+        model="easy-2d",
+        spec=spec,
+        reference_draws=200,
+        baseline_samples=2,
+        chains=3,
+        start_rule="start_sd",
+        mmd_bandwidth_pairs=100,
+    )
     ref = load_npz(ref_file)
     assert ref["reference"].shape == (200, 2) and ref["starts"].shape == (3, 2)
     assert ref["grid_logp"].shape == (200, 200) and ref["grid_logp"].max() == 0.0
     out = tmp_path / "chains.npz"
     vcorr = str(ROOT / "config" / "data" / "raisa2021" / "vcorr_C2.0_K100.tsv")
     for algo in ("dpps", "dppa", "hmc", "mdpps", "mdppa", "barker"):
-        run.chains(SimpleNamespace(reference=str(ref_file), vcorr=vcorr), SimpleNamespace(chains=str(out)), seed=5,
-                   model="easy-2d", spec=spec, algo=algo, epsilon=6.0,
-                   hyper=settings.hyperparameters(PARAMS, "easy-2d", algo, "seed"), delta_factor=0.1,
-                   hmc_gradients="seed", mmd_bandwidth_pairs=100)
+        run.chains(
+            SimpleNamespace(reference=str(ref_file), vcorr=vcorr),
+            SimpleNamespace(chains=str(out)),
+            seed=5,
+            model="easy-2d",
+            spec=spec,
+            algo=algo,
+            epsilon=6.0,
+            hyper=settings.hyperparameters(PARAMS, "easy-2d", algo, "seed"),
+            delta_factor=0.1,
+            hmc_gradients="seed",
+            mmd_bandwidth_pairs=100,
+        )
         d = load_npz(out)
         assert int(d["iterations"]) >= 3
         for key in ("acceptance", "llr_clip", "grad_clip", "mmd", "mean_error", "cov_error"):
@@ -107,19 +129,40 @@ def test_a_clipping_job_writes_every_metric_and_the_rule_matters(tmp_path):
     spec = settings.clipping_spec(PARAMS, 2, 100000, 0.02)
     assert spec["n"] == 2000 and spec["dim"] == 2 and spec["a"] == 20
     ref_file = tmp_path / "ref.npz"
-    clipping.clipping_reference(None, SimpleNamespace(reference=str(ref_file)), seed=5, dim=2, spec=spec,
-                                reference_draws=200, baseline_samples=2, mmd_bandwidth_pairs=100)
+    clipping.clipping_reference(
+        None,
+        SimpleNamespace(reference=str(ref_file)),
+        seed=5,
+        dim=2,
+        spec=spec,
+        reference_draws=200,
+        baseline_samples=2,
+        mmd_bandwidth_pairs=100,
+    )
     out = {}
     for algo in settings.CLIPPING_ALGORITHMS:
         for rule in ("euclidean", "sum_of_differences"):
             hyper = dict(settings.clipping_hyper(PARAMS, algo, 2), iterations=200)
             path = tmp_path / f"{algo}_{rule}.npz"
-            clipping.clipping_chains(SimpleNamespace(reference=str(ref_file)), SimpleNamespace(chains=str(path)),
-                                     seed=5, dim=2, spec=spec, algo=algo, bound=1.0, hyper=hyper, chains=2,
-                                     threshold=rule, mmd_bandwidth_pairs=100)
+            clipping.clipping_chains(
+                SimpleNamespace(reference=str(ref_file)),
+                SimpleNamespace(chains=str(path)),
+                seed=5,
+                dim=2,
+                spec=spec,
+                algo=algo,
+                bound=1.0,
+                hyper=hyper,
+                chains=2,
+                threshold=rule,
+                mmd_bandwidth_pairs=100,
+            )
             d = out[algo, rule] = load_npz(path)
             for key in clipping.PER_CHAIN:
                 assert d[key].shape == (2,) and np.all(np.isfinite(d[key])), (algo, rule, key)
         # the author's |sum of differences| is at most sqrt(d) times the Euclidean distance, and often
         # near 0: it never clips less here and usually more
-        assert out[algo, "sum_of_differences"]["llr_clip"].sum() > out[algo, "euclidean"]["llr_clip"].sum()
+        assert (
+            out[algo, "sum_of_differences"]["llr_clip"].sum()
+            > out[algo, "euclidean"]["llr_clip"].sum()
+        )

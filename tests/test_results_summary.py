@@ -23,7 +23,8 @@ def test_readme_block_is_rendered_from_the_committed_digest():
     start, end = readme.index(rs.README_BEGIN), readme.index(rs.README_END) + len(rs.README_END)
     assert readme[start:end] == rs.render_readme_block(_digest()), (
         "README's results block differs from docs/results-digest.json: run python -m dpinfer.studies.results_summary "
-        "after a paper-scale run instead of editing it by hand")
+        "after a paper-scale run instead of editing it by hand"
+    )
 
 
 def test_results_document_is_rendered_from_the_committed_digest():
@@ -37,16 +38,36 @@ def test_the_snapshot_is_of_a_complete_paper_scale_run():
     assert all(built == total for built, total in d["built"].values()), d["built"]
     assert sum(c["differs (unexplained)"] for c in d["counts"].values()) == 0
     assert d["commit"]
-    assert d["minutes"] is None or d["minutes"] > 0  # None: a run resumed across sessions, not timed
+    assert (
+        d["minutes"] is None or d["minutes"] > 0
+    )  # None: a run resumed across sessions, not timed
     assert {h["study"] for h in d["headlines"]} == set(rs.STUDIES)
 
 
 def _rows():
-    base = dict(statement="s", paper="p", ours="o", mc_error="0.1", explanation="", setting="", not_comparable="")
-    return [dict(base, study="ju2022", target="tab1", verdict="holds", headline="True"),
-            dict(base, study="ju2022", target="tab1", verdict="not comparable", not_comparable="level 0.8 here",
-                 headline="False"),
-            dict(base, study="raim2021", target="knots", verdict="differs (explained)", headline="False")]
+    base = dict(
+        statement="s",
+        paper="p",
+        ours="o",
+        mc_error="0.1",
+        explanation="",
+        setting="",
+        not_comparable="",
+    )
+    return [
+        dict(base, study="ju2022", target="tab1", verdict="holds", headline="True"),
+        dict(
+            base,
+            study="ju2022",
+            target="tab1",
+            verdict="not comparable",
+            not_comparable="level 0.8 here",
+            headline="False",
+        ),
+        dict(
+            base, study="raim2021", target="knots", verdict="differs (explained)", headline="False"
+        ),
+    ]
 
 
 def test_counts_and_headlines_come_from_the_scorecard_rows(tmp_path):
@@ -59,15 +80,29 @@ def test_counts_and_headlines_come_from_the_scorecard_rows(tmp_path):
         w.writerows(_rows())
     (tmp_path / "a.png").write_text("x")
     out = SimpleNamespace(md=tmp_path / "summary.md", json=tmp_path / "summary.json")
-    rs.summary(SimpleNamespace(fidelity=str(path)), out,
-               targets={"ju2022": [[str(tmp_path / "a.png")], [str(tmp_path / "missing.png")]], "raim2021": []})
+    rs.summary(
+        SimpleNamespace(fidelity=str(path)),
+        out,
+        targets={
+            "ju2022": [[str(tmp_path / "a.png")], [str(tmp_path / "missing.png")]],
+            "raim2021": [],
+        },
+    )
     d = json.loads(out.json.read_text())
-    assert d["counts"]["ju2022"] == {"holds": 1, "differs (explained)": 0, "differs (unexplained)": 0,
-                                     "not comparable": 1, "not run": 0}
+    assert d["counts"]["ju2022"] == {
+        "holds": 1,
+        "differs (explained)": 0,
+        "differs (unexplained)": 0,
+        "not comparable": 1,
+        "not run": 0,
+    }
     assert d["built"]["ju2022"] == [1, 2]
     assert [h["target"] for h in d["headlines"]] == ["tab1"]
     text = out.md.read_text()
-    assert "| ju2022 | 1 of 2 | 1 | 0 | 0 | 1 | 0 |" in text and "| all | 1 of 2 | 1 | 1 | 0 | 1 | 0 |" in text
+    assert (
+        "| ju2022 | 1 of 2 | 1 | 0 | 0 | 1 | 0 |" in text
+        and "| all | 1 of 2 | 1 | 1 | 0 | 1 | 0 |" in text
+    )
     readme = "intro\n" + rs.README_BEGIN + "\nold numbers\n" + rs.README_END + "\nrest\n"
     new = rs._replace_block(readme, rs.render_readme_block(d))
     assert "old numbers" not in new and new.startswith("intro\n") and new.endswith("\nrest\n")
@@ -77,11 +112,13 @@ def test_readme_results_open_with_one_table_at_a_glance():
     """Issue 30, item 10: the section opens with one table (a row per study and one for all), no
     wall of text; the verdict definitions and every headline row are in docs/results.md."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Results at paper scale"):readme.index(rs.README_END)]
+    section = readme[readme.index("## Results at paper scale") : readme.index(rs.README_END)]
     intro, block = section.split(rs.README_BEGIN)
     assert len(intro.splitlines()) < 15 and "\n- " not in intro and "|" not in intro
     rows = [line for line in block.splitlines() if line.startswith("| ")]
-    assert rows[0].startswith("| study | targets built | headline result | hold | differ, explained | not comparable")
+    assert rows[0].startswith(
+        "| study | targets built | headline result | hold | differ, explained | not comparable"
+    )
     assert [r.split(" | ")[0][2:] for r in rows[1:]] == list(rs.STUDIES) + ["all"]
     assert "paper-scale minutes, 2 cores" in rows[0]
     assert "**holds**" in (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
@@ -89,41 +126,60 @@ def test_readme_results_open_with_one_table_at_a_glance():
 
 def test_refresh_takes_the_smoke_time_from_its_own_log_and_keeps_the_paper_run(tmp_path):
     (tmp_path / "docs").mkdir()
-    (tmp_path / "README.md").write_text(f"x\n{rs.README_BEGIN}\n{rs.README_END}\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text(
+        f"x\n{rs.README_BEGIN}\n{rs.README_END}\n", encoding="utf-8"
+    )
     (tmp_path / "docs" / "results-digest.json").write_text(json.dumps(_digest()), encoding="utf-8")
     logs = tmp_path / "smoke" / ".snakemake" / "log"
     logs.mkdir(parents=True)
     (logs / "a.snakemake.log").write_text("Finished jobid: 1 (Rule: x)\nElapsed time: 0:05:30.6\n")
     d = rs.refresh(None, tmp_path, None, logs)
     assert d["smoke"]["minutes"] == 5.51 and d["counts"] == _digest()["counts"]
-    assert "took 5.5 minutes with `--cores 2` on a 2-core machine, as the first run of a fresh clone" in (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert (
+        "took 5.5 minutes with `--cores 2` on a 2-core machine, as the first run of a fresh clone"
+        in (tmp_path / "README.md").read_text(encoding="utf-8")
+    )
     with pytest.raises(ValueError, match="no finished smoke run"):
         rs.refresh(None, tmp_path, None, tmp_path / "docs")
 
 
 def test_a_studys_minutes_are_its_jobs_wall_time_over_two_cores(tmp_path):
     path = tmp_path / "cost.csv"
-    path.write_text("unit,rule,jobs,wall_s,cpu_s,kernel_cpu_s,overhead_s\n"
-                    "bernstein2020_ch3,bernstein2020_ch3_run_cell,2,600.0,590.0,500.0,90.0\n"
-                    "bernstein2020_case,bernstein2020_case_run_batch,1,120.0,110.0,100.0,10.0\n"
-                    "raim2021,raim2021_run_gibbs,3,60.0,50.0,40.0,10.0\n"
-                    "scorecard and summary,fidelity,1,1.0,1.0,0.0,1.0\n", encoding="utf-8")
+    path.write_text(
+        "unit,rule,jobs,wall_s,cpu_s,kernel_cpu_s,overhead_s\n"
+        "bernstein2020_ch3,bernstein2020_ch3_run_cell,2,600.0,590.0,500.0,90.0\n"
+        "bernstein2020_case,bernstein2020_case_run_batch,1,120.0,110.0,100.0,10.0\n"
+        "raim2021,raim2021_run_gibbs,3,60.0,50.0,40.0,10.0\n"
+        "scorecard and summary,fidelity,1,1.0,1.0,0.0,1.0\n",
+        encoding="utf-8",
+    )
     assert rs._study_minutes(path) == {"bernstein2020": 6.0, "raim2021": 0.5}
     assert rs._study_minutes(tmp_path / "missing.csv") is None
     d = dict(_digest(), study_minutes={"raim2021": 0.5}, minutes=40.0)
     block = rs.render_readme_block(d)
     row = next(line for line in block.splitlines() if line.startswith("| raim2021 |"))
     assert row.endswith(" | 0.5 |"), row
-    assert next(line for line in block.splitlines() if line.startswith("| all |")).endswith(" | 40 |")
-    assert "divided by the 2 cores" in block and "| all |" in block and block.count("not measured") == 4
+    assert next(line for line in block.splitlines() if line.startswith("| all |")).endswith(
+        " | 40 |"
+    )
+    assert (
+        "divided by the 2 cores" in block
+        and "| all |" in block
+        and block.count("not measured") == 4
+    )
 
 
 def test_the_runs_efficiency_is_its_kernel_cpu_over_two_cores_times_wall(tmp_path):
     path = tmp_path / "cost.csv"
-    path.write_text("unit,rule,jobs,wall_s,cpu_s,kernel_cpu_s,overhead_s\n"
-                    "raim2021,raim2021_run_gibbs,3,60.0,50.0,40.0,10.0\n"
-                    "raisa2021,raisa2021_run_chains,2,300.0,290.0,200.0,90.0\n", encoding="utf-8")
+    path.write_text(
+        "unit,rule,jobs,wall_s,cpu_s,kernel_cpu_s,overhead_s\n"
+        "raim2021,raim2021_run_gibbs,3,60.0,50.0,40.0,10.0\n"
+        "raisa2021,raisa2021_run_chains,2,300.0,290.0,200.0,90.0\n",
+        encoding="utf-8",
+    )
     assert rs._efficiency(path, 4.0) == round(240.0 / (2 * 240.0), 3)
     assert rs._efficiency(tmp_path / "missing.csv", 4.0) is None
-    assert "2 cores x wall time: 0.50" in rs.render_readme_block(dict(_digest(), minutes=4.0, efficiency=0.5))
+    assert "2 cores x wall time: 0.50" in rs.render_readme_block(
+        dict(_digest(), minutes=4.0, efficiency=0.5)
+    )
     assert "efficiency" not in rs.render_readme_block(dict(_digest(), minutes=None))

@@ -25,7 +25,9 @@ def test_a_pending_timer_is_cancelled_and_its_thread_ends():
 
 
 def test_the_default_profile_sets_the_timespan_and_the_snakefile_cancels_at_the_end():
-    profile = yaml.safe_load((ROOT / "profiles" / "default" / "config.yaml").read_text(encoding="utf-8"))
+    profile = yaml.safe_load(
+        (ROOT / "profiles" / "default" / "config.yaml").read_text(encoding="utf-8")
+    )
     assert profile["max-jobs-per-timespan"] == "100/10s"
     snakefile = (ROOT / "Snakefile").read_text(encoding="utf-8")
     for handler in ("onsuccess:", "onerror:"):

@@ -10,10 +10,16 @@ def test_same_key_same_stream():
     assert np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("other", [
-    (2, "ju2022", "exp", 3, "release"), (1, "raim2021", "exp", 3, "release"),
-    (1, "ju2022", "exp2", 3, "release"), (1, "ju2022", "exp", 4, "release"), (1, "ju2022", "exp", 3, "sample"),
-])
+@pytest.mark.parametrize(
+    "other",
+    [
+        (2, "ju2022", "exp", 3, "release"),
+        (1, "raim2021", "exp", 3, "release"),
+        (1, "ju2022", "exp2", 3, "release"),
+        (1, "ju2022", "exp", 4, "release"),
+        (1, "ju2022", "exp", 3, "sample"),
+    ],
+)
 def test_every_key_part_changes_the_stream(other):
     a = rng_for(1, "ju2022", "exp", 3, "release").random(4)
     assert not np.array_equal(a, rng_for(*other).random(4))

@@ -34,27 +34,46 @@ def test_map_replaces_only_the_values_it_names():
 
 
 def test_the_wildcard_shrinks_an_experiment_without_rules_of_its_own():
-    rules = {"s": {"experiments": {"a": {"replicates": 4, "eps": {"drop": [1]}}, "*": {"replicates": 3}}}}
-    cfg = {"s": {"experiments": {"a": {"replicates": 100, "eps": [1, 2]},
-                                 "new": {"replicates": 200, "eps": [1, 2]}}}}
-    assert shrink(cfg, rules)["s"]["experiments"] == {"a": {"replicates": 4, "eps": [2]},
-                                                      "new": {"replicates": 3, "eps": [1, 2]}}
+    rules = {
+        "s": {"experiments": {"a": {"replicates": 4, "eps": {"drop": [1]}}, "*": {"replicates": 3}}}
+    }
+    cfg = {
+        "s": {
+            "experiments": {
+                "a": {"replicates": 100, "eps": [1, 2]},
+                "new": {"replicates": 200, "eps": [1, 2]},
+            }
+        }
+    }
+    assert shrink(cfg, rules)["s"]["experiments"] == {
+        "a": {"replicates": 4, "eps": [2]},
+        "new": {"replicates": 3, "eps": [1, 2]},
+    }
 
 
 def test_a_deleted_study_is_skipped_and_a_deleted_setting_takes_the_cap():
-    rules = {"gone": {"n": 5}, "bernstein2020": {"chapter4": {"n": 5}, "chapter5": {"gibbs": {"keep": 7}}},
-             "here": {"n": 5, "grid": {"drop": [1]}}}
+    rules = {
+        "gone": {"n": 5},
+        "bernstein2020": {"chapter4": {"n": 5}, "chapter5": {"gibbs": {"keep": 7}}},
+        "here": {"n": 5, "grid": {"drop": [1]}},
+    }
     cfg = {"bernstein2020": {"chapter5": {}}, "here": {}}
-    assert shrink(cfg, rules) == {"bernstein2020": {"chapter5": {"gibbs": {"keep": 7}}}, "here": {"n": 5}}
+    assert shrink(cfg, rules) == {
+        "bernstein2020": {"chapter5": {"gibbs": {"keep": 7}}},
+        "here": {"n": 5},
+    }
 
 
-@pytest.mark.parametrize("cfg, rule, key", [
-    ({"s": {"n": [1, 2]}}, {"s": {"n": 5}}, "s.n"),
-    ({"s": {"n": 5}}, {"s": {"n": {"drop": [1]}}}, "s.n"),
-    ({"s": {"n": [1]}}, {"s": {"n": [1]}}, "s.n"),
-    ({"s": {"n": [1]}}, {"s": {"n": {"keep": [1]}}}, "s.n"),
-    ({"s": 3}, {"s": {"n": 1}}, "s"),
-])
+@pytest.mark.parametrize(
+    "cfg, rule, key",
+    [
+        ({"s": {"n": [1, 2]}}, {"s": {"n": 5}}, "s.n"),
+        ({"s": {"n": 5}}, {"s": {"n": {"drop": [1]}}}, "s.n"),
+        ({"s": {"n": [1]}}, {"s": {"n": [1]}}, "s.n"),
+        ({"s": {"n": [1]}}, {"s": {"n": {"keep": [1]}}}, "s.n"),
+        ({"s": 3}, {"s": {"n": 1}}, "s"),
+    ],
+)
 def test_a_rule_that_cannot_apply_names_its_key(cfg, rule, key):
     with pytest.raises(SmokeRuleError) as err:
         shrink(cfg, rule)
@@ -96,7 +115,9 @@ def test_every_rule_names_a_setting_of_config_yaml_and_values_it_has(keys, rule)
         assert isinstance(value, list) and set(named) <= set(value), (value, rule)
     else:
         assert rule <= value, f"a cap above the paper-scale value: {rule} > {value}"
-        assert rule < value, f"a cap equal to the paper-scale value caps nothing; drop the rule ({rule})"
+        assert rule < value, (
+            f"a cap equal to the paper-scale value caps nothing; drop the rule ({rule})"
+        )
 
 
 @pytest.mark.parametrize("keys, rule", LEAVES, ids=[".".join(map(str, k)) for k, _ in LEAVES])
@@ -118,8 +139,12 @@ def test_an_edit_of_config_yaml_takes_effect_at_smoke_scale(keys, rule):
 
 def test_every_experiment_a_user_adds_is_shrunk():
     rules, cfg = RULES, copy.deepcopy(PAPER)
-    cfg["ju2022"]["experiments"]["mine"] = {"model": "loglinear", "design": "fixed_parameters",
-                                            "epsilons": [0.1, 1], "replicates": 500}
+    cfg["ju2022"]["experiments"]["mine"] = {
+        "model": "loglinear",
+        "design": "fixed_parameters",
+        "epsilons": [0.1, 1],
+        "replicates": 500,
+    }
     mine = shrink(cfg, rules)["ju2022"]["experiments"]["mine"]
     assert mine["replicates"] == rules["ju2022"]["experiments"]["*"]["replicates"] < 500
     assert mine["epsilons"] == [0.1, 1]

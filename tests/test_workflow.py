@@ -46,7 +46,11 @@ pytestmark = pytest.mark.workflow
 def _readme_one_target_args() -> list[str]:
     """README's everyday form (issue 30): one target at smoke scale, after `--`."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    line = next(x for x in readme.splitlines() if x.startswith("snakemake ") and "--configfile config/smoke.yaml --" in x)
+    line = next(
+        x
+        for x in readme.splitlines()
+        if x.startswith("snakemake ") and "--configfile config/smoke.yaml --" in x
+    )
     return line.split("#")[0].split()[1:]
 
 
@@ -54,8 +58,14 @@ def _readme_one_target_args() -> list[str]:
 def read_only(smoke_run, tmp_path_factory):
     """name -> the CompletedProcess of a Snakemake command that only reads the finished smoke run
     (a dry run, the linter), all run in one Snakemake process (``snakemake_batch``)."""
-    calls = {"dry run": ("-n", *SMOKE), "lint": ("--lint", *SMOKE), "readme": ("-n", *_readme_one_target_args())}
-    procs = snakemake_batch([(smoke_run, args) for args in calls.values()], tmp_path_factory.mktemp("read-only"))
+    calls = {
+        "dry run": ("-n", *SMOKE),
+        "lint": ("--lint", *SMOKE),
+        "readme": ("-n", *_readme_one_target_args()),
+    }
+    procs = snakemake_batch(
+        [(smoke_run, args) for args in calls.values()], tmp_path_factory.mktemp("read-only")
+    )
     return dict(zip(calls, procs))
 
 
@@ -68,9 +78,20 @@ def test_smoke_run_builds_every_implemented_target(smoke_run):
 
 def test_scorecard_lists_claims_of_every_study(smoke_run):
     rows = scorecard_rows(smoke_run)
-    assert {r["study"] for r in rows} == {"ju2022", "bernstein2020", "raim2021", "raisa2021", "comparison"}
-    assert {r["verdict"] for r in rows} <= {"holds", "differs (explained)", "differs (unexplained)", "not comparable",
-                                            "not run"}
+    assert {r["study"] for r in rows} == {
+        "ju2022",
+        "bernstein2020",
+        "raim2021",
+        "raisa2021",
+        "comparison",
+    }
+    assert {r["verdict"] for r in rows} <= {
+        "holds",
+        "differs (explained)",
+        "differs (unexplained)",
+        "not comparable",
+        "not run",
+    }
     text = (smoke_run / "results" / "fidelity.md").read_text()
     assert text.startswith("# Fidelity scorecard") and f"{len(rows)} checkable statements" in text
     summary = (smoke_run / "results" / "summary.md").read_text()
@@ -82,8 +103,11 @@ def test_smoke_scorecard_judges_only_at_the_documents_settings(smoke_run):
     comparable' (naming what differs) or hold; none says 'differs (unexplained)', and a 'differs'
     row is one whose settings all match the document's."""
     rows = scorecard_rows(smoke_run)
-    unexplained = [f"{r['study']}/{r['target']}: {r['statement'][:90]}" for r in rows
-                   if r["verdict"] == "differs (unexplained)"]
+    unexplained = [
+        f"{r['study']}/{r['target']}: {r['statement'][:90]}"
+        for r in rows
+        if r["verdict"] == "differs (unexplained)"
+    ]
     assert not unexplained, "\n".join(unexplained)
     assert all(not r["not_comparable"] for r in rows if r["verdict"].startswith("differs"))
     assert all(r["not_comparable"] for r in rows if r["verdict"] == "not comparable")
@@ -104,8 +128,11 @@ def test_finished_run_has_nothing_to_do_and_resumes_only_lost_work(smoke_run, re
     # an interrupted run: one chunk and what is built from it never got written
     work = copy_run(smoke_run, tmp_path / "w")
     res = work / "results" / "ju2022"
-    lost = [next((res / "runs" / "linreg_coverage").rglob("chunk0.npz")),
-            res / "experiments" / "linreg_coverage.npz", res / "tabS1.md"]
+    lost = [
+        next((res / "runs" / "linreg_coverage").rglob("chunk0.npz")),
+        res / "experiments" / "linreg_coverage.npz",
+        res / "tabS1.md",
+    ]
     for path in lost:
         path.unlink()
     jobs = planned_jobs(snakemake(work, "-n", *SMOKE))
@@ -125,14 +152,32 @@ def test_an_interrupted_run_resumes_with_the_same_command(smoke_run, tmp_path, s
     uninterrupted full smoke run."""
     keys, prefix = UNITS["raim2021"]
     work = copy_workflow(tmp_path)
-    path = work / "config" / "config.yaml"  # the other studies deleted; smoke.yaml's rules for them are skipped
+    path = (
+        work / "config" / "config.yaml"
+    )  # the other studies deleted; smoke.yaml's rules for them are skipped
     write_yaml(path, only_section(yaml.safe_load(path.read_text()), keys))
-    cmd = [sys.executable, "-m", "snakemake", "--directory", str(work), "--snakefile", str(work / "Snakefile"),
-           "--cores", "2", *SMOKE]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--directory",
+        str(work),
+        "--snakefile",
+        str(work / "Snakefile"),
+        "--cores",
+        "2",
+        *SMOKE,
+    ]
     # a terminal's Ctrl-C: SIGINT handled by default, even when this test runs as a background job
     # (which starts with SIGINT ignored, and Python then never raises KeyboardInterrupt)
-    run = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           start_new_session=True, preexec_fn=_default_sigint)
+    run = subprocess.Popen(
+        cmd,
+        cwd=work,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=_default_sigint,
+    )
     runs = work / "results" / "raim2021" / "runs"
     deadline = time.time() + 300
     while time.time() < deadline and run.poll() is None and not any(runs.rglob("chunk*.npz")):
@@ -173,10 +218,15 @@ def test_every_figure_passes_the_layout_check(smoke_run):
     logs = {p: p.read_text(encoding="utf-8") for p in (smoke_run / "logs").rglob("*.log")}
     checked, problems = {}, []
     for path, text in logs.items():
-        problems += [f"{path.relative_to(smoke_run)}: {line.split('figure layout problem: ')[1]}"
-                     for line in text.splitlines() if "figure layout problem: " in line]
+        problems += [
+            f"{path.relative_to(smoke_run)}: {line.split('figure layout problem: ')[1]}"
+            for line in text.splitlines()
+            if "figure layout problem: " in line
+        ]
         for fid in re.findall(r"step \S+\.figures:(\w+) \(rule", text):
-            checked[fid] = re.findall(r"figure layout checked: (\d+) texts, \d+ legends, (\d+) problems", text)
+            checked[fid] = re.findall(
+                r"figure layout checked: (\d+) texts, \d+ legends, (\d+) problems", text
+            )
     missing = [fid for fid in figure_ids() if not checked.get(fid)]
     assert not missing, f"figures whose log has no layout check: {missing}"
     assert all(int(t) > 0 for reports in checked.values() for t, _ in reports)
@@ -220,13 +270,19 @@ def test_parsing_loads_no_numerical_stack(smoke_run):
         "    assert e.code == 0, e.code\n"
         "print(sorted(m for m in ('numba', 'scipy', 'matplotlib') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=smoke_run, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=smoke_run, capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout[-2000:]
 
 
 def test_lint_gives_only_the_per_rule_conda_advice(read_only):
     proc = read_only["lint"]
-    lints = {line.strip() for line in (proc.stdout + proc.stderr).splitlines() if line.strip().startswith("* ")}
+    lints = {
+        line.strip()
+        for line in (proc.stdout + proc.stderr).splitlines()
+        if line.strip().startswith("* ")
+    }
     assert lints == {"* Specify a conda environment or container for each rule.:"}, lints
 
 
@@ -242,5 +298,7 @@ def test_smoke_run_says_it_shrinks_the_users_settings(read_only):
     """Issue 30: smoke.yaml replaces no setting of config.yaml (no override note), it shrinks them."""
     proc = read_only["dry run"]
     out = proc.stdout + proc.stderr
-    assert re.search(r"smoke scale: the rules of config/smoke.yaml shrink \d+ settings of your config", out)
+    assert re.search(
+        r"smoke scale: the rules of config/smoke.yaml shrink \d+ settings of your config", out
+    )
     assert "replaces" not in out

@@ -34,48 +34,102 @@ def _set(path, value):
             del node[path[-1]]
         else:
             node[path[-1]] = value
+
     return edit
 
 
 _DELETE = object()
 
 BAD_CONFIGS = [
-    (("ju2022", "experiments", "loglinear_coverage", "epsilons"), [0.1, -0.3],
-     "'ju2022.experiments.loglinear_coverage.epsilons.1'"),
+    (
+        ("ju2022", "experiments", "loglinear_coverage", "epsilons"),
+        [0.1, -0.3],
+        "'ju2022.experiments.loglinear_coverage.epsilons.1'",
+    ),
     (("ju2022", "loglinear", "mechanism"), "laplacian", "'ju2022.loglinear.mechanism'"),
     (("ju2022", "linreg", "sampler"), "hamiltonian", "'ju2022.linreg.sampler'"),
     (("ju2022", "iterations"), "many", "'ju2022.iterations'"),
     (("ju2022", "credible_level"), _DELETE, "'credible_level' is a required property"),
     (("ju2022", "burnin"), 20000, "'ju2022.burnin'"),
     (("ju2022", "linreg", "clamp"), [10, -10], "'ju2022.linreg.clamp'"),
-    (("ju2022", "experiments", "loglinear_coverage", "replicats"), 5,
-     "'ju2022.experiments.loglinear_coverage'"),
+    (
+        ("ju2022", "experiments", "loglinear_coverage", "replicats"),
+        5,
+        "'ju2022.experiments.loglinear_coverage'",
+    ),
     (("seed",), -5, "'seed'"),
     # values the schema alone lets through
     (("seed",), 7.0, "'seed': must be a whole number"),
-    (("ju2022", "experiments", "loglinear_coverage", "replicates"), 4.0,
-     "'ju2022.experiments.loglinear_coverage.replicates': must be a whole number"),
-    (("ju2022", "experiments", "loglinear_coverage", "epsilons"), [0.1, float("inf")],
-     "'ju2022.experiments.loglinear_coverage.epsilons.1': must be a finite number, got inf"),
-    (("ju2022", "experiments", "loglinear_coverage", "epsilons"), [float("nan")],
-     "'ju2022.experiments.loglinear_coverage.epsilons.0': must be a finite number, got nan"),
-    (("raim2021", "lambdas"), [float("nan")], "'raim2021.lambdas.0': must be a finite number, got nan"),
-    (("bernstein2020", "chapter4", "replicates"), 12.0, "'bernstein2020.chapter4.replicates': must be a whole"),
+    (
+        ("ju2022", "experiments", "loglinear_coverage", "replicates"),
+        4.0,
+        "'ju2022.experiments.loglinear_coverage.replicates': must be a whole number",
+    ),
+    (
+        ("ju2022", "experiments", "loglinear_coverage", "epsilons"),
+        [0.1, float("inf")],
+        "'ju2022.experiments.loglinear_coverage.epsilons.1': must be a finite number, got inf",
+    ),
+    (
+        ("ju2022", "experiments", "loglinear_coverage", "epsilons"),
+        [float("nan")],
+        "'ju2022.experiments.loglinear_coverage.epsilons.0': must be a finite number, got nan",
+    ),
+    (
+        ("raim2021", "lambdas"),
+        [float("nan")],
+        "'raim2021.lambdas.0': must be a finite number, got nan",
+    ),
+    (
+        ("bernstein2020", "chapter4", "replicates"),
+        12.0,
+        "'bernstein2020.chapter4.replicates': must be a whole",
+    ),
     (("raisa2021", "models"), ["easy-2d", "banana-3d"], "'raisa2021.models.1'"),
     (("raisa2021", "version"), "final", "'raisa2021.version'"),
     (("raisa2021", "start_rule"), "origin", "'raisa2021.start_rule'"),
-    (("raisa2021", "params"), "config/data/raisa2021/missing.yaml", "'raisa2021.params': missing params file"),
+    (
+        ("raisa2021", "params"),
+        "config/data/raisa2021/missing.yaml",
+        "'raisa2021.params': missing params file",
+    ),
     (("raisa2021", "fig6_1", "epsilon_min"), 7, "'raisa2021.fig6_1.epsilon_min': must be below"),
-    (("raisa2021", "vcorr"), "config/data/raisa2021/missing.tsv", "'raisa2021.vcorr': missing V_corr file"),
+    (
+        ("raisa2021", "vcorr"),
+        "config/data/raisa2021/missing.tsv",
+        "'raisa2021.vcorr': missing V_corr file",
+    ),
     (("raisa2021", "clipping", "threshold"), "manhattan", "'raisa2021.clipping.threshold'"),
-    (("bernstein2020", "chapter3", "fig3_1", "model"), "chain9", "'bernstein2020.chapter3.fig3_1.model'"),
-    (("bernstein2020", "chapter3", "fig3_6", "train_sizes"), [200000],
-     "'bernstein2020.chapter3.fig3_6.train_sizes': must not exceed the training split"),
-    (("bernstein2020", "chapter3", "cgm", "inference"), "gibbs", "'bernstein2020.chapter3.cgm.inference'"),
-    (("bernstein2020", "case_study", "headline_epsilon"), 3.0,
-     "'bernstein2020.case_study.headline_epsilon': must be one of case_study.epsilons"),
-    (("bernstein2020", "case_study", "methods"), ["naive", "mcmc_ind"], "'bernstein2020.case_study.methods.1'"),
-    (("comparison", "figure", "n"), 50, "'comparison.figure.n': must be one of comparison.n_values"),
+    (
+        ("bernstein2020", "chapter3", "fig3_1", "model"),
+        "chain9",
+        "'bernstein2020.chapter3.fig3_1.model'",
+    ),
+    (
+        ("bernstein2020", "chapter3", "fig3_6", "train_sizes"),
+        [200000],
+        "'bernstein2020.chapter3.fig3_6.train_sizes': must not exceed the training split",
+    ),
+    (
+        ("bernstein2020", "chapter3", "cgm", "inference"),
+        "gibbs",
+        "'bernstein2020.chapter3.cgm.inference'",
+    ),
+    (
+        ("bernstein2020", "case_study", "headline_epsilon"),
+        3.0,
+        "'bernstein2020.case_study.headline_epsilon': must be one of case_study.epsilons",
+    ),
+    (
+        ("bernstein2020", "case_study", "methods"),
+        ["naive", "mcmc_ind"],
+        "'bernstein2020.case_study.methods.1'",
+    ),
+    (
+        ("comparison", "figure", "n"),
+        50,
+        "'comparison.figure.n': must be one of comparison.n_values",
+    ),
     (("comparison", "binomial", "methods"), ["exact", "ops"], "'comparison.binomial.methods.1'"),
     (("comparison", "accuracy_trials"), 500, "'comparison.accuracy_trials': must not exceed"),
 ]
@@ -87,6 +141,7 @@ def _edit_config(edit):
         cfg = yaml.safe_load(path.read_text())
         edit(cfg)
         path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+
     return prepare
 
 
@@ -101,7 +156,9 @@ def _delete_two_studies(cfg: dict) -> None:
 
 def _misspell_a_step(work: Path) -> None:
     rules = work / "workflow" / "rules" / "scorecard.smk"
-    rules.write_text(rules.read_text().replace('step("scorecard:fidelity")', 'step("scorecard:fidelty")'))
+    rules.write_text(
+        rules.read_text().replace('step("scorecard:fidelity")', 'step("scorecard:fidelty")')
+    )
 
 
 def _clamp_without_collapsed_moves(cfg: dict) -> None:
@@ -121,8 +178,10 @@ SCENARIOS = {
     "misspelt-step": (_misspell_a_step, ("-n",)),
     "clamped-without-collapsed-moves": (_edit_config(_clamp_without_collapsed_moves), ("-n",)),
     "yaml-syntax-error": (_break_the_yaml, ("-n",)),
-    **{f"bad-config-{i}": (_edit_config(_set(path, value)), ("-n",))
-       for i, (path, value, _) in enumerate(BAD_CONFIGS)},
+    **{
+        f"bad-config-{i}": (_edit_config(_set(path, value)), ("-n",))
+        for i, (path, value, _) in enumerate(BAD_CONFIGS)
+    },
 }
 
 
@@ -173,7 +232,9 @@ def test_clamped_releases_without_the_collapsed_move_are_refused(dry_run):
     """On clamped releases Gibbs-SS-Update moves its parameters by the collapsed moves alone."""
     _, proc = dry_run["clamped-without-collapsed-moves"]
     assert proc.returncode != 0
-    assert_refused_with(proc, "'bernstein2020.chapter5.gibbs.collapsed_moves': must be >= 1 with synthetic.clamp")
+    assert_refused_with(
+        proc, "'bernstein2020.chapter5.gibbs.collapsed_moves': must be >= 1 with synthetic.clamp"
+    )
 
 
 def test_yaml_syntax_error_names_file_and_line(dry_run):

@@ -38,7 +38,11 @@ FIGURE_ONLY_SETTINGS = [
     (("bernstein2020", "chapter5", "cirrhosis", "levels"), [0.5, 0.8], set()),
     (("bernstein2020", "chapter4", "ecdf"), {"n": 10, "epsilon": 0.01}, set()),
     (("bernstein2020", "chapter5", "health"), {"max_rhat": 1.05, "min_ess": 50}, set()),
-    (("ju2022", "health"), {"min_acceptance": 0.05, "min_ess": 5, "max_rhat": 1.05, "converged_ess": 50}, set()),
+    (
+        ("ju2022", "health"),
+        {"min_acceptance": 0.05, "min_ess": 5, "max_rhat": 1.05, "converged_ess": 50},
+        set(),
+    ),
     (("raim2021", "timing"), {"rho": 0.1, "lambda": 0.1}, {"raim2021_run_timing"}),
     (("raim2021", "traces"), {"rho": 0.1, "lambdas": [0.2]}, {"raim2021_run_traces"}),
     (("raisa2021", "health"), {"max_rhat": 1.05, "min_ess": 50}, set()),
@@ -48,8 +52,11 @@ FIGURE_ONLY_SETTINGS = [
     (("bernstein2020", "chapter3", "fig3_3", "lambdas"), [0.001, 1], set()),
     (("bernstein2020", "case_study", "fig5_11"), {"sizes": [40, 80]}, set()),
     (("bernstein2020", "case_study", "health"), {"max_rhat": 1.05, "min_ess": 50}, set()),
-    (("comparison", "recommend"), {"max_flagged": 0.2, "max_mean_error": 0.1, "max_sd_error": 0.1, "ks_alpha": 0.05},
-     set()),
+    (
+        ("comparison", "recommend"),
+        {"max_flagged": 0.2, "max_mean_error": 0.1, "max_sd_error": 0.1, "ks_alpha": 0.05},
+        set(),
+    ),
 ]
 
 
@@ -88,11 +95,17 @@ def dry_run(smoke_run, tmp_path_factory):
         calls.append((smoke_run, ("-n", *SMOKE, str(root / f"edit{i}.yaml"))))
     procs = snakemake_batch(calls, root)
     for name, proc in zip(DRY_RUN_OVERLAYS, procs):
-        assert proc.returncode == 0, f"dry run {name} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
+        assert proc.returncode == 0, (
+            f"dry run {name} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
+        )
     return {name: planned_jobs(proc) for name, proc in zip(DRY_RUN_OVERLAYS, procs)}
 
 
-@pytest.mark.parametrize("keys, value, allowed", FIGURE_ONLY_SETTINGS, ids=lambda v: ".".join(v) if isinstance(v, tuple) else None)
+@pytest.mark.parametrize(
+    "keys, value, allowed",
+    FIGURE_ONLY_SETTINGS,
+    ids=lambda v: ".".join(v) if isinstance(v, tuple) else None,
+)
 def test_editing_a_figure_setting_reruns_no_sampler(dry_run, keys, value, allowed):
     jobs = dry_run["figure:" + ".".join(keys)]
     assert set(compute_jobs(jobs)) <= allowed, jobs
@@ -104,19 +117,45 @@ def test_editing_a_figure_setting_reruns_no_sampler(dry_run, keys, value, allowe
 # another setting.
 CLAIM_SETTINGS = [
     (("ju2022", "credible_level"), 0.8, r"tab1", "credible level 0.8 here"),
-    (("bernstein2020", "chapter3", "fig3_3", "lambdas"), [0.001, 1], r"fig3_3", "lambdas [0.001, 1] here"),
-    (("bernstein2020", "chapter4", "ecdf"), {"n": 10, "epsilon": 0.01}, r"fig4_3", "fig4_3 n 10 here"),
-    (("bernstein2020", "chapter4", "health"), {"max_rhat": 1.05, "min_ess": 50}, r"fig4_\d|figB_1",
-     "diagnostics: max R-hat 1.05 here"),
-    (("bernstein2020", "chapter5", "health"), {"max_rhat": 1.05, "min_ess": 50}, r"fig5_[4-9]",
-     "diagnostics: max R-hat 1.05 here"),
-    (("bernstein2020", "case_study", "health"), {"max_rhat": 1.05, "min_ess": 50}, r"fig5_1[0-6]",
-     "R-hat threshold 1.05 here"),
+    (
+        ("bernstein2020", "chapter3", "fig3_3", "lambdas"),
+        [0.001, 1],
+        r"fig3_3",
+        "lambdas [0.001, 1] here",
+    ),
+    (
+        ("bernstein2020", "chapter4", "ecdf"),
+        {"n": 10, "epsilon": 0.01},
+        r"fig4_3",
+        "fig4_3 n 10 here",
+    ),
+    (
+        ("bernstein2020", "chapter4", "health"),
+        {"max_rhat": 1.05, "min_ess": 50},
+        r"fig4_\d|figB_1",
+        "diagnostics: max R-hat 1.05 here",
+    ),
+    (
+        ("bernstein2020", "chapter5", "health"),
+        {"max_rhat": 1.05, "min_ess": 50},
+        r"fig5_[4-9]",
+        "diagnostics: max R-hat 1.05 here",
+    ),
+    (
+        ("bernstein2020", "case_study", "health"),
+        {"max_rhat": 1.05, "min_ess": 50},
+        r"fig5_1[0-6]",
+        "R-hat threshold 1.05 here",
+    ),
     (("raim2021", "timing"), {"rho": 0.1, "lambda": 0.1}, r"timing", "rho 0.1 here"),
     (("raisa2021", "fig6_1"), {"n": 3000, "points": 4}, r"fig6_1", "Fig 6.1 n 3000 here"),
     (("raisa2021", "fig4_1", "panels"), 6, r"fig4_1", "Fig 4.1 panels"),
-    (("comparison", "recommend"), {"max_flagged": 0.2, "max_mean_error": 0.3, "max_sd_error": 0.3, "ks_alpha": 0.05},
-     r"recommended", "recommendation rule max flagged 0.2 here"),
+    (
+        ("comparison", "recommend"),
+        {"max_flagged": 0.2, "max_mean_error": 0.3, "max_sd_error": 0.3, "ks_alpha": 0.05},
+        r"recommended",
+        "recommendation rule max flagged 0.2 here",
+    ),
 ]
 
 
@@ -134,12 +173,22 @@ def test_an_edited_setting_is_never_judged_against_the_papers_value(smoke_run, t
     key = ("study", "target", "statement", "ours", "verdict")
     before = {tuple(r[k] for k in key) for r in scorecard_rows(smoke_run)}
     changed = [r for r in scorecard_rows(work) if tuple(r[k] for k in key) not in before]
-    judged = [f"{r['target']}: {r['statement'][:80]} -> {r['verdict']}" for r in changed
-              if r["verdict"] not in ("not comparable", "not run")]
+    judged = [
+        f"{r['target']}: {r['statement'][:80]} -> {r['verdict']}"
+        for r in changed
+        if r["verdict"] not in ("not comparable", "not run")
+    ]
     assert not judged, "\n".join(judged)
-    unnamed = [".".join(keys) for keys, _, target, name in CLAIM_SETTINGS
-               if not any(re.fullmatch(target, r["target"]) and name in r["not_comparable"] for r in changed)]
-    assert not unnamed, f"no changed row names these edits (is the setting still read by a claim?): {unnamed}"
+    unnamed = [
+        ".".join(keys)
+        for keys, _, target, name in CLAIM_SETTINGS
+        if not any(
+            re.fullmatch(target, r["target"]) and name in r["not_comparable"] for r in changed
+        )
+    ]
+    assert not unnamed, (
+        f"no changed row names these edits (is the setting still read by a claim?): {unnamed}"
+    )
 
 
 def _docs_example_experiment() -> dict:
@@ -156,22 +205,31 @@ def test_an_edit_of_config_yaml_takes_effect_at_smoke_scale_and_is_shrunk(smoke_
     path = work / "config" / "config.yaml"
     cfg = yaml.safe_load(path.read_text(encoding="utf-8"))
     example = _docs_example_experiment()["ju2022"]["experiments"]
-    (name, experiment), = example.items()
+    ((name, experiment),) = example.items()
     cfg["ju2022"]["experiments"].update(example)
     cfg["bernstein2020"]["chapter4"]["epsilons"].append(0.05)
     write_yaml(path, cfg)
     proc = snakemake(work, "-n", "-p", *SMOKE)
     smoke = load_config("smoke")
-    per_eps = len(smoke["bernstein2020"]["chapter4"]["n_grid"]) * len(smoke["bernstein2020"]["chapter4"]["models"])
-    assert compute_jobs(planned_jobs(proc)) == {"ju2022_run_chunk": len(experiment["epsilons"]),
-                                                "bernstein2020_ch4_run_chunk": per_eps}, planned_jobs(proc)
-    blocks = [b for b in re.split(r"\n(?=rule )", proc.stdout + proc.stderr) if re.match(r"rule \w+_run_chunk:", b)]
+    per_eps = len(smoke["bernstein2020"]["chapter4"]["n_grid"]) * len(
+        smoke["bernstein2020"]["chapter4"]["models"]
+    )
+    assert compute_jobs(planned_jobs(proc)) == {
+        "ju2022_run_chunk": len(experiment["epsilons"]),
+        "bernstein2020_ch4_run_chunk": per_eps,
+    }, planned_jobs(proc)
+    blocks = [
+        b
+        for b in re.split(r"\n(?=rule )", proc.stdout + proc.stderr)
+        if re.match(r"rule \w+_run_chunk:", b)
+    ]
     outputs = {b.split("rule ")[1].split(":")[0]: set() for b in blocks}
     for b in blocks:
         outputs[b.split("rule ")[1].split(":")[0]].add(re.search(r"output: ([^\s,]+)", b).group(1))
     # the new experiment runs at the smoke cap (one chunk per epsilon), not its own 200 replicates
-    assert outputs["ju2022_run_chunk"] == {f"results/ju2022/runs/{name}/eps{fmt_eps(e)}/chunk0.npz"
-                                           for e in experiment["epsilons"]}, outputs
+    assert outputs["ju2022_run_chunk"] == {
+        f"results/ju2022/runs/{name}/eps{fmt_eps(e)}/chunk0.npz" for e in experiment["epsilons"]
+    }, outputs
     assert all("_eps0.05/" in p for p in outputs["bernstein2020_ch4_run_chunk"]), outputs
     # item 4: a fixed_parameters job lists the authors' parameter file, not their data set
     ju = [b for b in blocks if b.startswith("rule ju2022_run_chunk")]

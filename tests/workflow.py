@@ -31,9 +31,17 @@ SMOKE = ("--configfile", "config/smoke.yaml")
 NOT_IMPLEMENTED_STUDIES: set[str] = set()
 NOT_IMPLEMENTED_IDS: set[tuple[str, str]] = set()
 # targets beyond the source documents' (targets.tsv): the comparison study (issue 15)
-EXTRA_TARGETS = [("comparison", tid, kind) for tid, kind in (
-    ("accuracy_vs_eps", "figure"), ("accuracy_vs_n", "figure"), ("ess_per_second", "figure"),
-    ("metrics", "table"), ("cost", "table"), ("recommended", "table"))]
+EXTRA_TARGETS = [
+    ("comparison", tid, kind)
+    for tid, kind in (
+        ("accuracy_vs_eps", "figure"),
+        ("accuracy_vs_n", "figure"),
+        ("ess_per_second", "figure"),
+        ("metrics", "table"),
+        ("cost", "table"),
+        ("recommended", "table"),
+    )
+]
 # study units: (config path of the section, results prefix of its tables)
 UNITS = {
     "ju2022": (("ju2022",), "ju2022/"),
@@ -55,7 +63,9 @@ def _without_timing_rows(data: bytes) -> bytes:
     rows = list(csv.reader(io.StringIO(data.decode(), newline="")))
     i, j = rows[0].index("target"), rows[0].index("statement")
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(r for r in rows if r is rows[0] or not is_timing_claim(r[i], r[j]))
+    csv.writer(out, lineterminator="\n").writerows(
+        r for r in rows if r is rows[0] or not is_timing_claim(r[i], r[j])
+    )
     return out.getvalue().encode()
 
 
@@ -63,14 +73,17 @@ def target_rows() -> list[tuple[str, str, str]]:
     """(study, id, kind) of every implemented target: targets.tsv's and EXTRA_TARGETS."""
     with open(TARGETS_TSV, encoding="utf-8") as fh:
         rows = [(r["study"], r["id"], r["kind"]) for r in csv.DictReader(fh, delimiter="\t")]
-    return [(study, tid, kind) for study, tid, kind in rows + EXTRA_TARGETS
-            if study not in NOT_IMPLEMENTED_STUDIES and (study, tid) not in NOT_IMPLEMENTED_IDS]
+    return [
+        (study, tid, kind)
+        for study, tid, kind in rows + EXTRA_TARGETS
+        if study not in NOT_IMPLEMENTED_STUDIES and (study, tid) not in NOT_IMPLEMENTED_IDS
+    ]
 
 
 def expected_targets() -> list[Path]:
     paths = []
     for study, tid, kind in target_rows():
-        for suffix in ((".pdf", ".png") if kind == "figure" else (".csv", ".md")):
+        for suffix in (".pdf", ".png") if kind == "figure" else (".csv", ".md"):
             paths.append(Path("results") / study / f"{tid}{suffix}")
     return paths
 
@@ -83,27 +96,45 @@ def copy_workflow(dest: Path) -> Path:
 
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--directory", str(workdir), "--snakefile",
-           str(workdir / "Snakefile"), *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--directory",
+        str(workdir),
+        "--snakefile",
+        str(workdir / "Snakefile"),
+        *args,
+    ]
     proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
     if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}")
+        raise AssertionError(
+            f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
+        )
     return proc
 
 
-def snakemake_batch(calls: list[tuple[Path, tuple[str, ...]]], scratch: Path) -> list[subprocess.CompletedProcess]:
+def snakemake_batch(
+    calls: list[tuple[Path, tuple[str, ...]]], scratch: Path
+) -> list[subprocess.CompletedProcess]:
     """Several Snakemake command lines, (workdir, args) each, run one after another in one Python
     process (tests/snakemake_batch.py): for each, the exit code and output that
     ``snakemake(workdir, *args, check=False)`` gives, without a Snakemake import per call."""
     request, answer = scratch / "snakemake-calls.json", scratch / "snakemake-results.json"
     request.write_text(json.dumps([[str(work), list(args)] for work, args in calls]))
     runner = Path(__file__).with_name("snakemake_batch.py")
-    proc = subprocess.run([sys.executable, str(runner), str(request), str(answer)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(runner), str(request), str(answer)], capture_output=True, text=True
+    )
     if proc.returncode != 0:
-        raise AssertionError(f"the Snakemake batch failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}")
+        raise AssertionError(
+            f"the Snakemake batch failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
+        )
     results = json.loads(answer.read_text())
-    return [subprocess.CompletedProcess(["snakemake", *args], r["returncode"], r["stdout"], r["stderr"])
-            for (_, args), r in zip(calls, results)]
+    return [
+        subprocess.CompletedProcess(["snakemake", *args], r["returncode"], r["stdout"], r["stderr"])
+        for (_, args), r in zip(calls, results)
+    ]
 
 
 def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
@@ -144,6 +175,7 @@ def nested(keys, value) -> dict:
         out = {key: out}
     return out
 
+
 def scorecard_rows(work: Path) -> list[dict]:
     with open(work / "results" / "fidelity.csv", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
@@ -163,7 +195,11 @@ def only_section(cfg: dict, keys: tuple) -> dict:
 def merge(a: dict, b: dict) -> dict:
     out = dict(a)
     for key, value in b.items():
-        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+        out[key] = (
+            merge(out[key], value)
+            if isinstance(value, dict) and isinstance(out.get(key), dict)
+            else value
+        )
     return out
 
 
@@ -171,10 +207,13 @@ def assert_refused_with(proc, expected):
     """The message comes first and alone: no traceback into the rule files."""
     out = proc.stdout + proc.stderr
     assert expected in out, out[-3000:]
-    lines = [x for x in out.splitlines() if x.strip() and not x.startswith("Using workflow specific profile")]
+    lines = [
+        x
+        for x in out.splitlines()
+        if x.strip() and not x.startswith("Using workflow specific profile")
+    ]
     assert expected in lines[0], lines[:3]
-    assert "Traceback" not in out and "File \"" not in out, out[-3000:]
-
+    assert "Traceback" not in out and 'File "' not in out, out[-3000:]
 
 
 def build_smoke_run(tmp_path_factory) -> Path:
@@ -198,7 +237,9 @@ def build_smoke_run(tmp_path_factory) -> Path:
 def copy_run(smoke_run: Path, dest: Path) -> Path:
     """A private copy of the finished smoke run, file times and Snakemake's records kept (so it is
     as complete as the original), without Snakemake's own logs."""
+
     def ignore(directory, names):
         return {"log"} & set(names) if Path(directory).name == ".snakemake" else set()
+
     shutil.copytree(smoke_run, dest, symlinks=True, ignore=ignore)
     return dest

@@ -66,7 +66,14 @@ def zcdp_iterations_penalty(epsilon: float, delta: float, tau: float, n: int) ->
 
 
 def zcdp_iterations_hmc(
-    epsilon: float, delta: float, tau_l: float, tau_g: float, L: int, n: int, *, variant: str = "seed"
+    epsilon: float,
+    delta: float,
+    tau_l: float,
+    tau_g: float,
+    L: int,
+    n: int,
+    *,
+    variant: str = "seed",
 ) -> int:
     """Theorem 10. ``variant="seed"``: kL + 1 gradient releases (thesis text, code 9c834d7);
     ``"head"``: k(L + 1) releases (author's final code, gradient recomputed every iteration)."""
@@ -148,7 +155,10 @@ def subsampled_rdp(
     e2 = float(step_rdp(np.array([2.0]))[0])
     # log of min{4 (e^{e2} - 1), 2 e^{e2}}
     log_min2 = min(math.log(4.0) + math.log(math.expm1(e2)), math.log(2.0) + e2)
-    terms = [np.zeros_like(alphas), 2 * log_q + _log_binom(alphas, np.full_like(alphas, 2.0)) + log_min2]
+    terms = [
+        np.zeros_like(alphas),
+        2 * log_q + _log_binom(alphas, np.full_like(alphas, 2.0)) + log_min2,
+    ]
     j = np.arange(3.0, alphas.max() + 1.0)
     if j.size:
         log_tj = math.log(2.0) + j * log_q + (j - 1.0) * step_rdp(j)
@@ -206,7 +216,10 @@ def minibatch_rdp_iterations(
     Fig 6.1: max over alpha = 2..199 of int((eps - ln(1/delta)/(alpha - 1)) / eps(alpha))."""
     alphas = np.arange(2.0, 200.0)
     rdp = subsampled_rdp(
-        alphas, batch_size / n, gaussian_step_rdp(tau), sum_to_alpha_minus_one=sum_to_alpha_minus_one
+        alphas,
+        batch_size / n,
+        gaussian_step_rdp(tau),
+        sum_to_alpha_minus_one=sum_to_alpha_minus_one,
     )
     k = np.trunc((epsilon + math.log(delta) / (alphas - 1.0)) / rdp)  # int() truncates toward 0
     return max(int(k.max()), 0)
@@ -292,21 +305,42 @@ def _check(algorithm: str) -> None:
         raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {ALGORITHMS}")
 
 
-def zcdp_iteration_count(algorithm: str, params: Mapping[str, float], n: int, epsilon: float, delta: float, *,
-                         hmc_variant: str = "seed") -> int:
+def zcdp_iteration_count(
+    algorithm: str,
+    params: Mapping[str, float],
+    n: int,
+    epsilon: float,
+    delta: float,
+    *,
+    hmc_variant: str = "seed",
+) -> int:
     """zCDP-only count (Theorem 5 for dpps/dppa, Theorem 10 for hmc), the loose accountant of Fig 6.1."""
     _check(algorithm)
     if algorithm in ("dpps", "dppa"):
         return zcdp_iterations_penalty(epsilon, delta, params["tau"], n)
     if algorithm == "hmc":
         return zcdp_iterations_hmc(
-            epsilon, delta, params["tau_l"], params["tau_g"], int(params["L"]), n, variant=hmc_variant
+            epsilon,
+            delta,
+            params["tau_l"],
+            params["tau_g"],
+            int(params["L"]),
+            n,
+            variant=hmc_variant,
         )
     raise ValueError(f"{algorithm} has no zCDP accountant")
 
 
-def iteration_count(algorithm: str, params: Mapping[str, float], n: int, epsilon: float, delta: float, *,
-                    hmc_variant: str = "seed", pld_interval: float = 1e-4) -> int:
+def iteration_count(
+    algorithm: str,
+    params: Mapping[str, float],
+    n: int,
+    epsilon: float,
+    delta: float,
+    *,
+    hmc_variant: str = "seed",
+    pld_interval: float = 1e-4,
+) -> int:
     """Largest iteration count within (epsilon, delta) with the thesis's best accountant.
 
     ``params`` uses the keys of ``config/data/raisa2021/params.yaml``: dpps/dppa ``tau``; hmc
@@ -325,7 +359,9 @@ def iteration_count(algorithm: str, params: Mapping[str, float], n: int, epsilon
         tau_l, tau_g, L = params["tau_l"], params["tau_g"], int(params["L"])
         low = zcdp_iterations_hmc(epsilon, delta, tau_l, tau_g, L, n, variant=hmc_variant)
         return max_iterations(
-            lambda k: gaussian_pld_delta(epsilon, hmc_mu(k, tau_l, tau_g, L, n, variant=hmc_variant)),
+            lambda k: gaussian_pld_delta(
+                epsilon, hmc_mu(k, tau_l, tau_g, L, n, variant=hmc_variant)
+            ),
             delta,
             low=max(low, 0),  # seed variant: the one up-front gradient alone may exceed the budget
         )

@@ -46,8 +46,11 @@ def _is_integer(checker, instance) -> bool:
 
 
 def _is_number(checker, instance) -> bool:
-    return (isinstance(instance, (int, float)) and not isinstance(instance, bool)
-            and math.isfinite(instance))
+    return (
+        isinstance(instance, (int, float))
+        and not isinstance(instance, bool)
+        and math.isfinite(instance)
+    )
 
 
 def strict_error(data, schema_path) -> tuple[list, str] | None:
@@ -56,15 +59,22 @@ def strict_error(data, schema_path) -> tuple[list, str] | None:
 
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
     checker = Draft202012Validator.TYPE_CHECKER.redefine_many(
-        {"integer": _is_integer, "number": _is_number})
+        {"integer": _is_integer, "number": _is_number}
+    )
     strict = validators.extend(Draft202012Validator, type_checker=checker)
     errors = sorted(strict(schema).iter_errors(data), key=lambda e: list(e.absolute_path))
     for err in errors:
         value = err.instance
         if isinstance(value, float) and not math.isfinite(value):
             return list(err.absolute_path), f"must be a finite number, got {value}"
-        if err.validator == "type" and err.validator_value == "integer" and isinstance(value, float):
-            return list(err.absolute_path), f"must be a whole number written without a decimal point, got {value}"
+        if (
+            err.validator == "type"
+            and err.validator_value == "integer"
+            and isinstance(value, float)
+        ):
+            return list(
+                err.absolute_path
+            ), f"must be a whole number written without a decimal point, got {value}"
         if err.validator == "type":
             return list(err.absolute_path), err.message
     return None
@@ -86,7 +96,9 @@ def overridden_keys(base: dict, final: dict, prefix=()) -> list[str]:
 def main(argv=None) -> int:
     import sys
 
-    bad = [e for e in (yaml_syntax_error(p) for p in (argv if argv is not None else sys.argv[1:])) if e]
+    bad = [
+        e for e in (yaml_syntax_error(p) for p in (argv if argv is not None else sys.argv[1:])) if e
+    ]
     for problem in bad:
         print(f"invalid config file {problem}", file=sys.stderr)
     return 1 if bad else 0

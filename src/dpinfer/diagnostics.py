@@ -177,7 +177,11 @@ def _mean_kernel_1d(a, b, inv2h2, same):
 def _kernel_mean(a, b, inv2h2, same) -> float:
     """Mean kernel term of two (n, d) draw arrays; the 1-d kernel where d = 1."""
     if a.shape[1] == 1:
-        return float(_mean_kernel_1d(np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(b[:, 0]), inv2h2, same))
+        return float(
+            _mean_kernel_1d(
+                np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(b[:, 0]), inv2h2, same
+            )
+        )
     return float(_mean_kernel(a, b, inv2h2, same))
 
 
@@ -202,7 +206,7 @@ class MmdReference:
         self.draws, self.c, self.self_term = draws, c, self_term
 
     @classmethod
-    def of(cls, y, bandwidth: float) -> "MmdReference":
+    def of(cls, y, bandwidth: float) -> MmdReference:
         b = _as_draws(y)
         if b.shape[0] < 2:
             raise ValueError("need at least two draws in each sample")
@@ -215,7 +219,11 @@ class MmdReference:
     def mmd2(self, x) -> float:
         """Unbiased MMD^2 of the sample ``x`` against the reference."""
         a, b = _checked_sample(x, self.draws), self.draws
-        return float(_kernel_mean(a, a, self.c, True) + self.self_term - 2.0 * _kernel_mean(a, b, self.c, False))
+        return float(
+            _kernel_mean(a, a, self.c, True)
+            + self.self_term
+            - 2.0 * _kernel_mean(a, b, self.c, False)
+        )
 
 
 def _checked_sample(x, reference: np.ndarray) -> np.ndarray:
@@ -335,7 +343,7 @@ def _ess_of(x: np.ndarray) -> float:
         if rho[t + 1] + rho[t + 2] > rho[t - 1] + rho[t]:
             rho[t + 1] = rho[t + 2] = (rho[t - 1] + rho[t]) / 2.0
         t += 2
-    tau = -1.0 + 2.0 * float(np.sum(rho[: max_t + 1])) + float(np.sum(rho[max_t + 1: max_t + 2]))
+    tau = -1.0 + 2.0 * float(np.sum(rho[: max_t + 1])) + float(np.sum(rho[max_t + 1 : max_t + 2]))
     total = m * n
     return total / max(tau, 1.0 / math.log10(total))
 
@@ -377,7 +385,11 @@ def effective_sample_size(chain) -> np.ndarray:
     out = np.empty(a.shape[1])
     for j in range(a.shape[1]):
         x = a[:, j]
-        out[j] = 1.0 if a.shape[0] < 4 or np.all(x == x[0]) else min(_ess_of(x[None, :]), float(a.shape[0]))
+        out[j] = (
+            1.0
+            if a.shape[0] < 4 or np.all(x == x[0])
+            else min(_ess_of(x[None, :]), float(a.shape[0]))
+        )
     return out
 
 

@@ -120,10 +120,22 @@ def nig_chain_spec(method: str, section: dict, n: int = 0) -> dict:
     set; options reach the sampler as keywords; ``gibbs.diagnostic_draws`` (when set) caps the
     draws per chain that R-hat and ESS read (:func:`dpinfer.studies.nig_methods.run_chain`)."""
     if method in ("non_private", "naive"):
-        return {"method": method, "burnin": 0, "keep": section["conjugate_draws"], "chains": 1, "options": {}}
+        return {
+            "method": method,
+            "burnin": 0,
+            "keep": section["conjugate_draws"],
+            "chains": 1,
+            "options": {},
+        }
     if method == "mcmc_ind":
         m = section["mcmc_ind"]
-        return {"method": method, "burnin": m["burnin"], "keep": m["keep"], "chains": m["chains"], "options": {}}
+        return {
+            "method": method,
+            "burnin": m["burnin"],
+            "keep": m["keep"],
+            "chains": m["chains"],
+            "options": {},
+        }
     g = section["gibbs"]
     large = "large_n" in g and n >= g["large_n"]
     options = {"collapsed_moves": g["collapsed_moves"]}
@@ -131,8 +143,13 @@ def nig_chain_spec(method: str, section: dict, n: int = 0) -> dict:
         options["moments"] = g["noisy_moments"]
     if "sign_flip" in g:
         options["sign_flip"] = g["sign_flip"]
-    spec = {"method": method, "burnin": g["burnin_large_n"] if large else g["burnin"],
-            "keep": g["keep_large_n"] if large else g["keep"], "chains": g["chains"], "options": options}
+    spec = {
+        "method": method,
+        "burnin": g["burnin_large_n"] if large else g["burnin"],
+        "keep": g["keep_large_n"] if large else g["keep"],
+        "chains": g["chains"],
+        "options": options,
+    }
     if "diagnostic_draws" in g:
         spec["diagnostic_draws"] = g["diagnostic_draws"]
     return spec
@@ -155,8 +172,14 @@ def raim_settings(rhos, lambdas) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- bernstein2020 ch. 3
-def ch3_cell_name(figure: str, *, model: str | None = None, n: int | None = None, epsilon: float | None = None,
-                  lam: float | None = None) -> str:
+def ch3_cell_name(
+    figure: str,
+    *,
+    model: str | None = None,
+    n: int | None = None,
+    epsilon: float | None = None,
+    lam: float | None = None,
+) -> str:
     """File stem of one cell of a chapter-3 figure grid (``runs/<figure>/<stem>.npz``).
 
     fig3_1 ``n100_eps0.1``; fig3_2 ``n1000``; fig3_3 ``lam0.01``; fig3_4 ``chain1_n100_eps0.1``
@@ -179,16 +202,37 @@ def ch3_cell_name(figure: str, *, model: str | None = None, n: int | None = None
     raise ValueError(f"not a chapter-3 figure: {figure!r}")
 
 
-def _ch3_cell(ch3: dict, name: str, model: str, states: int, n: int, epsilon, methods: list, *, lambdas=None,
-              keep_marginals=False, releases=None) -> dict:
+def _ch3_cell(
+    ch3: dict,
+    name: str,
+    model: str,
+    states: int,
+    n: int,
+    epsilon,
+    methods: list,
+    *,
+    lambdas=None,
+    keep_marginals=False,
+    releases=None,
+) -> dict:
     """The settings one cell job reads: its model block, lambdas of its methods, and the CGM /
     PSGD blocks only if it runs those methods (so editing PSGD's grid reruns only PSGD cells)."""
     lams = dict(ch3["lambdas"], **(lambdas or {}))
     used = [m for m in methods if m in lams] + (["naive"] if "cgm" in methods else [])
-    return {"name": name, "model": model, "spec": ch3["models"][model], "states": states, "n": n,
-            "releases": releases or ch3["releases"], "epsilon": epsilon, "methods": methods,
-            "lambdas": {m: lams[m] for m in used}, "keep_marginals": keep_marginals,
-            "cgm": ch3["cgm"] if "cgm" in methods else None, "psgd": ch3["psgd"] if "psgd" in methods else None}
+    return {
+        "name": name,
+        "model": model,
+        "spec": ch3["models"][model],
+        "states": states,
+        "n": n,
+        "releases": releases or ch3["releases"],
+        "epsilon": epsilon,
+        "methods": methods,
+        "lambdas": {m: lams[m] for m in used},
+        "keep_marginals": keep_marginals,
+        "cgm": ch3["cgm"] if "cgm" in methods else None,
+        "psgd": ch3["psgd"] if "psgd" in methods else None,
+    }
 
 
 def ch3_cells(ch3: dict) -> dict:
@@ -203,27 +247,69 @@ def ch3_cells(ch3: dict) -> dict:
     for n in f1["n_grid"]:
         for e in f1["epsilons"]:
             stem = ch3_cell_name("fig3_1", n=n, epsilon=e)
-            cells["fig3_1"][stem] = _ch3_cell(ch3, f"fig3_1_{stem}", f1["model"], f1["states"], n, e, ["naive"])
+            cells["fig3_1"][stem] = _ch3_cell(
+                ch3, f"fig3_1_{stem}", f1["model"], f1["states"], n, e, ["naive"]
+            )
     for n in f2["n_grid"]:
         stem = ch3_cell_name("fig3_2", n=n)
-        cells["fig3_2"][stem] = _ch3_cell(ch3, f"fig3_2_{stem}", f2["model"], f2["states"], n, f2["epsilon"],
-                                          ["naive", "naive_unprojected"], releases=f2.get("releases"))
+        cells["fig3_2"][stem] = _ch3_cell(
+            ch3,
+            f"fig3_2_{stem}",
+            f2["model"],
+            f2["states"],
+            n,
+            f2["epsilon"],
+            ["naive", "naive_unprojected"],
+            releases=f2.get("releases"),
+        )
     for lam in f3["lambdas"]:
         stem = ch3_cell_name("fig3_3", lam=lam)
-        cells["fig3_3"][stem] = _ch3_cell(ch3, f"fig3_3_{stem}", f3["model"], f3["states"], f3["n"], f3["epsilon"],
-                                          ["naive", "nonprivate"], lambdas={"naive": lam, "nonprivate": lam})
+        cells["fig3_3"][stem] = _ch3_cell(
+            ch3,
+            f"fig3_3_{stem}",
+            f3["model"],
+            f3["states"],
+            f3["n"],
+            f3["epsilon"],
+            ["naive", "nonprivate"],
+            lambdas={"naive": lam, "nonprivate": lam},
+        )
     for model in f4["models"]:
         for n in f4["n_grid"]:
             stem = ch3_cell_name("fig3_4", model=model, n=n)
-            cells["fig3_4"][stem] = _ch3_cell(ch3, f"fig3_4_{stem}", model, f4["states"], n, None,
-                                              ["nonprivate", "random"], releases=f4.get("releases"))
+            cells["fig3_4"][stem] = _ch3_cell(
+                ch3,
+                f"fig3_4_{stem}",
+                model,
+                f4["states"],
+                n,
+                None,
+                ["nonprivate", "random"],
+                releases=f4.get("releases"),
+            )
             for e in f4["epsilons"]:
                 stem = ch3_cell_name("fig3_4", model=model, n=n, epsilon=e)
-                cells["fig3_4"][stem] = _ch3_cell(ch3, f"fig3_4_{stem}", model, f4["states"], n, e,
-                                                  ["naive", "cgm", "psgd"], releases=f4.get("releases"))
+                cells["fig3_4"][stem] = _ch3_cell(
+                    ch3,
+                    f"fig3_4_{stem}",
+                    model,
+                    f4["states"],
+                    n,
+                    e,
+                    ["naive", "cgm", "psgd"],
+                    releases=f4.get("releases"),
+                )
     cells["fig3_5"][ch3_cell_name("fig3_5")] = _ch3_cell(
-        ch3, "fig3_5", f5["model"], f5["states"], f5["n"], f5["epsilon"], ["naive", "cgm", "nonprivate"],
-        keep_marginals=True, releases=f5.get("releases"))
+        ch3,
+        "fig3_5",
+        f5["model"],
+        f5["states"],
+        f5["n"],
+        f5["epsilon"],
+        ["naive", "cgm", "nonprivate"],
+        keep_marginals=True,
+        releases=f5.get("releases"),
+    )
     return cells
 
 

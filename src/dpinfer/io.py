@@ -44,7 +44,9 @@ def atomic_path(path, suffix: str | None = None):
     """Yield a temporary path beside ``path``; move it onto ``path`` only if the block succeeds."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix or path.suffix)
+    fd, tmp = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=suffix or path.suffix
+    )
     os.close(fd)
     try:
         yield Path(tmp)
@@ -118,8 +120,9 @@ def write_csv(path, rows: list[dict], columns: list[str], digits: int = 3) -> No
     write_text(path, buf.getvalue())
 
 
-def write_markdown(path, rows: list[dict], columns: list[str], *, title: str = "", notes: str = "",
-                   digits: int = 3) -> None:
+def write_markdown(
+    path, rows: list[dict], columns: list[str], *, title: str = "", notes: str = "", digits: int = 3
+) -> None:
     """A Markdown table with an optional title and notes below it."""
     if not rows:
         raise ValueError("a table needs at least one row")
@@ -133,8 +136,16 @@ def write_markdown(path, rows: list[dict], columns: list[str], *, title: str = "
     write_text(path, "\n".join(lines) + "\n")
 
 
-def write_table(csv_path, md_path, rows: list[dict], columns: list[str], *, title: str = "",
-                notes: str = "", digits: int = 3) -> None:
+def write_table(
+    csv_path,
+    md_path,
+    rows: list[dict],
+    columns: list[str],
+    *,
+    title: str = "",
+    notes: str = "",
+    digits: int = 3,
+) -> None:
     """Write one table as tidy CSV and as Markdown with the same columns and numbers."""
     write_csv(csv_path, rows, columns, digits)
     write_markdown(md_path, rows, columns, title=title, notes=notes, digits=digits)

@@ -35,8 +35,17 @@ __all__ = ["job_record", "read_records", "write_profile", "UNITS"]
 
 # a rule belongs to the first unit its name starts with (bernstein2020's figure and table rules
 # are named after the target, not the chapter, so they count as "bernstein2020")
-UNITS = ("bernstein2020_ch3", "bernstein2020_ch4", "bernstein2020_ch5", "bernstein2020_case", "bernstein2020",
-         "ju2022", "raim2021", "raisa2021", "comparison")
+UNITS = (
+    "bernstein2020_ch3",
+    "bernstein2020_ch4",
+    "bernstein2020_ch5",
+    "bernstein2020_case",
+    "bernstein2020",
+    "ju2022",
+    "raim2021",
+    "raisa2021",
+    "comparison",
+)
 _OTHER = "scorecard and summary"
 _LINE = re.compile(r"dpinfer: cost (\{.*\})\s*$")
 _FIELDS = ("wall_s", "cpu_s", "kernel_cpu_s")
@@ -57,8 +66,13 @@ def job_record(rule: str, step_wall: float, kernel_cpu: float) -> dict:
     use = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = use.ru_utime + use.ru_stime + kids.ru_utime + kids.ru_stime
-    return {"rule": rule, "wall_s": round(_process_wall(step_wall), 3), "cpu_s": round(cpu, 3),
-            "kernel_cpu_s": round(kernel_cpu, 3), "step_wall_s": round(step_wall, 3)}
+    return {
+        "rule": rule,
+        "wall_s": round(_process_wall(step_wall), 3),
+        "cpu_s": round(cpu, 3),
+        "kernel_cpu_s": round(kernel_cpu, 3),
+        "step_wall_s": round(step_wall, 3),
+    }
 
 
 def read_records(log_dir) -> list[dict]:
@@ -87,8 +101,12 @@ def _share(part: float, whole: float) -> str:
     return f"{part / whole:.2f}" if whole > 0 else "n/a"
 
 
-def profile(records: list[dict], started: float | None = None, cores: int | None = None,
-            workflow_cpu: float | None = None) -> dict:
+def profile(
+    records: list[dict],
+    started: float | None = None,
+    cores: int | None = None,
+    workflow_cpu: float | None = None,
+) -> dict:
     """Per rule and per unit sums; for the jobs that finished after ``started``, the run's
     efficiency kernel CPU / (cores x wall), wall = now - ``started``, and ``workflow_cpu``, the
     Snakemake process's own CPU seconds."""
@@ -96,48 +114,82 @@ def profile(records: list[dict], started: float | None = None, cores: int | None
     for r in records:
         by_rule[r["rule"]].append(r)
         by_unit[unit_of(r["rule"])].append(r)
-    out = {"rules": {k: _sums(v) for k, v in sorted(by_rule.items())},
-           "units": {k: _sums(v) for k, v in sorted(by_unit.items())}, "run": None}
+    out = {
+        "rules": {k: _sums(v) for k, v in sorted(by_rule.items())},
+        "units": {k: _sums(v) for k, v in sorted(by_unit.items())},
+        "run": None,
+    }
     if started is not None and cores:
         mine = [r for r in records if r["mtime"] >= started]
         wall = time.time() - started
-        out["run"] = dict(_sums(mine), run_wall_s=wall, cores=int(cores), workflow_cpu_s=workflow_cpu,
-                          efficiency=_share(sum(r["kernel_cpu_s"] for r in mine), cores * wall))
+        out["run"] = dict(
+            _sums(mine),
+            run_wall_s=wall,
+            cores=int(cores),
+            workflow_cpu_s=workflow_cpu,
+            efficiency=_share(sum(r["kernel_cpu_s"] for r in mine), cores * wall),
+        )
     return out
 
 
 def _md_table(rows: dict, key: str) -> list[str]:
-    lines = [f"| {key} | jobs | wall s | CPU s | kernel CPU s | overhead s | kernel / wall |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"| {key} | jobs | wall s | CPU s | kernel CPU s | overhead s | kernel / wall |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, s in rows.items():
-        lines.append(f"| {name} | {s['jobs']} | {s['wall_s']:.1f} | {s['cpu_s']:.1f} | {s['kernel_cpu_s']:.1f} | "
-                     f"{s['overhead_s']:.1f} | {_share(s['kernel_cpu_s'], s['wall_s'])} |")
+        lines.append(
+            f"| {name} | {s['jobs']} | {s['wall_s']:.1f} | {s['cpu_s']:.1f} | {s['kernel_cpu_s']:.1f} | "
+            f"{s['overhead_s']:.1f} | {_share(s['kernel_cpu_s'], s['wall_s'])} |"
+        )
     return lines
 
 
 def render(p: dict) -> tuple[str, str]:
     """(cost.md, cost.csv) of a profile."""
-    md = ["# Cost profile of the run", "",
-          "Per job: wall time of its process (start-up and imports included), its CPU time, the CPU time "
-          "inside the samplers' and estimators' kernels, and the overhead CPU - kernel CPU (dpinfer.job_cost). "
-          "Measured time: differs between runs; not a scorecard input.", ""]
+    md = [
+        "# Cost profile of the run",
+        "",
+        "Per job: wall time of its process (start-up and imports included), its CPU time, the CPU time "
+        "inside the samplers' and estimators' kernels, and the overhead CPU - kernel CPU (dpinfer.job_cost). "
+        "Measured time: differs between runs; not a scorecard input.",
+        "",
+    ]
     if p["run"]:
         r = p["run"]
-        md += [f"This invocation: {r['jobs']} jobs in {r['run_wall_s'] / 60:.1f} minutes on {r['cores']} cores; "
-               f"kernel CPU {r['kernel_cpu_s']:.0f} s; efficiency kernel CPU / (cores x wall) = {r['efficiency']}."
-               + (f" The Snakemake process itself (parsing, scheduling) used {r['workflow_cpu_s']:.0f} CPU-s."
-                  if r.get("workflow_cpu_s") is not None else ""), ""]
-    md += ["## Per study", ""] + _md_table(p["units"], "study") + ["", "## Per rule", ""] + _md_table(p["rules"], "rule")
+        md += [
+            f"This invocation: {r['jobs']} jobs in {r['run_wall_s'] / 60:.1f} minutes on {r['cores']} cores; "
+            f"kernel CPU {r['kernel_cpu_s']:.0f} s; efficiency kernel CPU / (cores x wall) = {r['efficiency']}."
+            + (
+                f" The Snakemake process itself (parsing, scheduling) used {r['workflow_cpu_s']:.0f} CPU-s."
+                if r.get("workflow_cpu_s") is not None
+                else ""
+            ),
+            "",
+        ]
+    md += (
+        ["## Per study", ""]
+        + _md_table(p["units"], "study")
+        + ["", "## Per rule", ""]
+        + _md_table(p["rules"], "rule")
+    )
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["unit", "rule", "jobs", "wall_s", "cpu_s", "kernel_cpu_s", "overhead_s"])
     for name, s in p["rules"].items():
-        w.writerow([unit_of(name), name, s["jobs"]] + [f"{s[k]:.3f}" for k in (*_FIELDS, "overhead_s")])
+        w.writerow(
+            [unit_of(name), name, s["jobs"]] + [f"{s[k]:.3f}" for k in (*_FIELDS, "overhead_s")]
+        )
     return "\n".join(md) + "\n", buf.getvalue()
 
 
-def write_profile(log_dir, results_dir, started: float | None = None, cores: int | None = None,
-                  workflow_cpu: float | None = None) -> dict:
+def write_profile(
+    log_dir,
+    results_dir,
+    started: float | None = None,
+    cores: int | None = None,
+    workflow_cpu: float | None = None,
+) -> dict:
     """results/cost.md and results/cost.csv from the job logs under ``log_dir``."""
     from .io import write_text  # numpy: not at parse time (dpinfer.pipeline imports this module)
 

@@ -10,13 +10,24 @@ or claim that measures time is added here, and the docs' tables with it.
 
 from __future__ import annotations
 
-__all__ = ["TIMING_TABLES", "DOCUMENT_TIMES", "TIMING_CLAIMS", "TIMING_FIGURES", "SCORECARD_FILES",
-           "is_timing_claim", "timing_files"]
+__all__ = [
+    "TIMING_TABLES",
+    "DOCUMENT_TIMES",
+    "TIMING_CLAIMS",
+    "TIMING_FIGURES",
+    "SCORECARD_FILES",
+    "is_timing_claim",
+    "timing_files",
+]
 
 # table (under results/, its .md twin alike) -> the columns that carry measured time. The other
 # columns of these tables are the setting (and the documents' own times, DOCUMENT_TIMES).
 TIMING_TABLES: dict[str, tuple[str, ...]] = {
-    "ju2022/runtime.csv": ("seconds_per_chain_ours", "speedup_vs_paper", "speedup_vs_authors_R_2core"),
+    "ju2022/runtime.csv": (
+        "seconds_per_chain_ours",
+        "speedup_vs_paper",
+        "speedup_vs_authors_R_2core",
+    ),
     "raim2021/timing.csv": ("ours seconds", "speed-up vs paper", "speed-up vs re-run"),
     "bernstein2020/ch3/runtime.csv": ("mean_cpu_seconds", "ratio_to_naive"),
     "bernstein2020/case/runtime.csv": ("cpu_seconds", "seconds_per_tract", "iterations_per_second"),
@@ -25,28 +36,36 @@ TIMING_TABLES: dict[str, tuple[str, ...]] = {
     "cost.csv": ("wall_s", "cpu_s", "kernel_cpu_s", "overhead_s"),
     # the recommended method is the qualifying one with the most ESS per CPU second, so which
     # method a row names (and its diagnostics, and the others that qualify) can change with it
-    "comparison/recommended.csv": ("ess_per_s", "recommended", "rhat_max", "flagged", "also_qualify"),
+    "comparison/recommended.csv": (
+        "ess_per_s",
+        "recommended",
+        "rhat_max",
+        "flagged",
+        "also_qualify",
+    ),
 }
 
 # columns of the timing tables that print a document's time: the same in every run
-DOCUMENT_TIMES: frozenset[tuple[str, str]] = frozenset({
-    ("ju2022/runtime.csv", "seconds_per_chain_paper"),
-    ("ju2022/runtime.csv", "seconds_authors_R_2core"),
-    ("raim2021/timing.csv", "paper seconds"),
-    ("raim2021/timing.csv", "author package re-run seconds"),
-})
+DOCUMENT_TIMES: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("ju2022/runtime.csv", "seconds_per_chain_paper"),
+        ("ju2022/runtime.csv", "seconds_authors_R_2core"),
+        ("raim2021/timing.csv", "paper seconds"),
+        ("raim2021/timing.csv", "author package re-run seconds"),
+    }
+)
 
 # scorecard rows about measured time: (target, start of the statement; "" for every row of the
 # target). They are rows of results/<study>/claims/*.csv and of results/fidelity.{csv,md}.
 TIMING_CLAIMS: tuple[tuple[str, str], ...] = (
-    ("runtime", ""),             # ju2022
-    ("timing", ""),              # raim2021
-    ("fig3_4", "runtime:"),      # bernstein2020 chapter 3
-    ("fig3_6", "runtime:"),      # bernstein2020 chapter 3
-    ("fig5_8", ""),              # bernstein2020 chapter 5
-    ("fig5_14", "runtime:"),     # bernstein2020 case study
-    ("cost", ""),                # comparison
-    ("ess_per_second", ""),      # comparison
+    ("runtime", ""),  # ju2022
+    ("timing", ""),  # raim2021
+    ("fig3_4", "runtime:"),  # bernstein2020 chapter 3
+    ("fig3_6", "runtime:"),  # bernstein2020 chapter 3
+    ("fig5_8", ""),  # bernstein2020 chapter 5
+    ("fig5_14", "runtime:"),  # bernstein2020 case study
+    ("cost", ""),  # comparison
+    ("ess_per_second", ""),  # comparison
 )
 
 # figures (under results/, .pdf and .png) that plot measured time

@@ -59,7 +59,7 @@ class Laplace:
         _positive("sensitivity", self.sensitivity)
 
     @classmethod
-    def calibrated(cls, epsilon: float, sensitivity: float) -> "Laplace":
+    def calibrated(cls, epsilon: float, sensitivity: float) -> Laplace:
         """scale = sensitivity / epsilon."""
         epsilon, sensitivity = _positive("epsilon", epsilon), _positive("sensitivity", sensitivity)
         return cls(scale=sensitivity / epsilon, sensitivity=sensitivity)
@@ -97,14 +97,17 @@ class Gaussian:
         _positive("sensitivity", self.sensitivity)
 
     @classmethod
-    def calibrated(cls, epsilon: float, sensitivity: float, delta: float = 1e-5) -> "Gaussian":
+    def calibrated(cls, epsilon: float, sensitivity: float, delta: float = 1e-5) -> Gaussian:
         epsilon, sensitivity = _positive("epsilon", epsilon), _positive("sensitivity", sensitivity)
         if not 0.0 < float(delta) < 1.0:
             raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
-        return cls(sigma=sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon, sensitivity=sensitivity)
+        return cls(
+            sigma=sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon,
+            sensitivity=sensitivity,
+        )
 
     @classmethod
-    def from_zcdp(cls, rho: float, sensitivity: float) -> "Gaussian":
+    def from_zcdp(cls, rho: float, sensitivity: float) -> Gaussian:
         """sigma = sensitivity / sqrt(2 rho)."""
         rho, sensitivity = _positive("rho", rho), _positive("sensitivity", sensitivity)
         return cls(sigma=sensitivity / math.sqrt(2.0 * rho), sensitivity=sensitivity)
@@ -145,7 +148,7 @@ class DoubleGeometric:
         _positive("sensitivity", self.sensitivity)
 
     @classmethod
-    def calibrated(cls, epsilon: float, sensitivity: float = 1.0) -> "DoubleGeometric":
+    def calibrated(cls, epsilon: float, sensitivity: float = 1.0) -> DoubleGeometric:
         """rho = 1 - exp(-epsilon / sensitivity)."""
         epsilon, sensitivity = _positive("epsilon", epsilon), _positive("sensitivity", sensitivity)
         return cls(rho=-math.expm1(-epsilon / sensitivity), sensitivity=sensitivity)
@@ -183,7 +186,7 @@ class DiscreteGaussian:
         _positive("sensitivity", self.sensitivity)
 
     @classmethod
-    def from_zcdp(cls, rho: float, sensitivity: float = 1.0) -> "DiscreteGaussian":
+    def from_zcdp(cls, rho: float, sensitivity: float = 1.0) -> DiscreteGaussian:
         rho, sensitivity = _positive("rho", rho), _positive("sensitivity", sensitivity)
         return cls(sigma=sensitivity / math.sqrt(2.0 * rho), sensitivity=sensitivity)
 

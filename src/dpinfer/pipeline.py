@@ -22,7 +22,7 @@ import logging
 import re
 import sys
 import time
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from .job_cost import job_record
@@ -34,7 +34,7 @@ STEP_PATTERN = re.compile(r"^([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*):([A-Za-z_][
 _STUDIES = Path(__file__).resolve().parent / "studies"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _top_level_functions(path: Path) -> frozenset[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     return frozenset(n.name for n in tree.body if isinstance(n, ast.FunctionDef))
@@ -64,7 +64,9 @@ def _setup_logging(log_path) -> logging.Logger:
     if log_path:
         Path(log_path).parent.mkdir(parents=True, exist_ok=True)
         handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", handlers=handlers)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", handlers=handlers
+    )
     return logging.getLogger("dpinfer")
 
 

@@ -39,6 +39,8 @@ def seed_sequence(seed: int, study: str, experiment: str, replicate: int, stage:
     return np.random.SeedSequence(key_words(seed, study, experiment, replicate, stage))
 
 
-def rng_for(seed: int, study: str, experiment: str, replicate: int, stage: str) -> np.random.Generator:
+def rng_for(
+    seed: int, study: str, experiment: str, replicate: int, stage: str
+) -> np.random.Generator:
     """A fresh PCG64 generator for one stage of one replicate of one experiment."""
     return np.random.default_rng(seed_sequence(seed, study, experiment, replicate, stage))

@@ -54,8 +54,11 @@ def _is_study(keys: tuple) -> bool:
 
 def _apply(node: dict, rules: dict, keys: tuple) -> None:
     if not isinstance(rules, dict):
-        raise SmokeRuleError(keys, f"a smoke rule must be a number, {{drop: [...]}}, {{map: {{...}}}} "
-                                   f"or a section of rules, got {rules!r}")
+        raise SmokeRuleError(
+            keys,
+            f"a smoke rule must be a number, {{drop: [...]}}, {{map: {{...}}}} "
+            f"or a section of rules, got {rules!r}",
+        )
     for key, rule in rules.items():
         if key == "*":
             continue
@@ -66,8 +69,10 @@ def _apply(node: dict, rules: dict, keys: tuple) -> None:
                     continue  # the user deleted this study: its rules have nothing to shrink
                 node[key] = {}
             if not isinstance(node[key], dict):
-                raise SmokeRuleError(here, f"config/smoke.yaml shrinks a section here, but the config "
-                                           f"has {node[key]!r}")
+                raise SmokeRuleError(
+                    here,
+                    f"config/smoke.yaml shrinks a section here, but the config has {node[key]!r}",
+                )
             _apply(node[key], rule, here)
         elif key in node or _is_number(rule):
             node[key] = _leaf(node.get(key), rule, here)
@@ -86,12 +91,18 @@ def _leaf(value, rule, keys):
         if value is None:
             return rule
         if not _is_number(value):
-            raise SmokeRuleError(keys, f"config/smoke.yaml caps this number at {rule}, but the config has {value!r}")
+            raise SmokeRuleError(
+                keys, f"config/smoke.yaml caps this number at {rule}, but the config has {value!r}"
+            )
         return min(value, rule)
     if not isinstance(rule, dict) or set(rule) not in _LIST_RULES:
-        raise SmokeRuleError(keys, f"unknown smoke rule {rule!r}: a number, {{drop: [...]}} or {{map: {{...}}}}")
+        raise SmokeRuleError(
+            keys, f"unknown smoke rule {rule!r}: a number, {{drop: [...]}} or {{map: {{...}}}}"
+        )
     if not isinstance(value, list):
-        raise SmokeRuleError(keys, f"config/smoke.yaml thins a list here, but the config has {value!r}")
+        raise SmokeRuleError(
+            keys, f"config/smoke.yaml thins a list here, but the config has {value!r}"
+        )
     if set(rule) == {"drop"}:
         kept = [v for v in value if v not in rule["drop"]]
         return kept or value[:1]

@@ -50,7 +50,9 @@ def binomial_gibbs() -> ExactCase:
     n, a, b, y = 100, 10.0, 10.0, 15.0
     mech = Laplace.calibrated(0.2, 1.0)  # scale 5
     mean, sd = binomial_exact_posterior(y, n, a, b, mech.scale)
-    chain = nag.run_binomial(y, n, (a, b), mech, burnin=2000, keep=60000, rng=np.random.default_rng(1))
+    chain = nag.run_binomial(
+        y, n, (a, b), mech, burnin=2000, keep=60000, rng=np.random.default_rng(1)
+    )
     # slack: the CLT for Binomial(100, theta) (seed 1: mean off by 0.0019 = 1.9 MCSE, sd by 1%)
     return ExactCase(chain.kept, [mean], [sd], mean_slack=0.003, sd_slack=0.02 * sd)
 
@@ -67,7 +69,9 @@ def binomial_record_wise() -> ExactCase:
 
     n, a, b, y, mech = _small_binomial()
     mean, sd = binomial_exact_posterior(y, n, a, b, mech.scale)
-    chain = run_record_wise_binomial(y, n, (a, b), mech, burnin=1000, keep=40000, rng=np.random.default_rng(3))
+    chain = run_record_wise_binomial(
+        y, n, (a, b), mech, burnin=1000, keep=40000, rng=np.random.default_rng(3)
+    )
     return ExactCase(chain.kept, [mean], [sd])
 
 
@@ -75,7 +79,9 @@ def binomial_exact() -> ExactCase:
     """Independent draws of the Beta mixture (models.private_binomial) against quadrature."""
     n, a, b, y, mech = _small_binomial()
     mean, sd = binomial_exact_posterior(y, n, a, b, mech.scale)
-    chain = baselines.run_exact_binomial(y, n, (a, b), mech, burnin=0, keep=40000, rng=np.random.default_rng(4))
+    chain = baselines.run_exact_binomial(
+        y, n, (a, b), mech, burnin=0, keep=40000, rng=np.random.default_rng(4)
+    )
     return ExactCase(chain.kept, [mean], [sd])
 
 
@@ -87,15 +93,20 @@ def multinomial_gibbs() -> ExactCase:
     c1, c2 = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
     ok = c1 + c2 <= n
     c = np.stack([c1[ok], c2[ok], n - c1[ok] - c2[ok]], axis=1).astype(float)
-    logw = (stats.dirichlet_multinomial.logpmf(c, alpha, n) + mech.logpdf(y[0] - c[:, 0])
-            + mech.logpdf(y[1] - c[:, 1]))
+    logw = (
+        stats.dirichlet_multinomial.logpmf(c, alpha, n)
+        + mech.logpdf(y[0] - c[:, 0])
+        + mech.logpdf(y[1] - c[:, 1])
+    )
     w = np.exp(logw - logw.max())
     w /= w.sum()
     post = alpha + c
     tot = post.sum(axis=1, keepdims=True)
     mean = w @ (post / tot)
-    sd = np.sqrt(w @ (post * (post + 1) / (tot * (tot + 1))) - mean ** 2)
-    chain = nag.run_multinomial(y, n, alpha, mech, burnin=2000, keep=60000, rng=np.random.default_rng(2))
+    sd = np.sqrt(w @ (post * (post + 1) / (tot * (tot + 1))) - mean**2)
+    chain = nag.run_multinomial(
+        y, n, alpha, mech, burnin=2000, keep=60000, rng=np.random.default_rng(2)
+    )
     # slack: the CLT for the counts (seed 2: means within 1.3 MCSE, sds within 0.5%)
     return ExactCase(chain.kept, mean, sd, mean_slack=0.003, sd_slack=0.02 * sd)
 
@@ -109,7 +120,9 @@ def exact_truncated_likelihood(y, lam, n, a, b, scale):
     q, _, _ = expfam.truncated_exponential_moments(lam, a, b)
     _, v_c = expfam.rs_clt(lam, a, b, n)
     t = np.linspace(0.0, 14.0 / math.sqrt(v_c), 20001)
-    phi1 = 1.0 - q + lam / (lam - 1j * t) * (np.exp((1j * t - lam) * a) - np.exp((1j * t - lam) * b))
+    phi1 = (
+        1.0 - q + lam / (lam - 1j * t) * (np.exp((1j * t - lam) * a) - np.exp((1j * t - lam) * b))
+    )
     f = np.real(np.exp(n * np.log(phi1) - 1j * t * y)) / (1.0 + scale * scale * t * t)
     return max(integrate.trapezoid(f, t) / math.pi, 0.0)
 
@@ -127,8 +140,9 @@ def _truncated_exponential_small_n() -> ExactCase:
         s_hat = np.where((x >= a) & (x <= b), x, 0.0).sum(axis=1)
         lik[i] = np.exp(mech.logpdf(y - s_hat)).mean()
     mean, sd = _grid_moments(grid, stats.gamma.pdf(grid, 8.0, scale=0.5) * lik)
-    chain = nag.run_truncated_exponential(y, n, (8.0, 2.0), mech, bounds=(a, b), burnin=2000, keep=60000,
-                                          rng=np.random.default_rng(3))
+    chain = nag.run_truncated_exponential(
+        y, n, (8.0, 2.0), mech, bounds=(a, b), burnin=2000, keep=60000, rng=np.random.default_rng(3)
+    )
     # slack: the RS-CLT at n = 60 and the Monte Carlo likelihood
     return ExactCase(chain.kept, [mean], [sd], mean_slack=0.02 * mean, sd_slack=0.04 * sd)
 
@@ -146,8 +160,18 @@ def _truncated_exponential_large_n() -> ExactCase:
     lik = np.array([exact_truncated_likelihood(y, lam, n, a, b, mech.scale) for lam in grid])
     mean, sd = _grid_moments(grid, stats.gamma.pdf(grid, 8.0, scale=0.5) * lik)
     assert abs(mean - 1.597) < 0.01 and abs(sd - 0.143) < 0.005, (mean, sd)
-    chain = nag.run_truncated_exponential(y, n, (8.0, 2.0), mech, bounds=(a, b), burnin=1000, keep=5000,
-                                          rng=np.random.default_rng(5), thin=20, init="prior")
+    chain = nag.run_truncated_exponential(
+        y,
+        n,
+        (8.0, 2.0),
+        mech,
+        bounds=(a, b),
+        burnin=1000,
+        keep=5000,
+        rng=np.random.default_rng(5),
+        thin=20,
+        init="prior",
+    )
     return ExactCase(chain.kept, [mean], [sd], mean_slack=0.01, sd_slack=0.05 * sd)
 
 
@@ -174,9 +198,20 @@ def ops_binomial() -> list[ExactCase]:
         mech = Laplace.calibrated(eps, 1.0)
         for i, tempering in enumerate(("likelihood", "posterior")):
             t = ops_exponent(mech.epsilon, keep, a0)
-            mean, sd = _truncated_beta_moments(*ops_beta_parameters(s, n, prior, t, tempering), a0, 1 - a0)
-            chain = run_ops_binomial(s, n, prior, mech, burnin=0, keep=keep, rng=np.random.default_rng(10 + i),
-                                     support_lower=a0, tempering=tempering)
+            mean, sd = _truncated_beta_moments(
+                *ops_beta_parameters(s, n, prior, t, tempering), a0, 1 - a0
+            )
+            chain = run_ops_binomial(
+                s,
+                n,
+                prior,
+                mech,
+                burnin=0,
+                keep=keep,
+                rng=np.random.default_rng(10 + i),
+                support_lower=a0,
+                tempering=tempering,
+            )
             assert chain.kept.min() >= a0 and chain.kept.max() <= 1 - a0
             out.append(ExactCase(chain.kept, [mean], [sd]))
     return out
@@ -195,8 +230,10 @@ def _beta_case(run, statistic, n, prior, exact_statistic, seed) -> ExactCase:
 
 def naive_binomial() -> list[ExactCase]:
     """The noisy count as if exact; clipped to [0, n] (a release below 0 and one inside)."""
-    return [_beta_case(baselines.run_naive_binomial, -7.5, 50, (10.0, 10.0), 0.0, 20),
-            _beta_case(baselines.run_naive_binomial, 12.3, 50, (10.0, 10.0), 12.3, 21)]
+    return [
+        _beta_case(baselines.run_naive_binomial, -7.5, 50, (10.0, 10.0), 0.0, 20),
+        _beta_case(baselines.run_naive_binomial, 12.3, 50, (10.0, 10.0), 12.3, 21),
+    ]
 
 
 def non_private_binomial() -> ExactCase:
@@ -213,16 +250,37 @@ def naive_multinomial() -> list[ExactCase]:
     """Dirichlet(alpha + [y, n - sum y]) floored at 1e-3 (one noisy count far below 0: the
     floored coordinate is so heavy-tailed that only means are compared there)."""
     alpha = np.array([5.0, 5.0, 5.0])
-    return [_dirichlet_case(baselines.run_naive_multinomial, np.array([-9.0, 20.0]), 40, alpha,
-                            np.array([1e-3, 25.0, 34.0]), 23, with_sd=False),
-            _dirichlet_case(baselines.run_naive_multinomial, np.array([7.4, 20.0]), 40, alpha,
-                            np.array([12.4, 25.0, 17.6]), 24)]
+    return [
+        _dirichlet_case(
+            baselines.run_naive_multinomial,
+            np.array([-9.0, 20.0]),
+            40,
+            alpha,
+            np.array([1e-3, 25.0, 34.0]),
+            23,
+            with_sd=False,
+        ),
+        _dirichlet_case(
+            baselines.run_naive_multinomial,
+            np.array([7.4, 20.0]),
+            40,
+            alpha,
+            np.array([12.4, 25.0, 17.6]),
+            24,
+        ),
+    ]
 
 
 def non_private_multinomial() -> ExactCase:
     alpha = np.array([5.0, 5.0, 5.0])
-    return _dirichlet_case(baselines.run_non_private_multinomial, np.array([7.0, 20.0]), 40, alpha,
-                           np.array([12.0, 25.0, 18.0]), 25)
+    return _dirichlet_case(
+        baselines.run_non_private_multinomial,
+        np.array([7.0, 20.0]),
+        40,
+        alpha,
+        np.array([12.0, 25.0, 18.0]),
+        25,
+    )
 
 
 def _gamma_case(run, statistic, n, prior, exact_statistic, seed) -> ExactCase:
@@ -234,8 +292,10 @@ def _gamma_case(run, statistic, n, prior, exact_statistic, seed) -> ExactCase:
 
 def naive_exponential() -> list[ExactCase]:
     """Gamma(shape + n, rate + max(y, 0)) (a negative noisy sum and a positive one)."""
-    return [_gamma_case(baselines.run_naive_exponential, -3.0, 20, (8.0, 2.0), 0.0, 26),
-            _gamma_case(baselines.run_naive_exponential, 6.5, 20, (8.0, 2.0), 6.5, 27)]
+    return [
+        _gamma_case(baselines.run_naive_exponential, -3.0, 20, (8.0, 2.0), 0.0, 26),
+        _gamma_case(baselines.run_naive_exponential, 6.5, 20, (8.0, 2.0), 6.5, 27),
+    ]
 
 
 def non_private_exponential() -> ExactCase:

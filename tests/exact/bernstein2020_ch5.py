@@ -64,7 +64,9 @@ def non_private() -> ExactCase:
     rng, x, y = _data()
     release = release_statistics(rng, x, y, 1.0, BOUNDS)
     mean, sd = nig_moments(release.s, N, PRIOR)
-    chain = run_non_private(release, PRIOR, DATA_PRIOR, np.random.default_rng(21), burnin=0, keep=40000)
+    chain = run_non_private(
+        release, PRIOR, DATA_PRIOR, np.random.default_rng(21), burnin=0, keep=40000
+    )
     return ExactCase(chain.kept, mean, sd)
 
 
@@ -103,9 +105,12 @@ def mcmc_ind() -> ExactCase:
     rng = np.random.default_rng(31)
     sim = simulate_dataset(rng, n, PRIOR, DATA_PRIOR)
     release = release_statistics(rng, sim["x"], sim["y"], 48.0, BOUNDS)
-    mean, sd, ess = private_posterior_moments(release.z, n, release.mechanism.scale, 1_000_000,
-                                              np.random.default_rng(5))
-    chain = run_mcmc_ind(release, PRIOR, DATA_PRIOR, np.random.default_rng(23), burnin=3000, keep=30000)
+    mean, sd, ess = private_posterior_moments(
+        release.z, n, release.mechanism.scale, 1_000_000, np.random.default_rng(5)
+    )
+    chain = run_mcmc_ind(
+        release, PRIOR, DATA_PRIOR, np.random.default_rng(23), burnin=3000, keep=30000
+    )
     slack = 3.0 * sd / np.sqrt(ess)
     return ExactCase(chain.kept, mean, sd, mean_slack=slack, sd_slack=slack)
 
@@ -122,7 +127,13 @@ CASES = {
     ("nig_linreg", "non_private"): non_private,
     ("nig_linreg", "naive"): naive,
     ("nig_linreg", "mcmc_ind"): mcmc_ind,
-    ("nig_linreg", "gibbs_ss_noisy"): lambda: _negligible_noise(run_gibbs_ss_noisy, 24, 2000, 30000),
-    ("nig_linreg", "gibbs_ss_prior"): lambda: _negligible_noise(run_gibbs_ss_prior, 25, 2000, 30000),
-    ("nig_linreg", "gibbs_ss_update"): lambda: _negligible_noise(run_gibbs_ss_update, 26, 2000, 30000),
+    ("nig_linreg", "gibbs_ss_noisy"): lambda: _negligible_noise(
+        run_gibbs_ss_noisy, 24, 2000, 30000
+    ),
+    ("nig_linreg", "gibbs_ss_prior"): lambda: _negligible_noise(
+        run_gibbs_ss_prior, 25, 2000, 30000
+    ),
+    ("nig_linreg", "gibbs_ss_update"): lambda: _negligible_noise(
+        run_gibbs_ss_update, 26, 2000, 30000
+    ),
 }

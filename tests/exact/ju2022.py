@@ -33,7 +33,11 @@ SCALES = (0.5, 2.0)
 def _log_dirmult_sequence(counts, alpha):
     """log P(one particular sequence with these counts) under a Dirichlet-categorical model."""
     counts, alpha = np.asarray(counts, float), np.asarray(alpha, float)
-    return gammaln(alpha.sum()) - gammaln(alpha.sum() + counts.sum()) + np.sum(gammaln(alpha + counts) - gammaln(alpha))
+    return (
+        gammaln(alpha.sum())
+        - gammaln(alpha.sum() + counts.sum())
+        + np.sum(gammaln(alpha + counts) - gammaln(alpha))
+    )
 
 
 def exact_private_posterior(released, scale, alpha_p, alpha, n_records):
@@ -68,8 +72,16 @@ def exact_private_posterior(released, scale, alpha_p, alpha, n_records):
 
 def loglinear_chain(scale: float, seed: int):
     """A long chain of Algorithm 1 on the tiny problem, told the noise scale ``scale``."""
-    return run_loglinear(RELEASED, scale=scale, alpha_p=ALPHA_P, alpha=ALPHA, n_records=N, burnin=2_000,
-                         keep=118_000, rng=np.random.default_rng(seed))
+    return run_loglinear(
+        RELEASED,
+        scale=scale,
+        alpha_p=ALPHA_P,
+        alpha=ALPHA,
+        n_records=N,
+        burnin=2_000,
+        keep=118_000,
+        rng=np.random.default_rng(seed),
+    )
 
 
 def loglinear_cases() -> list[ExactCase]:
@@ -89,8 +101,19 @@ def linreg_vanishing_noise():
     X, y = np.array([[1.0, 0.8]]), np.array([-0.2])
     clamp = (-50.0, 50.0)
     released = Laplace(scale=0.002).release(rng, gaussian_linreg.released_statistic(X, y, clamp))
-    chain = run_linreg(released, scale=0.002, mean_x=mean_x, cov_x=cov_x, sigma2=sigma2, tau=tau, clamp=clamp,
-                       n_records=1, burnin=5_000, keep=55_000, rng=rng)
+    chain = run_linreg(
+        released,
+        scale=0.002,
+        mean_x=mean_x,
+        cov_x=cov_x,
+        sigma2=sigma2,
+        tau=tau,
+        clamp=clamp,
+        n_records=1,
+        burnin=5_000,
+        keep=55_000,
+        rng=rng,
+    )
     mu, cov = gaussian_linreg.conjugate_posterior(X, y, sigma2, tau)
     return chain, mu, cov
 

@@ -18,8 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpinfer.models.lognormal_regression import (ReleaseNoise, Truth, exact_posterior_moments,
-                                                  release, simulate_design, simulate_outcomes)
+from dpinfer.models.lognormal_regression import (
+    ReleaseNoise,
+    Truth,
+    exact_posterior_moments,
+    release,
+    simulate_design,
+    simulate_outcomes,
+)
 from dpinfer.samplers.lognormal_gibbs import run_noise_free, run_noisy
 from tests.harness import ExactCase
 

@@ -28,10 +28,25 @@ from dpinfer.samplers.registry import sampler
 
 from ..harness import ExactCase
 
-__all__ = ["CASES", "SPEC", "B_LLR", "B_GRAD", "small_banana", "exact_moments", "penalty_hyper", "hmc_hyper",
-           "identical_rows", "identical_moments", "minibatch_hyper", "barker_hyper", "VCORR_FILE"]
+__all__ = [
+    "CASES",
+    "SPEC",
+    "B_LLR",
+    "B_GRAD",
+    "small_banana",
+    "exact_moments",
+    "penalty_hyper",
+    "hmc_hyper",
+    "identical_rows",
+    "identical_moments",
+    "minibatch_hyper",
+    "barker_hyper",
+    "VCORR_FILE",
+]
 
-SPEC = dict(family="banana", dim=2, n=20, a=0.3, temperature=1.0, prior_variance=1000, theta_true=[0, 3])
+SPEC = dict(
+    family="banana", dim=2, n=20, a=0.3, temperature=1.0, prior_variance=1000, theta_true=[0, 3]
+)
 B_LLR, B_GRAD = 60.0, 200.0
 
 
@@ -48,16 +63,30 @@ def exact_moments() -> tuple[np.ndarray, np.ndarray]:
 
 
 def penalty_hyper(one_component: bool) -> dict:
-    return {"tau": 0.008, "prop_sd": exact_moments()[1] * (1.0 if one_component else 0.8), "clip_bound": B_LLR}
+    return {
+        "tau": 0.008,
+        "prop_sd": exact_moments()[1] * (1.0 if one_component else 0.8),
+        "clip_bound": B_LLR,
+    }
 
 
 def hmc_hyper(reuse: bool) -> dict:
     # gradient noise sd 2 tau_g sqrt(n) b_g = 1.8: noisy gradients keep the chain exact (dp_hmc)
-    return {"tau_l": 0.01, "tau_g": 0.001, "L": 2, "eta": 0.3, "mass_diag": 1.0, "clip_bound_llr": B_LLR,
-            "clip_bound_grad": B_GRAD, "gradient_reuse": reuse}
+    return {
+        "tau_l": 0.01,
+        "tau_g": 0.001,
+        "L": 2,
+        "eta": 0.3,
+        "mass_diag": 1.0,
+        "clip_bound_llr": B_LLR,
+        "clip_bound_grad": B_GRAD,
+        "gradient_reuse": reuse,
+    }
 
 
-VCORR_FILE = Path(__file__).resolve().parents[2] / "config" / "data" / "raisa2021" / "vcorr_C2.0_K100.tsv"
+VCORR_FILE = (
+    Path(__file__).resolve().parents[2] / "config" / "data" / "raisa2021" / "vcorr_C2.0_K100.tsv"
+)
 B_MINIBATCH = 0.5  # above every |r_j| / d of the identical-rows banana's moves (largest about 0.15)
 
 
@@ -69,7 +98,7 @@ def identical_rows() -> dp_mcmc.Problem:
     row = problem.data.astype(np.float64).mean(axis=1).astype(np.float32)
     data = np.ascontiguousarray(np.repeat(row[:, None], problem.n, axis=1))
     params = problem.params.copy()
-    params[-data.shape[0]:] = data.sum(axis=1, dtype=np.float64)
+    params[-data.shape[0] :] = data.sum(axis=1, dtype=np.float64)
     return dataclasses.replace(problem, data=data, params=params)
 
 
@@ -81,19 +110,34 @@ def identical_moments() -> tuple[np.ndarray, np.ndarray]:
 
 def minibatch_hyper(one_component: bool) -> dict:
     # noise sd sqrt(tau) c about 1.2 at a typical move: dropping the corrections is detected
-    return {"tau_variance_multiplier": 0.5, "clip_bound": B_MINIBATCH, "batch_size": 100,
-            "prop_sd": identical_moments()[1] * (1.5 if one_component else 0.8)}
+    return {
+        "tau_variance_multiplier": 0.5,
+        "clip_bound": B_MINIBATCH,
+        "batch_size": 100,
+        "prop_sd": identical_moments()[1] * (1.5 if one_component else 0.8),
+    }
 
 
 def barker_hyper() -> dict:
-    return {"prop_sd": identical_moments()[1], "batch_size": identical_rows().n, "vcorr": load_vcorr(VCORR_FILE)}
+    return {
+        "prop_sd": identical_moments()[1],
+        "batch_size": identical_rows().n,
+        "vcorr": load_vcorr(VCORR_FILE),
+    }
 
 
-def _case(algo: str, hyper: dict, iterations: int, seed: int, problem=None, moments=None) -> ExactCase:
+def _case(
+    algo: str, hyper: dict, iterations: int, seed: int, problem=None, moments=None
+) -> ExactCase:
     problem = problem or small_banana()
-    chain = sampler("dp_mcmc", algo)(problem, problem.theta_true, iterations, hyper, np.random.default_rng(seed))
+    chain = sampler("dp_mcmc", algo)(
+        problem, problem.theta_true, iterations, hyper, np.random.default_rng(seed)
+    )
     if algo == "barker":  # clipped only where |lambda| > 19.8: the test's answer moves by < 3e-9
-        assert chain.info.extra["llr_clip_fraction"] < 1e-3 and chain.info.clipped["batch_variance"] == 0
+        assert (
+            chain.info.extra["llr_clip_fraction"] < 1e-3
+            and chain.info.clipped["batch_variance"] == 0
+        )
     else:
         assert all(v == 0 for v in chain.info.clipped.values()), chain.info.clipped
     assert 0.05 < chain.info.acceptance < 0.6, chain.info.acceptance
@@ -108,8 +152,10 @@ def _batch_case(algo: str, hyper: dict, seed: int) -> ExactCase:
 CASES = {
     ("dp_mcmc", "dpps"): lambda: _case("dpps", penalty_hyper(False), 400_000, 21),
     ("dp_mcmc", "dppa"): lambda: _case("dppa", penalty_hyper(True), 400_000, 21),
-    ("dp_mcmc", "hmc"): lambda: [_case("hmc", hmc_hyper(True), 300_000, 22),
-                                 _case("hmc", hmc_hyper(False), 300_000, 22)],
+    ("dp_mcmc", "hmc"): lambda: [
+        _case("hmc", hmc_hyper(True), 300_000, 22),
+        _case("hmc", hmc_hyper(False), 300_000, 22),
+    ],
     ("dp_mcmc", "mdpps"): lambda: _batch_case("mdpps", minibatch_hyper(False), 23),
     ("dp_mcmc", "mdppa"): lambda: _batch_case("mdppa", minibatch_hyper(True), 23),
     ("dp_mcmc", "barker"): lambda: _batch_case("barker", barker_hyper(), 24),

@@ -55,8 +55,22 @@ def edge_model(model):
     return type(model)(model.n_nodes, model.n_states, model.edges)
 
 
-def nlbp(model, theta, y_tables, N, scale, *, inference=exact_marginals, damping=0.5, tol=1e-4,
-         max_iter=200, n0=None, g0=None, min_damping=1e-3, damp_on="gradient"):
+def nlbp(
+    model,
+    theta,
+    y_tables,
+    N,
+    scale,
+    *,
+    inference=exact_marginals,
+    damping=0.5,
+    tol=1e-4,
+    max_iter=200,
+    n0=None,
+    g0=None,
+    min_damping=1e-3,
+    damp_on="gradient",
+):
     """Non-linear belief propagation (Algorithm 1 of bernstein2020; Sun et al. 2015) for Laplace noise.
 
     Iterates theta' = theta_e + g / scale per edge cell, n' = N mu(theta') by ``inference`` (each
@@ -126,23 +140,45 @@ def _tied_step(model, g, untied):
     if untied:
         return g.ravel()
     step = np.zeros(model.dim)
-    kk = model.n_states ** 2
+    kk = model.n_states**2
     for b in range(model.n_blocks):
-        step[b * kk:(b + 1) * kk] = g[model.ties == b].mean(axis=0).ravel()
+        step[b * kk : (b + 1) * kk] = g[model.ties == b].mean(axis=0).ravel()
     return step
 
 
 def _objective(model, theta, y, N, lam, n, info, noise, stats_inference) -> float:
     """F = J(theta, n) = theta.stats(n) - N A(theta) - lam ||theta||^2 + H(n) + log p(y | n)."""
     a = stats_inference(model, theta).log_z
-    return (float(theta @ statistics(model, n)) - N * a - lam * float(theta @ theta) + info.entropy
-            + float(np.sum(noise.logpdf(y - n))))
+    return (
+        float(theta @ statistics(model, n))
+        - N * a
+        - lam * float(theta @ theta)
+        + info.entropy
+        + float(np.sum(noise.logpdf(y - n)))
+    )
 
 
 @timed_fit
-def cgm_em(model, y_tables, N, scale, lam, *, theta0, inference=exact_marginals, mstep_inference=None,
-           damping=0.5, nlbp_tol=1e-4, nlbp_max_iter=200, damp_on="gradient", em_tol=1e-6, em_max_iter=200,
-           mstep_tol=1e-6, mstep_max_iter=1000, max_overrelaxation=64.0) -> Fit:
+def cgm_em(
+    model,
+    y_tables,
+    N,
+    scale,
+    lam,
+    *,
+    theta0,
+    inference=exact_marginals,
+    mstep_inference=None,
+    damping=0.5,
+    nlbp_tol=1e-4,
+    nlbp_max_iter=200,
+    damp_on="gradient",
+    em_tol=1e-6,
+    em_max_iter=200,
+    mstep_tol=1e-6,
+    mstep_max_iter=1000,
+    max_overrelaxation=64.0,
+) -> Fit:
     """EM for collective graphical models (Algorithm 2 of bernstein2020) on Laplace-noised tables,
     with adaptive over-relaxation (Salakhutdinov & Roweis 2003).
 
@@ -168,11 +204,27 @@ def cgm_em(model, y_tables, N, scale, lam, *, theta0, inference=exact_marginals,
     mstep_inference = inference if mstep_inference is None else mstep_inference
     noise = Laplace(scale=float(scale), sensitivity=float(model.n_cliques))
     y = np.asarray(y_tables, dtype=float)
-    untied = model.dim == y.size and np.array_equal(model.ties, np.arange(model.n_edges)) and not model.node_params
+    untied = (
+        model.dim == y.size
+        and np.array_equal(model.ties, np.arange(model.n_edges))
+        and not model.node_params
+    )
 
     def estep(theta, n0, g0):
-        n, info = nlbp(model, theta, y, N, scale, inference=inference, damping=damping, tol=nlbp_tol,
-                       max_iter=nlbp_max_iter, n0=n0, g0=g0, damp_on=damp_on)
+        n, info = nlbp(
+            model,
+            theta,
+            y,
+            N,
+            scale,
+            inference=inference,
+            damping=damping,
+            tol=nlbp_tol,
+            max_iter=nlbp_max_iter,
+            n0=n0,
+            g0=g0,
+            damp_on=damp_on,
+        )
         return n, info, _objective(model, theta, y, N, lam, n, info, noise, mstep_inference)
 
     theta = np.array(theta0, dtype=float)
@@ -180,8 +232,16 @@ def cgm_em(model, y_tables, N, scale, lam, *, theta0, inference=exact_marginals,
     trace, converged, omega, it = [f], False, 1.0, 0
     for it in range(1, em_max_iter + 1):
         start_theta = theta + _tied_step(model, info.gradient, untied) / scale
-        fit = fit_mle(model, statistics(model, n), N, lam, theta0=start_theta, inference=mstep_inference,
-                      tol=mstep_tol, max_iter=mstep_max_iter)
+        fit = fit_mle(
+            model,
+            statistics(model, n),
+            N,
+            lam,
+            theta0=start_theta,
+            inference=mstep_inference,
+            tol=mstep_tol,
+            max_iter=mstep_max_iter,
+        )
         direction = fit.theta - theta
         accepted = False
         if omega > 1.0:
@@ -202,5 +262,10 @@ def cgm_em(model, y_tables, N, scale, lam, *, theta0, inference=exact_marginals,
         if done:
             converged = True
             break
-    return Fit(theta=theta, iterations=it, converged=bool(converged),
-               objective=np.array(trace), seconds=0.0)
+    return Fit(
+        theta=theta,
+        iterations=it,
+        converged=bool(converged),
+        objective=np.array(trace),
+        seconds=0.0,
+    )

@@ -98,8 +98,18 @@ def _lbfgs(fun, x0, gtol, max_iter, memory=10):
 
 
 @timed_fit
-def fit_mle(model, stats_flat, N, lam, *, theta0=None, inference=exact_marginals, tol=1e-6,
-            max_iter=1000, method="lbfgs") -> Fit:
+def fit_mle(
+    model,
+    stats_flat,
+    N,
+    lam,
+    *,
+    theta0=None,
+    inference=exact_marginals,
+    tol=1e-6,
+    max_iter=1000,
+    method="lbfgs",
+) -> Fit:
     """Maximise theta . s - N A(theta) - lam ||theta||^2 over flat theta (Eq. 3.2 plus the L2 penalty).
 
     stats_flat: sufficient statistics in the model's flat layout (``statistics(model, tables)``).
@@ -128,17 +138,32 @@ def fit_mle(model, stats_flat, N, lam, *, theta0=None, inference=exact_marginals
     if method == "lbfgs":
         x, f, g, nit, status = _lbfgs(objective, x0, tol, max_iter)
     elif method == "scipy":
-        res = minimize(objective, x0, jac=True, method="L-BFGS-B",
-                       options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-15, "maxcor": 10})
+        res = minimize(
+            objective,
+            x0,
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-15, "maxcor": 10},
+        )
         x, f, g, nit, status = res.x, res.fun, res.jac, int(res.nit), int(res.status)
         status = 0 if status == 0 and np.max(np.abs(g)) <= tol else max(status, 1)
     else:
         raise ValueError(f"unknown method {method!r}")
     if not (np.isfinite(f) and np.all(np.isfinite(x))):  # theta0 itself failed: report, never NaN
-        return Fit(theta=x0, iterations=int(nit), converged=False,
-                   objective=np.array([np.finfo(float).min]), seconds=0.0)
-    return Fit(theta=x, iterations=int(nit), converged=bool(status == 0),
-               objective=np.array([-N * f]), seconds=0.0)
+        return Fit(
+            theta=x0,
+            iterations=int(nit),
+            converged=False,
+            objective=np.array([np.finfo(float).min]),
+            seconds=0.0,
+        )
+    return Fit(
+        theta=x,
+        iterations=int(nit),
+        converged=bool(status == 0),
+        objective=np.array([-N * f]),
+        seconds=0.0,
+    )
 
 
 def naive_mle(model, y_tables, N, lam, *, project=True, **kw) -> Fit:

@@ -81,7 +81,16 @@ def _rdp_orders(max_order: float = 4096.0) -> tuple[float, ...]:
     """
     from dp_accounting.rdp.rdp_privacy_accountant import DEFAULT_RDP_ORDERS
 
-    extra = [*range(64, 128, 2), *range(128, 256, 8), *range(256, 1025, 32), 1280, 1536, 2048, 3072, 4096]
+    extra = [
+        *range(64, 128, 2),
+        *range(128, 256, 8),
+        *range(256, 1025, 32),
+        1280,
+        1536,
+        2048,
+        3072,
+        4096,
+    ]
     orders = sorted(set(map(float, DEFAULT_RDP_ORDERS)) | set(map(float, extra)))
     return tuple(a for a in orders if a <= max_order)
 
@@ -92,8 +101,14 @@ def _max_order(epsilon: float, delta: float) -> float:
     return min(4096.0, 64.0 + 4.0 * math.log(1.0 / delta) / epsilon)
 
 
-def dpsgd_epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: float, *,
-                  max_order: float = 4096.0) -> float:
+def dpsgd_epsilon(
+    noise_multiplier: float,
+    sampling_rate: float,
+    steps: int,
+    delta: float,
+    *,
+    max_order: float = 4096.0,
+) -> float:
     """epsilon(delta) of ``steps`` Poisson-subsampled Gaussian steps, dp-accounting's RdpAccountant."""
     # Imported here: dp-accounting takes about a second to import (as in dpinfer.accounting).
     from dp_accounting import dp_event
@@ -108,9 +123,16 @@ def dpsgd_epsilon(noise_multiplier: float, sampling_rate: float, steps: int, del
 
 
 @lru_cache(maxsize=256)
-def dpsgd_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, steps: int, *,
-                           max_noise_multiplier: float = MAX_NOISE_MULTIPLIER,
-                           max_order: float | None = None, rtol: float = 2e-3) -> float | None:
+def dpsgd_noise_multiplier(
+    epsilon: float,
+    delta: float,
+    sampling_rate: float,
+    steps: int,
+    *,
+    max_noise_multiplier: float = MAX_NOISE_MULTIPLIER,
+    max_order: float | None = None,
+    rtol: float = 2e-3,
+) -> float | None:
     """Smallest noise multiplier sigma (to relative ``rtol``) with epsilon(delta) <= ``epsilon``.
 
     epsilon(delta) decreases in sigma and is smooth in log-log, so Brent's method on
@@ -124,7 +146,9 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, s
     epsilon >= log(1/delta) / 32, so small epsilons are unreachable at any sigma.
     """
     if not (epsilon > 0 and 0 < delta < 1 and 0 < sampling_rate <= 1 and steps >= 1):
-        raise ValueError(f"bad accountant arguments {epsilon=}, {delta=}, {sampling_rate=}, {steps=}")
+        raise ValueError(
+            f"bad accountant arguments {epsilon=}, {delta=}, {sampling_rate=}, {steps=}"
+        )
     from scipy.optimize import brentq
 
     max_order = _max_order(epsilon, delta) if max_order is None else float(max_order)
@@ -169,7 +193,9 @@ def tuning_grid(n_records: int, epsilon: float) -> list[dict]:
     """
     scale = 3.0 * math.sqrt(n_records * epsilon / 1e4)
     lot = max(int(round(math.sqrt(n_records))), n_records // 100, 1)
-    return [dict(learning_rate=scale * f, clip=1.0, lot_size=lot, epochs=5) for f in (1 / 3, 1.0, 3.0)]
+    return [
+        dict(learning_rate=scale * f, clip=1.0, lot_size=lot, epochs=5) for f in (1 / 3, 1.0, 3.0)
+    ]
 
 
 # --------------------------------------------------------------------------- per-example gradients
@@ -198,10 +224,14 @@ def record_index_map(model) -> tuple[np.ndarray, np.ndarray]:
     theta = rng.standard_normal(dim)
     ok = block_row.min() >= 0 and block_row.max() < n_blk
     ok = ok and np.allclose(statistics(model, tables), _scatter(tables, block_row, node_row, dim))
-    ok = ok and np.allclose(edge_log_potentials(model, theta),
-                            theta[block_row] + np.where(node_row >= 0, theta[np.maximum(node_row, 0)], 0.0))
+    ok = ok and np.allclose(
+        edge_log_potentials(model, theta),
+        theta[block_row] + np.where(node_row >= 0, theta[np.maximum(node_row, 0)], 0.0),
+    )
     if not ok:
-        raise ValueError("model layout is not one block entry (+ at most one node entry) per table cell")
+        raise ValueError(
+            "model layout is not one block entry (+ at most one node entry) per table cell"
+        )
     block_row.setflags(write=False)
     node_row.setflags(write=False)
     return block_row, node_row
@@ -261,17 +291,40 @@ def clipped_gradient_sum(records, lot, edges, block_row, node_row, mu_flat, clip
     """(sum over the lot of the clipped per-example gradients s_i - mu, number clipped)."""
     out = np.zeros(mu_flat.shape[0])
     scratch = np.zeros(mu_flat.shape[0], np.int64)
-    c_sum, n_clipped = _clipped_sum_kernel(records, np.asarray(lot, np.int64), edges, block_row, node_row,
-                                           mu_flat, float(mu_flat @ mu_flat), float(clip), scratch, out)
+    c_sum, n_clipped = _clipped_sum_kernel(
+        records,
+        np.asarray(lot, np.int64),
+        edges,
+        block_row,
+        node_row,
+        mu_flat,
+        float(mu_flat @ mu_flat),
+        float(clip),
+        scratch,
+        out,
+    )
     return out - c_sum * mu_flat, n_clipped
 
 
 # --------------------------------------------------------------------------- the estimator
 @timed_fit
-def psgd(model, records, epsilon: float, delta: float, *, learning_rate: float, clip: float, lot_size: int,
-         epochs: float, rng: np.random.Generator, inference=exact_marginals,
-         max_noise_multiplier: float = MAX_NOISE_MULTIPLIER, max_order: float | None = None, lam: float = 0.0,
-         average: bool = True) -> Fit | None:
+def psgd(
+    model,
+    records,
+    epsilon: float,
+    delta: float,
+    *,
+    learning_rate: float,
+    clip: float,
+    lot_size: int,
+    epochs: float,
+    rng: np.random.Generator,
+    inference=exact_marginals,
+    max_noise_multiplier: float = MAX_NOISE_MULTIPLIER,
+    max_order: float | None = None,
+    lam: float = 0.0,
+    average: bool = True,
+) -> Fit | None:
     """DP-SGD fit of the flat theta from ``records`` (N, T) ints; None if (epsilon, delta) is unreachable.
 
     Starts at theta = 0; ``steps = round(epochs N / lot_size)`` Poisson lots of expected size
@@ -288,8 +341,14 @@ def psgd(model, records, epsilon: float, delta: float, *, learning_rate: float, 
     records = np.ascontiguousarray(records)
     n = records.shape[0]
     q, steps = psgd_steps(n, lot_size, epochs)
-    sigma = dpsgd_noise_multiplier(float(epsilon), float(delta), q, steps,
-                                   max_noise_multiplier=float(max_noise_multiplier), max_order=max_order)
+    sigma = dpsgd_noise_multiplier(
+        float(epsilon),
+        float(delta),
+        q,
+        steps,
+        max_noise_multiplier=float(max_noise_multiplier),
+        max_order=max_order,
+    )
     if sigma is None:
         return None
     mechanism = Gaussian(sigma=sigma * clip, sensitivity=clip)
@@ -326,5 +385,4 @@ def psgd(model, records, epsilon: float, delta: float, *, learning_rate: float, 
     else:
         theta = np.zeros(dim)  # diverged: fall back to the starting point and say so
         objective[:] = -math.log(model.n_states) * model.n_nodes  # mean log-likelihood at theta = 0
-    return Fit(theta=theta, iterations=done, converged=finite, objective=objective,
-               seconds=0.0)
+    return Fit(theta=theta, iterations=done, converged=finite, objective=objective, seconds=0.0)

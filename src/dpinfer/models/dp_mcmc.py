@@ -29,10 +29,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dp_mcmc_kernels import clip_threshold, clipped_grad_sum, clipped_llr_sum, grad_log_prior, llr_sum, log_prior
+from .dp_mcmc_kernels import (
+    clip_threshold,
+    clipped_grad_sum,
+    clipped_llr_sum,
+    grad_log_prior,
+    llr_sum,
+    log_prior,
+)
 
-__all__ = ["Problem", "make_problem", "exact_posterior_draws", "log_posterior", "clipped_llr_sum", "llr_sum", "clip_threshold",
-           "clipped_grad_sum", "log_prior", "grad_log_prior", "KINDS"]
+__all__ = [
+    "Problem",
+    "make_problem",
+    "exact_posterior_draws",
+    "log_posterior",
+    "clipped_llr_sum",
+    "llr_sum",
+    "clip_threshold",
+    "clipped_grad_sum",
+    "log_prior",
+    "grad_log_prior",
+    "KINDS",
+]
 
 KINDS = {"banana": 0, "gauss": 1, "circle": 2}
 
@@ -90,17 +108,23 @@ def make_problem(name: str, spec: Mapping, rng: np.random.Generator) -> Problem:
             mean = theta_true.copy()
             mean[1] += a * theta_true[0] ** 2
             data = mean[:, None] + np.sqrt(var)[:, None] * rng.standard_normal((d, n))
-            params = np.concatenate([[a, 1.0 / float(spec.get("prior_variance", 1000.0))], 1.0 / var])
+            params = np.concatenate(
+                [[a, 1.0 / float(spec.get("prior_variance", 1000.0))], 1.0 / var]
+            )
         else:
             cov = np.asarray(spec.get("likelihood_cov", [[1.0, 0.999], [0.999, 1.0]]), float)
             if cov.shape != (d, d):
                 raise ValueError(f"likelihood_cov must be {d} x {d}")
             data = (rng.multivariate_normal(theta_true, cov, n, method="cholesky")).T.copy()
-            prior_var = float(spec.get("prior_variance_table_and_reference", spec.get("prior_variance", 100.0)))
+            prior_var = float(
+                spec.get("prior_variance_table_and_reference", spec.get("prior_variance", 100.0))
+            )
             params = np.concatenate([[1.0 / prior_var], np.linalg.inv(cov).ravel()])
         start = theta_true.copy()
     data = np.ascontiguousarray(data, dtype=np.float32)  # the data set: these float32 values
-    params = np.concatenate([params, data.sum(axis=1, dtype=np.float64)])  # column sums S: the unclipped sums
+    params = np.concatenate(
+        [params, data.sum(axis=1, dtype=np.float64)]
+    )  # column sums S: the unclipped sums
     return Problem(name, family, KINDS[family], data, params, temperature, theta_true, start)
 
 
@@ -110,14 +134,14 @@ def exact_posterior_draws(problem: Problem, m: int, rng: np.random.Generator) ->
     p, tn, d = problem.params, problem.temperature * problem.n, problem.dim
     xbar = problem.data.mean(axis=1, dtype=np.float64)
     if problem.kind == 0:
-        tau = p[2:2 + d]
+        tau = p[2 : 2 + d]
         prec = tn * tau + p[1]
         mu = tn * tau * xbar / prec
         draws = mu + rng.standard_normal((m, d)) / np.sqrt(prec)
         draws[:, 1] -= p[0] * draws[:, 0] ** 2  # theta_2 = u - a theta_1^2
         return draws
     if problem.kind == 1:
-        prec_lik = p[1:1 + d * d].reshape(d, d)
+        prec_lik = p[1 : 1 + d * d].reshape(d, d)
         post_prec = p[0] * np.eye(d) + tn * prec_lik
         cov = np.linalg.inv(post_prec)
         mu = cov @ (tn * prec_lik @ xbar)
@@ -132,17 +156,17 @@ def log_posterior(problem: Problem, thetas: np.ndarray) -> np.ndarray:
     p, n, T, x = problem.params, problem.n, problem.temperature, problem.data.astype(np.float64)
     s1 = x.sum(axis=1)
     if problem.kind == 2:
-        s = (th ** 2).sum(axis=1)
+        s = (th**2).sum(axis=1)
         return -T * p[0] * (n * s * s - 2.0 * s * s1[0] + float((x[0] * x[0]).sum()))
     if problem.kind == 0:
         m = th.copy()
         m[:, 1] += p[0] * th[:, 0] ** 2
         s2 = (x * x).sum(axis=1)
-        loglik = -0.5 * ((s2 - 2.0 * m * s1 + n * m * m) * p[2:2 + problem.dim]).sum(axis=1)
+        loglik = -0.5 * ((s2 - 2.0 * m * s1 + n * m * m) * p[2 : 2 + problem.dim]).sum(axis=1)
         u = m[:, 1]
-        prior = -0.5 * p[1] * ((th ** 2).sum(axis=1) - th[:, 1] ** 2 + u * u)
+        prior = -0.5 * p[1] * ((th**2).sum(axis=1) - th[:, 1] ** 2 + u * u)
     else:
-        prec = p[1:1 + problem.dim ** 2].reshape(problem.dim, problem.dim)
+        prec = p[1 : 1 + problem.dim**2].reshape(problem.dim, problem.dim)
         loglik = th @ (prec @ s1) - 0.5 * n * np.einsum("ki,ij,kj->k", th, prec, th)
-        prior = -0.5 * p[0] * (th ** 2).sum(axis=1)
+        prior = -0.5 * p[0] * (th**2).sum(axis=1)
     return T * loglik + prior

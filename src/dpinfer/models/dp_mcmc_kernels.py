@@ -64,7 +64,9 @@ def _llr_coefficients(kind, params, theta, theta_new, coef):
             coef[k] = params[2 + k] * (mn - m)
             c0 -= 0.5 * coef[k] * (mn + m)
         return c0
-    for k in range(d):  # gauss: r = (theta' - theta)' P x - 1/2 (theta' - theta)' P (theta' + theta)
+    for k in range(
+        d
+    ):  # gauss: r = (theta' - theta)' P x - 1/2 (theta' - theta)' P (theta' + theta)
         acc = 0.0
         for l in range(d):
             acc += params[1 + k * d + l] * (theta_new[l] - theta[l])
@@ -106,19 +108,21 @@ def _grad_coefficients(kind, params, theta, amat, bvec):
 def _affine_block(buf, c0, coef, cols, nnz, data, start, m):
     """buf[:m] = c0 + sum_q coef[cols[q]] * data[cols[q], start:start + m], four columns a sweep
     (the first sweep writes c0 + ..., so there is no separate fill pass)."""
-    buf[:m if nnz == 0 else 0] = c0
+    buf[: m if nnz == 0 else 0] = c0
     q = 0
     while q + 4 <= nnz:
         k0, k1, k2, k3 = cols[q], cols[q + 1], cols[q + 2], cols[q + 3]
         a0, a1, a2, a3 = coef[k0], coef[k1], coef[k2], coef[k3]
-        x0, x1 = data[k0, start:start + m], data[k1, start:start + m]
-        x2, x3 = data[k2, start:start + m], data[k3, start:start + m]
+        x0, x1 = data[k0, start : start + m], data[k1, start : start + m]
+        x2, x3 = data[k2, start : start + m], data[k3, start : start + m]
         for i in range(m):
-            buf[i] = (c0 if q == 0 else buf[i]) + (a0 * x0[i] + a1 * x1[i]) + (a2 * x2[i] + a3 * x3[i])
+            buf[i] = (
+                (c0 if q == 0 else buf[i]) + (a0 * x0[i] + a1 * x1[i]) + (a2 * x2[i] + a3 * x3[i])
+            )
         q += 4
     for r in range(q, nnz):
         a0 = coef[cols[r]]
-        x0 = data[cols[r], start:start + m]
+        x0 = data[cols[r], start : start + m]
         for i in range(m):
             buf[i] = (c0 if r == 0 else buf[i]) + a0 * x0[i]
 
@@ -171,7 +175,9 @@ def _sum_from_column_sums(params, n, c0, coef):
 def llr_sum(kind, params, n, theta, theta_new):
     """The unclipped sum_j r_j over the n stored rows, O(d) from the column sums S."""
     coef = np.empty(1 if kind == 2 else theta.shape[0])
-    return _sum_from_column_sums(params, n, _llr_coefficients(kind, params, theta, theta_new, coef), coef)
+    return _sum_from_column_sums(
+        params, n, _llr_coefficients(kind, params, theta, theta_new, coef), coef
+    )
 
 
 @njit(cache=True)
@@ -197,7 +203,7 @@ def clipped_llr_sum(kind, params, data, theta, theta_new, bound, rule=0):
         cb = coef[kb] if nnz == 2 else 0.0
         for start in range(0, n, _BLOCK):
             m = min(_BLOCK, n - start)
-            xa, xb = data[ka, start:start + m], data[kb, start:start + m]
+            xa, xb = data[ka, start : start + m], data[kb, start : start + m]
             cnt = 0
             for i in range(m):
                 cnt += np.int64(abs(c0 + ca * xa[i] + cb * xb[i]) > thr)
@@ -219,7 +225,6 @@ def clipped_llr_sum(kind, params, data, theta, theta_new, bound, rule=0):
                 v = buf[i]
                 acc[i] += min(max(v, -thr), thr) - v
     return total + _sum(acc), count
-
 
 
 @njit(cache=True)
@@ -252,7 +257,7 @@ def _grad_pass_2d(amat, bvec, data, bound, acc):
     count = 0
     for start in range(0, n, _BLOCK):
         m = min(_BLOCK, n - start)
-        x0, x1 = data[0, start:start + m], data[p - 1, start:start + m]
+        x0, x1 = data[0, start : start + m], data[p - 1, start : start + m]
         cnt = 0
         for i in range(m):
             g0 = b0 + a00 * x0[i] + a01 * x1[i]
@@ -296,7 +301,7 @@ def _grad_pass_banana(params, data, theta, bound, acc):
     count = 0
     for start in range(0, n, _BLOCK_WIDE):
         m = min(_BLOCK_WIDE, n - start)
-        x0, x1 = data[0, start:start + m], data[1, start:start + m]
+        x0, x1 = data[0, start : start + m], data[1, start : start + m]
         for i in range(m):
             h1 = tau1 * (x1[i] - m1)
             h0 = tau0 * (x0[i] - t0) + c * h1
@@ -307,15 +312,15 @@ def _grad_pass_banana(params, data, theta, bound, acc):
         while k + 4 <= d:
             s0, s1, s2, s3 = params[2 + k], params[3 + k], params[4 + k], params[5 + k]
             u0, u1, u2, u3 = theta[k], theta[k + 1], theta[k + 2], theta[k + 3]
-            y0, y1 = data[k, start:start + m], data[k + 1, start:start + m]
-            y2, y3 = data[k + 2, start:start + m], data[k + 3, start:start + m]
+            y0, y1 = data[k, start : start + m], data[k + 1, start : start + m]
+            y2, y3 = data[k + 2, start : start + m], data[k + 3, start : start + m]
             for i in range(m):
                 e0, e1 = s0 * (y0[i] - u0), s1 * (y1[i] - u1)
                 e2, e3 = s2 * (y2[i] - u2), s3 * (y3[i] - u3)
                 nrm[i] += (e0 * e0 + e1 * e1) + (e2 * e2 + e3 * e3)
             k += 4
         for q in range(k, d):
-            s0, u0, y0 = params[2 + q], theta[q], data[q, start:start + m]
+            s0, u0, y0 = params[2 + q], theta[q], data[q, start : start + m]
             for i in range(m):
                 e0 = s0 * (y0[i] - u0)
                 nrm[i] += e0 * e0
@@ -328,7 +333,7 @@ def _grad_pass_banana(params, data, theta, bound, acc):
             acc0[i] += w[i] * g0[i]
             acc1[i] += w[i] * g1[i]
         for q in range(2, d):
-            u0, y0, aq = theta[q], data[q, start:start + m], acc[q]
+            u0, y0, aq = theta[q], data[q, start : start + m], acc[q]
             for i in range(m):
                 aq[i] += w[i] * (y0[i] - u0)
     return count
@@ -379,7 +384,7 @@ def clipped_grad_sum(kind, params, data, theta, bound, out):
     amat = np.empty((d, p))
     bvec = np.empty(d)
     _grad_coefficients(kind, params, theta, amat, bvec)
-    sums = params[params.shape[0] - p:]
+    sums = params[params.shape[0] - p :]
     wide = kind == 0 and d > 2
     acc = np.zeros((d, _BLOCK_WIDE if wide else _BLOCK))
     if bound == np.inf:  # exact gradients (the non-DP clipping study): nothing to clip, no pass

@@ -73,7 +73,7 @@ def truncated_exponential_moments(lam, v, w):
     if u <= 0.0:
         return 0.0, v, 0.0
     if u < 1e-3:
-        mean = v + length * (0.5 - u / 12.0 + u ** 3 / 720.0)
+        mean = v + length * (0.5 - u / 12.0 + u**3 / 720.0)
         var = length * length * (1.0 / 12.0 - u * u / 240.0)
         return q, mean, var
     em = -math.expm1(-u)  # 1 - e^{-u}

@@ -25,21 +25,32 @@ import numpy as np
 from ..io import read_json
 from ..mechanisms import ClampRescale
 
-__all__ = ["PARAMETER_FILE", "DATA_FILE", "LinregTruth", "reference_files", "load_reference", "simulate_data",
-           "stat_dim", "stat_labels", "released_statistic", "conjugate_posterior", "sensitivity_l1_printed",
-           "sensitivity_l1_entrywise"]
+__all__ = [
+    "PARAMETER_FILE",
+    "DATA_FILE",
+    "LinregTruth",
+    "reference_files",
+    "load_reference",
+    "simulate_data",
+    "stat_dim",
+    "stat_labels",
+    "released_statistic",
+    "conjugate_posterior",
+    "sensitivity_l1_printed",
+    "sensitivity_l1_entrywise",
+]
 
 
 @dataclass(frozen=True)
 class LinregTruth:
-    beta: np.ndarray        # (p+1,) true coefficients incl. intercept
-    mean_x: np.ndarray      # (p,)
-    cov_x: np.ndarray       # (p, p)
+    beta: np.ndarray  # (p+1,) true coefficients incl. intercept
+    mean_x: np.ndarray  # (p,)
+    cov_x: np.ndarray  # (p, p)
     sigma2: float
-    tau: float              # prior sd of each beta component
-    clamp: tuple            # (lower, upper) bounds, same for x and y in the authors' study
-    X: np.ndarray | None    # (n, p+1) fixed confidential design incl. intercept column
-    y: np.ndarray | None    # (n,)
+    tau: float  # prior sd of each beta component
+    clamp: tuple  # (lower, upper) bounds, same for x and y in the authors' study
+    X: np.ndarray | None  # (n, p+1) fixed confidential design incl. intercept column
+    y: np.ndarray | None  # (n,)
 
     @property
     def p(self) -> int:
@@ -78,7 +89,9 @@ def load_reference(parameters, data=None) -> LinregTruth:
 
 def simulate_data(rng: np.random.Generator, beta, mean_x, cov_x, sigma2: float, n: int):
     """Draw (X with intercept column, y)."""
-    x0 = rng.multivariate_normal(np.asarray(mean_x, float), np.asarray(cov_x, float), size=n, method="cholesky")
+    x0 = rng.multivariate_normal(
+        np.asarray(mean_x, float), np.asarray(cov_x, float), size=n, method="cholesky"
+    )
     X = np.column_stack([np.ones(n), x0])
     y = X @ np.asarray(beta, float) + rng.normal(0.0, np.sqrt(sigma2), size=n)
     return X, y

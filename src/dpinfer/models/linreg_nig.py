@@ -36,9 +36,21 @@ from numba import njit
 from ..mechanisms import ClampRescale, Laplace
 
 __all__ = [
-    "N_STATS", "NIGPrior", "NIWPrior", "Release", "release_statistics", "sufficient_statistics",
-    "sensitivity_statistics", "sensitivity_moments", "clean_noisy_moments",
-    "nig_posterior", "nig_draws", "project_statistics", "niw_posterior", "gaussian_moments", "prior_predictive_moments",
+    "N_STATS",
+    "NIGPrior",
+    "NIWPrior",
+    "Release",
+    "release_statistics",
+    "sufficient_statistics",
+    "sensitivity_statistics",
+    "sensitivity_moments",
+    "clean_noisy_moments",
+    "nig_posterior",
+    "nig_draws",
+    "project_statistics",
+    "niw_posterior",
+    "gaussian_moments",
+    "prior_predictive_moments",
     "simulate_dataset",
 ]
 
@@ -55,7 +67,7 @@ class NIGPrior:
     b0: float
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "NIGPrior":
+    def from_config(cls, cfg: dict) -> NIGPrior:
         mu0 = np.asarray(cfg["mu0"], dtype=float)
         lam0 = np.diag(np.asarray(cfg["lambda0_diag"], dtype=float))
         if mu0.shape != (2,) or lam0.shape != (2, 2) or np.any(np.diag(lam0) <= 0):
@@ -75,10 +87,12 @@ class NIWPrior:
     nu: float
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "NIWPrior":
+    def from_config(cls, cfg: dict) -> NIWPrior:
         p = cls(float(cfg["m0"]), float(cfg["kappa"]), float(cfg["psi"]), float(cfg["nu"]))
         if p.kappa <= 0 or p.psi <= 0 or p.nu <= 4:
-            raise ValueError("NIW prior needs kappa > 0, psi > 0 and nu > 4 (finite fourth moments)")
+            raise ValueError(
+                "NIW prior needs kappa > 0, psi > 0 and nu > 4 (finite fourth moments)"
+            )
         return p
 
 
@@ -161,7 +175,9 @@ class Release:
         return clean_noisy_moments(self.moment_sums, self.n, self.bounds)
 
 
-def release_statistics(rng: np.random.Generator, x, y, epsilon: float, bounds, clamp: bool = False) -> Release:
+def release_statistics(
+    rng: np.random.Generator, x, y, epsilon: float, bounds, clamp: bool = False
+) -> Release:
     """The three Laplace releases of one data set, drawn in a fixed order from ``rng``: s at
     epsilon, s at epsilon/2, the moment sums at epsilon/2. Sensitivities come from the public
     bounds of x and y (Secs. 5.2.1 and 5.2.4.4); n is public and is not perturbed. ``clamp``:
@@ -180,8 +196,19 @@ def release_statistics(rng: np.random.Generator, x, y, epsilon: float, bounds, c
     released = sufficient_statistics(x, y)
     z = full.release(rng, released)
     z_half = half.release(rng, released)
-    return Release(s, int(len(x)), z, full, z_half, half, moments.release(rng, sums), moments, (lo, hi), sums,
-                   bool(clamp))
+    return Release(
+        s,
+        int(len(x)),
+        z,
+        full,
+        z_half,
+        half,
+        moments.release(rng, sums),
+        moments,
+        (lo, hi),
+        sums,
+        bool(clamp),
+    )
 
 
 # ----------------------------------------------------------------------------- NIG conjugacy
@@ -198,8 +225,9 @@ def _nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n):
     det = lam_n[0, 0] * lam_n[1, 1] - lam_n[0, 1] * lam_n[1, 0]
     mu_n[0] = (lam_n[1, 1] * r0 - lam_n[0, 1] * r1) / det
     mu_n[1] = (lam_n[0, 0] * r1 - lam_n[1, 0] * r0) / det
-    q0 = (mu0[0] * (lam0[0, 0] * mu0[0] + lam0[0, 1] * mu0[1])
-          + mu0[1] * (lam0[1, 0] * mu0[0] + lam0[1, 1] * mu0[1]))
+    q0 = mu0[0] * (lam0[0, 0] * mu0[0] + lam0[0, 1] * mu0[1]) + mu0[1] * (
+        lam0[1, 0] * mu0[0] + lam0[1, 1] * mu0[1]
+    )
     qn = mu_n[0] * r0 + mu_n[1] * r1  # mu_n' Lambda_n mu_n = mu_n' r
     a_n = a0 + 0.5 * n
     b_n = b0 + 0.5 * (s[4] + q0 - qn)
@@ -267,8 +295,11 @@ def _log_nig(theta0, theta1, sigma2, mu0, lam0, a0, b0):
 @njit(cache=True)
 def _log_niw(mu, tau2, m0, kappa, psi, nu):
     """log NIW(mu, tau^2) density up to a constant, plus log tau^2 (Jacobian of log tau^2)."""
-    return -(0.5 * nu + 0.5) * math.log(tau2) - 0.5 * psi / tau2 - kappa * (mu - m0) ** 2 / (2.0 * tau2)
-
+    return (
+        -(0.5 * nu + 0.5) * math.log(tau2)
+        - 0.5 * psi / tau2
+        - kappa * (mu - m0) ** 2 / (2.0 * tau2)
+    )
 
 
 # ----------------------------------------------------------------------------- PSD projection

@@ -29,8 +29,17 @@ import numpy as np
 
 from ..mechanisms import DoubleGeometric, Laplace
 
-__all__ = ["Prior", "Truth", "ReleaseNoise", "simulate_design", "simulate_outcomes", "release",
-           "mse_per_draw", "mse_of_chain", "exact_posterior_moments"]
+__all__ = [
+    "Prior",
+    "Truth",
+    "ReleaseNoise",
+    "simulate_design",
+    "simulate_outcomes",
+    "release",
+    "mse_per_draw",
+    "mse_of_chain",
+    "exact_posterior_moments",
+]
 
 
 @dataclass(frozen=True)
@@ -69,7 +78,7 @@ class ReleaseNoise:
             raise TypeError("ReleaseNoise needs a DoubleGeometric (y) and a Laplace (x1) record")
 
     @classmethod
-    def of(cls, rho: float, lam: float) -> "ReleaseNoise":
+    def of(cls, rho: float, lam: float) -> ReleaseNoise:
         """DGeom(rho) on y and Laplace(0, lambda) on x_1 (the slides' rho and lambda)."""
         return cls(DoubleGeometric(rho=float(rho)), Laplace(scale=float(lam)))
 
@@ -112,8 +121,9 @@ def mse_of_chain(draws: np.ndarray, theta0) -> float:
     return float(np.mean(mse_per_draw(draws, theta0)))
 
 
-def exact_posterior_moments(log_y: np.ndarray, X: np.ndarray, prior: Prior = Prior(),
-                            n_grid: int = 4001) -> dict:
+def exact_posterior_moments(
+    log_y: np.ndarray, X: np.ndarray, prior: Prior = Prior(), n_grid: int = 4001
+) -> dict:
     """Posterior means and sds of (beta_1, beta_2, sigma^2) given noise-free data, by
     quadrature over sigma^2: beta integrates out in closed form,
     log y | sigma^2 ~ N(0, sigma^2 I + sigma_beta^2 X X'), and E[beta | sigma^2, y] is the
@@ -152,5 +162,7 @@ def exact_posterior_moments(log_y: np.ndarray, X: np.ndarray, prior: Prior = Pri
     e_s2 = np.trapezoid(wgt * s2, t)
     v_s2 = np.trapezoid(wgt * s2 * s2, t) - e_s2**2
     e_b = np.trapezoid(wgt[:, None] * means, t, axis=0)
-    second = np.trapezoid(wgt[:, None] * (np.diagonal(covs, axis1=1, axis2=2) + means**2), t, axis=0)
+    second = np.trapezoid(
+        wgt[:, None] * (np.diagonal(covs, axis1=1, axis2=2) + means**2), t, axis=0
+    )
     return {"mean": np.array([*e_b, e_s2]), "sd": np.sqrt(np.array([*(second - e_b**2), v_s2]))}

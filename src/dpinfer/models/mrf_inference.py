@@ -22,8 +22,18 @@ import numpy as np
 
 from .pairwise_mrf import PairwiseMRF, edge_log_potentials, theta_dot
 
-__all__ = ["Marginals", "JunctionTree", "junction_tree", "clique_marginals", "exact_marginals", "log_partition",
-           "loopy_bp", "kl_divergence", "treewidth", "elimination_order"]
+__all__ = [
+    "Marginals",
+    "JunctionTree",
+    "junction_tree",
+    "clique_marginals",
+    "exact_marginals",
+    "log_partition",
+    "loopy_bp",
+    "kl_divergence",
+    "treewidth",
+    "elimination_order",
+]
 
 _DP_MAX_NODES = 12
 _TINY = 1e-250
@@ -40,24 +50,24 @@ class Marginals:
     edge: np.ndarray
     node: np.ndarray
     log_z: float
-    iterations: int = 0      # loopy BP sweeps (0 for exact methods)
-    converged: bool = True   # loopy BP reached tol
+    iterations: int = 0  # loopy BP sweeps (0 for exact methods)
+    converged: bool = True  # loopy BP reached tol
 
 
 @dataclass(frozen=True)
 class JunctionTree:
     """Static junction-tree data of one model structure; cliques listed root first (BFS order)."""
 
-    cliques: tuple            # sorted node tuples
-    parent: tuple             # parent clique index (-1 for the root, index 0)
-    sep: tuple                # separator node tuple with the parent
-    up_axes: tuple            # axes of clique c summed out for its message to the parent
-    down_axes: tuple          # axes of the PARENT summed out for the parent's message to c
-    in_parent: tuple          # shape broadcasting a separator table into the parent's axes
-    in_child: tuple           # shape broadcasting a separator table into the child's axes
-    potentials: tuple         # per clique: tuple of (edge index, broadcast shape)
-    edge_clique: tuple        # per edge: (clique index, einsum reducing the clique table to the edge)
-    lonely: tuple             # per isolated node: (node, clique index)
+    cliques: tuple  # sorted node tuples
+    parent: tuple  # parent clique index (-1 for the root, index 0)
+    sep: tuple  # separator node tuple with the parent
+    up_axes: tuple  # axes of clique c summed out for its message to the parent
+    down_axes: tuple  # axes of the PARENT summed out for the parent's message to c
+    in_parent: tuple  # shape broadcasting a separator table into the parent's axes
+    in_child: tuple  # shape broadcasting a separator table into the child's axes
+    potentials: tuple  # per clique: tuple of (edge index, broadcast shape)
+    edge_clique: tuple  # per edge: (clique index, einsum reducing the clique table to the edge)
+    lonely: tuple  # per isolated node: (node, clique index)
 
     @property
     def width(self) -> int:
@@ -67,7 +77,7 @@ class JunctionTree:
 def _reach(adj: list[int], eliminated: int, v: int) -> int:
     """Bitmask of nodes outside eliminated|{v} joined to v through eliminated nodes (Q(S, v))."""
     comp, grown = 1 << v, 0
-    while comp != grown:   # on exit nb is the neighbourhood of the final component
+    while comp != grown:  # on exit nb is the neighbourhood of the final component
         grown, nb, m = comp, 0, comp
         while m:
             nb |= adj[(m & -m).bit_length() - 1]
@@ -76,7 +86,9 @@ def _reach(adj: list[int], eliminated: int, v: int) -> int:
     return nb & ~(eliminated | (1 << v))
 
 
-def _order_cost(n: int, adj_sets: list[set], order: list[int], k: int) -> tuple[int, list[frozenset]]:
+def _order_cost(
+    n: int, adj_sets: list[set], order: list[int], k: int
+) -> tuple[int, list[frozenset]]:
     adj = [set(a) for a in adj_sets]
     cost, cliques = 0, []
     for v in order:
@@ -94,10 +106,12 @@ def _greedy(adj_sets: list[set], fill: bool) -> list[int]:
     adj = [set(a) for a in adj_sets]
     left, order = set(range(len(adj))), []
     while left:
+
         def score(v):
             nb = adj[v]
             fills = sum(1 for a, b in itertools.combinations(nb, 2) if b not in adj[a])
             return (fills, len(nb), v) if fill else (len(nb), fills, v)
+
         v = min(left, key=score)
         order.append(v)
         for a in adj[v]:
@@ -146,15 +160,20 @@ def _build(model: PairwiseMRF) -> JunctionTree:
         adj_sets[i].add(int(j))
         adj_sets[j].add(int(i))
     _, elim = _order_cost(n, adj_sets, order, k)
-    maximal = [c for a, c in enumerate(elim)
-               if not any(c < d or (c == d and b < a) for b, d in enumerate(elim))]
+    maximal = [
+        c
+        for a, c in enumerate(elim)
+        if not any(c < d or (c == d and b < a) for b, d in enumerate(elim))
+    ]
     # maximum spanning tree on separator sizes (Prim from the largest clique)
     m = len(maximal)
     root = max(range(m), key=lambda a: (len(maximal[a]), -a))
     in_tree, parent_of, order_c = {root}, {root: -1}, [root]
     while len(in_tree) < m:
-        a, b = max(((a, b) for a in order_c for b in range(m) if b not in in_tree),
-                   key=lambda ab: (len(maximal[ab[0]] & maximal[ab[1]]), -ab[1], -ab[0]))
+        a, b = max(
+            ((a, b) for a in order_c for b in range(m) if b not in in_tree),
+            key=lambda ab: (len(maximal[ab[0]] & maximal[ab[1]]), -ab[1], -ab[0]),
+        )
         in_tree.add(b)
         parent_of[b] = a
         order_c.append(b)
@@ -174,15 +193,30 @@ def _build(model: PairwiseMRF) -> JunctionTree:
     pots = [[] for _ in cliques]
     edge_clique = []
     for e, (i, j) in enumerate(model.edges):
-        t = min((t for t, cl in enumerate(cliques) if i in cl and j in cl), key=lambda t: (len(cliques[t]), t))
+        t = min(
+            (t for t, cl in enumerate(cliques) if i in cl and j in cl),
+            key=lambda t: (len(cliques[t]), t),
+        )
         cl = cliques[t]
         pots[t].append((cl.index(j), cl.index(i), e, tuple(k if v in (i, j) else 1 for v in cl)))
         letters = "abcdefghijklmnopqrstuvwxyz"[: len(cl)]
         edge_clique.append((t, f"{letters}->{letters[cl.index(i)]}{letters[cl.index(j)]}"))
     deg = np.bincount(model.edges.ravel(), minlength=n)
-    lonely = tuple((v, next(t for t, cl in enumerate(cliques) if v in cl)) for v in range(n) if deg[v] == 0)
-    return JunctionTree(cliques, parent, tuple(seps), tuple(up_axes), tuple(down_axes), tuple(in_parent),
-                        tuple(in_child), tuple(tuple(p[2:] for p in sorted(ps)) for ps in pots), tuple(edge_clique), lonely)
+    lonely = tuple(
+        (v, next(t for t, cl in enumerate(cliques) if v in cl)) for v in range(n) if deg[v] == 0
+    )
+    return JunctionTree(
+        cliques,
+        parent,
+        tuple(seps),
+        tuple(up_axes),
+        tuple(down_axes),
+        tuple(in_parent),
+        tuple(in_child),
+        tuple(tuple(p[2:] for p in sorted(ps)) for ps in pots),
+        tuple(edge_clique),
+        lonely,
+    )
 
 
 @lru_cache(maxsize=512)
@@ -230,7 +264,9 @@ def _log_pass(jt: JunctionTree, lp: np.ndarray, k: int) -> tuple[list, float]:
     return probs, log_z
 
 
-def _scaled_pass(jt: JunctionTree, lp: np.ndarray, k: int, downward: bool = True) -> tuple[list, float] | None:
+def _scaled_pass(
+    jt: JunctionTree, lp: np.ndarray, k: int, downward: bool = True
+) -> tuple[list, float] | None:
     """HUGIN calibration on max-scaled potentials with explicit log normalisers (one exp per edge entry).
 
     Every table and message is rescaled to max 1 and its log scale accumulated. Returns None (the
@@ -248,7 +284,7 @@ def _scaled_pass(jt: JunctionTree, lp: np.ndarray, k: int, downward: bool = True
     t = []
     for cl, pots in zip(jt.cliques, jt.potentials):
         tab = np.ones((1,) * len(cl))
-        for e, shape in pots:   # sorted by last axis, so products stay small until the last axes
+        for e, shape in pots:  # sorted by last axis, so products stay small until the last axes
             tab = tab * factor[e].reshape(shape)
         tab = np.broadcast_to(tab, (k,) * len(cl))
         m = tab.max()
@@ -279,8 +315,9 @@ def _scaled_pass(jt: JunctionTree, lp: np.ndarray, k: int, downward: bool = True
     return probs, log_norm + float(np.log(total))
 
 
-def clique_marginals(model: PairwiseMRF, theta: np.ndarray, *, log_domain: bool = False
-                     ) -> tuple[JunctionTree, list, float]:
+def clique_marginals(
+    model: PairwiseMRF, theta: np.ndarray, *, log_domain: bool = False
+) -> tuple[JunctionTree, list, float]:
     """Calibrated clique marginals of the cached junction tree: (tree, [P_c], log Z).
 
     Uses the max-scaled pass and falls back to the log-space pass when scaling underflows (or when
@@ -304,13 +341,15 @@ def log_partition(model: PairwiseMRF, theta: np.ndarray) -> float:
 
 def _node_from_edges(model: PairwiseMRF, edge: np.ndarray) -> np.ndarray:
     node = np.zeros((model.n_nodes, model.n_states))
-    for e in range(model.n_edges - 1, -1, -1):   # backwards: a node's first edge writes last
+    for e in range(model.n_edges - 1, -1, -1):  # backwards: a node's first edge writes last
         i, j = model.edges[e]
         node[i], node[j] = edge[e].sum(axis=1), edge[e].sum(axis=0)
     return node
 
 
-def exact_marginals(model: PairwiseMRF, theta: np.ndarray, *, log_domain: bool = False) -> Marginals:
+def exact_marginals(
+    model: PairwiseMRF, theta: np.ndarray, *, log_domain: bool = False
+) -> Marginals:
     """Exact edge and node marginals and A(theta) by junction-tree sum-product (exact to ~1e-12)."""
     jt, probs, log_z = clique_marginals(model, theta, log_domain=log_domain)
     k = model.n_states
@@ -328,8 +367,14 @@ def _lse(x: np.ndarray, axis: int) -> np.ndarray:
     return np.log(np.exp(x - mx).sum(axis=axis)) + np.squeeze(mx, axis)
 
 
-def loopy_bp(model: PairwiseMRF, theta: np.ndarray, *, damping: float = 0.5, tol: float = 1e-8,
-             max_iter: int = 500) -> Marginals:
+def loopy_bp(
+    model: PairwiseMRF,
+    theta: np.ndarray,
+    *,
+    damping: float = 0.5,
+    tol: float = 1e-8,
+    max_iter: int = 500,
+) -> Marginals:
     """Damped synchronous loopy BP in log space; marginals are beliefs and log_z the Bethe log Z.
 
     Directed message d = 2e (i -> j) and 2e+1 (j -> i) of edge e = (i, j). Each sweep computes
@@ -340,14 +385,14 @@ def loopy_bp(model: PairwiseMRF, theta: np.ndarray, *, damping: float = 0.5, tol
     """
     k, n, ne = model.n_states, model.n_nodes, model.n_edges
     lp = edge_log_potentials(model, theta)
-    pot = np.empty((2 * ne, k, k))                 # pot[d, x_src, x_dst]
+    pot = np.empty((2 * ne, k, k))  # pot[d, x_src, x_dst]
     pot[0::2], pot[1::2] = lp, lp.transpose(0, 2, 1)
     src = np.empty(2 * ne, dtype=np.int64)
     src[0::2], src[1::2] = model.edges[:, 0], model.edges[:, 1]
     dst = np.empty_like(src)
     dst[0::2], dst[1::2] = model.edges[:, 1], model.edges[:, 0]
     rev = np.arange(2 * ne) ^ 1
-    into = np.zeros((n, 2 * ne))                   # incidence: messages arriving at each node
+    into = np.zeros((n, 2 * ne))  # incidence: messages arriving at each node
     into[dst, np.arange(2 * ne)] = 1.0
     msg = np.full((2 * ne, k), -np.log(k))
     converged, it = ne == 0, 0
@@ -376,8 +421,12 @@ def loopy_bp(model: PairwiseMRF, theta: np.ndarray, *, damping: float = 0.5, tol
     return Marginals(edge, node, log_z, iterations=it, converged=bool(converged))
 
 
-def kl_divergence(model: PairwiseMRF, theta_true: np.ndarray, theta_hat: np.ndarray,
-                  true_marginals: Marginals | None = None) -> float:
+def kl_divergence(
+    model: PairwiseMRF,
+    theta_true: np.ndarray,
+    theta_hat: np.ndarray,
+    true_marginals: Marginals | None = None,
+) -> float:
     """KL(p_true || p_hat) = theta_true.mu - A(theta_true) - (theta_hat.mu - A(theta_hat)), mu = true marginals.
 
     Both log partition functions come from the junction tree, never enumeration. Round-off below
@@ -385,9 +434,15 @@ def kl_divergence(model: PairwiseMRF, theta_true: np.ndarray, theta_hat: np.ndar
     of the inference (it once hid an underflow), so it raises instead of reading as a perfect fit.
     """
     mu = exact_marginals(model, theta_true) if true_marginals is None else true_marginals
-    terms = (theta_dot(model, theta_true, mu.edge), mu.log_z, theta_dot(model, theta_hat, mu.edge),
-             log_partition(model, theta_hat))
+    terms = (
+        theta_dot(model, theta_true, mu.edge),
+        mu.log_z,
+        theta_dot(model, theta_hat, mu.edge),
+        log_partition(model, theta_hat),
+    )
     kl = float(terms[0] - terms[1] - terms[2] + terms[3])
     if kl < -1e-9 * (1.0 + sum(abs(t) for t in terms)):
-        raise FloatingPointError(f"negative KL divergence {kl:.3g}: the exact inference lost precision")
+        raise FloatingPointError(
+            f"negative KL divergence {kl:.3g}: the exact inference lost precision"
+        )
     return max(kl, 0.0)

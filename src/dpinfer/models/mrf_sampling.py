@@ -47,7 +47,9 @@ def _conditionals(jt, probs: list, k: int) -> list[tuple]:
     return out
 
 
-def sample_tables(model: PairwiseMRF, theta: np.ndarray, n_records: int, rng: np.random.Generator) -> np.ndarray:
+def sample_tables(
+    model: PairwiseMRF, theta: np.ndarray, n_records: int, rng: np.random.Generator
+) -> np.ndarray:
     """(E, K, K) int64 edge contingency tables of ``n_records`` iid draws from p(x; theta), by nested multinomials.
 
     Each table sums to ``n_records``; tables of edges sharing nodes are mutually consistent, as if
@@ -77,7 +79,9 @@ def sample_tables(model: PairwiseMRF, theta: np.ndarray, n_records: int, rng: np
 
 
 @njit(cache=True)
-def _forward_sample(out, sep_nodes, sep_ptr, new_nodes, new_ptr, cdf, cdf_ptr, n_cols, n_states, rng):
+def _forward_sample(
+    out, sep_nodes, sep_ptr, new_nodes, new_ptr, cdf, cdf_ptr, n_cols, n_states, rng
+):
     """Fill records ``out`` (N, T) uint8 by inverse-CDF forward sampling down the junction tree.
 
     Clique c reads its separator nodes sep_nodes[sep_ptr[c]:sep_ptr[c+1]] (C-order mixed radix K)
@@ -108,7 +112,9 @@ def _forward_sample(out, sep_nodes, sep_ptr, new_nodes, new_ptr, cdf, cdf_ptr, n
                 lo //= n_states
 
 
-def sample_records(model: PairwiseMRF, theta: np.ndarray, n_records: int, rng: np.random.Generator) -> np.ndarray:
+def sample_records(
+    model: PairwiseMRF, theta: np.ndarray, n_records: int, rng: np.random.Generator
+) -> np.ndarray:
     """(N, T) uint8 iid records from p(x; theta) by exact forward sampling on the junction tree."""
     parts = conditional_tables(model, theta)
     sep_nodes = np.array([v for s, _, _ in parts for v in s], dtype=np.int64)
@@ -118,10 +124,22 @@ def sample_records(model: PairwiseMRF, theta: np.ndarray, n_records: int, rng: n
     cdfs = []
     for _, _, cond in parts:
         cum = np.cumsum(cond, axis=1)
-        cdfs.append((cum / cum[:, -1:]).ravel())   # last entry exactly 1, so a uniform in [0,1) always lands
+        cdfs.append(
+            (cum / cum[:, -1:]).ravel()
+        )  # last entry exactly 1, so a uniform in [0,1) always lands
     cdf_ptr = np.cumsum([0] + [len(c) for c in cdfs]).astype(np.int64)
     n_cols = np.array([cond.shape[1] for _, _, cond in parts], dtype=np.int64)
     out = np.zeros((int(n_records), model.n_nodes), dtype=np.uint8)
-    _forward_sample(out, sep_nodes, sep_ptr, new_nodes, new_ptr, np.concatenate(cdfs), cdf_ptr, n_cols,
-                    model.n_states, rng)
+    _forward_sample(
+        out,
+        sep_nodes,
+        sep_ptr,
+        new_nodes,
+        new_ptr,
+        np.concatenate(cdfs),
+        cdf_ptr,
+        n_cols,
+        model.n_states,
+        rng,
+    )
     return out

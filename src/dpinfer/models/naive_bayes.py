@@ -26,18 +26,28 @@ import numpy as np
 
 from ..io import read_json
 
-__all__ = ["PARAMETER_FILE", "DATA_FILE", "NaiveBayesTruth", "reference_files", "load_reference",
-           "simulate_records", "count_tables", "class_counts", "posterior_mean_p", "sensitivity_l1"]
+__all__ = [
+    "PARAMETER_FILE",
+    "DATA_FILE",
+    "NaiveBayesTruth",
+    "reference_files",
+    "load_reference",
+    "simulate_records",
+    "count_tables",
+    "class_counts",
+    "posterior_mean_p",
+    "sensitivity_l1",
+]
 
 
 @dataclass(frozen=True)
 class NaiveBayesTruth:
     """True parameters, priors and the fixed confidential data of the authors' study."""
 
-    p: np.ndarray          # (I,)
-    pi: np.ndarray         # (K, J, I)
-    alpha_p: np.ndarray    # (I,)
-    alpha: np.ndarray      # (K, J, I)
+    p: np.ndarray  # (I,)
+    pi: np.ndarray  # (K, J, I)
+    alpha_p: np.ndarray  # (I,)
+    alpha: np.ndarray  # (K, J, I)
     counts: np.ndarray | None  # (K, J, I) confidential counts of the fixed data set (int)
 
     @property
@@ -63,7 +73,9 @@ def reference_files(data_dir) -> tuple[Path, Path]:
     return d / PARAMETER_FILE, d / DATA_FILE
 
 
-def load_reference(parameters, data=None, prior_concentration: float | None = None) -> NaiveBayesTruth:
+def load_reference(
+    parameters, data=None, prior_concentration: float | None = None
+) -> NaiveBayesTruth:
     """Load the authors' log-linear parameters (file ``parameters``, PARAMETER_FILE) and
     confidential tables (file ``data``, DATA_FILE; None: no tables, ``counts`` is None).
 

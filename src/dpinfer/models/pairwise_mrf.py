@@ -23,8 +23,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["PairwiseMRF", "chain", "erdos_renyi", "tied_chain", "dirichlet_theta", "edge_log_potentials",
-           "statistics", "theta_dot", "tables_from_records", "is_connected"]
+__all__ = [
+    "PairwiseMRF",
+    "chain",
+    "erdos_renyi",
+    "tied_chain",
+    "dirichlet_theta",
+    "edge_log_potentials",
+    "statistics",
+    "theta_dot",
+    "tables_from_records",
+    "is_connected",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,9 +47,9 @@ class PairwiseMRF:
 
     n_nodes: int
     n_states: int
-    edges: np.ndarray                       # (E, 2) int64, i < j, lexicographically sorted
+    edges: np.ndarray  # (E, 2) int64, i < j, lexicographically sorted
     ties: np.ndarray = field(default=None)  # (E,) int64 parameter block of each edge
-    node_params: tuple = ()                 # nodes with a free node potential
+    node_params: tuple = ()  # nodes with a free node potential
 
     def __post_init__(self):
         edges = np.asarray(self.edges, dtype=np.int64).reshape(-1, 2)
@@ -48,14 +58,22 @@ class PairwiseMRF:
         if self.ties is not None and not np.array_equal(order, np.arange(len(edges))):
             raise ValueError("give edges sorted lexicographically when ties are given")
         edges = edges[order]
-        if len(edges) and (np.any(edges[:, 0] == edges[:, 1]) or np.any(edges.min() < 0)
-                           or edges.max() >= self.n_nodes):
+        if len(edges) and (
+            np.any(edges[:, 0] == edges[:, 1])
+            or np.any(edges.min() < 0)
+            or edges.max() >= self.n_nodes
+        ):
             raise ValueError("edges must join two distinct nodes in range(n_nodes)")
         if len(np.unique(edges, axis=0)) != len(edges):
             raise ValueError("duplicate edges")
-        ties = np.arange(len(edges), dtype=np.int64) if self.ties is None else np.asarray(self.ties, np.int64)
-        if ties.shape != (len(edges),) or (len(ties) and (ties.min() < 0 or
-                                                          len(np.unique(ties)) != ties.max() + 1)):
+        ties = (
+            np.arange(len(edges), dtype=np.int64)
+            if self.ties is None
+            else np.asarray(self.ties, np.int64)
+        )
+        if ties.shape != (len(edges),) or (
+            len(ties) and (ties.min() < 0 or len(np.unique(ties)) != ties.max() + 1)
+        ):
             raise ValueError("ties must be (E,) block ids covering 0..n_blocks-1")
         node_params = tuple(int(v) for v in self.node_params)
         for v in node_params:
@@ -79,7 +97,7 @@ class PairwiseMRF:
 
     @property
     def dim(self) -> int:
-        return self.n_blocks * self.n_states ** 2 + len(self.node_params) * self.n_states
+        return self.n_blocks * self.n_states**2 + len(self.node_params) * self.n_states
 
     @property
     def n_cliques(self) -> int:
@@ -88,7 +106,13 @@ class PairwiseMRF:
 
     @property
     def key(self) -> tuple:
-        return (self.n_nodes, self.n_states, self.edges.tobytes(), self.ties.tobytes(), self.node_params)
+        return (
+            self.n_nodes,
+            self.n_states,
+            self.edges.tobytes(),
+            self.ties.tobytes(),
+            self.node_params,
+        )
 
     def __eq__(self, other):
         return isinstance(other, PairwiseMRF) and self.key == other.key
@@ -123,8 +147,9 @@ def is_connected(n_nodes: int, edges: np.ndarray) -> bool:
     return len(seen) == n_nodes
 
 
-def erdos_renyi(n_nodes: int, n_states: int, p: float, rng: np.random.Generator,
-                max_tries: int = 10_000) -> PairwiseMRF:
+def erdos_renyi(
+    n_nodes: int, n_states: int, p: float, rng: np.random.Generator, max_tries: int = 10_000
+) -> PairwiseMRF:
     """Connected Erdos-Renyi graph G(n_nodes, p): resample all edges until the graph is connected."""
     iu, ju = np.triu_indices(n_nodes, k=1)
     for _ in range(max_tries):
@@ -147,7 +172,7 @@ def dirichlet_theta(model: PairwiseMRF, rng: np.random.Generator) -> np.ndarray:
     Node parameters are 0. A Dirichlet(1) draw is a normalised vector of Exp(1) draws, which are
     positive, so the logs are finite.
     """
-    k2 = model.n_states ** 2
+    k2 = model.n_states**2
     theta = np.zeros(model.dim)
     theta[: model.n_blocks * k2] = np.log(rng.dirichlet(np.ones(k2), size=model.n_blocks)).ravel()
     return theta
@@ -174,7 +199,9 @@ def edge_log_potentials(model: PairwiseMRF, theta: np.ndarray) -> np.ndarray:
     return lp
 
 
-def statistics(model: PairwiseMRF, edge_tables: np.ndarray, node_tables: np.ndarray | None = None) -> np.ndarray:
+def statistics(
+    model: PairwiseMRF, edge_tables: np.ndarray, node_tables: np.ndarray | None = None
+) -> np.ndarray:
     """Sufficient statistics in theta's layout from (..., E, K, K) edge tables -> (..., dim).
 
     Tied edge tables are summed per block; a free node's statistic is the margin of the edge table
@@ -201,17 +228,21 @@ def statistics(model: PairwiseMRF, edge_tables: np.ndarray, node_tables: np.ndar
 
 def theta_dot(model: PairwiseMRF, theta: np.ndarray, edge_marginals: np.ndarray) -> float:
     """sum_C theta_C . mu_C = theta . statistics(model, mu): the linear term of Eq. 3.2."""
-    return float(np.sum(edge_log_potentials(model, theta) * np.asarray(edge_marginals, dtype=np.float64)))
+    return float(
+        np.sum(edge_log_potentials(model, theta) * np.asarray(edge_marginals, dtype=np.float64))
+    )
 
 
-def tables_from_records(model: PairwiseMRF, records: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+def tables_from_records(
+    model: PairwiseMRF, records: np.ndarray, weights: np.ndarray | None = None
+) -> np.ndarray:
     """(E, K, K) contingency tables n_C(i_C) of (N, T) integer records (Sec. 3.2).
 
     Without weights the tables are int64 counts; with per-record ``weights`` (N,) they are float
     sums of weights (e.g. the 1/K normalisation of the wifi study).
     """
     x = np.asarray(records)
-    k, kk = model.n_states, model.n_states ** 2
+    k, kk = model.n_states, model.n_states**2
     if x.ndim != 2 or x.shape[1] != model.n_nodes:
         raise ValueError(f"records must be (N, {model.n_nodes})")
     w = None if weights is None else np.asarray(weights, dtype=np.float64)

@@ -24,8 +24,14 @@ def mixture_weights(y: float, n: int, a: float, b: float, scale: float) -> np.nd
     if n < 1 or not (a > 0 and b > 0 and scale > 0):
         raise ValueError("mixture_weights: need n >= 1, a, b > 0 and scale > 0")
     k = np.arange(n + 1, dtype=float)
-    log_w = (gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
-             + betaln(a + k, b + n - k) - betaln(a, b) - np.abs(float(y) - k) / float(scale))
+    log_w = (
+        gammaln(n + 1.0)
+        - gammaln(k + 1.0)
+        - gammaln(n - k + 1.0)
+        + betaln(a + k, b + n - k)
+        - betaln(a, b)
+        - np.abs(float(y) - k) / float(scale)
+    )
     w = np.exp(log_w - logsumexp(log_w))
     return w / w.sum()  # exact normalisation after the exp (logsumexp rounds at large |log w|)
 
@@ -48,8 +54,9 @@ def exact_cdf(theta, y: float, n: int, a: float, b: float, scale: float) -> np.n
     return betainc(a + k[None, :], b + n - k[None, :], t[:, None]) @ w
 
 
-def exact_draws(rng: np.random.Generator, size: int, y: float, n: int, a: float, b: float,
-                scale: float) -> np.ndarray:
+def exact_draws(
+    rng: np.random.Generator, size: int, y: float, n: int, a: float, b: float, scale: float
+) -> np.ndarray:
     """``size`` independent draws of theta | y: the count from the weights, then its Beta."""
     w = mixture_weights(y, n, a, b, scale)
     k = rng.choice(n + 1, size=int(size), p=w).astype(float)

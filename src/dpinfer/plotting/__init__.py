@@ -8,11 +8,19 @@ The names load on first use (PEP 562), so a compute job that needs only a method
 from importlib import import_module
 
 _HOME = {
-    "LayoutReport": "layout", "check_layout": "layout",
-    "METHOD_STYLES": "methods", "PALETTE": "methods", "method_color": "methods", "method_label": "methods",
+    "LayoutReport": "layout",
+    "check_layout": "layout",
+    "METHOD_STYLES": "methods",
+    "PALETTE": "methods",
+    "method_color": "methods",
+    "method_label": "methods",
     "method_style": "methods",
-    "COLORS": "style", "apply_style": "style", "legend_below": "style", "log_axis": "style",
-    "save_figure": "style", "subplots": "style",
+    "COLORS": "style",
+    "apply_style": "style",
+    "legend_below": "style",
+    "log_axis": "style",
+    "save_figure": "style",
+    "subplots": "style",
 }
 
 __all__ = list(_HOME)

@@ -16,7 +16,9 @@ from matplotlib.transforms import Bbox
 
 __all__ = ["LayoutReport", "check_layout"]
 
-_TOL = 1.0  # display pixels (at the figure's dpi) two boxes may share before they count as overlapping
+_TOL = (
+    1.0  # display pixels (at the figure's dpi) two boxes may share before they count as overlapping
+)
 
 
 @contextmanager
@@ -60,14 +62,23 @@ def _data_points(ax) -> np.ndarray:
         out.append(pts)
     for coll in ax.collections:
         offsets = np.asarray(coll.get_offsets(), dtype=float)
-        if coll.get_visible() and offsets.ndim == 2 and len(offsets) and coll.get_offset_transform().contains_branch(ax.transData):
+        if (
+            coll.get_visible()
+            and offsets.ndim == 2
+            and len(offsets)
+            and coll.get_offset_transform().contains_branch(ax.transData)
+        ):
             pts = coll.get_offset_transform().transform(offsets)
             out.append(pts[np.all(np.isfinite(pts), axis=1)])
     return np.concatenate(out)
 
 
 def _axes_name(ax) -> str:
-    return repr(ax.get_title()) if ax.get_title() else "at ({:.2f}, {:.2f}, {:.2f}, {:.2f})".format(*ax.get_position().bounds)
+    return (
+        repr(ax.get_title())
+        if ax.get_title()
+        else "at ({:.2f}, {:.2f}, {:.2f}, {:.2f})".format(*ax.get_position().bounds)
+    )
 
 
 def _has_data(ax) -> bool:
@@ -81,7 +92,9 @@ def _unlabelled_axes(fig, drawn: list[Text]) -> list[str]:
 
     def labelled(ax, which: str) -> bool:
         axis = ax.xaxis if which == "x" else ax.yaxis
-        return any(id(t) in drawn_ids for t in axis.get_majorticklabels() + axis.get_minorticklabels())
+        return any(
+            id(t) in drawn_ids for t in axis.get_majorticklabels() + axis.get_minorticklabels()
+        )
 
     out = []
     for ax in fig.axes:
@@ -91,7 +104,9 @@ def _unlabelled_axes(fig, drawn: list[Text]) -> list[str]:
             axis = ax.xaxis if which == "x" else ax.yaxis
             if not axis.get_visible() or labelled(ax, which):
                 continue
-            shared = (ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()).get_siblings(ax)
+            shared = (
+                ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
+            ).get_siblings(ax)
             if any(other is not ax and labelled(other, which) for other in shared):
                 continue
             out.append(f"the {which} axis of the axes {_axes_name(ax)} has no tick labels")
@@ -124,20 +139,34 @@ def check_layout(fig) -> LayoutReport:
     boxes = [(t, t.get_window_extent(renderer)) for t in drawn]
     problems = []
     for t, b in boxes:
-        if b.x0 < canvas.x0 - _TOL or b.y0 < canvas.y0 - _TOL or b.x1 > canvas.x1 + _TOL or b.y1 > canvas.y1 + _TOL:
+        if (
+            b.x0 < canvas.x0 - _TOL
+            or b.y0 < canvas.y0 - _TOL
+            or b.x1 > canvas.x1 + _TOL
+            or b.y1 > canvas.y1 + _TOL
+        ):
             problems.append(f"text {_describe(t)} reaches outside the canvas")
     for i, (t, b) in enumerate(boxes):
-        for u, c in boxes[i + 1:]:
+        for u, c in boxes[i + 1 :]:
             if _overlap(b, c):
                 problems.append(f"text {_describe(t)} overlaps text {_describe(u)}")
-    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    legends = list(fig.legends) + [
+        ax.get_legend() for ax in fig.axes if ax.get_legend() is not None
+    ]
     legends = [lg for lg in legends if lg.get_visible()]
     points = [(ax, _data_points(ax)) for ax in fig.axes] if legends else []
     for legend in legends:
         box = legend.get_window_extent(renderer)
         for ax, pts in points:
-            inside = (pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)
+            inside = (
+                (pts[:, 0] > box.x0)
+                & (pts[:, 0] < box.x1)
+                & (pts[:, 1] > box.y0)
+                & (pts[:, 1] < box.y1)
+            )
             if inside.any():
-                problems.append(f"a legend covers {int(inside.sum())} data points of the axes {_axes_name(ax)}")
+                problems.append(
+                    f"a legend covers {int(inside.sum())} data points of the axes {_axes_name(ax)}"
+                )
     problems += _unlabelled_axes(fig, drawn)
     return LayoutReport(len(boxes), len(legends), tuple(problems))

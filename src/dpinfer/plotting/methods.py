@@ -12,13 +12,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PALETTE", "MethodStyle", "METHOD_STYLES", "method_style", "method_label", "method_color"]
+__all__ = [
+    "PALETTE",
+    "MethodStyle",
+    "METHOD_STYLES",
+    "method_style",
+    "method_label",
+    "method_color",
+]
 
 # seaborn's "colorblind" palette, written out so that a figure job need not import seaborn (two
 # seconds per job); tests/test_figures.py checks it against seaborn. In order: blue, orange,
 # green, vermillion, purple, brown, pink, grey, yellow, sky blue.
-PALETTE = ("#0173b2", "#de8f05", "#029e73", "#d55e00", "#cc78bc", "#ca9161", "#fbafe4", "#949494", "#ece133",
-           "#56b4e9")
+PALETTE = (
+    "#0173b2",
+    "#de8f05",
+    "#029e73",
+    "#d55e00",
+    "#cc78bc",
+    "#ca9161",
+    "#fbafe4",
+    "#949494",
+    "#ece133",
+    "#56b4e9",
+)
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, BROWN, PINK, GREY, YELLOW, SKY = PALETTE
 BLACK = "#000000"
 
@@ -73,7 +90,9 @@ def _look(method: str) -> MethodStyle:
     try:
         return METHOD_STYLES[method]
     except KeyError:
-        raise KeyError(f"method {method!r} has no style; add it to dpinfer.plotting.methods.METHOD_STYLES") from None
+        raise KeyError(
+            f"method {method!r} has no style; add it to dpinfer.plotting.methods.METHOD_STYLES"
+        ) from None
 
 
 def method_label(method: str) -> str:

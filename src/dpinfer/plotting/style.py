@@ -58,12 +58,14 @@ def _minor_log_labels(axis) -> FuncFormatter:
     """Minor tick labels of a log axis at 2 and 5 times a power of ten, and only while its view
     holds fewer than two powers of ten (then the major ticks alone would leave it unreadable;
     on a longer range matplotlib's own minor labels collide)."""
+
     def label(value, _pos) -> str:
         lo, hi = sorted(axis.get_view_interval())
         if lo <= 0 or value <= 0 or math.floor(math.log10(hi)) - math.ceil(math.log10(lo)) + 1 >= 2:
             return ""
         mantissa = value / 10.0 ** math.floor(math.log10(value) + 1e-9)
         return f"{value:g}" if min(abs(mantissa - 2), abs(mantissa - 5)) < 1e-6 else ""
+
     return FuncFormatter(label)
 
 
@@ -121,10 +123,18 @@ def save_figure(fig, pdf_path, png_path) -> None:
     log = logging.getLogger("dpinfer.figures")
     for problem in report.problems:
         log.warning("figure layout problem: %s", problem)
-    log.info("figure layout checked: %d texts, %d legends, %d problems", report.texts, report.legends,
-             len(report.problems))
+    log.info(
+        "figure layout checked: %d texts, %d legends, %d problems",
+        report.texts,
+        report.legends,
+        len(report.problems),
+    )
     with atomic_path(pdf_path) as tmp:
-        fig.savefig(tmp, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": "dpinfer"})
+        fig.savefig(
+            tmp,
+            format="pdf",
+            metadata={"CreationDate": None, "ModDate": None, "Producer": "dpinfer"},
+        )
     with atomic_path(png_path) as tmp:
         fig.savefig(tmp, format="png", metadata={"Software": "dpinfer"})
     plt.close(fig)

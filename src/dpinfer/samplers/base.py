@@ -53,12 +53,14 @@ class Chain:
         if self.draws.ndim != 2:
             raise ValueError(f"draws must be (iterations, dim), got shape {self.draws.shape}")
         if not 0 <= self.burnin < self.draws.shape[0]:
-            raise ValueError(f"burnin {self.burnin} must be below the {self.draws.shape[0]} stored draws")
+            raise ValueError(
+                f"burnin {self.burnin} must be below the {self.draws.shape[0]} stored draws"
+            )
 
     @property
     def kept(self) -> np.ndarray:
         """Draws after burn-in."""
-        return self.draws[self.burnin:]
+        return self.draws[self.burnin :]
 
 
 def check_lengths(burnin: int, keep: int) -> tuple[int, int]:

@@ -42,7 +42,9 @@ _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
 _PIECE = 3.0  # longest quadrature piece, in units of tau
 _SQRT2 = math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_BINOM = np.array([[1.0, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3, 1, 0], [1, 4, 6, 4, 1]])
+_BINOM = np.array(
+    [[1.0, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3, 1, 0], [1, 4, 6, 4, 1]]
+)
 
 
 @njit(cache=True)
@@ -108,7 +110,9 @@ def clt_mean_cov(theta, sigma2: float, moments):
         raise ValueError("moments must hold E[x], E[x^2], E[x^3], E[x^4]")
     theta = np.asarray(theta, dtype=float)
     mu_t, cov_t = np.empty(5), np.empty((5, 5))
-    _clt_mean_cov(float(theta[0]), float(theta[1]), float(sigma2), m, mu_t, cov_t, np.empty((3, 5, 5)))
+    _clt_mean_cov(
+        float(theta[0]), float(theta[1]), float(sigma2), m, mu_t, cov_t, np.empty((3, 5, 5))
+    )
     return mu_t, cov_t
 
 
@@ -189,8 +193,24 @@ def _add_piece(left, right, seg, theta0, theta1, sd, mu_x, tau, lo, hi, e, h, mk
 
 
 @njit(cache=True)
-def _add_graded(left, right, sharp_left, sharp_right, scale, seg, theta0, theta1, sd, mu_x, tau, lo, hi, e, h,
-                mk):
+def _add_graded(
+    left,
+    right,
+    sharp_left,
+    sharp_right,
+    scale,
+    seg,
+    theta0,
+    theta1,
+    sd,
+    mu_x,
+    tau,
+    lo,
+    hi,
+    e,
+    h,
+    mk,
+):
     """Pieces of at most _PIECE tau over [left, right], graded geometrically down to ``scale``
     towards an end where E[cy^q | x] turns sharply (l(x) crosses a bound; ``sharp_*``)."""
     total = 0.0
@@ -244,8 +264,24 @@ def _clamped_clt_mean_cov(theta0, theta1, sigma2, mu_x, tau2, lo, hi, mu_t, cov_
         sharp = False
         for t in (t1, t2, right):
             if p < t < right or t == right:
-                total += _add_graded(p, t, sharp, t < right, scale, seg, theta0, theta1, sd, mu_x, tau, lo, hi,
-                                     e, h, mk)
+                total += _add_graded(
+                    p,
+                    t,
+                    sharp,
+                    t < right,
+                    scale,
+                    seg,
+                    theta0,
+                    theta1,
+                    sd,
+                    mu_x,
+                    tau,
+                    lo,
+                    hi,
+                    e,
+                    h,
+                    mk,
+                )
                 p = t
                 sharp = True
     for p in range(5):
@@ -262,8 +298,18 @@ def clamped_clt_mean_cov(theta, sigma2: float, mu_x: float, tau2: float, bounds)
         raise ValueError("need lo < hi and positive variances")
     theta = np.asarray(theta, dtype=float)
     mu_t, cov_t = np.empty(5), np.empty((5, 5))
-    _clamped_clt_mean_cov(float(theta[0]), float(theta[1]), float(sigma2), float(mu_x), float(tau2), lo, hi,
-                          mu_t, cov_t, np.empty((3, 5, 5)))
+    _clamped_clt_mean_cov(
+        float(theta[0]),
+        float(theta[1]),
+        float(sigma2),
+        float(mu_x),
+        float(tau2),
+        lo,
+        hi,
+        mu_t,
+        cov_t,
+        np.empty((3, 5, 5)),
+    )
     return mu_t, cov_t
 
 

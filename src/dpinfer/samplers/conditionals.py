@@ -93,7 +93,11 @@ def wald_draw(rng, mean, shape):
     nu = rng.standard_normal()
     nu = nu * nu
     mu2 = mean * mean
-    big = mean + mu2 * nu / (2.0 * shape) + mean / (2.0 * shape) * math.sqrt(4.0 * mean * shape * nu + mu2 * nu * nu)
+    big = (
+        mean
+        + mu2 * nu / (2.0 * shape)
+        + mean / (2.0 * shape) * math.sqrt(4.0 * mean * shape * nu + mu2 * nu * nu)
+    )
     small = mu2 / big
     if rng.random() * (mean + small) <= mean:
         return small
@@ -210,8 +214,18 @@ def norm_product(mean, cov, z, omega2):
     if cov.shape != (k, k) or z.shape != (k,) or omega2.shape != (k,) or np.any(omega2 <= 0):
         raise ValueError("norm_product: need mean (k,), cov (k, k), z (k,), omega2 (k,) > 0")
     mu3, cov3 = np.empty(k), np.empty((k, k))
-    norm_product_moments(mean, cov, z, omega2, mu3, cov3, np.empty((k, k)), np.empty((k, k)),
-                         np.empty((k, k)), np.empty(k))
+    norm_product_moments(
+        mean,
+        cov,
+        z,
+        omega2,
+        mu3,
+        cov3,
+        np.empty((k, k)),
+        np.empty((k, k)),
+        np.empty((k, k)),
+        np.empty(k),
+    )
     return mu3, cov3
 
 

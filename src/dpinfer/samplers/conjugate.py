@@ -64,14 +64,16 @@ def _beta_chain(statistic, n, prior, burnin, keep, rng):
     return _iid_chain(lambda size: rng.beta(a, b, size=size), burnin, keep)
 
 
-def run_naive_binomial(y: float, n: int, prior, mechanism=None, *, burnin: int, keep: int,
-                       rng: np.random.Generator) -> Chain:
+def run_naive_binomial(
+    y: float, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+) -> Chain:
     """Beta(a + y', b + n - y') with y' = y clipped to [0, n]."""
     return _beta_chain(min(max(float(y), 0.0), float(n)), n, prior, burnin, keep, rng)
 
 
-def run_non_private_binomial(s: float, n: int, prior, mechanism=None, *, burnin: int, keep: int,
-                             rng: np.random.Generator) -> Chain:
+def run_non_private_binomial(
+    s: float, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+) -> Chain:
     """Beta(a + s, b + n - s) from the confidential count s."""
     return _beta_chain(float(s), n, prior, burnin, keep, rng)
 
@@ -82,15 +84,17 @@ def _all_counts(first, n) -> np.ndarray:
     return np.append(first, n - first.sum())
 
 
-def run_naive_multinomial(y, n: int, prior, mechanism=None, *, burnin: int, keep: int,
-                          rng: np.random.Generator) -> Chain:
+def run_naive_multinomial(
+    y, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+) -> Chain:
     """Dirichlet(max(alpha + [y, n - sum y], 1e-3)): the noisy counts as if exact."""
     conc = np.maximum(expfam.dirichlet_posterior(prior, _all_counts(y, n)), DIRICHLET_FLOOR)
     return _iid_chain(lambda size: rng.dirichlet(conc, size=size), burnin, keep)
 
 
-def run_non_private_multinomial(s, n: int, prior, mechanism=None, *, burnin: int, keep: int,
-                                rng: np.random.Generator) -> Chain:
+def run_non_private_multinomial(
+    s, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+) -> Chain:
     """Dirichlet(alpha + [s, n - sum s]) from the confidential first K - 1 counts s."""
     conc = expfam.dirichlet_posterior(prior, _all_counts(s, n))
     return _iid_chain(lambda size: rng.dirichlet(conc, size=size), burnin, keep)
@@ -101,39 +105,47 @@ def _gamma_chain(statistic, n, prior, burnin, keep, rng):
     return _iid_chain(lambda size: rng.gamma(shape, 1.0 / rate, size=size), burnin, keep)
 
 
-def run_naive_exponential(y: float, n: int, prior, mechanism=None, *, burnin: int, keep: int,
-                          rng: np.random.Generator) -> Chain:
+def run_naive_exponential(
+    y: float, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+) -> Chain:
     """Gamma(shape + n, rate + max(y, 0)); ``y`` is the noisy *untruncated* sum (the thesis's
     "cheating" Naive, which sees strictly more than the noise-aware sampler)."""
     return _gamma_chain(max(float(y), 0.0), n, prior, burnin, keep, rng)
 
 
-def run_non_private_exponential(s: float, n: int, prior, mechanism=None, *, burnin: int, keep: int,
-                                rng: np.random.Generator) -> Chain:
+def run_non_private_exponential(
+    s: float, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+) -> Chain:
     """Gamma(shape + n, rate + s) from the confidential sum s."""
     return _gamma_chain(float(s), n, prior, burnin, keep, rng)
 
 
 # ----------------------------------------------------------------------------- chapter 5
-def run_non_private_nig(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int,
-                        keep: int) -> Chain:
+def run_non_private_nig(
+    release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int
+) -> Chain:
     """Non-Private: the NIG posterior given the confidential s (Eq. 5.1); ``data_prior`` is not
     used (uniform signature)."""
     return _iid_chain(lambda size: nig_draws(rng, release.s, release.n, prior, size), burnin, keep)
 
 
-def run_naive_nig(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int,
-                  keep: int) -> Chain:
+def run_naive_nig(
+    release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int
+) -> Chain:
     """Naive (Sec. 5.2.2): Eq. (5.1) with the full-budget release z in place of s, after
     projecting z to valid statistics (:func:`~dpinfer.models.linreg_nig.project_statistics`)."""
     z = project_statistics(release.z, release.n)
     return _iid_chain(lambda size: nig_draws(rng, z, release.n, prior, size), burnin, keep)
 
 
-def run_exact_binomial(y: float, n: int, prior, mechanism, *, burnin: int, keep: int,
-                       rng: np.random.Generator) -> Chain:
+def run_exact_binomial(
+    y: float, n: int, prior, mechanism, *, burnin: int, keep: int, rng: np.random.Generator
+) -> Chain:
     """Independent draws of the exact posterior of theta given the Laplace release y
     (:mod:`dpinfer.models.private_binomial`: a Beta mixture over the n + 1 counts)."""
     a, b = (float(v) for v in prior)
-    return _iid_chain(lambda size: exact_draws(rng, size, float(y), int(n), a, b, float(mechanism.scale)),
-                      burnin, keep)
+    return _iid_chain(
+        lambda size: exact_draws(rng, size, float(y), int(n), a, b, float(mechanism.scale)),
+        burnin,
+        keep,
+    )

@@ -35,17 +35,22 @@ from .conditionals import categorical, dirichlet, metropolis_accept
 __all__ = ["run_loglinear", "run_linreg"]
 
 
-
 def _chain(draws, acc, burnin: int, min_log_alpha: float, seconds: float) -> Chain:
-    info = Info(cpu_seconds=seconds, iterations=draws.shape[0], acceptance=float(acc[burnin:].mean()),
-                traces={"acceptance": acc}, extra={"min_log_alpha": float(min_log_alpha)})
+    info = Info(
+        cpu_seconds=seconds,
+        iterations=draws.shape[0],
+        acceptance=float(acc[burnin:].mean()),
+        traces={"acceptance": acc},
+        extra={"min_log_alpha": float(min_log_alpha)},
+    )
     return Chain(draws, burnin, info)
 
 
 # ----------------------------------------------------------------------------- log-linear model
 @njit(cache=True)
-def _loglinear_kernel(rng, released, scale, alpha_p, alpha, n_records, iterations,
-                      p_draws, acc_rate):
+def _loglinear_kernel(
+    rng, released, scale, alpha_p, alpha, n_records, iterations, p_draws, acc_rate
+):
     """Algorithm 1 of ju2022 for the naive-Bayes log-linear model (Sec. 4).
 
     Start: theta from the Dirichlet priors and N records from the model (a prior-predictive
@@ -118,8 +123,12 @@ def _loglinear_kernel(rng, released, scale, alpha_p, alpha, n_records, iteration
                 m_old = released[k, a_old, c_old]
                 n_new = counts[k, a_new, c_new]
                 n_old = counts[k, a_old, c_old]
-                log_ratio += (abs(n_new - m_new) - abs(n_new + 1 - m_new)
-                              + abs(n_old - m_old) - abs(n_old - 1 - m_old)) * inv_b
+                log_ratio += (
+                    abs(n_new - m_new)
+                    - abs(n_new + 1 - m_new)
+                    + abs(n_old - m_old)
+                    - abs(n_old - 1 - m_old)
+                ) * inv_b
             if log_ratio < min_log_alpha:
                 min_log_alpha = log_ratio
             if metropolis_accept(rng, log_ratio):
@@ -137,8 +146,17 @@ def _loglinear_kernel(rng, released, scale, alpha_p, alpha, n_records, iteration
     return min_log_alpha
 
 
-def run_loglinear(released, *, scale: float, alpha_p, alpha, n_records: int, burnin: int, keep: int,
-                  rng: np.random.Generator) -> Chain:
+def run_loglinear(
+    released,
+    *,
+    scale: float,
+    alpha_p,
+    alpha,
+    n_records: int,
+    burnin: int,
+    keep: int,
+    rng: np.random.Generator,
+) -> Chain:
     """Algorithm 1 for the naive-Bayes log-linear model: draws of p, one row per sweep.
 
     ``released`` (K, J, I) are the noisy counts m[k, j, i]; ``scale`` the Laplace scale of the
@@ -159,8 +177,9 @@ def run_loglinear(released, *, scale: float, alpha_p, alpha, n_records: int, bur
     p_draws = np.empty((iterations, released.shape[2]))
     acc = np.empty(iterations)
     with CpuTimer() as timer:
-        min_log_alpha = _loglinear_kernel(rng, released, float(scale), alpha_p, alpha, int(n_records),
-                                          iterations, p_draws, acc)
+        min_log_alpha = _loglinear_kernel(
+            rng, released, float(scale), alpha_p, alpha, int(n_records), iterations, p_draws, acc
+        )
     return _chain(p_draws, acc, burnin, min_log_alpha, timer.seconds)
 
 
@@ -250,8 +269,21 @@ def _draw_beta(rng, x0s, ys, sigma2, tau2, beta):
 
 
 @njit(cache=True)
-def _linreg_kernel(rng, released, scale, mean_x, chol_x, sigma2, tau2, lo, hi, n_records,
-                   iterations, beta_draws, acc_rate):
+def _linreg_kernel(
+    rng,
+    released,
+    scale,
+    mean_x,
+    chol_x,
+    sigma2,
+    tau2,
+    lo,
+    hi,
+    n_records,
+    iterations,
+    beta_draws,
+    acc_rate,
+):
     """Algorithm 1 of ju2022 for clamped linear regression (Sec. 5).
 
     Start: beta from its N(0, tau2 I) prior and N records from the model. Each sweep: (1) beta
@@ -314,8 +346,20 @@ def _linreg_kernel(rng, released, scale, mean_x, chol_x, sigma2, tau2, lo, hi, n
     return min_log_alpha
 
 
-def run_linreg(released, *, scale: float, mean_x, cov_x, sigma2: float, tau: float, clamp: tuple,
-               n_records: int, burnin: int, keep: int, rng: np.random.Generator) -> Chain:
+def run_linreg(
+    released,
+    *,
+    scale: float,
+    mean_x,
+    cov_x,
+    sigma2: float,
+    tau: float,
+    clamp: tuple,
+    n_records: int,
+    burnin: int,
+    keep: int,
+    rng: np.random.Generator,
+) -> Chain:
     """Algorithm 1 for linear regression with clamping (ju2022 Sec. 5): draws of beta, one row
     per sweep.
 
@@ -331,7 +375,9 @@ def run_linreg(released, *, scale: float, mean_x, cov_x, sigma2: float, tau: flo
     expected = (p + 1) + 1 + (p + 1) * (p + 2) // 2 - 1
     if released.shape != (expected,) or cov_x.shape != (p, p):
         raise ValueError(f"released must have {expected} entries and cov_x be ({p}, {p})")
-    if not (np.all(np.isfinite(released)) and scale > 0 and sigma2 > 0 and tau > 0 and n_records >= 1):
+    if not (
+        np.all(np.isfinite(released)) and scale > 0 and sigma2 > 0 and tau > 0 and n_records >= 1
+    ):
         raise ValueError("released must be finite; scale, sigma2, tau and n_records positive")
     lo, hi = float(clamp[0]), float(clamp[1])
     if not lo < hi:
@@ -342,7 +388,19 @@ def run_linreg(released, *, scale: float, mean_x, cov_x, sigma2: float, tau: flo
     draws = np.empty((iterations, p + 1))
     acc = np.empty(iterations)
     with CpuTimer() as timer:
-        min_log_alpha = _linreg_kernel(rng, released, float(scale), mean_x, chol_x, float(sigma2),
-                                       float(tau) ** 2, lo, hi, int(n_records), iterations, draws, acc)
+        min_log_alpha = _linreg_kernel(
+            rng,
+            released,
+            float(scale),
+            mean_x,
+            chol_x,
+            float(sigma2),
+            float(tau) ** 2,
+            lo,
+            hi,
+            int(n_records),
+            iterations,
+            draws,
+            acc,
+        )
     return _chain(draws, acc, burnin, min_log_alpha, timer.seconds)
-

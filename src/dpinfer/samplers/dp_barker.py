@@ -32,8 +32,15 @@ from .base import Chain, CpuTimer, Info
 from .dp_minibatch import checked_batch_size
 from .dp_penalty import burnin_rows, chain_inputs, propose
 
-__all__ = ["run_dp_barker", "run_barker", "load_vcorr", "barker_accepts", "acceptance_probability",
-           "correction_density_error", "CLIP_FACTOR"]
+__all__ = [
+    "run_dp_barker",
+    "run_barker",
+    "load_vcorr",
+    "barker_accepts",
+    "acceptance_probability",
+    "correction_density_error",
+    "CLIP_FACTOR",
+]
 
 CLIP_FACTOR = 0.99  # ratios clipped at 0.99 sqrt(B) / (T n), as the author's code
 
@@ -50,7 +57,9 @@ def load_vcorr(path) -> dict:
     return {"means": means, "sds": sds, "weights": weights / weights.sum()}
 
 
-def acceptance_probability(lam, vcorr: dict, total_variance: float = 2.0, batch_variance: float = 0.0):
+def acceptance_probability(
+    lam, vcorr: dict, total_variance: float = 2.0, batch_variance: float = 0.0
+):
     """Exact P(lambda + N(0, C - sigma_b^2) + V_corr > 0) for fixed lambda (and a Gaussian
     batch error of variance sigma_b^2 already in lambda: pass it to get the test's own law)."""
     lam = np.asarray(lam, float)[..., None]
@@ -58,12 +67,15 @@ def acceptance_probability(lam, vcorr: dict, total_variance: float = 2.0, batch_
     return (vcorr["weights"] * ndtr((lam + vcorr["means"]) / scale)).sum(axis=-1)
 
 
-def correction_density_error(vcorr: dict, total_variance: float = 2.0, half_width: float = 10.0,
-                             points: int = 2001) -> float:
+def correction_density_error(
+    vcorr: dict, total_variance: float = 2.0, half_width: float = 10.0, points: int = 2001
+) -> float:
     """max |density of N(0, C) + V_corr - logistic density| on [-half_width, half_width]."""
     x = np.linspace(-half_width, half_width, points)[:, None]
     var = total_variance + vcorr["sds"] ** 2
-    mix = (vcorr["weights"] * np.exp(-0.5 * (x - vcorr["means"]) ** 2 / var) / np.sqrt(2 * np.pi * var)).sum(axis=1)
+    mix = (
+        vcorr["weights"] * np.exp(-0.5 * (x - vcorr["means"]) ** 2 / var) / np.sqrt(2 * np.pi * var)
+    ).sum(axis=1)
     logistic = 0.25 / np.cosh(0.5 * x[:, 0]) ** 2
     return float(np.abs(mix - logistic).max())
 
@@ -80,8 +92,21 @@ def barker_accepts(lam, batch_variance, total_variance, means, sds, cum_weights,
 
 
 @njit(cache=True)
-def _barker_kernel(kind, params, data, temperature, prop_sd, batch, total_variance, means, sds, cum_weights, rng,
-                   out, counts):
+def _barker_kernel(
+    kind,
+    params,
+    data,
+    temperature,
+    prop_sd,
+    batch,
+    total_variance,
+    means,
+    sds,
+    cum_weights,
+    rng,
+    out,
+    counts,
+):
     """Fill out[1:] (out[0] = start); counts = [accepts, clipped ratios, batch-variance rejections]."""
     iters = out.shape[0] - 1
     d = out.shape[1]
@@ -105,7 +130,9 @@ def _barker_kernel(kind, params, data, temperature, prop_sd, batch, total_varian
         lp_new = log_prior(kind, params, prop)
         if var_b > total_variance - 1.0:  # outside the privacy bound: reject (the author stopped)
             too_noisy += 1
-        elif barker_accepts(nt * mean + lp_new - lp, var_b, total_variance, means, sds, cum_weights, rng):
+        elif barker_accepts(
+            nt * mean + lp_new - lp, var_b, total_variance, means, sds, cum_weights, rng
+        ):
             theta[:] = prop
             lp = lp_new
             accepts += 1
@@ -115,31 +142,66 @@ def _barker_kernel(kind, params, data, temperature, prop_sd, batch, total_varian
     counts[2] = too_noisy
 
 
-def run_dp_barker(problem: Problem, start, iterations: int, *, prop_sd, batch_size: int, vcorr: dict,
-                  rng: np.random.Generator, total_variance: float = 2.0) -> Chain:
+def run_dp_barker(
+    problem: Problem,
+    start,
+    iterations: int,
+    *,
+    prop_sd,
+    batch_size: int,
+    vcorr: dict,
+    rng: np.random.Generator,
+    total_variance: float = 2.0,
+) -> Chain:
     """DP Barker chain; draws has iterations + 1 rows (row 0 = start), burn-in =
     :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``vcorr`` from :func:`load_vcorr`, fitted
     for ``total_variance`` (C)."""
     start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
     batch = checked_batch_size(problem, batch_size)
-    if not 1.0 <= total_variance < math.pi ** 2 / 3:
+    if not 1.0 <= total_variance < math.pi**2 / 3:
         raise ValueError(f"need 1 <= C < pi^2/3 for the Barker correction, got {total_variance}")
     counts = np.zeros(3, dtype=np.int64)
     cum = np.cumsum(vcorr["weights"])
     with CpuTimer() as timer:
-        _barker_kernel(problem.kind, problem.params, problem.data, float(problem.temperature), sd, batch,
-                       float(total_variance), vcorr["means"], vcorr["sds"], cum, rng, out, counts)
+        _barker_kernel(
+            problem.kind,
+            problem.params,
+            problem.data,
+            float(problem.temperature),
+            sd,
+            batch,
+            float(total_variance),
+            vcorr["means"],
+            vcorr["sds"],
+            cum,
+            rng,
+            out,
+            counts,
+        )
     clipped = int(counts[1])
-    info = Info(cpu_seconds=timer.seconds, iterations=iterations, acceptance=counts[0] / iterations,
-                clipped={"llr": clipped, "batch_variance": int(counts[2])},
-                extra={"llr_clip_fraction": clipped / batch / iterations,
-                       "batch_variance_rejections": int(counts[2])})
+    info = Info(
+        cpu_seconds=timer.seconds,
+        iterations=iterations,
+        acceptance=counts[0] / iterations,
+        clipped={"llr": clipped, "batch_variance": int(counts[2])},
+        extra={
+            "llr_clip_fraction": clipped / batch / iterations,
+            "batch_variance_rejections": int(counts[2]),
+        },
+    )
     return Chain(out, burnin_rows(iterations), info)
 
 
 def run_barker(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
     """Registry entry ``barker``: params-file keys prop_sd, batch_size,
     gaussian_noise_total_variance_C, and ``vcorr`` (the mixture, from :func:`load_vcorr`)."""
-    return run_dp_barker(problem, start, iterations, prop_sd=hyper["prop_sd"], batch_size=hyper["batch_size"],
-                         vcorr=hyper["vcorr"], rng=rng,
-                         total_variance=float(hyper.get("gaussian_noise_total_variance_C", 2.0)))
+    return run_dp_barker(
+        problem,
+        start,
+        iterations,
+        prop_sd=hyper["prop_sd"],
+        batch_size=hyper["batch_size"],
+        vcorr=hyper["vcorr"],
+        rng=rng,
+        total_variance=float(hyper.get("gaussian_noise_total_variance_C", 2.0)),
+    )

@@ -32,7 +32,14 @@ import math
 import numpy as np
 from numba import njit
 
-from ..models.dp_mcmc import Problem, clipped_grad_sum, clipped_llr_sum, grad_log_prior, llr_sum, log_prior
+from ..models.dp_mcmc import (
+    Problem,
+    clipped_grad_sum,
+    clipped_llr_sum,
+    grad_log_prior,
+    llr_sum,
+    log_prior,
+)
 from .base import Chain, CpuTimer, Info
 from .dp_penalty import burnin_rows, clip_rule_code
 
@@ -50,15 +57,36 @@ def _noisy_gradient(kind, params, data, temperature, theta, bound, noise_sd, rng
 
 
 @njit(cache=True)
-def _dp_hmc_kernel(kind, params, data, temperature, tau_l, tau_g, steps, eta, mass, clip_llr, clip_grad, reuse,
-                   penalty, clip_rule, record, rng, out, traj, counts):
+def _dp_hmc_kernel(
+    kind,
+    params,
+    data,
+    temperature,
+    tau_l,
+    tau_g,
+    steps,
+    eta,
+    mass,
+    clip_llr,
+    clip_grad,
+    reuse,
+    penalty,
+    clip_rule,
+    record,
+    rng,
+    out,
+    traj,
+    counts,
+):
     """Fill out[1:] (out[0] = start); traj[t] = leapfrog positions of iteration t if record;
     counts = [accepts, clipped ratios, clipped gradients, gradient evaluations, accept decisions
     the unclipped ratio sum would have reversed]."""
     iters = out.shape[0] - 1
     d = out.shape[1]
     n = data.shape[1]
-    gsd = 2.0 * tau_g * math.sqrt(n) * clip_grad if tau_g > 0 else 0.0  # exact gradients: no 0 * inf
+    gsd = (
+        2.0 * tau_g * math.sqrt(n) * clip_grad if tau_g > 0 else 0.0
+    )  # exact gradients: no 0 * inf
     lsd_per_dist = tau_l * math.sqrt(n) * 2.0 * clip_llr
     theta = out[0].copy()
     th = np.empty(d)
@@ -75,11 +103,15 @@ def _dp_hmc_kernel(kind, params, data, temperature, tau_l, tau_g, steps, eta, ma
     changed = 0
     lp = log_prior(kind, params, theta)
     if reuse:
-        clipped_g += _noisy_gradient(kind, params, data, temperature, theta, clip_grad, gsd, rng, g_cur, work)
+        clipped_g += _noisy_gradient(
+            kind, params, data, temperature, theta, clip_grad, gsd, rng, g_cur, work
+        )
         evals += 1
     for t in range(iters):
         if not reuse:
-            clipped_g += _noisy_gradient(kind, params, data, temperature, theta, clip_grad, gsd, rng, g_cur, work)
+            clipped_g += _noisy_gradient(
+                kind, params, data, temperature, theta, clip_grad, gsd, rng, g_cur, work
+            )
             evals += 1
         for k in range(d):
             p0[k] = sqrt_m[k] * rng.standard_normal()
@@ -92,7 +124,9 @@ def _dp_hmc_kernel(kind, params, data, temperature, tau_l, tau_g, steps, eta, ma
             for k in range(d):
                 p[k] += 0.5 * eta * g[k]
                 th[k] += eta * p[k] / mass[k]
-            clipped_g += _noisy_gradient(kind, params, data, temperature, th, clip_grad, gsd, rng, g, work)
+            clipped_g += _noisy_gradient(
+                kind, params, data, temperature, th, clip_grad, gsd, rng, g, work
+            )
             evals += 1
             for k in range(d):
                 p[k] += 0.5 * eta * g[k]
@@ -114,7 +148,9 @@ def _dp_hmc_kernel(kind, params, data, temperature, tau_l, tau_g, steps, eta, ma
             dh -= 0.5 * sigma * sigma
         log_u = math.log(rng.random())
         if cnt > 0:  # would the unclipped sum have decided otherwise?
-            dh_exact = kinetic + temperature * llr_sum(kind, params, n, theta, th) + noise + lp_new - lp
+            dh_exact = (
+                kinetic + temperature * llr_sum(kind, params, n, theta, th) + noise + lp_new - lp
+            )
             if penalty:
                 dh_exact -= 0.5 * sigma * sigma
             changed += np.int64((log_u < dh) != (log_u < dh_exact))
@@ -131,10 +167,24 @@ def _dp_hmc_kernel(kind, params, data, temperature, tau_l, tau_g, steps, eta, ma
     counts[4] = changed
 
 
-def run_dp_hmc(problem: Problem, start, iterations: int, *, tau_l: float, tau_g: float, steps: int,
-               step_size: float, mass, clip_llr: float, clip_grad: float, rng: np.random.Generator,
-               gradient_reuse: bool = True, penalty_correction: bool = True,
-               record_trajectory: bool = False, clip_rule: str = "euclidean") -> Chain:
+def run_dp_hmc(
+    problem: Problem,
+    start,
+    iterations: int,
+    *,
+    tau_l: float,
+    tau_g: float,
+    steps: int,
+    step_size: float,
+    mass,
+    clip_llr: float,
+    clip_grad: float,
+    rng: np.random.Generator,
+    gradient_reuse: bool = True,
+    penalty_correction: bool = True,
+    record_trajectory: bool = False,
+    clip_rule: str = "euclidean",
+) -> Chain:
     """DP HMC chain of ``iterations`` steps from ``start``; draws has iterations + 1 rows (row 0 =
     start), burn-in as in :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``mass`` is a scalar
     or a (d,) diagonal. ``tau_l = tau_g = 0`` with ``clip_grad = inf`` is plain HMC with exact
@@ -147,7 +197,14 @@ def run_dp_hmc(problem: Problem, start, iterations: int, *, tau_l: float, tau_g:
     if start.shape != (d,):
         raise ValueError(f"start must have shape ({d},), got {start.shape}")
     m = np.broadcast_to(np.asarray(mass, dtype=np.float64), (d,)).copy()
-    if not (np.all(m > 0) and tau_l >= 0 and tau_g >= 0 and step_size > 0 and clip_llr >= 0 and clip_grad >= 0):
+    if not (
+        np.all(m > 0)
+        and tau_l >= 0
+        and tau_g >= 0
+        and step_size > 0
+        and clip_llr >= 0
+        and clip_grad >= 0
+    ):
         raise ValueError("need mass > 0, step_size > 0 and non-negative taus and clip bounds")
     if tau_g > 0 and not math.isfinite(clip_grad):
         raise ValueError("an unbounded gradient clip needs tau_g = 0 (no gradient noise)")
@@ -156,26 +213,68 @@ def run_dp_hmc(problem: Problem, start, iterations: int, *, tau_l: float, tau_g:
     traj = np.empty((iterations, steps + 1, d) if record_trajectory else (1, steps + 1, d))
     counts = np.zeros(5, dtype=np.int64)
     with CpuTimer() as timer:
-        _dp_hmc_kernel(problem.kind, problem.params, problem.data, float(problem.temperature), float(tau_l),
-                       float(tau_g), steps, float(step_size), m, float(clip_llr), float(clip_grad),
-                       bool(gradient_reuse), bool(penalty_correction), clip_rule_code(clip_rule), bool(record_trajectory),
-                       rng, out, traj, counts)
+        _dp_hmc_kernel(
+            problem.kind,
+            problem.params,
+            problem.data,
+            float(problem.temperature),
+            float(tau_l),
+            float(tau_g),
+            steps,
+            float(step_size),
+            m,
+            float(clip_llr),
+            float(clip_grad),
+            bool(gradient_reuse),
+            bool(penalty_correction),
+            clip_rule_code(clip_rule),
+            bool(record_trajectory),
+            rng,
+            out,
+            traj,
+            counts,
+        )
     llr, grad, evals = int(counts[1]), int(counts[2]), int(counts[3])
-    info = Info(cpu_seconds=timer.seconds, iterations=iterations, acceptance=counts[0] / iterations,
-                clipped={"llr": llr, "grad": grad},
-                traces={"trajectory": traj} if record_trajectory else {},
-                extra={"llr_clip_fraction": llr / problem.n / iterations,
-                       "grad_clip_fraction": grad / problem.n / evals, "gradient_evaluations": evals,
-                       "decisions_changed": int(counts[4])})
+    info = Info(
+        cpu_seconds=timer.seconds,
+        iterations=iterations,
+        acceptance=counts[0] / iterations,
+        clipped={"llr": llr, "grad": grad},
+        traces={"trajectory": traj} if record_trajectory else {},
+        extra={
+            "llr_clip_fraction": llr / problem.n / iterations,
+            "grad_clip_fraction": grad / problem.n / evals,
+            "gradient_evaluations": evals,
+            "decisions_changed": int(counts[4]),
+        },
+    )
     return Chain(out, burnin_rows(iterations), info)
 
 
-def run_hmc(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator, *,
-            record_trajectory: bool = False) -> Chain:
+def run_hmc(
+    problem: Problem,
+    start,
+    iterations: int,
+    hyper,
+    rng: np.random.Generator,
+    *,
+    record_trajectory: bool = False,
+) -> Chain:
     """Registry entry ``hmc``: DP HMC with the params-file keys tau_l, tau_g, L, eta, mass_diag,
     clip_bound_llr, clip_bound_grad; ``hyper.get("gradient_reuse", True)``: kL + 1 gradient
     releases (the thesis text) or, when False, k(L + 1) (the final thesis)."""
-    return run_dp_hmc(problem, start, iterations, tau_l=hyper["tau_l"], tau_g=hyper["tau_g"], steps=int(hyper["L"]),
-                      step_size=hyper["eta"], mass=hyper["mass_diag"], clip_llr=hyper["clip_bound_llr"],
-                      clip_grad=hyper["clip_bound_grad"], rng=rng, gradient_reuse=bool(hyper.get("gradient_reuse", True)),
-                      record_trajectory=record_trajectory)
+    return run_dp_hmc(
+        problem,
+        start,
+        iterations,
+        tau_l=hyper["tau_l"],
+        tau_g=hyper["tau_g"],
+        steps=int(hyper["L"]),
+        step_size=hyper["eta"],
+        mass=hyper["mass_diag"],
+        clip_llr=hyper["clip_bound_llr"],
+        clip_grad=hyper["clip_bound_grad"],
+        rng=rng,
+        gradient_reuse=bool(hyper.get("gradient_reuse", True)),
+        record_trajectory=record_trajectory,
+    )

@@ -31,7 +31,13 @@ from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
 from .base import Chain, CpuTimer, Info
 from .dp_penalty import burnin_rows, chain_inputs, distance, init_directions, propose, settle
 
-__all__ = ["run_minibatch_penalty", "run_mdpps", "run_mdppa", "minibatch_sensitivity", "checked_batch_size"]
+__all__ = [
+    "run_minibatch_penalty",
+    "run_mdpps",
+    "run_mdppa",
+    "minibatch_sensitivity",
+    "checked_batch_size",
+]
 
 
 @njit(cache=True)
@@ -39,13 +45,29 @@ def minibatch_sensitivity(n, batch, temperature, bound, dist):
     """c(theta, theta') of Theorem 8: the sensitivity of lambda - sigma_b^2 / 2."""
     nt_b = n * temperature / batch
     lb2 = (bound * dist) ** 2
-    return 2.0 * nt_b * bound * dist + (1.0 - 1.0 / batch) * nt_b * nt_b * lb2 + (2.0 / batch) * nt_b * nt_b * (
-        batch - 1) * lb2
+    return (
+        2.0 * nt_b * bound * dist
+        + (1.0 - 1.0 / batch) * nt_b * nt_b * lb2
+        + (2.0 / batch) * nt_b * nt_b * (batch - 1) * lb2
+    )
 
 
 @njit(cache=True)
-def _minibatch_kernel(kind, params, data, temperature, tau, prop_sd, bound, batch, one_component, penalty, rng,
-                      out, counts):
+def _minibatch_kernel(
+    kind,
+    params,
+    data,
+    temperature,
+    tau,
+    prop_sd,
+    bound,
+    batch,
+    one_component,
+    penalty,
+    rng,
+    out,
+    counts,
+):
     """Fill out[1:] (out[0] = start); counts = [accepts, clipped ratios in the batches]."""
     iters = out.shape[0] - 1
     d = out.shape[1]
@@ -63,7 +85,9 @@ def _minibatch_kernel(kind, params, data, temperature, tau, prop_sd, bound, batc
         c = propose(theta, prop, prop_sd, direction, one_component, rng)
         dist = distance(theta, prop)
         draw_batch(perm, batch, rng)
-        mean, var, cnt = clipped_llr_batch(kind, params, data, theta, prop, bound * dist, perm, batch)
+        mean, var, cnt = clipped_llr_batch(
+            kind, params, data, theta, prop, bound * dist, perm, batch
+        )
         clipped += cnt
         var_b = nt * nt / batch * var
         sd = sqrt_tau * minibatch_sensitivity(n, batch, temperature, bound, dist)
@@ -88,9 +112,19 @@ def checked_batch_size(problem: Problem, batch_size) -> int:
     return batch
 
 
-def run_minibatch_penalty(problem: Problem, start, iterations: int, *, tau: float, prop_sd, clip_bound: float,
-                          batch_size: int, rng: np.random.Generator, one_component: bool = False,
-                          penalty_correction: bool = True) -> Chain:
+def run_minibatch_penalty(
+    problem: Problem,
+    start,
+    iterations: int,
+    *,
+    tau: float,
+    prop_sd,
+    clip_bound: float,
+    batch_size: int,
+    rng: np.random.Generator,
+    one_component: bool = False,
+    penalty_correction: bool = True,
+) -> Chain:
     """Minibatch DP penalty chain; draws has iterations + 1 rows (row 0 = start), burn-in =
     :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``tau`` multiplies the noise variance."""
     start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
@@ -99,24 +133,57 @@ def run_minibatch_penalty(problem: Problem, start, iterations: int, *, tau: floa
         raise ValueError("need tau >= 0 and clip_bound >= 0")
     counts = np.zeros(2, dtype=np.int64)
     with CpuTimer() as timer:
-        _minibatch_kernel(problem.kind, problem.params, problem.data, float(problem.temperature), float(tau), sd,
-                          float(clip_bound), batch, bool(one_component), bool(penalty_correction), rng, out, counts)
+        _minibatch_kernel(
+            problem.kind,
+            problem.params,
+            problem.data,
+            float(problem.temperature),
+            float(tau),
+            sd,
+            float(clip_bound),
+            batch,
+            bool(one_component),
+            bool(penalty_correction),
+            rng,
+            out,
+            counts,
+        )
     clipped = int(counts[1])
-    info = Info(cpu_seconds=timer.seconds, iterations=iterations, acceptance=counts[0] / iterations,
-                clipped={"llr": clipped}, extra={"llr_clip_fraction": clipped / batch / iterations})
+    info = Info(
+        cpu_seconds=timer.seconds,
+        iterations=iterations,
+        acceptance=counts[0] / iterations,
+        clipped={"llr": clipped},
+        extra={"llr_clip_fraction": clipped / batch / iterations},
+    )
     return Chain(out, burnin_rows(iterations), info)
 
 
 def run_mdpps(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
     """Registry entry ``mdpps``: params-file keys tau_variance_multiplier, prop_sd, clip_bound,
     batch_size."""
-    return run_minibatch_penalty(problem, start, iterations, tau=hyper["tau_variance_multiplier"],
-                                 prop_sd=hyper["prop_sd"], clip_bound=hyper["clip_bound"],
-                                 batch_size=hyper["batch_size"], rng=rng)
+    return run_minibatch_penalty(
+        problem,
+        start,
+        iterations,
+        tau=hyper["tau_variance_multiplier"],
+        prop_sd=hyper["prop_sd"],
+        clip_bound=hyper["clip_bound"],
+        batch_size=hyper["batch_size"],
+        rng=rng,
+    )
 
 
 def run_mdppa(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
     """Registry entry ``mdppa``: as ``mdpps`` with one-component updates and the guided walk."""
-    return run_minibatch_penalty(problem, start, iterations, tau=hyper["tau_variance_multiplier"],
-                                 prop_sd=hyper["prop_sd"], clip_bound=hyper["clip_bound"],
-                                 batch_size=hyper["batch_size"], rng=rng, one_component=True)
+    return run_minibatch_penalty(
+        problem,
+        start,
+        iterations,
+        tau=hyper["tau_variance_multiplier"],
+        prop_sd=hyper["prop_sd"],
+        clip_bound=hyper["clip_bound"],
+        batch_size=hyper["batch_size"],
+        rng=rng,
+        one_component=True,
+    )

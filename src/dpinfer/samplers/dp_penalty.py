@@ -30,8 +30,19 @@ from numba import njit
 from ..models.dp_mcmc import Problem, clipped_llr_sum, llr_sum, log_prior
 from .base import Chain, CpuTimer, Info
 
-__all__ = ["run_dp_penalty", "run_dpps", "run_dppa", "burnin_rows", "chain_inputs", "clip_rule_code", "propose",
-           "init_directions", "distance", "settle", "CLIP_RULES"]
+__all__ = [
+    "run_dp_penalty",
+    "run_dpps",
+    "run_dppa",
+    "burnin_rows",
+    "chain_inputs",
+    "clip_rule_code",
+    "propose",
+    "init_directions",
+    "distance",
+    "settle",
+    "CLIP_RULES",
+]
 
 # the clip threshold's distance: the thesis's Euclidean norm, or the author's clipping-study
 # |sum of coordinate differences| (FACTS 3.5; docs/deviations.md)
@@ -86,8 +97,21 @@ def settle(accept, theta, prop, direction, c, one_component):
 
 
 @njit(cache=True)
-def _dp_penalty_kernel(kind, params, data, temperature, tau, prop_sd, bound, one_component, penalty, clip_rule,
-                       rng, out, counts):
+def _dp_penalty_kernel(
+    kind,
+    params,
+    data,
+    temperature,
+    tau,
+    prop_sd,
+    bound,
+    one_component,
+    penalty,
+    clip_rule,
+    rng,
+    out,
+    counts,
+):
     """Fill out[1:] (out[0] = start) with the chain; counts = [accepts, clipped ratios, accept
     decisions that the unclipped ratio sum would have changed (same noise and uniform)]."""
     iters = out.shape[0] - 1
@@ -128,7 +152,9 @@ def _dp_penalty_kernel(kind, params, data, temperature, tau, prop_sd, bound, one
     counts[2] = changed
 
 
-def chain_inputs(problem: Problem, start, iterations: int, prop_sd) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+def chain_inputs(
+    problem: Problem, start, iterations: int, prop_sd
+) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
     """Checked (start, iterations, prop_sd as a (d,) array, out) of a chain whose draws have
     iterations + 1 rows (row 0 = start)."""
     d = problem.dim
@@ -153,9 +179,19 @@ def clip_rule_code(rule: str) -> int:
     return CLIP_RULES[rule]
 
 
-def run_dp_penalty(problem: Problem, start, iterations: int, *, tau: float, prop_sd, clip_bound: float,
-                   rng: np.random.Generator, one_component: bool = False, penalty_correction: bool = True,
-                   clip_rule: str = "euclidean") -> Chain:
+def run_dp_penalty(
+    problem: Problem,
+    start,
+    iterations: int,
+    *,
+    tau: float,
+    prop_sd,
+    clip_bound: float,
+    rng: np.random.Generator,
+    one_component: bool = False,
+    penalty_correction: bool = True,
+    clip_rule: str = "euclidean",
+) -> Chain:
     """DP penalty chain of ``iterations`` steps from ``start``; draws has iterations + 1 rows
     (row 0 = start), burn-in = :func:`burnin_rows`. ``prop_sd`` is a scalar or a (d,) array.
     ``tau = 0`` is plain random-walk Metropolis with clipped ratios (the clipping study);
@@ -165,23 +201,57 @@ def run_dp_penalty(problem: Problem, start, iterations: int, *, tau: float, prop
         raise ValueError("need tau >= 0 and clip_bound >= 0")
     counts = np.zeros(3, dtype=np.int64)
     with CpuTimer() as timer:
-        _dp_penalty_kernel(problem.kind, problem.params, problem.data, float(problem.temperature), float(tau), sd,
-                           float(clip_bound), bool(one_component), bool(penalty_correction), clip_rule_code(clip_rule),
-                           rng, out, counts)
+        _dp_penalty_kernel(
+            problem.kind,
+            problem.params,
+            problem.data,
+            float(problem.temperature),
+            float(tau),
+            sd,
+            float(clip_bound),
+            bool(one_component),
+            bool(penalty_correction),
+            clip_rule_code(clip_rule),
+            rng,
+            out,
+            counts,
+        )
     clipped = int(counts[1])
-    info = Info(cpu_seconds=timer.seconds, iterations=iterations, acceptance=counts[0] / iterations,
-                clipped={"llr": clipped}, extra={"llr_clip_fraction": clipped / problem.n / iterations,
-                                                 "decisions_changed": int(counts[2])})
+    info = Info(
+        cpu_seconds=timer.seconds,
+        iterations=iterations,
+        acceptance=counts[0] / iterations,
+        clipped={"llr": clipped},
+        extra={
+            "llr_clip_fraction": clipped / problem.n / iterations,
+            "decisions_changed": int(counts[2]),
+        },
+    )
     return Chain(out, burnin_rows(iterations), info)
 
 
 def run_dpps(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
     """Registry entry ``dpps``: DP penalty with the params-file keys tau, prop_sd, clip_bound."""
-    return run_dp_penalty(problem, start, iterations, tau=hyper["tau"], prop_sd=hyper["prop_sd"],
-                          clip_bound=hyper["clip_bound"], rng=rng)
+    return run_dp_penalty(
+        problem,
+        start,
+        iterations,
+        tau=hyper["tau"],
+        prop_sd=hyper["prop_sd"],
+        clip_bound=hyper["clip_bound"],
+        rng=rng,
+    )
 
 
 def run_dppa(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
     """Registry entry ``dppa``: DP penalty with one-component updates and the guided walk."""
-    return run_dp_penalty(problem, start, iterations, tau=hyper["tau"], prop_sd=hyper["prop_sd"],
-                          clip_bound=hyper["clip_bound"], rng=rng, one_component=True)
+    return run_dp_penalty(
+        problem,
+        start,
+        iterations,
+        tau=hyper["tau"],
+        prop_sd=hyper["prop_sd"],
+        clip_bound=hyper["clip_bound"],
+        rng=rng,
+        one_component=True,
+    )

@@ -73,7 +73,12 @@ from ..models.linreg_nig import (
 )
 from .base import Chain, CpuTimer, Info, check_lengths
 from .clt_moments import _clt_mean_cov, _moments_at
-from .conditionals import laplace_mixture_precision, metropolis_accept, norm_product_draw, robbins_monro
+from .conditionals import (
+    laplace_mixture_precision,
+    metropolis_accept,
+    norm_product_draw,
+    robbins_monro,
+)
 from .linalg import cholesky_lower, make_psd
 
 _PRIOR_STARTS = 20  # prior draws that compete with the Naive draw for the start of a clamped chain
@@ -118,13 +123,38 @@ def _log_prior_phi(phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu):
 
 
 @njit(cache=True)
-def _log_collapsed(phi, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu, mu_t,
-                   cov_t, poly, a, l, wb, res):
+def _log_collapsed(
+    phi,
+    update,
+    clamp,
+    lo,
+    hi,
+    m,
+    n,
+    z,
+    omega2,
+    mu0,
+    lam0,
+    a0,
+    b0,
+    m0x,
+    kappa,
+    psi,
+    nu,
+    mu_t,
+    cov_t,
+    poly,
+    a,
+    l,
+    wb,
+    res,
+):
     """log p(phi | z, omega^2) up to a constant: the priors times the collapsed release density;
     leaves the moments at phi in mu_t, cov_t (the kernel keeps those of the current phi)."""
     _moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
-    return (_log_prior_phi(phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu)
-            + _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res))
+    return _log_prior_phi(
+        phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu
+    ) + _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res)
 
 
 @njit(cache=True)
@@ -149,8 +179,30 @@ def _pack(phi, theta, sigma2, mu_x, tau2, update):
 
 # ----------------------------------------------------------------------------- Algorithm 7
 @njit(cache=True)
-def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_moves,
-                     flip, out, counts):
+def _gibbs_ss_kernel(
+    rng,
+    z,
+    n,
+    b,
+    update,
+    clamp,
+    lo,
+    hi,
+    fixed_m,
+    mu0,
+    lam0,
+    a0,
+    b0,
+    m0x,
+    kappa,
+    psi,
+    nu,
+    n_burn,
+    n_moves,
+    flip,
+    out,
+    counts,
+):
     """Algorithm 7 (bernstein2020, Sec. 5.2.4) plus ``n_moves`` collapsed Metropolis moves per
     iteration; row t of out is (theta_0, theta_1, sigma^2) of iteration t, every iteration stored.
 
@@ -216,14 +268,62 @@ def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0
         for j in range(k):
             omega2[j] = 2.0 * b * b
         _pack(phi, theta, sigma2, mu_x, tau2, update)
-        best = _log_collapsed(phi, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi, nu,
-                              mu_p, cov_p_t, poly, wa, wl, wb, res)
+        best = _log_collapsed(
+            phi,
+            update,
+            clamp,
+            lo,
+            hi,
+            m,
+            n,
+            z,
+            omega2,
+            mu0,
+            lam0,
+            a0,
+            b0,
+            m0x,
+            kappa,
+            psi,
+            nu,
+            mu_p,
+            cov_p_t,
+            poly,
+            wa,
+            wl,
+            wb,
+            res,
+        )
         for _ in range(_PRIOR_STARTS):
             s2_c = _nig_draw(rng, mu0, lam0, a0, b0, mu_n)
             mx_c, t2_c = _niw_draw(rng, 0.0, 0.0, 0.0, m0x, kappa, psi, nu)
             _pack(prop, mu_n, s2_c, mx_c, t2_c, update)
-            cand = _log_collapsed(prop, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa, psi,
-                                  nu, mu_p, cov_p_t, poly, wa, wl, wb, res)
+            cand = _log_collapsed(
+                prop,
+                update,
+                clamp,
+                lo,
+                hi,
+                m,
+                n,
+                z,
+                omega2,
+                mu0,
+                lam0,
+                a0,
+                b0,
+                m0x,
+                kappa,
+                psi,
+                nu,
+                mu_p,
+                cov_p_t,
+                poly,
+                wa,
+                wl,
+                wb,
+                res,
+            )
             if cand > best:
                 best = cand
                 theta[0] = mu_n[0]
@@ -240,8 +340,9 @@ def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0
             if it == 0 or not _same(phi, cur_phi):  # the Gibbs steps moved phi since its moments
                 _moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
                 cur_phi[:] = phi
-            cur = (_log_prior_phi(phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu)
-                   + _log_gaussian_release(n, z, omega2, mu_t, cov_t, wa, wl, wb, res))
+            cur = _log_prior_phi(
+                phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu
+            ) + _log_gaussian_release(n, z, omega2, mu_t, cov_t, wa, wl, wb, res)
             h = math.exp(log_h)
             for mv in range(n_moves + 1):
                 if mv == n_moves and not flip:
@@ -262,8 +363,32 @@ def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0
                         prop[i] = phi[i]
                     prop[0] = -phi[0]
                     prop[1] = -phi[1]
-                new = _log_collapsed(prop, update, clamp, lo, hi, m, n, z, omega2, mu0, lam0, a0, b0, m0x, kappa,
-                                     psi, nu, mu_p, cov_p_t, poly, wa, wl, wb, res)
+                new = _log_collapsed(
+                    prop,
+                    update,
+                    clamp,
+                    lo,
+                    hi,
+                    m,
+                    n,
+                    z,
+                    omega2,
+                    mu0,
+                    lam0,
+                    a0,
+                    b0,
+                    m0x,
+                    kappa,
+                    psi,
+                    nu,
+                    mu_p,
+                    cov_p_t,
+                    poly,
+                    wa,
+                    wl,
+                    wb,
+                    res,
+                )
                 ok = metropolis_accept(rng, new - cur)
                 if ok:
                     phi[:] = prop
@@ -330,13 +455,28 @@ def _gibbs_ss_kernel(rng, z, n, b, update, clamp, lo, hi, fixed_m, mu0, lam0, a0
                             tuned = True
 
 
-def _run(z, n: int, scale: float, moments, update: bool, prior: NIGPrior, data_prior: NIWPrior,
-         rng: np.random.Generator, burnin: int, keep: int, collapsed_moves: int, sign_flip: bool, clamp_to=None) -> Chain:
+def _run(
+    z,
+    n: int,
+    scale: float,
+    moments,
+    update: bool,
+    prior: NIGPrior,
+    data_prior: NIWPrior,
+    rng: np.random.Generator,
+    burnin: int,
+    keep: int,
+    collapsed_moves: int,
+    sign_flip: bool,
+    clamp_to=None,
+) -> Chain:
     """Validate, allocate and run one chain; ``moments`` = E[x^k], k = 1..4 (start values for
     the Update flavour); ``clamp_to`` = (lo, hi): the records were clamped to these bounds
     before release (Update flavour, collapsed moves only)."""
     if clamp_to is not None and int(collapsed_moves) < 1:
-        raise ValueError("a clamped release needs collapsed_moves >= 1 (its parameters move by them alone)")
+        raise ValueError(
+            "a clamped release needs collapsed_moves >= 1 (its parameters move by them alone)"
+        )
     lo, hi = (-np.inf, np.inf) if clamp_to is None else (float(clamp_to[0]), float(clamp_to[1]))
     z = np.asarray(z, dtype=float)
     if z.shape != (N_STATS,) or not np.all(np.isfinite(z)):
@@ -351,19 +491,53 @@ def _run(z, n: int, scale: float, moments, update: bool, prior: NIGPrior, data_p
     out = np.empty((iterations, 3))
     counts = np.zeros(4, dtype=np.int64)
     with CpuTimer() as timer:
-        _gibbs_ss_kernel(rng, z, float(n), float(scale), update, clamp_to is not None, lo, hi, fixed, prior.mu0, prior.lam0, prior.a0,
-                         prior.b0, data_prior.m0, data_prior.kappa, data_prior.psi, data_prior.nu, burnin,
-                         int(collapsed_moves), bool(sign_flip), out, counts)
+        _gibbs_ss_kernel(
+            rng,
+            z,
+            float(n),
+            float(scale),
+            update,
+            clamp_to is not None,
+            lo,
+            hi,
+            fixed,
+            prior.mu0,
+            prior.lam0,
+            prior.a0,
+            prior.b0,
+            data_prior.m0,
+            data_prior.kappa,
+            data_prior.psi,
+            data_prior.nu,
+            burnin,
+            int(collapsed_moves),
+            bool(sign_flip),
+            out,
+            counts,
+        )
     moves = iterations * int(collapsed_moves)
-    info = Info(cpu_seconds=timer.seconds, iterations=iterations,
-                acceptance=float(counts[2]) / moves if moves else None,
-                clipped={"cov_projections": int(counts[0]), "stat_projections": int(counts[1])},
-                extra={"sign_flips": float(counts[3])} if moves and sign_flip else {})
+    info = Info(
+        cpu_seconds=timer.seconds,
+        iterations=iterations,
+        acceptance=float(counts[2]) / moves if moves else None,
+        clipped={"cov_projections": int(counts[0]), "stat_projections": int(counts[1])},
+        extra={"sign_flips": float(counts[3])} if moves and sign_flip else {},
+    )
     return Chain(out, burnin, info)
 
 
-def run_gibbs_ss_noisy(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int,
-                       collapsed_moves: int = 1, moments: str = "released", sign_flip: bool = True) -> Chain:
+def run_gibbs_ss_noisy(
+    release: Release,
+    prior: NIGPrior,
+    data_prior: NIWPrior,
+    rng,
+    *,
+    burnin: int,
+    keep: int,
+    collapsed_moves: int = 1,
+    moments: str = "released",
+    sign_flip: bool = True,
+) -> Chain:
     """Gibbs-SS-Noisy: statistics released at epsilon/2 (``release.z_half``); moments E[x^k] from
     the sums of x^k released at epsilon/2 (``moments="released"``, the thesis) or the confidential
     ones (``moments="exact"``, what the released code fed the sampler; not private). ``data_prior``
@@ -374,22 +548,76 @@ def run_gibbs_ss_noisy(release: Release, prior: NIGPrior, data_prior: NIWPrior, 
         m = release.exact_moment_sums / release.n
     else:
         raise ValueError(f"moments must be 'released' or 'exact', got {moments!r}")
-    return _run(release.z_half, release.n, release.mechanism_half.scale, m, False, prior, data_prior, rng,
-                burnin, keep, collapsed_moves, sign_flip)
+    return _run(
+        release.z_half,
+        release.n,
+        release.mechanism_half.scale,
+        m,
+        False,
+        prior,
+        data_prior,
+        rng,
+        burnin,
+        keep,
+        collapsed_moves,
+        sign_flip,
+    )
 
 
-def run_gibbs_ss_prior(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int,
-                       collapsed_moves: int = 1, sign_flip: bool = True) -> Chain:
+def run_gibbs_ss_prior(
+    release: Release,
+    prior: NIGPrior,
+    data_prior: NIWPrior,
+    rng,
+    *,
+    burnin: int,
+    keep: int,
+    collapsed_moves: int = 1,
+    sign_flip: bool = True,
+) -> Chain:
     """Gibbs-SS-Prior: moments of the data prior's predictive (closed form), full-budget z."""
-    return _run(release.z, release.n, release.mechanism.scale, prior_predictive_moments(data_prior), False,
-                prior, data_prior, rng, burnin, keep, collapsed_moves, sign_flip)
+    return _run(
+        release.z,
+        release.n,
+        release.mechanism.scale,
+        prior_predictive_moments(data_prior),
+        False,
+        prior,
+        data_prior,
+        rng,
+        burnin,
+        keep,
+        collapsed_moves,
+        sign_flip,
+    )
 
 
-def run_gibbs_ss_update(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int,
-                        collapsed_moves: int = 1, sign_flip: bool = True) -> Chain:
+def run_gibbs_ss_update(
+    release: Release,
+    prior: NIGPrior,
+    data_prior: NIWPrior,
+    rng,
+    *,
+    burnin: int,
+    keep: int,
+    collapsed_moves: int = 1,
+    sign_flip: bool = True,
+) -> Chain:
     """Gibbs-SS-Update: hierarchical normal data prior, (mu_x, tau^2) updated every iteration.
     On a clamped release (``release.clamped``) the CLT is that of the clamped statistics
     (:mod:`dpinfer.samplers.clt_moments`) and steps 3-5 are left out (module docstring)."""
-    return _run(release.z, release.n, release.mechanism.scale, prior_predictive_moments(data_prior), True,
-                prior, data_prior, rng, burnin, keep, collapsed_moves, sign_flip,
-                clamp_to=release.bounds if release.clamped else None)
+    return _run(
+        release.z,
+        release.n,
+        release.mechanism.scale,
+        prior_predictive_moments(data_prior),
+        True,
+        prior,
+        data_prior,
+        rng,
+        burnin,
+        keep,
+        collapsed_moves,
+        sign_flip,
+        clamp_to=release.bounds if release.clamped else None,
+    )

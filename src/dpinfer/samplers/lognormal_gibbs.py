@@ -34,16 +34,25 @@ from numba import njit
 
 from ..models.lognormal_regression import Prior, ReleaseNoise
 from .base import Chain, CpuTimer, Info, check_lengths
-from .direct import (B_DGEOM, B_LAPLACE, W_LOGNORMAL, W_NORMAL, Base, DirectSettings,
-                     base_quantile_points, direct_draw)
+from .direct import (
+    B_DGEOM,
+    B_LAPLACE,
+    W_LOGNORMAL,
+    W_NORMAL,
+    Base,
+    DirectSettings,
+    base_quantile_points,
+    direct_draw,
+)
 from .direct.borrowed import borrow, borrow_generator
 
 __all__ = ["run_noisy", "run_noise_free"]
 
 
 @njit(cache=True)
-def _y_sweep(y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts, adapt, max_prop,
-             lu, lh, cum, rng, log_y):
+def _y_sweep(
+    y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts, adapt, max_prop, lu, lh, cum, rng, log_y
+):
     """Algorithm 2, step 1 (slides "Regression model application", f(y | -)): every y_i by
     the CD sampler, lognormal weight w(y_i | x_i'beta, sigma^2) and DGeom(rho) base on
     xi^y_i = y~_i - y_i; updates log_y. Returns (proposals, failures)."""
@@ -53,8 +62,24 @@ def _y_sweep(y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts, adapt, max_p
     rng = borrow_generator(rng)
     for i in range(y_noisy.size):
         mu = X[i, 0] * beta[0] + X[i, 1] * beta[1]
-        xi, p = direct_draw(W_LOGNORMAL, y_noisy[i], mu, s2, B_DGEOM, rho, method, n_knots,
-                            tol, qpts, adapt, max_prop, lu, lh, cum, rng)
+        xi, p = direct_draw(
+            W_LOGNORMAL,
+            y_noisy[i],
+            mu,
+            s2,
+            B_DGEOM,
+            rho,
+            method,
+            n_knots,
+            tol,
+            qpts,
+            adapt,
+            max_prop,
+            lu,
+            lh,
+            cum,
+            rng,
+        )
         props += p
         if math.isnan(xi):
             fails += 1
@@ -64,8 +89,9 @@ def _y_sweep(y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts, adapt, max_p
 
 
 @njit(cache=True)
-def _x_sweep(x_noisy, X, log_y, beta, s2, lam, method, n_knots, tol, qpts, adapt, max_prop,
-             lu, lh, cum, rng):
+def _x_sweep(
+    x_noisy, X, log_y, beta, s2, lam, method, n_knots, tol, qpts, adapt, max_prop, lu, lh, cum, rng
+):
     """Algorithm 2, step 2 (slides, f(xi^x | -)): every xi^x_i by the CD sampler, normal
     weight w(xi^x_i | x~_i1, vartheta_i1, tau^2 = sigma^2/beta_1^2) and Laplace(0, lambda)
     base; updates column 0 of X. Returns (proposals, failures)."""
@@ -82,8 +108,24 @@ def _x_sweep(x_noisy, X, log_y, beta, s2, lam, method, n_knots, tol, qpts, adapt
             xi = rng.laplace(0.0, lam)
         else:
             mu = (log_y[i] - X[i, 1] * beta[1]) * inv_b1
-            xi, p = direct_draw(W_NORMAL, x_noisy[i], mu, s2x, B_LAPLACE, lam,
-                                method, n_knots, tol, qpts, adapt, max_prop, lu, lh, cum, rng)
+            xi, p = direct_draw(
+                W_NORMAL,
+                x_noisy[i],
+                mu,
+                s2x,
+                B_LAPLACE,
+                lam,
+                method,
+                n_knots,
+                tol,
+                qpts,
+                adapt,
+                max_prop,
+                lu,
+                lh,
+                cum,
+                rng,
+            )
             props += p
             if math.isnan(xi):
                 fails += 1
@@ -136,18 +178,74 @@ def _theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng):
 
 
 @njit(cache=True)
-def _noisy_chain(y_noisy, x_noisy, X, log_y, beta, s2, rho, lam, iterations, sb2, a_sigma,
-                 b_sigma, method, n_knots, tol, qpts_y, qpts_x, adapt, max_prop, lu, lh, cum,
-                 rng, draws, counts):
+def _noisy_chain(
+    y_noisy,
+    x_noisy,
+    X,
+    log_y,
+    beta,
+    s2,
+    rho,
+    lam,
+    iterations,
+    sb2,
+    a_sigma,
+    b_sigma,
+    method,
+    n_knots,
+    tol,
+    qpts_y,
+    qpts_x,
+    adapt,
+    max_prop,
+    lu,
+    lh,
+    cum,
+    rng,
+    draws,
+    counts,
+):
     """Algorithm 2 of the slides, ``iterations`` sweeps (steps 1-4); fills draws and adds
     (y proposals, y failures, xi proposals, xi failures) to counts."""
     for t in range(iterations):
-        p, f = _y_sweep(y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts_y, adapt,
-                        max_prop, lu, lh, cum, rng, log_y)
+        p, f = _y_sweep(
+            y_noisy,
+            X,
+            beta,
+            s2,
+            rho,
+            method,
+            n_knots,
+            tol,
+            qpts_y,
+            adapt,
+            max_prop,
+            lu,
+            lh,
+            cum,
+            rng,
+            log_y,
+        )
         counts[0] += p
         counts[1] += f
-        p, f = _x_sweep(x_noisy, X, log_y, beta, s2, lam, method, n_knots, tol, qpts_x, adapt,
-                        max_prop, lu, lh, cum, rng)
+        p, f = _x_sweep(
+            x_noisy,
+            X,
+            log_y,
+            beta,
+            s2,
+            lam,
+            method,
+            n_knots,
+            tol,
+            qpts_x,
+            adapt,
+            max_prop,
+            lu,
+            lh,
+            cum,
+            rng,
+        )
         counts[2] += p
         counts[3] += f
         s2 = _theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng)
@@ -176,9 +274,18 @@ def _check_data(y, X):
     return y, X
 
 
-def run_noisy(y_noisy, X_noisy, noise: ReleaseNoise, *, burnin: int, keep: int,
-              rng: np.random.Generator, prior: Prior = Prior(),
-              direct: DirectSettings = DirectSettings(), timed: bool = False) -> Chain:
+def run_noisy(
+    y_noisy,
+    X_noisy,
+    noise: ReleaseNoise,
+    *,
+    burnin: int,
+    keep: int,
+    rng: np.random.Generator,
+    prior: Prior = Prior(),
+    direct: DirectSettings = DirectSettings(),
+    timed: bool = False,
+) -> Chain:
     """Algorithm 2: Gibbs sampler given the release (y~, X~) whose noise law is ``noise``
     (column 1 of X~ is noisy). Runs burnin + keep iterations.
 
@@ -208,19 +315,69 @@ def run_noisy(y_noisy, X_noisy, noise: ReleaseNoise, *, burnin: int, keep: int,
     split = {"cpu_seconds_y": 0.0, "cpu_seconds_xi_x": 0.0, "cpu_seconds_rest": 0.0}
     with CpuTimer() as timer:
         if not timed:
-            _noisy_chain(y_noisy, x_noisy, X, log_y, beta, s2, rho, lam, iterations, sb2,
-                         prior.a_sigma, prior.b_sigma, *dargs, qy, qx, direct.adapt,
-                         direct.max_proposals, lu, lh, cum, rng, draws, counts)
+            _noisy_chain(
+                y_noisy,
+                x_noisy,
+                X,
+                log_y,
+                beta,
+                s2,
+                rho,
+                lam,
+                iterations,
+                sb2,
+                prior.a_sigma,
+                prior.b_sigma,
+                *dargs,
+                qy,
+                qx,
+                direct.adapt,
+                direct.max_proposals,
+                lu,
+                lh,
+                cum,
+                rng,
+                draws,
+                counts,
+            )
         else:
             for t in range(iterations):
                 ta = time.process_time()
-                p, f = _y_sweep(y_noisy, X, beta, s2, rho, *dargs, qy, direct.adapt,
-                                direct.max_proposals, lu, lh, cum, rng, log_y)
+                p, f = _y_sweep(
+                    y_noisy,
+                    X,
+                    beta,
+                    s2,
+                    rho,
+                    *dargs,
+                    qy,
+                    direct.adapt,
+                    direct.max_proposals,
+                    lu,
+                    lh,
+                    cum,
+                    rng,
+                    log_y,
+                )
                 tb = time.process_time()
                 counts[0] += p
                 counts[1] += f
-                p, f = _x_sweep(x_noisy, X, log_y, beta, s2, lam, *dargs, qx, direct.adapt,
-                                direct.max_proposals, lu, lh, cum, rng)
+                p, f = _x_sweep(
+                    x_noisy,
+                    X,
+                    log_y,
+                    beta,
+                    s2,
+                    lam,
+                    *dargs,
+                    qx,
+                    direct.adapt,
+                    direct.max_proposals,
+                    lu,
+                    lh,
+                    cum,
+                    rng,
+                )
                 tc = time.process_time()
                 counts[2] += p
                 counts[3] += f
@@ -231,18 +388,24 @@ def run_noisy(y_noisy, X_noisy, noise: ReleaseNoise, *, burnin: int, keep: int,
                 split["cpu_seconds_xi_x"] += tc - tb
                 split["cpu_seconds_rest"] += td - tc
     n = y_noisy.size
-    extra = {"proposals_per_y": float(counts[0] / (n * iterations)),
-             "proposals_per_xi": float(counts[2] / max(1, n * iterations))}
+    extra = {
+        "proposals_per_y": float(counts[0] / (n * iterations)),
+        "proposals_per_xi": float(counts[2] / max(1, n * iterations)),
+    }
     if timed:
         extra.update(split)
-    info = Info(cpu_seconds=timer.seconds, iterations=iterations, extra=extra,
-                clipped={"direct_failures_y": int(counts[1]),
-                         "direct_failures_xi_x": int(counts[3])})
+    info = Info(
+        cpu_seconds=timer.seconds,
+        iterations=iterations,
+        extra=extra,
+        clipped={"direct_failures_y": int(counts[1]), "direct_failures_xi_x": int(counts[3])},
+    )
     return Chain(draws, burnin, info)
 
 
-def run_noise_free(y, X, noise=None, *, burnin: int, keep: int, rng: np.random.Generator,
-                   prior: Prior = Prior()) -> Chain:
+def run_noise_free(
+    y, X, noise=None, *, burnin: int, keep: int, rng: np.random.Generator, prior: Prior = Prior()
+) -> Chain:
     """Algorithm 4: the same Gibbs sampler on the confidential y and X (steps 3-4 only);
     ``noise`` must be None (the data carry no noise)."""
     burnin, keep = check_lengths(burnin, keep)
@@ -254,6 +417,16 @@ def run_noise_free(y, X, noise=None, *, burnin: int, keep: int, rng: np.random.G
     iterations = burnin + keep
     draws = np.empty((iterations, 3))
     with CpuTimer() as timer:
-        _noise_free_chain(X, np.log(y), np.zeros(2), 1.0, iterations, prior.sigma_beta**2,
-                          prior.a_sigma, prior.b_sigma, rng, draws)
+        _noise_free_chain(
+            X,
+            np.log(y),
+            np.zeros(2),
+            1.0,
+            iterations,
+            prior.sigma_beta**2,
+            prior.a_sigma,
+            prior.b_sigma,
+            rng,
+            draws,
+        )
     return Chain(draws, burnin, Info(cpu_seconds=timer.seconds, iterations=iterations))

@@ -57,9 +57,9 @@ from ..models.linreg_nig import (
     _log_nig,
     _log_niw,
     _nig_draw,
-    _project_statistics,
     _nig_update,
     _niw_draw,
+    _project_statistics,
 )
 from .base import Chain, CpuTimer, Info, check_lengths
 from .conditionals import metropolis_accept, robbins_monro
@@ -110,7 +110,9 @@ def _recompute(x, y, lo, hi, sign_y, s):
 
 
 @njit(cache=True)
-def _mcmc_ind_kernel(rng, z, n, b, lo, hi, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_nc, out, accepted):
+def _mcmc_ind_kernel(
+    rng, z, n, b, lo, hi, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_nc, out, accepted
+):
     """MCMC-Ind (bernstein2020, Sec. 5.2.3) as Algorithm 1 of ju2022 for the NIG regression model
     plus non-centred moves (steps 1-4 of the module docstring); row t of out is
     (theta_0, theta_1, sigma^2) after sweep t, every sweep stored; step sizes adapt while
@@ -156,7 +158,9 @@ def _mcmc_ind_kernel(rng, z, n, b, lo, hi, mu0, lam0, a0, b0, m0x, kappa, psi, n
         y[i] = theta[0] * x[i] + theta[1] + math.sqrt(sigma2) * rng.standard_normal()
     inv_b = 1.0 / b
     for it in range(out.shape[0]):
-        _recompute(x, y, lo, hi, 1.0, s)  # removes round-off drift of the O(1) updates once per sweep
+        _recompute(
+            x, y, lo, hi, 1.0, s
+        )  # removes round-off drift of the O(1) updates once per sweep
         cur = _l1(z, s)
         sd_x = math.sqrt(tau2)
         sd_y = math.sqrt(sigma2)
@@ -181,15 +185,20 @@ def _mcmc_ind_kernel(rng, z, n, b, lo, hi, mu0, lam0, a0, b0, m0x, kappa, psi, n
         # sign flip (theta, y) -> (-theta, -y): leaves every record's likelihood unchanged, so the
         # ratio is the prior of theta times the release's; reaches a mirror mode that the other
         # moves cannot cross (sum y^2 fixes |theta_1|)
-        if lo == -hi:  # symmetric bounds (or none): clamp(-y) = -clamp(y), the flip negates sums of y
+        if (
+            lo == -hi
+        ):  # symmetric bounds (or none): clamp(-y) = -clamp(y), the flip negates sums of y
             for j in range(5):
                 sp[j] = s[j]
             sp[2] = -s[2]
             sp[3] = -s[3]
         else:
             _recompute(x, y, lo, hi, -1.0, sp)
-        log_r = (_log_nig(-theta[0], -theta[1], sigma2, mu0, lam0, a0, b0)
-                 - _log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0) + (_l1(z, s) - _l1(z, sp)) * inv_b)
+        log_r = (
+            _log_nig(-theta[0], -theta[1], sigma2, mu0, lam0, a0, b0)
+            - _log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0)
+            + (_l1(z, s) - _l1(z, sp)) * inv_b
+        )
         if metropolis_accept(rng, log_r):
             theta[0] = -theta[0]
             theta[1] = -theta[1]
@@ -221,8 +230,11 @@ def _mcmc_ind_kernel(rng, z, n, b, lo, hi, mu0, lam0, a0, b0, m0x, kappa, psi, n
             s2n = sigma2 * math.exp(h * base_t[2] * rng.standard_normal())
             _stats_from(u, e, mu_x, tau, t0n, t1n, math.sqrt(s2n), lo, hi, sp)
             new = _l1(z, sp)
-            log_r = (_log_nig(t0n, t1n, s2n, mu0, lam0, a0, b0)
-                     - _log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0) + (cur - new) * inv_b)
+            log_r = (
+                _log_nig(t0n, t1n, s2n, mu0, lam0, a0, b0)
+                - _log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0)
+                + (cur - new) * inv_b
+            )
             ok = metropolis_accept(rng, log_r)
             if ok:
                 theta[0] = t0n
@@ -235,10 +247,15 @@ def _mcmc_ind_kernel(rng, z, n, b, lo, hi, mu0, lam0, a0, b0, m0x, kappa, psi, n
             h = math.exp(log_step_m)
             mun = mu_x + h * base_m0 * rng.standard_normal()
             t2n = tau2 * math.exp(h * base_m1 * rng.standard_normal())
-            _stats_from(u, e, mun, math.sqrt(t2n), theta[0], theta[1], math.sqrt(sigma2), lo, hi, sp)
+            _stats_from(
+                u, e, mun, math.sqrt(t2n), theta[0], theta[1], math.sqrt(sigma2), lo, hi, sp
+            )
             new = _l1(z, sp)
-            log_r = (_log_niw(mun, t2n, m0x, kappa, psi, nu) - _log_niw(mu_x, tau2, m0x, kappa, psi, nu)
-                     + (cur - new) * inv_b)
+            log_r = (
+                _log_niw(mun, t2n, m0x, kappa, psi, nu)
+                - _log_niw(mu_x, tau2, m0x, kappa, psi, nu)
+                + (cur - new) * inv_b
+            )
             ok = metropolis_accept(rng, log_r)
             if ok:
                 mu_x = mun
@@ -257,13 +274,25 @@ def _mcmc_ind_kernel(rng, z, n, b, lo, hi, mu0, lam0, a0, b0, m0x, kappa, psi, n
         out[it, 2] = sigma2
 
 
-def run_mcmc_ind(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng: np.random.Generator, *,
-                 burnin: int, keep: int, noncentred_moves: int = 5) -> Chain:
+def run_mcmc_ind(
+    release: Release,
+    prior: NIGPrior,
+    data_prior: NIWPrior,
+    rng: np.random.Generator,
+    *,
+    burnin: int,
+    keep: int,
+    noncentred_moves: int = 5,
+) -> Chain:
     """MCMC-Ind on the full-budget release z = s + Laplace(b) (``release.z``,
     ``release.mechanism.scale``); ``noncentred_moves`` moves of each kind per sweep. On a
     clamped release (``release.clamped``) the latent records are clamped to ``release.bounds``
     in the release's likelihood, so the chain targets the exact posterior of that mechanism."""
-    lo, hi = (float(release.bounds[0]), float(release.bounds[1])) if release.clamped else (-np.inf, np.inf)
+    lo, hi = (
+        (float(release.bounds[0]), float(release.bounds[1]))
+        if release.clamped
+        else (-np.inf, np.inf)
+    )
     z = np.asarray(release.z, dtype=float)
     n, b = int(release.n), float(release.mechanism.scale)
     if z.shape != (N_STATS,) or not np.all(np.isfinite(z)):
@@ -275,10 +304,35 @@ def run_mcmc_ind(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng: n
     out = np.empty((sweeps, 3))
     acc = np.zeros(4, dtype=np.int64)
     with CpuTimer() as timer:
-        _mcmc_ind_kernel(rng, z, n, b, lo, hi, prior.mu0, prior.lam0, prior.a0, prior.b0, data_prior.m0,
-                         data_prior.kappa, data_prior.psi, data_prior.nu, burnin, int(noncentred_moves), out, acc)
+        _mcmc_ind_kernel(
+            rng,
+            z,
+            n,
+            b,
+            lo,
+            hi,
+            prior.mu0,
+            prior.lam0,
+            prior.a0,
+            prior.b0,
+            data_prior.m0,
+            data_prior.kappa,
+            data_prior.psi,
+            data_prior.nu,
+            burnin,
+            int(noncentred_moves),
+            out,
+            acc,
+        )
     moves = max(sweeps * int(noncentred_moves), 1)
-    info = Info(cpu_seconds=timer.seconds, iterations=sweeps, acceptance=float(acc[0]) / (sweeps * n),
-                extra={"acceptance_theta": float(acc[1]) / moves, "acceptance_data_prior": float(acc[2]) / moves,
-                       "sign_flips": float(acc[3])})
+    info = Info(
+        cpu_seconds=timer.seconds,
+        iterations=sweeps,
+        acceptance=float(acc[0]) / (sweeps * n),
+        extra={
+            "acceptance_theta": float(acc[1]) / moves,
+            "acceptance_data_prior": float(acc[2]) / moves,
+            "sign_flips": float(acc[3]),
+        },
+    )
     return Chain(out, burnin, info)

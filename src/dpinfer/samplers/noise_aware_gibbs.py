@@ -63,8 +63,9 @@ def _binomial_kernel(rng, y, n, a0, b0, scale, theta, prec, out):
         out[it] = theta
 
 
-def run_binomial(y: float, n: int, prior, mechanism, *, burnin: int, keep: int,
-                 rng: np.random.Generator) -> Chain:
+def run_binomial(
+    y: float, n: int, prior, mechanism, *, burnin: int, keep: int, rng: np.random.Generator
+) -> Chain:
     """Noise-aware Gibbs for theta | y, y = s + Lap(mechanism.scale), s ~ Binomial(n, theta).
 
     ``prior`` = (a, b) of the Beta prior. Starts from theta ~ prior and sigma^2 from its
@@ -178,8 +179,17 @@ def _multinomial_kernel(rng, y, n, alpha, scale, p, prec, max_tries, out):
     return sweeps
 
 
-def run_multinomial(y, n: int, prior, mechanism, *, burnin: int, keep: int, rng: np.random.Generator,
-                    max_tries: int = 100) -> Chain:
+def run_multinomial(
+    y,
+    n: int,
+    prior,
+    mechanism,
+    *,
+    burnin: int,
+    keep: int,
+    rng: np.random.Generator,
+    max_tries: int = 100,
+) -> Chain:
     """Noise-aware Gibbs for p | y, y = first K-1 counts + Lap(mechanism.scale) each.
 
     ``prior`` = the K Dirichlet concentrations. Draws of p: (burnin + keep, K).
@@ -199,7 +209,11 @@ def run_multinomial(y, n: int, prior, mechanism, *, burnin: int, keep: int, rng:
     prec0 = np.array([initial_mixture_precision(rng, scale) for _ in range(y.shape[0])])
     with CpuTimer() as timer:
         sweeps = _multinomial_kernel(rng, y, float(n), alpha, scale, p0, prec0, int(max_tries), out)
-    info = Info(cpu_seconds=timer.seconds, iterations=burnin + keep, clipped={"coordinate_sweeps": int(sweeps)})
+    info = Info(
+        cpu_seconds=timer.seconds,
+        iterations=burnin + keep,
+        clipped={"coordinate_sweeps": int(sweeps)},
+    )
     return Chain(out, burnin, info)
 
 
@@ -279,8 +293,13 @@ def clt_log_marginal(lam, y, n, bounds, scale):
     mv = np.array([rs_clt(float(v), a, b, float(n)) for v in lam])
     V = np.maximum(mv[:, 1], 1e-300)
     sd, d = np.sqrt(V), float(y) - mv[:, 0]
-    return (np.logaddexp(-d / scale + log_ndtr(d / sd - sd / scale), d / scale + log_ndtr(-d / sd - sd / scale))
-            + V / (2.0 * scale * scale) - math.log(2.0 * scale))
+    return (
+        np.logaddexp(
+            -d / scale + log_ndtr(d / sd - sd / scale), d / scale + log_ndtr(-d / sd - sd / scale)
+        )
+        + V / (2.0 * scale * scale)
+        - math.log(2.0 * scale)
+    )
 
 
 def clt_posterior_mode(y, n, prior, bounds, scale, points: int = 4000) -> float:
@@ -294,12 +313,25 @@ def clt_posterior_mode(y, n, prior, bounds, scale, points: int = 4000) -> float:
     shape0, rate0 = (float(v) for v in prior)
     lo, hi = stats.gamma.ppf([1e-9, 1.0 - 1e-9], shape0, scale=1.0 / rate0)
     grid = np.geomspace(lo, hi, points)
-    lp = stats.gamma.logpdf(grid, shape0, scale=1.0 / rate0) + clt_log_marginal(grid, y, n, bounds, scale)
+    lp = stats.gamma.logpdf(grid, shape0, scale=1.0 / rate0) + clt_log_marginal(
+        grid, y, n, bounds, scale
+    )
     return float(grid[int(np.nanargmax(lp))])
 
 
-def run_truncated_exponential(y: float, n: int, prior, mechanism, *, bounds, burnin: int, keep: int,
-                              rng: np.random.Generator, thin: int = 1, init: str = "mode") -> Chain:
+def run_truncated_exponential(
+    y: float,
+    n: int,
+    prior,
+    mechanism,
+    *,
+    bounds,
+    burnin: int,
+    keep: int,
+    rng: np.random.Generator,
+    thin: int = 1,
+    init: str = "mode",
+) -> Chain:
     """Noise-aware Gibbs for lam | y, y = sum of x_i in [a, b] + Lap(mechanism.scale), x_i ~ Exp(lam).
 
     ``prior`` = (shape, rate) of the Gamma prior; ``bounds`` = (a, b) with 0 <= a < b, public.
@@ -325,6 +357,13 @@ def run_truncated_exponential(y: float, n: int, prior, mechanism, *, bounds, bur
         raise ValueError(f"run_truncated_exponential: unknown init {init!r}")
     prec0 = initial_mixture_precision(rng, scale)
     with CpuTimer() as timer:
-        _truncated_exponential_kernel(rng, float(y), float(n), shape0, rate0, a, b, scale, lam0, prec0, thin, out)
-    info = Info(cpu_seconds=timer.seconds, iterations=(burnin + keep) * thin, thin=thin, extra={"lam0": float(lam0)})
+        _truncated_exponential_kernel(
+            rng, float(y), float(n), shape0, rate0, a, b, scale, lam0, prec0, thin, out
+        )
+    info = Info(
+        cpu_seconds=timer.seconds,
+        iterations=(burnin + keep) * thin,
+        thin=thin,
+        extra={"lam0": float(lam0)},
+    )
     return Chain(out[:, None], burnin, info)

@@ -36,7 +36,9 @@ def ops_exponent(epsilon: float, n_samples: int, support_lower: float) -> float:
     return (epsilon / n_samples) / (4.0 * math.log(1.0 / support_lower))
 
 
-def ops_beta_parameters(s: float, n: int, prior, exponent: float, tempering: str) -> tuple[float, float]:
+def ops_beta_parameters(
+    s: float, n: int, prior, exponent: float, tempering: str
+) -> tuple[float, float]:
     """Beta parameters of the tempered posterior before restriction to [a0, 1 - a0]."""
     a, b = (float(v) for v in prior)
     if tempering == "likelihood":
@@ -46,9 +48,18 @@ def ops_beta_parameters(s: float, n: int, prior, exponent: float, tempering: str
     raise ValueError(f"unknown OPS tempering {tempering!r}; expected one of {TEMPERINGS}")
 
 
-def run_ops_binomial(s: float, n: int, prior, mechanism, *, burnin: int = 0, keep: int,
-                     rng: np.random.Generator, support_lower: float = 0.1,
-                     tempering: str = "posterior") -> Chain:
+def run_ops_binomial(
+    s: float,
+    n: int,
+    prior,
+    mechanism,
+    *,
+    burnin: int = 0,
+    keep: int,
+    rng: np.random.Generator,
+    support_lower: float = 0.1,
+    tempering: str = "posterior",
+) -> Chain:
     """``keep`` released OPS draws of theta from the confidential count s; draws (burnin + keep, 1).
 
     OPS is itself the private mechanism (it releases posterior draws, no noisy count), so it
@@ -64,5 +75,8 @@ def run_ops_binomial(s: float, n: int, prior, mechanism, *, burnin: int = 0, kee
         lo, hi = dist.cdf(support_lower), dist.cdf(1.0 - support_lower)
         u = lo + (hi - lo) * rng.random(burnin + keep)
         theta = np.clip(dist.ppf(u), support_lower, 1.0 - support_lower)
-    return Chain(theta[:, None], burnin, Info(cpu_seconds=timer.seconds, iterations=burnin + keep,
-                                              extra={"exponent": t}))
+    return Chain(
+        theta[:, None],
+        burnin,
+        Info(cpu_seconds=timer.seconds, iterations=burnin + keep, extra={"exponent": t}),
+    )

@@ -42,9 +42,15 @@ def stream_stage(method: str, chain: int) -> str:
     return f"sample_{method}" + (f"_chain{chain}" if chain else "")
 
 
-def run_pooled(run_one: Callable[[np.random.Generator], Chain], method: str, chains: int,
-               stream: Callable[[str], np.random.Generator], *, iid: bool = False,
-               diagnostic_draws: int | None = None) -> Pooled:
+def run_pooled(
+    run_one: Callable[[np.random.Generator], Chain],
+    method: str,
+    chains: int,
+    stream: Callable[[str], np.random.Generator],
+    *,
+    iid: bool = False,
+    diagnostic_draws: int | None = None,
+) -> Pooled:
     """``chains`` runs of ``run_one``, chain c on ``stream(stream_stage(method, c))``, pooled.
 
     ``diagnostic_draws``: R-hat and ESS read each chain thinned evenly to at most that many
@@ -63,7 +69,9 @@ def run_pooled(run_one: Callable[[np.random.Generator], Chain], method: str, cha
     if iid:
         rhat, ess = np.ones(draws.shape[1]), np.full(draws.shape[1], float(draws.shape[0]))
     else:
-        stacked = np.stack([thin(k, int(diagnostic_draws)) for k in kept] if diagnostic_draws else kept)
+        stacked = np.stack(
+            [thin(k, int(diagnostic_draws)) for k in kept] if diagnostic_draws else kept
+        )
         rhat, ess = split_rhat(stacked), bulk_ess(stacked)
     return Pooled(draws, rhat, ess, cpu, iterations)
 

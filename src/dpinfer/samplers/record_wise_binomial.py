@@ -55,8 +55,9 @@ def _record_wise_kernel(rng, y, a0, b0, scale, x, theta, out):
     return accepted, proposed
 
 
-def run_record_wise_binomial(y: float, n: int, prior, mechanism, *, burnin: int, keep: int,
-                             rng: np.random.Generator) -> Chain:
+def run_record_wise_binomial(
+    y: float, n: int, prior, mechanism, *, burnin: int, keep: int, rng: np.random.Generator
+) -> Chain:
     """Algorithm 1 for theta | y, y = s + Lap(mechanism.scale), s ~ Binomial(n, theta), Beta prior
     ``prior`` = (a, b). Draws: (burnin + keep, 1), one per sweep."""
     burnin, keep = check_lengths(burnin, keep)
@@ -67,6 +68,15 @@ def run_record_wise_binomial(y: float, n: int, prior, mechanism, *, burnin: int,
     x = (rng.random(int(n)) < theta0).astype(np.int64)
     out = np.empty(burnin + keep)
     with CpuTimer() as timer:
-        accepted, proposed = _record_wise_kernel(rng, float(y), a0, b0, float(mechanism.scale), x, theta0, out)
-    return Chain(out[:, None], burnin, Info(cpu_seconds=timer.seconds, iterations=burnin + keep,
-                                            acceptance=accepted / proposed if proposed else 1.0))
+        accepted, proposed = _record_wise_kernel(
+            rng, float(y), a0, b0, float(mechanism.scale), x, theta0, out
+        )
+    return Chain(
+        out[:, None],
+        burnin,
+        Info(
+            cpu_seconds=timer.seconds,
+            iterations=burnin + keep,
+            acceptance=accepted / proposed if proposed else 1.0,
+        ),
+    )

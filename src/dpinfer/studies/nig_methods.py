@@ -21,7 +21,14 @@ from ..samplers.registry import sampler
 __all__ = ["MODEL", "METHODS", "NOISE_AWARE", "CONJUGATE", "LABELS", "run_chain", "pooled_chain"]
 
 MODEL = "nig_linreg"
-METHODS = ("non_private", "naive", "mcmc_ind", "gibbs_ss_noisy", "gibbs_ss_prior", "gibbs_ss_update")
+METHODS = (
+    "non_private",
+    "naive",
+    "mcmc_ind",
+    "gibbs_ss_noisy",
+    "gibbs_ss_prior",
+    "gibbs_ss_update",
+)
 NOISE_AWARE = ("mcmc_ind", "gibbs_ss_noisy", "gibbs_ss_prior", "gibbs_ss_update")
 CONJUGATE = ("non_private", "naive")
 LABELS = {m: method_label(m) for m in METHODS}  # the one label map: dpinfer.plotting.methods
@@ -32,7 +39,9 @@ def run_chain(spec: dict, release, prior, data_prior, stream: Callable[[str], np
     return pooled_chain(spec, release, prior, data_prior, stream).astuple()
 
 
-def pooled_chain(spec: dict, release, prior, data_prior, stream: Callable[[str], np.random.Generator]) -> Pooled:
+def pooled_chain(
+    spec: dict, release, prior, data_prior, stream: Callable[[str], np.random.Generator]
+) -> Pooled:
     """Pooled kept draws, per-parameter R-hat and bulk ESS, CPU seconds and iterations (both
     summed over chains) of one method's ``spec`` on one release (:func:`dpinfer.samplers.pooled.run_pooled`).
 
@@ -45,8 +54,21 @@ def pooled_chain(spec: dict, release, prior, data_prior, stream: Callable[[str],
     run = sampler(MODEL, method)
 
     def run_one(rng):
-        return run(release, prior, data_prior, rng, burnin=spec["burnin"], keep=spec["keep"],
-                   **spec.get("options", {}))
+        return run(
+            release,
+            prior,
+            data_prior,
+            rng,
+            burnin=spec["burnin"],
+            keep=spec["keep"],
+            **spec.get("options", {}),
+        )
 
-    return run_pooled(run_one, method, int(spec.get("chains", 1)), stream, iid=method in CONJUGATE,
-                      diagnostic_draws=spec.get("diagnostic_draws"))
+    return run_pooled(
+        run_one,
+        method,
+        int(spec.get("chains", 1)),
+        stream,
+        iid=method in CONJUGATE,
+        diagnostic_draws=spec.get("diagnostic_draws"),
+    )

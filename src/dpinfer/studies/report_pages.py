@@ -28,8 +28,14 @@ from pathlib import Path
 
 from ..io import write_text
 
-__all__ = ["VERDICT_COLOURS", "read_csv_table", "markdown_title_and_notes", "render_table_page",
-           "render_scorecard_page", "table_page"]
+__all__ = [
+    "VERDICT_COLOURS",
+    "read_csv_table",
+    "markdown_title_and_notes",
+    "render_table_page",
+    "render_scorecard_page",
+    "table_page",
+]
 
 # verdict -> (background, text colour); the keys are dpinfer.studies.scorecard.VERDICTS
 VERDICT_COLOURS = {
@@ -66,20 +72,22 @@ def _verdict_class(verdict: str) -> str:
 
 
 def _page(title: str, body: list[str], style: str = "") -> str:
-    return "\n".join([
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        f"<title>{_e(title)}</title>",
-        f"<style>{_STYLE}{style}</style>",
-        "</head>",
-        "<body>",
-        *body,
-        "</body>",
-        "</html>",
-        "",
-    ])
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            f"<title>{_e(title)}</title>",
+            f"<style>{_STYLE}{style}</style>",
+            "</head>",
+            "<body>",
+            *body,
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
 
 
 def _cell(text: str, extra: str = "") -> str:
@@ -88,7 +96,11 @@ def _cell(text: str, extra: str = "") -> str:
 
 
 def _table(columns: list[str], rows: list[list[str]]) -> list[str]:
-    out = ["<table>", "<thead><tr>" + "".join(f"<th>{_e(c)}</th>" for c in columns) + "</tr></thead>", "<tbody>"]
+    out = [
+        "<table>",
+        "<thead><tr>" + "".join(f"<th>{_e(c)}</th>" for c in columns) + "</tr></thead>",
+        "<tbody>",
+    ]
     out += ["<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in rows]
     return out + ["</tbody>", "</table>"]
 
@@ -143,21 +155,32 @@ def markdown_title_and_notes(markdown: str) -> tuple[str, str]:
     lines = markdown.splitlines()
     title = lines[0][2:].strip() if lines and lines[0].startswith("# ") else ""
     last = max((i for i, x in enumerate(lines) if x.startswith("|")), default=-1)
-    notes = "\n".join(lines[last + 1:]).strip() if last >= 0 else ""
+    notes = "\n".join(lines[last + 1 :]).strip() if last >= 0 else ""
     return title, notes
 
 
-def render_table_page(title: str, columns: list[str], rows: list[list[str]], notes: str = "",
-                      source: str = "", markdown: str = "") -> str:
+def render_table_page(
+    title: str,
+    columns: list[str],
+    rows: list[list[str]],
+    notes: str = "",
+    source: str = "",
+    markdown: str = "",
+) -> str:
     """One table as a self-contained HTML page: title, the table, the file it renders (``source``)
     and the notes of its Markdown version (``markdown``, which may lay the numbers out otherwise)."""
     body = [f"<h1>{_e(title)}</h1>"] if title else []
     body += _table(columns, rows)
     if source:
-        body.append(f'<p class="small">{len(rows)} rows of <code>{_e(source)}</code>; the cells are its text as written.</p>')
+        body.append(
+            f'<p class="small">{len(rows)} rows of <code>{_e(source)}</code>; the cells are its text as written.</p>'
+        )
     if notes:
-        lead = (f'<p class="small">Notes of <code>{_e(markdown)}</code>, the same numbers laid out for reading:</p>'
-                if markdown else "")
+        lead = (
+            f'<p class="small">Notes of <code>{_e(markdown)}</code>, the same numbers laid out for reading:</p>'
+            if markdown
+            else ""
+        )
         body.append('<div class="notes">' + lead + "".join(_markdown_blocks(notes)) + "</div>")
     return _page(title or source or "table", body)
 
@@ -166,16 +189,24 @@ def table_page(input, output) -> None:
     """Rule step: ``input.csv`` and ``input.md`` (title and notes) -> ``output.html``."""
     columns, rows = read_csv_table(input.csv)
     title, notes = markdown_title_and_notes(Path(input.md).read_text(encoding="utf-8"))
-    write_text(output.html, render_table_page(title, columns, rows, notes, source=Path(input.csv).name,
-                                              markdown=Path(input.md).name))
+    write_text(
+        output.html,
+        render_table_page(
+            title, columns, rows, notes, source=Path(input.csv).name, markdown=Path(input.md).name
+        ),
+    )
 
 
 def _anchor_of(explanation: str) -> str:
     return explanation.split("#", 1)[1] if "#" in explanation else ""
 
 
-def render_scorecard_page(columns: list[str], rows: list[list[str]], deviations: dict[str, tuple[str, str]],
-                          deviations_href: str = "../docs/deviations.md") -> str:
+def render_scorecard_page(
+    columns: list[str],
+    rows: list[list[str]],
+    deviations: dict[str, tuple[str, str]],
+    deviations_href: str = "../docs/deviations.md",
+) -> str:
     """The scorecard (``results/fidelity.csv``: header and rows as written) as an HTML page.
 
     ``deviations``: anchor -> (heading, Markdown text) of the entries of docs/deviations.md;
@@ -184,30 +215,49 @@ def render_scorecard_page(columns: list[str], rows: list[list[str]], deviations:
     further down the page, which links to the entry in the docs."""
     recs = [dict(zip(columns, r)) for r in rows]
     counts = Counter(r.get("verdict", "") for r in recs)
-    style = "".join(f".{_verdict_class(v)} {{ background: {bg}; color: {fg}; }}\n"
-                    for v, (bg, fg) in VERDICT_COLOURS.items())
+    style = "".join(
+        f".{_verdict_class(v)} {{ background: {bg}; color: {fg}; }}\n"
+        for v, (bg, fg) in VERDICT_COLOURS.items()
+    )
     title = "Fidelity scorecard"
-    body = [f"<h1>{title}</h1>",
-            f"<p>{len(recs)} checkable statements of the source documents. A row is judged only when this run "
-            "is at the setting the document's value refers to; the Monte Carlo error is that of our value. "
-            "A coloured verdict that is underlined links to its entry of docs/deviations.md below.</p>",
-            "<table><thead><tr><th>verdict</th><th>rows</th></tr></thead><tbody>"]
-    body += [f'<tr><td class="{_verdict_class(v)}">{_e(v)}</td><td class="num">{counts.get(v, 0)}</td></tr>'
-             for v in VERDICT_COLOURS]
+    body = [
+        f"<h1>{title}</h1>",
+        f"<p>{len(recs)} checkable statements of the source documents. A row is judged only when this run "
+        "is at the setting the document's value refers to; the Monte Carlo error is that of our value. "
+        "A coloured verdict that is underlined links to its entry of docs/deviations.md below.</p>",
+        "<table><thead><tr><th>verdict</th><th>rows</th></tr></thead><tbody>",
+    ]
+    body += [
+        f'<tr><td class="{_verdict_class(v)}">{_e(v)}</td><td class="num">{counts.get(v, 0)}</td></tr>'
+        for v in VERDICT_COLOURS
+    ]
     body.append("</tbody></table>")
-    shown = [("study", "study"), ("target", "target"), ("statement", "statement"), ("paper", "paper"),
-             ("ours", "ours"), ("mc_error", "MC error")]
-    body += ["<table>", "<thead><tr>" + "".join(f"<th>{_e(h)}</th>" for _, h in shown) + "<th>verdict</th></tr></thead>",
-             "<tbody>"]
+    shown = [
+        ("study", "study"),
+        ("target", "target"),
+        ("statement", "statement"),
+        ("paper", "paper"),
+        ("ours", "ours"),
+        ("mc_error", "MC error"),
+    ]
+    body += [
+        "<table>",
+        "<thead><tr>"
+        + "".join(f"<th>{_e(h)}</th>" for _, h in shown)
+        + "<th>verdict</th></tr></thead>",
+        "<tbody>",
+    ]
     cited = []
     for r in recs:
         v = r.get("verdict", "")
         anchor = _anchor_of(r.get("explanation", ""))
         if anchor in deviations:
-            text = f'<a href="#deviation-{_e(anchor)}" title="{_e(deviations[anchor][0])}">{_e(v)}</a>'
+            text = (
+                f'<a href="#deviation-{_e(anchor)}" title="{_e(deviations[anchor][0])}">{_e(v)}</a>'
+            )
             cited += [anchor] if anchor not in cited else []
         elif anchor:
-            text = f"{_e(v)} <span class=\"small\">({_e(r['explanation'])}: no such entry)</span>"
+            text = f'{_e(v)} <span class="small">({_e(r["explanation"])}: no such entry)</span>'
         else:
             text = _e(v)
         if r.get("not_comparable"):
@@ -219,8 +269,12 @@ def render_scorecard_page(columns: list[str], rows: list[list[str]], deviations:
         body.append("<h2>Explanations (docs/deviations.md)</h2>")
     for anchor in cited:
         heading, text = deviations[anchor]
-        body += [f'<div class="deviation" id="deviation-{_e(anchor)}">', f"<h3>{_inline(heading)}</h3>",
-                 *_markdown_blocks(text),
-                 f'<p class="small">In the repository: <a href="{_e(deviations_href)}#{_e(anchor)}">'
-                 f"docs/deviations.md#{_e(anchor)}</a></p>", "</div>"]
+        body += [
+            f'<div class="deviation" id="deviation-{_e(anchor)}">',
+            f"<h3>{_inline(heading)}</h3>",
+            *_markdown_blocks(text),
+            f'<p class="small">In the repository: <a href="{_e(deviations_href)}#{_e(anchor)}">'
+            f"docs/deviations.md#{_e(anchor)}</a></p>",
+            "</div>",
+        ]
     return _page(title, body, style)

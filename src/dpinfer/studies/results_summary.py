@@ -28,14 +28,33 @@ from pathlib import Path
 from ..io import read_json, write_json, write_text
 from .scorecard import VERDICTS
 
-__all__ = ["STUDIES", "digest_of", "render_summary", "render_readme_block", "summary", "refresh",
-           "README_BEGIN", "README_END"]
+__all__ = [
+    "STUDIES",
+    "digest_of",
+    "render_summary",
+    "render_readme_block",
+    "summary",
+    "refresh",
+    "README_BEGIN",
+    "README_END",
+]
 
 STUDIES = ("ju2022", "bernstein2020", "raim2021", "raisa2021", "comparison")
-README_BEGIN = "<!-- results:begin (generated from docs/results-digest.json; do not edit by hand) -->"
+README_BEGIN = (
+    "<!-- results:begin (generated from docs/results-digest.json; do not edit by hand) -->"
+)
 README_END = "<!-- results:end -->"
 _COUNTS = ("holds", "differs (explained)", "differs (unexplained)", "not comparable", "not run")
-_HEADLINE_FIELDS = ("study", "target", "statement", "paper", "ours", "mc_error", "verdict", "not_comparable")
+_HEADLINE_FIELDS = (
+    "study",
+    "target",
+    "statement",
+    "paper",
+    "ours",
+    "mc_error",
+    "verdict",
+    "not_comparable",
+)
 
 
 def _read_rows(path) -> list[dict]:
@@ -43,8 +62,9 @@ def _read_rows(path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
-def digest_of(rows: list[dict], built: dict[str, list[int]], minutes: float | None = None,
-              commit: str = "") -> dict:
+def digest_of(
+    rows: list[dict], built: dict[str, list[int]], minutes: float | None = None, commit: str = ""
+) -> dict:
     """The snapshot of a run that README and docs/results.md are rendered from: per study the
     verdict counts and [targets built, targets registered], the headline rows, and (optionally)
     the run's wall minutes and commit."""
@@ -55,8 +75,16 @@ def digest_of(rows: list[dict], built: dict[str, list[int]], minutes: float | No
         if unknown:
             raise ValueError(f"unknown verdicts in the scorecard: {sorted(unknown)}")
         counts[study] = {v: c.get(v, 0) for v in _COUNTS}
-    headlines = [{k: r.get(k, "") for k in _HEADLINE_FIELDS} for r in rows if r.get("headline") == "True"]
-    return {"minutes": minutes, "commit": commit, "built": built, "counts": counts, "headlines": headlines}
+    headlines = [
+        {k: r.get(k, "") for k in _HEADLINE_FIELDS} for r in rows if r.get("headline") == "True"
+    ]
+    return {
+        "minutes": minutes,
+        "commit": commit,
+        "built": built,
+        "counts": counts,
+        "headlines": headlines,
+    }
 
 
 def _order(studies) -> list[str]:
@@ -69,15 +97,21 @@ def _verdict_cell(h: dict) -> str:
 
 
 def _table(d: dict) -> list[str]:
-    lines = ["| study | targets built | hold | differ, explained | differ, unexplained | not comparable | not run |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| study | targets built | hold | differ, explained | differ, unexplained | not comparable | not run |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for study in _order(d["counts"]):
         c = d["counts"][study]
         b = d["built"].get(study, [0, 0])
-        lines.append(f"| {study} | {b[0]} of {b[1]} | " + " | ".join(str(c[v]) for v in _COUNTS) + " |")
+        lines.append(
+            f"| {study} | {b[0]} of {b[1]} | " + " | ".join(str(c[v]) for v in _COUNTS) + " |"
+        )
     total = {v: sum(c[v] for c in d["counts"].values()) for v in _COUNTS}
     nb = [sum(b[i] for b in d["built"].values()) for i in (0, 1)]
-    lines.append(f"| all | {nb[0]} of {nb[1]} | " + " | ".join(str(total[v]) for v in _COUNTS) + " |")
+    lines.append(
+        f"| all | {nb[0]} of {nb[1]} | " + " | ".join(str(total[v]) for v in _COUNTS) + " |"
+    )
     return lines
 
 
@@ -89,8 +123,10 @@ def _headlines(d: dict, studies=None) -> list[str]:
         lines.append(f"- **{study}**")
         for h in (h for h in d["headlines"] if h["study"] == study):
             err = f" (MC error {h['mc_error']})" if h["mc_error"] else ""
-            lines.append(f"  - `{h['target']}`: {h['statement']}. Paper: {h['paper']}; ours: {h['ours']}{err}: "
-                         f"**{_verdict_cell(h)}**.")
+            lines.append(
+                f"  - `{h['target']}`: {h['statement']}. Paper: {h['paper']}; ours: {h['ours']}{err}: "
+                f"**{_verdict_cell(h)}**."
+            )
     return lines
 
 
@@ -103,10 +139,14 @@ def _run_line(d: dict) -> str:
     if d.get("commit"):
         parts.append(f"commit {d['commit']}")
     if d.get("study_minutes"):
-        parts.append("a study's minutes are its jobs' wall time summed and divided by the 2 cores "
-                     "(the run's `results/cost.csv`)")
+        parts.append(
+            "a study's minutes are its jobs' wall time summed and divided by the 2 cores "
+            "(the run's `results/cost.csv`)"
+        )
     if d.get("efficiency") is not None:
-        parts.append(f"efficiency, the kernels' CPU time over 2 cores x wall time: {d['efficiency']:.2f}")
+        parts.append(
+            f"efficiency, the kernels' CPU time over 2 cores x wall time: {d['efficiency']:.2f}"
+        )
     return ("Run: " + "; ".join(parts) + ".") if parts else ""
 
 
@@ -114,9 +154,11 @@ def _smoke_line(d: dict) -> str:
     smoke = d.get("smoke")
     if not smoke:
         return ""
-    return (f"The smoke scale (`--configfile config/smoke.yaml`, every rule) took {smoke['minutes']:.1f} minutes "
-            f"with `--cores 2` on a 2-core machine, as the first run of a fresh clone and install (numba compiles "
-            f"its kernels on the way; commit {smoke['commit']}, from its Snakemake log).")
+    return (
+        f"The smoke scale (`--configfile config/smoke.yaml`, every rule) took {smoke['minutes']:.1f} minutes "
+        f"with `--cores 2` on a 2-core machine, as the first run of a fresh clone and install (numba compiles "
+        f"its kernels on the way; commit {smoke['commit']}, from its Snakemake log)."
+    )
 
 
 def _minutes_cell(d: dict, study: str) -> str:
@@ -132,25 +174,36 @@ def _lead_cell(d: dict, study: str) -> str:
     if h is None:
         return "no headline row"
     err = f"; MC error {h['mc_error']}" if h["mc_error"] else ""
-    return (f"`{h['target']}`: {h['statement']}. Ours: {h['ours']} (paper: {h['paper']}{err}): "
-            f"**{_verdict_cell(h)}**")
+    return (
+        f"`{h['target']}`: {h['statement']}. Ours: {h['ours']} (paper: {h['paper']}{err}): "
+        f"**{_verdict_cell(h)}**"
+    )
 
 
 def _glance(d: dict) -> list[str]:
     """One table: per study the targets built, its lead result, the verdict counts, the minutes."""
-    lines = ["| study | targets built | headline result | hold | differ, explained | not comparable "
-             "| paper-scale minutes, 2 cores |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| study | targets built | headline result | hold | differ, explained | not comparable "
+        "| paper-scale minutes, 2 cores |",
+        "|---|---|---|---|---|---|---|",
+    ]
     shown = ("holds", "differs (explained)", "not comparable")
     for study in _order(d["counts"]):
         c, b = d["counts"][study], d["built"].get(study, [0, 0])
-        lines.append(f"| {study} | {b[0]} of {b[1]} | {_lead_cell(d, study)} | "
-                     + " | ".join(str(c[v]) for v in shown) + f" | {_minutes_cell(d, study)} |")
+        lines.append(
+            f"| {study} | {b[0]} of {b[1]} | {_lead_cell(d, study)} | "
+            + " | ".join(str(c[v]) for v in shown)
+            + f" | {_minutes_cell(d, study)} |"
+        )
     total = {v: sum(c[v] for c in d["counts"].values()) for v in _COUNTS}
     nb = [sum(b[i] for b in d["built"].values()) for i in (0, 1)]
     run = f"{d['minutes']:.0f}" if d.get("minutes") is not None else "not measured"
-    lines.append(f"| all | {nb[0]} of {nb[1]} | {total['differs (unexplained)']} rows differ without an "
-                 f"explanation; {total['not run']} not run | " + " | ".join(str(total[v]) for v in shown)
-                 + f" | {run} |")
+    lines.append(
+        f"| all | {nb[0]} of {nb[1]} | {total['differs (unexplained)']} rows differ without an "
+        f"explanation; {total['not run']} not run | "
+        + " | ".join(str(total[v]) for v in shown)
+        + f" | {run} |"
+    )
     return lines
 
 
@@ -181,13 +234,21 @@ def render_summary(d: dict, title: str = "Results at a glance") -> str:
     if smoke:
         lines += [smoke, ""]
     lines += VERDICT_GUIDE + [""]
-    lines += ["Scorecard verdicts per study (`results/fidelity.md` lists every row; a row is judged only at the "
-              "setting the document's value refers to, otherwise it is \"not comparable\"):", ""]
+    lines += [
+        "Scorecard verdicts per study (`results/fidelity.md` lists every row; a row is judged only at the "
+        'setting the document\'s value refers to, otherwise it is "not comparable"):',
+        "",
+    ]
     lines += _table(d)
-    lines += ["", "## Headline results", "",
-              "Each line is a scorecard row: the document's statement, its value, ours with its Monte Carlo error, "
-              "and the verdict (\"differs (explained)\" rows name their entry of `docs/deviations.md` in the "
-              "scorecard).", ""]
+    lines += [
+        "",
+        "## Headline results",
+        "",
+        "Each line is a scorecard row: the document's statement, its value, ours with its Monte Carlo error, "
+        'and the verdict ("differs (explained)" rows name their entry of `docs/deviations.md` in the '
+        "scorecard).",
+        "",
+    ]
     lines += _headlines(d)
     return "\n".join(lines) + "\n"
 
@@ -229,7 +290,9 @@ def _wall_minutes(log_dir: Path) -> float | None:
         text = path.read_text(encoding="utf-8", errors="replace")
         m = re.search(r"Elapsed time: (\d+):(\d+):(\d+(?:\.\d+)?)", text)
         if m and "Finished jobid" in text:
-            total += timedelta(hours=int(m.group(1)), minutes=int(m.group(2)), seconds=float(m.group(3)))
+            total += timedelta(
+                hours=int(m.group(1)), minutes=int(m.group(2)), seconds=float(m.group(3))
+            )
     return total.total_seconds() / 60 if total else None
 
 
@@ -257,15 +320,18 @@ def _replace_block(readme: str, block: str) -> str:
     start, end = readme.find(README_BEGIN), readme.find(README_END)
     if start < 0 or end < start:
         raise ValueError("README.md has no results block (its begin and end markers)")
-    return readme[:start] + block + readme[end + len(README_END):]
+    return readme[:start] + block + readme[end + len(README_END) :]
 
 
 def _commit(checkout: Path) -> str:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True
+    ).stdout.strip()
 
 
-def refresh(results: Path | None, root: Path, log_dir: Path | None, smoke_log_dir: Path | None = None) -> dict:
+def refresh(
+    results: Path | None, root: Path, log_dir: Path | None, smoke_log_dir: Path | None = None
+) -> dict:
     """docs/results-digest.json from a finished paper-scale run (its results/summary.json, the wall
     time of its Snakemake logs, the commit) and/or the Snakemake logs of a smoke run (its wall
     time and commit; the digest keeps the other part as it was), then docs/results.md and
@@ -277,8 +343,12 @@ def refresh(results: Path | None, root: Path, log_dir: Path | None, smoke_log_di
         d["minutes"] = _wall_minutes(log_dir) if log_dir else None
         # the commit of the checkout that ran (the results folder's parent), not of the one that renders
         d["commit"] = _commit(results.resolve().parent)
-        d["study_minutes"] = _study_minutes(results / "cost.csv") if d["minutes"] is not None else None
-        d["efficiency"] = _efficiency(results / "cost.csv", d["minutes"]) if d["minutes"] is not None else None
+        d["study_minutes"] = (
+            _study_minutes(results / "cost.csv") if d["minutes"] is not None else None
+        )
+        d["efficiency"] = (
+            _efficiency(results / "cost.csv", d["minutes"]) if d["minutes"] is not None else None
+        )
         if "smoke" in old:
             d["smoke"] = old["smoke"]
     else:
@@ -287,7 +357,10 @@ def refresh(results: Path | None, root: Path, log_dir: Path | None, smoke_log_di
         minutes = _wall_minutes(smoke_log_dir)
         if minutes is None:
             raise ValueError(f"no finished smoke run in {smoke_log_dir}")
-        d["smoke"] = {"minutes": round(minutes, 2), "commit": _commit(smoke_log_dir.resolve().parents[1])}
+        d["smoke"] = {
+            "minutes": round(minutes, 2),
+            "commit": _commit(smoke_log_dir.resolve().parents[1]),
+        }
     write_json(path, d)
     render_files(root, d)
     return d
@@ -301,19 +374,35 @@ def render_files(root: Path, d: dict) -> None:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description="Refresh docs/results-digest.json, docs/results.md and README's "
-                                             "results block from a finished paper-scale run.")
-    ap.add_argument("--results", default="results",
-                    help="the paper-scale run's results folder (with summary.json); '' to keep the digest's")
-    ap.add_argument("--log-dir", default=".snakemake/log", help="its Snakemake logs, for the wall time ('' for a run that was killed and resumed: "
-                         "not measured)")
-    ap.add_argument("--smoke-log-dir", default=None,
-                    help="the Snakemake logs (.snakemake/log) of a smoke run that ran alone as the first run of a "
-                         "fresh clone and install, for its wall time")
+    ap = argparse.ArgumentParser(
+        description="Refresh docs/results-digest.json, docs/results.md and README's "
+        "results block from a finished paper-scale run."
+    )
+    ap.add_argument(
+        "--results",
+        default="results",
+        help="the paper-scale run's results folder (with summary.json); '' to keep the digest's",
+    )
+    ap.add_argument(
+        "--log-dir",
+        default=".snakemake/log",
+        help="its Snakemake logs, for the wall time ('' for a run that was killed and resumed: "
+        "not measured)",
+    )
+    ap.add_argument(
+        "--smoke-log-dir",
+        default=None,
+        help="the Snakemake logs (.snakemake/log) of a smoke run that ran alone as the first run of a "
+        "fresh clone and install, for its wall time",
+    )
     ap.add_argument("--root", default=".", help="the repository (README.md, docs/)")
     a = ap.parse_args(argv)
-    d = refresh(Path(a.results) if a.results else None, Path(a.root), Path(a.log_dir) if a.log_dir else None,
-                Path(a.smoke_log_dir) if a.smoke_log_dir else None)
+    d = refresh(
+        Path(a.results) if a.results else None,
+        Path(a.root),
+        Path(a.log_dir) if a.log_dir else None,
+        Path(a.smoke_log_dir) if a.smoke_log_dir else None,
+    )
     print(render_summary(d))
 
 

@@ -30,9 +30,20 @@ from pathlib import Path
 from ..io import write_csv, write_text
 from .report_pages import read_csv_table, render_scorecard_page
 
-__all__ = ["Setting", "setting", "setting_in", "Claim", "write_claims", "read_claims", "heading_anchors",
-           "deviation_sections", "verdict",
-           "mismatches", "fidelity", "VERDICTS"]
+__all__ = [
+    "Setting",
+    "setting",
+    "setting_in",
+    "Claim",
+    "write_claims",
+    "read_claims",
+    "heading_anchors",
+    "deviation_sections",
+    "verdict",
+    "mismatches",
+    "fidelity",
+    "VERDICTS",
+]
 
 VERDICTS = ("holds", "differs (explained)", "differs (unexplained)", "not comparable", "not run")
 
@@ -74,16 +85,28 @@ def _fmt(value) -> str:
 def _equal(a, b) -> bool:
     """Same value: numbers to a relative 1e-9 (an int and an equal float are the same), sequences
     element-wise in order, mappings key-wise, anything else by ==."""
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool):
+    if (
+        isinstance(a, (int, float))
+        and isinstance(b, (int, float))
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
         return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=0.0)
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
-    if isinstance(a, Sequence) and isinstance(b, Sequence) and not isinstance(a, str) and not isinstance(b, str):
+    if (
+        isinstance(a, Sequence)
+        and isinstance(b, Sequence)
+        and not isinstance(a, str)
+        and not isinstance(b, str)
+    ):
         return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
     return a == b
 
 
-def setting(name: str, paper, ours, *, at_least: bool = False, source: str = "in the paper") -> Setting:
+def setting(
+    name: str, paper, ours, *, at_least: bool = False, source: str = "in the paper"
+) -> Setting:
     """The document's value of a setting beside this run's.
 
     ``at_least``: a run with at least the document's value is at its setting (replicate counts:
@@ -99,7 +122,13 @@ def setting(name: str, paper, ours, *, at_least: bool = False, source: str = "in
 def setting_in(name: str, grid, ours, *, source: str = "in the paper") -> Setting:
     """One value of this run (a panel's epsilon, a cell's n) beside the document's grid: at its
     setting when the value is one of the grid's."""
-    return Setting(name, " or ".join(_fmt(g) for g in grid), _fmt(ours), any(_equal(g, ours) for g in grid), source)
+    return Setting(
+        name,
+        " or ".join(_fmt(g) for g in grid),
+        _fmt(ours),
+        any(_equal(g, ours) for g in grid),
+        source,
+    )
 
 
 @dataclass(frozen=True)
@@ -135,18 +164,31 @@ COLUMNS = [f.name for f in fields(Claim)]
 
 def write_claims(path, claims: list[Claim]) -> None:
     """One study unit's claims as CSV (the scorecard's input); settings as a JSON list."""
-    rows = [dict(asdict(c), holds="" if c.holds is None else bool(c.holds),
-                 settings=json.dumps([list(asdict(s).values()) for s in c.settings]), headline=c.headline)
-            for c in claims]
+    rows = [
+        dict(
+            asdict(c),
+            holds="" if c.holds is None else bool(c.holds),
+            settings=json.dumps([list(asdict(s).values()) for s in c.settings]),
+            headline=c.headline,
+        )
+        for c in claims
+    ]
     write_csv(path, rows, COLUMNS)
 
 
 def read_claims(path) -> list[Claim]:
     with open(path, encoding="utf-8") as fh:
-        return [Claim(**dict(r, holds=None if r["holds"] == "" else r["holds"] == "True",
-                             settings=tuple(Setting(*s) for s in json.loads(r.get("settings") or "[]")),
-                             headline=r.get("headline") == "True"))
-                for r in csv.DictReader(fh)]
+        return [
+            Claim(
+                **dict(
+                    r,
+                    holds=None if r["holds"] == "" else r["holds"] == "True",
+                    settings=tuple(Setting(*s) for s in json.loads(r.get("settings") or "[]")),
+                    headline=r.get("headline") == "True",
+                )
+            )
+            for r in csv.DictReader(fh)
+        ]
 
 
 def _slug(heading: str) -> str:
@@ -163,11 +205,13 @@ def heading_anchors(markdown: str) -> set[str]:
 def deviation_sections(markdown: str) -> dict[str, tuple[str, str]]:
     """anchor -> (heading, text up to the next heading of the same or a higher level) of every
     heading of a Markdown document."""
-    heads = [(m.start(), m.end(), len(m.group(1)), m.group(2).strip())
-             for m in re.finditer(r"^(#+)\s+(.*)$", markdown, flags=re.MULTILINE)]
+    heads = [
+        (m.start(), m.end(), len(m.group(1)), m.group(2).strip())
+        for m in re.finditer(r"^(#+)\s+(.*)$", markdown, flags=re.MULTILINE)
+    ]
     out = {}
     for i, (_, end, level, heading) in enumerate(heads):
-        stop = next((s for s, _, lv, _ in heads[i + 1:] if lv <= level), len(markdown))
+        stop = next((s for s, _, lv, _ in heads[i + 1 :] if lv <= level), len(markdown))
         out.setdefault(_slug(heading), (heading, markdown[end:stop].strip()))
     return out
 
@@ -199,12 +243,34 @@ def fidelity(input, output) -> None:
         study = Path(path).parent.parent.name
         for c in read_claims(path):
             link = f"docs/deviations.md#{c.deviation}" if c.deviation else ""
-            rows.append(dict(study=study, target=c.target, statement=c.statement, paper=c.paper, ours=c.ours,
-                             mc_error=c.mc_error, verdict=verdict(c, anchors), explanation=link,
-                             setting="; ".join(f"{s.name} {s.paper}" for s in c.settings),
-                             not_comparable="; ".join(s.describe() for s in mismatches(c)), headline=c.headline))
-    columns = ["study", "target", "statement", "paper", "ours", "mc_error", "verdict", "explanation", "setting",
-               "not_comparable", "headline"]
+            rows.append(
+                dict(
+                    study=study,
+                    target=c.target,
+                    statement=c.statement,
+                    paper=c.paper,
+                    ours=c.ours,
+                    mc_error=c.mc_error,
+                    verdict=verdict(c, anchors),
+                    explanation=link,
+                    setting="; ".join(f"{s.name} {s.paper}" for s in c.settings),
+                    not_comparable="; ".join(s.describe() for s in mismatches(c)),
+                    headline=c.headline,
+                )
+            )
+    columns = [
+        "study",
+        "target",
+        "statement",
+        "paper",
+        "ours",
+        "mc_error",
+        "verdict",
+        "explanation",
+        "setting",
+        "not_comparable",
+        "headline",
+    ]
     if rows:
         write_csv(output.csv, rows, columns)
     else:  # every study is switched off
@@ -234,5 +300,9 @@ def fidelity(input, output) -> None:
         lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
     write_text(output.md, "\n".join(lines) + "\n")
     href = os.path.relpath(input.deviations, os.path.dirname(output.html) or ".")
-    write_text(output.html, render_scorecard_page(*read_csv_table(output.csv), sections,
-                                                  deviations_href=Path(href).as_posix()))
+    write_text(
+        output.html,
+        render_scorecard_page(
+            *read_csv_table(output.csv), sections, deviations_href=Path(href).as_posix()
+        ),
+    )

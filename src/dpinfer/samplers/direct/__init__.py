@@ -23,12 +23,27 @@ Kernel codes (``W_*``, ``B_*``) and :func:`direct_draw` are exported for the Gib
 """
 
 from .basic import basic_direct_sample
-from .envelope import (DirectSettings, direct_draw, direct_sample, envelope_acceptance,
-                       psi_over_c, stepdown)
+from .envelope import (
+    DirectSettings,
+    direct_draw,
+    direct_sample,
+    envelope_acceptance,
+    psi_over_c,
+    stepdown,
+)
 from .knots import METHODS
 from .quantile_knots import DEFAULT_LEVELS, DEFAULT_WEIGHT_SDS, base_quantile_points
-from .weights_bases import (B_DGEOM, B_LAPLACE, BASES, W_LOGNORMAL, W_NORMAL, WEIGHTS, Base,
-                            Weight, log_p_of_u)
+from .weights_bases import (
+    B_DGEOM,
+    B_LAPLACE,
+    BASES,
+    W_LOGNORMAL,
+    W_NORMAL,
+    WEIGHTS,
+    Base,
+    Weight,
+    log_p_of_u,
+)
 
 __all__ = [
     "WEIGHTS",

@@ -46,13 +46,31 @@ def _basic_many(n, wt, z, mu, s2, bt, par, n_knots, max_iter, rng, out, tries):
         tries[i] = t
 
 
-def basic_direct_sample(n: int, weight: Weight, base: Base, rng: np.random.Generator,
-                        n_knots: int = 100, max_iter: int = 10_000):
+def basic_direct_sample(
+    n: int,
+    weight: Weight,
+    base: Base,
+    rng: np.random.Generator,
+    n_knots: int = 100,
+    max_iter: int = 10_000,
+):
     """n draws by the basic direct sampler (approximate in u); NaN where x | u hit max_iter.
 
     Returns (x, tries per draw)."""
     out = np.empty(n)
     tries = np.zeros(n, dtype=np.int64)
-    _basic_many(n, weight.code, float(weight.z), float(weight.mu), float(weight.s2),
-                base.code, float(base.par), n_knots, max_iter, rng, out, tries)
+    _basic_many(
+        n,
+        weight.code,
+        float(weight.z),
+        float(weight.mu),
+        float(weight.s2),
+        base.code,
+        float(base.par),
+        n_knots,
+        max_iter,
+        rng,
+        out,
+        tries,
+    )
     return out, tries

@@ -20,16 +20,38 @@ import numpy as np
 from numba import njit
 
 from .borrowed import borrow, borrow_generator
-from .knots import METHODS, M_QUANTILE, insert_knot, log_sub, stepdown_knots
-from .quantile_knots import (DEFAULT_LEVELS, DEFAULT_WEIGHT_SDS, N_MODE_INTEGERS,
-                             R_SCALED, R_STATE, S_LIN, S_P0, WORKSPACE_ROWS,
-                             base_quantile_points,
-                             quantile_accept_reject, quantile_envelope)
-from .weights_bases import (NEG_INF, Base, Weight, base_interval_log_pr, base_truncated_draw,
-                            log_prob_au, weight_roots)
+from .knots import M_QUANTILE, METHODS, insert_knot, log_sub, stepdown_knots
+from .quantile_knots import (
+    DEFAULT_LEVELS,
+    DEFAULT_WEIGHT_SDS,
+    N_MODE_INTEGERS,
+    R_SCALED,
+    R_STATE,
+    S_LIN,
+    S_P0,
+    WORKSPACE_ROWS,
+    base_quantile_points,
+    quantile_accept_reject,
+    quantile_envelope,
+)
+from .weights_bases import (
+    NEG_INF,
+    Base,
+    Weight,
+    base_interval_log_pr,
+    base_truncated_draw,
+    log_prob_au,
+    weight_roots,
+)
 
-__all__ = ["DirectSettings", "direct_draw", "stepdown", "psi_over_c", "envelope_acceptance",
-           "direct_sample"]
+__all__ = [
+    "DirectSettings",
+    "direct_draw",
+    "stepdown",
+    "psi_over_c",
+    "envelope_acceptance",
+    "direct_sample",
+]
 
 
 @njit(cache=True, inline="always")
@@ -51,14 +73,16 @@ def build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, anchors, lu, lh
 
 
 @njit(cache=True, inline="always")
-def draw_from_envelope(wt, z, mu, s2, bt, par, method, anchors, lu, lh, m, cum, adapt,
-                       max_prop, rng):
+def draw_from_envelope(
+    wt, z, mu, s2, bt, par, method, anchors, lu, lh, m, cum, adapt, max_prop, rng
+):
     """One exact draw from a built envelope: the quantile rule's accept coin drawn in x
     (:mod:`.quantile_knots`) or the slides' accept-reject in u (the Stepdown's rules).
     Returns (x, proposals, new knot count)."""
     if method == M_QUANTILE:
-        return quantile_accept_reject(wt, z, mu, s2, bt, par, anchors, lu, lh, cum, m, adapt,
-                                      max_prop, rng)
+        return quantile_accept_reject(
+            wt, z, mu, s2, bt, par, anchors, lu, lh, cum, m, adapt, max_prop, rng
+        )
     return _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop, rng)
 
 
@@ -126,8 +150,9 @@ def _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop,
 
 
 @njit(cache=True, inline="always")
-def direct_draw(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, max_prop,
-                lu, lh, cum, rng):
+def direct_draw(
+    wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, max_prop, lu, lh, cum, rng
+):
     """One exact CD-sampler draw with a fresh envelope (the Gibbs sampler's unit of work,
     one per latent per iteration as in FACTS.md 2.6): build the knots, then accept-reject.
     Inlined into the callers' loops (no per-draw call).
@@ -138,14 +163,35 @@ def direct_draw(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, max_p
     m = build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
     if m == 0:
         return np.nan, 0
-    x, n_prop, _ = draw_from_envelope(wt, z, mu, s2, bt, par, method, qpts, lu, lh, m, cum,
-                                      adapt, max_prop, rng)
+    x, n_prop, _ = draw_from_envelope(
+        wt, z, mu, s2, bt, par, method, qpts, lu, lh, m, cum, adapt, max_prop, rng
+    )
     return x, n_prop
 
 
 @njit(cache=True)
-def _direct_many(n, wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, max_prop,
-                 rebuild, lu, lh, cum, rng, out, props):
+def _direct_many(
+    n,
+    wt,
+    z,
+    mu,
+    s2,
+    bt,
+    par,
+    method,
+    n_knots,
+    tol,
+    qpts,
+    adapt,
+    max_prop,
+    rebuild,
+    lu,
+    lh,
+    cum,
+    rng,
+    out,
+    props,
+):
     """n CD-sampler draws (slides "Code example": ``direct_sampler(n, w, g)``): one envelope
     shared by all draws (adapted by rejections), or a fresh one per draw (``rebuild``)."""
     qpts, lu, lh, cum = borrow(qpts), borrow(lu), borrow(lh), borrow(cum)  # no refcounts per draw
@@ -157,8 +203,9 @@ def _direct_many(n, wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, m
             if m == 0:
                 out[i:] = np.nan
                 return
-        out[i], props[i], m = draw_from_envelope(wt, z, mu, s2, bt, par, method, qpts, lu, lh,
-                                                 m, cum, adapt, max_prop, rng)
+        out[i], props[i], m = draw_from_envelope(
+            wt, z, mu, s2, bt, par, method, qpts, lu, lh, m, cum, adapt, max_prop, rng
+        )
 
 
 # ============================================================================ public API
@@ -186,16 +233,23 @@ class DirectSettings:
         if any(not 0 < p < 1 for p in self.levels):
             raise ValueError("quantile levels must lie in (0, 1)")
         if self.method == "quantile" and self.n_knots != 0:
-            raise ValueError("n_knots must be 0 for the quantile rule (its knots come from "
-                             f"levels and weight_sds), got {self.n_knots}")
+            raise ValueError(
+                "n_knots must be 0 for the quantile rule (its knots come from "
+                f"levels and weight_sds), got {self.n_knots}"
+            )
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "DirectSettings":
+    def from_config(cls, cfg: dict) -> DirectSettings:
         """From a config section such as ``raim2021.direct`` (keys named as the fields)."""
-        return cls(method=cfg["method"], n_knots=int(cfg["n_knots"]), tol=float(cfg["tol"]),
-                   levels=tuple(float(v) for v in cfg["levels"]),
-                   weight_sds=tuple(float(v) for v in cfg["weight_sds"]),
-                   adapt=bool(cfg["adapt"]), max_proposals=int(cfg["max_proposals"]))
+        return cls(
+            method=cfg["method"],
+            n_knots=int(cfg["n_knots"]),
+            tol=float(cfg["tol"]),
+            levels=tuple(float(v) for v in cfg["levels"]),
+            weight_sds=tuple(float(v) for v in cfg["weight_sds"]),
+            adapt=bool(cfg["adapt"]),
+            max_proposals=int(cfg["max_proposals"]),
+        )
 
     @property
     def code(self) -> int:
@@ -203,8 +257,14 @@ class DirectSettings:
 
     def capacity(self) -> int:
         """Workspace size: knots + pseudo-knots + room for adaptations."""
-        return (self.n_knots + len(self.levels) + 2 * len(self.weight_sds)
-                + 2 * N_MODE_INTEGERS + 8 + (64 if self.adapt else 0))
+        return (
+            self.n_knots
+            + len(self.levels)
+            + 2 * len(self.weight_sds)
+            + 2 * N_MODE_INTEGERS
+            + 8
+            + (64 if self.adapt else 0)
+        )
 
     def workspace(self, extra: int = 0):
         """(lu, lh, cum): the arrays every envelope kernel works in, allocated once per chain."""
@@ -217,20 +277,39 @@ def stepdown(weight: Weight, base: Base, settings: DirectSettings) -> dict:
     and the closing knot u = 1, and the log normaliser a of h*."""
     lu, lh, cum = settings.workspace(extra=4)
     qpts = base_quantile_points(base, settings.levels, settings.weight_sds)
-    m = build_envelope(weight.code, weight.z, weight.mu, weight.s2, base.code, base.par,
-                       settings.code, settings.n_knots, settings.tol, qpts, lu, lh, cum)
+    m = build_envelope(
+        weight.code,
+        weight.z,
+        weight.mu,
+        weight.s2,
+        base.code,
+        base.par,
+        settings.code,
+        settings.n_knots,
+        settings.tol,
+        qpts,
+        lu,
+        lh,
+        cum,
+    )
     if m == 0:
         raise ValueError("P(A_0) = 0: no u with P(A_u) > 0")
     if settings.method == "quantile":  # heights P(B_j); areas are scaled by 1/P(A_0)
         lp0 = math.log(cum[R_STATE, S_P0]) if cum[R_STATE, S_LIN] == 1.0 else lh[0]
         with np.errstate(divide="ignore"):
-            log_h = np.r_[lp0 + np.log(cum[R_SCALED, :m - 1]), -np.inf]
-        return {"log_u": lu[:m].copy(), "log_h": log_h,
-                "log_a": float(lp0 + math.log(cum[0, m - 2]))}
+            log_h = np.r_[lp0 + np.log(cum[R_SCALED, : m - 1]), -np.inf]
+        return {
+            "log_u": lu[:m].copy(),
+            "log_h": log_h,
+            "log_a": float(lp0 + math.log(cum[0, m - 2])),
+        }
     _widths(lu, m, cum)
     top = _cumulate(lu, lh, m, cum)
-    return {"log_u": lu[:m].copy(), "log_h": lh[:m].copy(),
-            "log_a": float(top + math.log(cum[0, m - 2]))}
+    return {
+        "log_u": lu[:m].copy(),
+        "log_h": lh[:m].copy(),
+        "log_a": float(top + math.log(cum[0, m - 2])),
+    }
 
 
 def psi_over_c(weight: Weight, base: Base, knots_log_u=()) -> float:
@@ -245,8 +324,9 @@ def psi_over_c(weight: Weight, base: Base, knots_log_u=()) -> float:
     total = 0.0
     for a, b in zip(edges[:-1], edges[1:]):
         if b > a:
-            total += quad(lambda t: math.exp(log_prob_au(*w, -t) - t), a, b, limit=200,
-                          epsabs=0, epsrel=1e-10)[0]
+            total += quad(
+                lambda t: math.exp(log_prob_au(*w, -t) - t), a, b, limit=200, epsabs=0, epsrel=1e-10
+            )[0]
     return total
 
 
@@ -257,8 +337,14 @@ def envelope_acceptance(weight: Weight, base: Base, settings: DirectSettings) ->
     return psi_over_c(weight, base, env["log_u"][1:-1]) / math.exp(env["log_a"])
 
 
-def direct_sample(n: int, weight: Weight, base: Base, rng: np.random.Generator,
-                  settings: DirectSettings = DirectSettings(), rebuild: bool = False):
+def direct_sample(
+    n: int,
+    weight: Weight,
+    base: Base,
+    rng: np.random.Generator,
+    settings: DirectSettings = DirectSettings(),
+    rebuild: bool = False,
+):
     """n exact draws from f(x) proportional to w(x) g(x) by the CD sampler.
 
     ``rebuild=True`` builds a fresh envelope for every draw (as the Gibbs sampler does).
@@ -269,10 +355,26 @@ def direct_sample(n: int, weight: Weight, base: Base, rng: np.random.Generator,
     out = np.empty(n)
     props = np.zeros(n, dtype=np.int64)
     qpts = base_quantile_points(base, settings.levels, settings.weight_sds)
-    _direct_many(n, weight.code, float(weight.z), float(weight.mu), float(weight.s2),
-                 base.code, float(base.par), settings.code, settings.n_knots, settings.tol,
-                 qpts, settings.adapt, settings.max_proposals, rebuild, *settings.workspace(),
-                 rng, out, props)
+    _direct_many(
+        n,
+        weight.code,
+        float(weight.z),
+        float(weight.mu),
+        float(weight.s2),
+        base.code,
+        float(base.par),
+        settings.code,
+        settings.n_knots,
+        settings.tol,
+        qpts,
+        settings.adapt,
+        settings.max_proposals,
+        rebuild,
+        *settings.workspace(),
+        rng,
+        out,
+        props,
+    )
     if np.isnan(out).any():
         raise RuntimeError("direct sampler failed (P(A_0) = 0 or too many rejections)")
     return out, props

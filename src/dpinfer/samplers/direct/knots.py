@@ -159,8 +159,9 @@ def stepdown_knots(wt, z, mu, s2, bt, par, method, n_knots, tol, lu, lh):
     lpmax = log_prob_au(wt, z, mu, s2, bt, par, NEG_INF)
     if lpmax == NEG_INF:
         return 0
-    lu_l = _bisect_u_lower(wt, z, mu, s2, bt, par,
-                           log_prob_au_plain(wt, z, mu, s2, bt, par, NEG_INF), tol)
+    lu_l = _bisect_u_lower(
+        wt, z, mu, s2, bt, par, log_prob_au_plain(wt, z, mu, s2, bt, par, NEG_INF), tol
+    )
     lu_h = _bisect_u_upper(wt, z, mu, s2, bt, par, lu_l, tol)
     lu[0] = NEG_INF
     lh[0] = lpmax

@@ -44,12 +44,30 @@ import numpy as np
 from numba import njit
 
 from .tail_factors import base_rate, end_factor, interval_mass, truncated_draw
-from .weights_bases import (B_DGEOM, B_LAPLACE, NEG_INF, W_LOGNORMAL, base_consts,
-                            base_interval_log_pr_c, base_quantile, base_truncated_draw_c,
-                            lognormal_roots_em, weight_log, weight_log_c, weight_roots)
+from .weights_bases import (
+    B_DGEOM,
+    B_LAPLACE,
+    NEG_INF,
+    W_LOGNORMAL,
+    base_consts,
+    base_interval_log_pr_c,
+    base_quantile,
+    base_truncated_draw_c,
+    lognormal_roots_em,
+    weight_log,
+    weight_log_c,
+    weight_roots,
+)
 
-__all__ = ["DEFAULT_LEVELS", "DEFAULT_WEIGHT_SDS", "N_MODE_INTEGERS", "WORKSPACE_ROWS",
-           "base_quantile_points", "quantile_envelope", "quantile_accept_reject"]
+__all__ = [
+    "DEFAULT_LEVELS",
+    "DEFAULT_WEIGHT_SDS",
+    "N_MODE_INTEGERS",
+    "WORKSPACE_ROWS",
+    "base_quantile_points",
+    "quantile_envelope",
+    "quantile_accept_reject",
+]
 
 # Default base-quantile levels of the ``quantile`` knot rule.
 DEFAULT_LEVELS = (1e-12, 0.1, 0.5, 0.9, 1.0 - 1e-12)
@@ -64,8 +82,23 @@ DEFAULT_WEIGHT_SDS = (0.5, 1.5, 3.0)
 # cumulative area), per point p (position, log u where it leaves A_u, tail factor) and the
 # draw's scalars (R_STATE). Pieces split by a rejection are appended, so they are sorted by
 # u only until the first rejection; lu[j] is the log of their lower end.
-(R_CUM, R_LO, R_HI, R_ELO, R_EHI, R_U, R_UH, R_LUH, R_EXACT, R_SCALED, R_PX, R_PK, R_PE, R_PU,
- R_STATE) = range(15)
+(
+    R_CUM,
+    R_LO,
+    R_HI,
+    R_ELO,
+    R_EHI,
+    R_U,
+    R_UH,
+    R_LUH,
+    R_EXACT,
+    R_SCALED,
+    R_PX,
+    R_PK,
+    R_PE,
+    R_PU,
+    R_STATE,
+) = range(15)
 WORKSPACE_ROWS = 15
 # R_STATE: linear scale in use, P(A_0), the key s2 of a cache (constant over a Gibbs sweep),
 # sqrt(s2), 1/P(A_0), exp(mu - s2) (lognormal weight), then the cache: per weight-sd k,
@@ -238,8 +271,11 @@ def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
                 x = x2
         else:  # w far in the base's tail: two points of mass 1e-4 u_1 bound the outer pieces
             if k == n_all:
-                if not (kmin < -27.6 and nq > 0
-                        and (xm < anchors[_HEAD] or xm > anchors[_HEAD + nq - 1])):
+                if not (
+                    kmin < -27.6
+                    and nq > 0
+                    and (xm < anchors[_HEAD] or xm > anchors[_HEAD + nq - 1])
+                ):
                     break
                 tail = _tail_point(bt, par, rate, kmin + math.log(1e-4))
             x = tail if k == n_all else -tail
@@ -314,8 +350,7 @@ def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
 
 
 @njit(cache=True, inline="always")
-def quantile_accept_reject(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, m, adapt, max_prop,
-                           rng):
+def quantile_accept_reject(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, m, adapt, max_prop, rng):
     """One exact draw from the envelope of :func:`quantile_envelope` with the accept coin
     drawn in x (module docstring), refining the envelope after each rejection.
     Returns (x, number of proposals, new knot count); x is NaN after max_prop rejections."""
@@ -331,11 +366,11 @@ def quantile_accept_reject(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, m, adapt
         while j < m - 2 and ws[R_CUM, j] <= v:
             j += 1
         if lin:
-            x = truncated_draw(bt, par, rate, ws[R_LO, j], ws[R_HI, j], ws[R_ELO, j],
-                               ws[R_EHI, j], rng.random())
+            x = truncated_draw(
+                bt, par, rate, ws[R_LO, j], ws[R_HI, j], ws[R_ELO, j], ws[R_EHI, j], rng.random()
+            )
         else:
-            x = base_truncated_draw_c(bt, par, anchors[2], ws[R_LO, j], ws[R_HI, j],
-                                      rng.random())
+            x = base_truncated_draw_c(bt, par, anchors[2], ws[R_LO, j], ws[R_HI, j], rng.random())
         t = weight_log(wt, z, mu, s2, x) - lc  # log w(x)/c: x is in A_u for every u < e^t
         if t >= ws[R_LUH, j]:
             return x, n_prop, m
@@ -379,5 +414,6 @@ def base_quantile_points(base, levels=DEFAULT_LEVELS, weight_sds=DEFAULT_WEIGHT_
     factors = [end_factor(bt, rate, q, upper) for upper in (False, True) for q in qs]
     # (double geometric only: rate <= 37 there, so no overflow)
     powers = [math.exp(-d * rate) if bt == B_DGEOM else 0.0 for d in range(-3, 4)]
-    return np.r_[qs.size, len(grid), base_consts(bt, par), rate, qs, grid, factors,
-                 np.exp(grid), powers].astype(float)
+    return np.r_[
+        qs.size, len(grid), base_consts(bt, par), rate, qs, grid, factors, np.exp(grid), powers
+    ].astype(float)

@@ -30,8 +30,17 @@ from numba import njit
 
 from ...mechanisms import DoubleGeometric, Laplace
 
-__all__ = ["WEIGHTS", "BASES", "W_LOGNORMAL", "W_NORMAL", "B_LAPLACE", "B_DGEOM", "Weight",
-           "Base", "log_p_of_u"]
+__all__ = [
+    "WEIGHTS",
+    "BASES",
+    "W_LOGNORMAL",
+    "W_NORMAL",
+    "B_LAPLACE",
+    "B_DGEOM",
+    "Weight",
+    "Base",
+    "log_p_of_u",
+]
 
 WEIGHTS = {"lognormal": 0, "normal": 1}
 BASES = {"laplace": 0, "dgeom": 1}
@@ -364,7 +373,7 @@ class Base:
             raise ValueError(f"invalid {self.kind} parameter {self.par!r}")
 
     @classmethod
-    def of(cls, mechanism) -> "Base":
+    def of(cls, mechanism) -> Base:
         """The base whose law is the noise of a :mod:`dpinfer.mechanisms` record:
         ``Laplace(scale)`` -> Laplace(0, scale), ``DoubleGeometric(rho)`` -> DGeom(rho)."""
         if isinstance(mechanism, Laplace):

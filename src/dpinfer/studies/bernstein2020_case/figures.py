@@ -11,12 +11,29 @@ import numpy as np
 
 from ...grid import fmt_eps
 from ...io import load_npz
-from ...plotting import COLORS, legend_below, log_axis, method_color, method_style, save_figure, subplots
+from ...plotting import (
+    COLORS,
+    legend_below,
+    log_axis,
+    method_color,
+    method_style,
+    save_figure,
+    subplots,
+)
 from .summarise import coverage_of_reference, decile_confusion, mae
 from .tracts import tract_records
 
-__all__ = ["fig5_10", "fig5_11", "fig5_12", "fig5_13", "fig5_14", "fig5_15", "fig5_16", "example_tracts",
-           "contrast_tracts"]
+__all__ = [
+    "fig5_10",
+    "fig5_11",
+    "fig5_12",
+    "fig5_13",
+    "fig5_14",
+    "fig5_15",
+    "fig5_16",
+    "example_tracts",
+    "contrast_tracts",
+]
 
 
 def _save_with_legend_below(fig, ax, output, **legend) -> None:
@@ -59,7 +76,9 @@ def fig5_10(input, output, *, settings: dict) -> None:
     for ax, j in zip(axes, contrast_tracts(s, settings["min_size"], settings["max_size"])):
         x, y = tract_records(st, int(s["tracts"][j]))
         ax.scatter(x, y, s=6, color=COLORS[0], alpha=0.7)
-        ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="parental income rank (pir)", title=_tract_name(s, j))
+        ax.set(
+            xlim=(0, 1), ylim=(0, 1), xlabel="parental income rank (pir)", title=_tract_name(s, j)
+        )
     axes[0].set_ylabel("adult income rank (kir)")
     save_figure(fig, output.pdf, output.png)
 
@@ -83,8 +102,13 @@ def fig5_11(input, output, *, settings: dict) -> None:
             else:
                 i = list(s["methods"]).index(m)
                 pt, lo, hi = s["point"][e, i, j], s["lo"][e, i, j, -1], s["hi"][e, i, j, -1]
-            ax.errorbar([x0 + off], [pt], yerr=[[pt - lo], [hi - pt]], capsize=2,
-                        **dict(method_style(m), linestyle="none", markersize=4))
+            ax.errorbar(
+                [x0 + off],
+                [pt],
+                yerr=[[pt - lo], [hi - pt]],
+                capsize=2,
+                **dict(method_style(m), linestyle="none", markersize=4),
+            )
         ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="pir", title=_tract_name(s, j))
     axes[0, 0].set_ylabel("kir")
     _save_with_legend_below(fig, axes[0, 0], output)
@@ -101,13 +125,29 @@ def fig5_12(input, output, *, settings: dict) -> None:
     last = s["levels"].size - 1
     for e, ax in enumerate(axes[0]):
         for lev in range(last, -1, -1):  # widest first, in the lightest grey
-            ax.vlines(ref[order], s["lo"][e, i, order, lev], s["hi"][e, i, order, lev],
-                      linewidth=0.3 if lev == last else 0.6, color="0.78" if lev == last else "0.45",
-                      label=f"{100 * s['levels'][lev]:g}% interval")
-        ax.scatter(ref, s["point"][e, i], s=1.5, color=method_color("gibbs_ss_update"), label="point estimate",
-                   zorder=3)
+            ax.vlines(
+                ref[order],
+                s["lo"][e, i, order, lev],
+                s["hi"][e, i, order, lev],
+                linewidth=0.3 if lev == last else 0.6,
+                color="0.78" if lev == last else "0.45",
+                label=f"{100 * s['levels'][lev]:g}% interval",
+            )
+        ax.scatter(
+            ref,
+            s["point"][e, i],
+            s=1.5,
+            color=method_color("gibbs_ss_update"),
+            label="point estimate",
+            zorder=3,
+        )
         ax.plot([0, 1], [0, 1], color="k", linewidth=0.7, linestyle="--", label="y = x")
-        ax.set(xlim=(0, 1), ylim=(-0.1, 1.1), xlabel="Non-Private estimate", title=f"epsilon = {fmt_eps(s['eps'][e])}")
+        ax.set(
+            xlim=(0, 1),
+            ylim=(-0.1, 1.1),
+            xlabel="Non-Private estimate",
+            title=f"epsilon = {fmt_eps(s['eps'][e])}",
+        )
     axes[0, 0].set_ylabel("Gibbs-SS-Update")
     _save_with_legend_below(fig, axes[0, 0], output, markerscale=4)
 
@@ -120,10 +160,16 @@ def fig5_13(input, output, *, settings: dict) -> None:
     for lev, ax in enumerate(axes[0]):
         for i, m in enumerate(str(v) for v in s["methods"]):
             cov = np.array([coverage_of_reference(s, e, i)[lev] for e in range(s["eps"].size)])
-            ax.errorbar(s["eps"], cov, yerr=2 * np.sqrt(cov * (1 - cov) / T), capsize=2, **method_style(m))
+            ax.errorbar(
+                s["eps"], cov, yerr=2 * np.sqrt(cov * (1 - cov) / T), capsize=2, **method_style(m)
+            )
         ax.axhline(s["levels"][lev], color="k", linewidth=0.7, linestyle="--", label="nominal")
-        ax.set(ylim=(0, 1.02), xlabel="epsilon", ylabel="coverage of\nNon-Private estimate",
-               title=f"{100 * s['levels'][lev]:g}% intervals")
+        ax.set(
+            ylim=(0, 1.02),
+            xlabel="epsilon",
+            ylabel="coverage of\nNon-Private estimate",
+            title=f"{100 * s['levels'][lev]:g}% intervals",
+        )
         log_axis(ax, "x", s["eps"], [fmt_eps(e) for e in s["eps"]])
     _save_with_legend_below(fig, axes[0, 0], output)
 
@@ -134,7 +180,13 @@ def fig5_14(input, output, *, settings: dict) -> None:
     fig, ax = subplots(1, 1, width=4.2, height=3.0)
     for i, m in enumerate([str(v) for v in s["methods"]] + ["oi"]):
         vals = [mae(s, e, "oi" if m == "oi" else i) for e in range(s["eps"].size)]
-        ax.errorbar(s["eps"], [v[0] for v in vals], yerr=[2 * v[1] for v in vals], capsize=2, **method_style(m))
+        ax.errorbar(
+            s["eps"],
+            [v[0] for v in vals],
+            yerr=[2 * v[1] for v in vals],
+            capsize=2,
+            **method_style(m),
+        )
     ax.set(xlabel="epsilon", ylabel="MAE against Non-Private")
     log_axis(ax, "x", s["eps"], [fmt_eps(e) for e in s["eps"]])
     log_axis(ax, "y")
@@ -149,7 +201,12 @@ def fig5_15(input, output, *, settings: dict) -> None:
     E = s["eps"].size
     fig, axes = subplots(1, E, width=min(2.0 * E, 9.0), height=2.4, sharey=True, squeeze=False)
     for e, ax in enumerate(axes[0]):
-        ax.scatter(s["sizes"], s["point"][e, i] - s["np_point"], s=1.5, color=method_color("gibbs_ss_update"))
+        ax.scatter(
+            s["sizes"],
+            s["point"][e, i] - s["np_point"],
+            s=1.5,
+            color=method_color("gibbs_ss_update"),
+        )
         ax.axhline(0.0, color="k", linewidth=0.7)
         ax.set(xlabel="tract size", title=f"epsilon = {fmt_eps(s['eps'][e])}")
         log_axis(ax, "x")
@@ -166,8 +223,20 @@ def fig5_16(input, output, *, settings: dict) -> None:
     i = list(s["methods"]).index("gibbs_ss_update")
     counts = decile_confusion(s["np_point"], s["point"][e, i])
     fig, ax = subplots(1, 1, width=4.6, height=4.0)
-    sns.heatmap(counts, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax, annot_kws={"fontsize": 6},
-                xticklabels=range(1, 11), yticklabels=range(1, 11))
-    ax.set(xlabel="Gibbs-SS-Update decile", ylabel="Non-Private decile",
-           title=f"epsilon = {fmt_eps(s['eps'][e])}")
+    sns.heatmap(
+        counts,
+        annot=True,
+        fmt="d",
+        cmap="Blues",
+        cbar=False,
+        ax=ax,
+        annot_kws={"fontsize": 6},
+        xticklabels=range(1, 11),
+        yticklabels=range(1, 11),
+    )
+    ax.set(
+        xlabel="Gibbs-SS-Update decile",
+        ylabel="Non-Private decile",
+        title=f"epsilon = {fmt_eps(s['eps'][e])}",
+    )
     save_figure(fig, output.pdf, output.png)

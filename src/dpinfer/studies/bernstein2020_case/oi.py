@@ -36,7 +36,9 @@ def ols_prediction(x, y, x0: float) -> float:
     """The OLS fit of y on [1, x] (statsmodels), evaluated at x0."""
     import statsmodels.api as sm
 
-    fit = sm.OLS(np.asarray(y, float), sm.add_constant(np.asarray(x, float), has_constant="add")).fit()
+    fit = sm.OLS(
+        np.asarray(y, float), sm.add_constant(np.asarray(x, float), has_constant="add")
+    ).fit()
     return float(fit.params[0] + fit.params[1] * x0)
 
 
@@ -82,10 +84,18 @@ def _local_sensitivity(x, y, x0, grid):
 
 def local_sensitivity(x, y, x0: float, grid_points: int = 401) -> float:
     """Delta of one tract (module docstring): records replaced within [0, 1]^2."""
-    return float(_local_sensitivity(np.asarray(x, float), np.asarray(y, float), float(x0),
-                                    np.linspace(0.0, 1.0, int(grid_points))))
+    return float(
+        _local_sensitivity(
+            np.asarray(x, float),
+            np.asarray(y, float),
+            float(x0),
+            np.linspace(0.0, 1.0, int(grid_points)),
+        )
+    )
 
 
-def oi_release(rng: np.random.Generator, prediction: float, n: int, chi: float, epsilon: float) -> float:
+def oi_release(
+    rng: np.random.Generator, prediction: float, n: int, chi: float, epsilon: float
+) -> float:
     """One noisy OI point estimate: prediction + Laplace(chi / (n epsilon))."""
     return float(Laplace.calibrated(epsilon, chi / n).release(rng, prediction))

@@ -34,9 +34,9 @@ from .summarise import abs_errors, coverage_of_reference, decile_confusion, flag
 
 __all__ = ["COVERAGE_TOLERANCE", "AUTHOR_UPDATE_ITERATIONS_PER_SECOND", "claims", "size_slope"]
 
-COVERAGE_TOLERANCE = 0.1   # our reading of "reasonably close to the target coverage rate"
-KEPT_TOLERANCE = 0.02      # kept tracts within 2% of the thesis's 2,745
-AUTHOR_UPDATE_ITERATIONS_PER_SECOND = 136.0   # FACTS.md, measured on the author's code
+COVERAGE_TOLERANCE = 0.1  # our reading of "reasonably close to the target coverage rate"
+KEPT_TOLERANCE = 0.02  # kept tracts within 2% of the thesis's 2,745
+AUTHOR_UPDATE_ITERATIONS_PER_SECOND = 136.0  # FACTS.md, measured on the author's code
 _DEV = "case-study-how-the-scorecard-judges-the-thesis-claims"
 
 
@@ -58,38 +58,83 @@ def _state_claims(s, at: CaseSettings) -> list[Claim]:
     kept, dropped, total = int(s["tracts"].size), int(s["state_dropped"]), int(s["state_tracts"])
     lo, hi = int(s["state_min_size"]), int(s["state_max_size"])
     return [
-        Claim("fig5_10", "tracts in the state before the median-kir filter (Sec. 5.4.1; synthetic here)",
-              str(PAPER_STATE["tracts"]), str(total), "", total == PAPER_STATE["tracts"], "case-study-synthetic-tract-data",
-              at.tract_count()),
-        Claim("fig5_10", f"tracts kept by the filter (median kir in [.1, .9]) within {100 * KEPT_TOLERANCE:g}% of the "
-              "thesis's count", f"{PAPER_STATE['kept']} kept, {PAPER_STATE['dropped']} dropped",
-              f"{kept} kept, {dropped} dropped", "",
-              abs(kept - PAPER_STATE["kept"]) <= KEPT_TOLERANCE * PAPER_STATE["kept"], "case-study-synthetic-tract-data",
-              at.state()),
-        Claim("fig5_10", "tract sizes lie in 20..446 (Sec. 5.4.1)", "20-446", f"{lo}-{hi}", "",
-              lo >= PAPER_STATE["min_size"] and hi <= PAPER_STATE["max_size"], "case-study-synthetic-tract-data",
-              at.size_range()),
+        Claim(
+            "fig5_10",
+            "tracts in the state before the median-kir filter (Sec. 5.4.1; synthetic here)",
+            str(PAPER_STATE["tracts"]),
+            str(total),
+            "",
+            total == PAPER_STATE["tracts"],
+            "case-study-synthetic-tract-data",
+            at.tract_count(),
+        ),
+        Claim(
+            "fig5_10",
+            f"tracts kept by the filter (median kir in [.1, .9]) within {100 * KEPT_TOLERANCE:g}% of the "
+            "thesis's count",
+            f"{PAPER_STATE['kept']} kept, {PAPER_STATE['dropped']} dropped",
+            f"{kept} kept, {dropped} dropped",
+            "",
+            abs(kept - PAPER_STATE["kept"]) <= KEPT_TOLERANCE * PAPER_STATE["kept"],
+            "case-study-synthetic-tract-data",
+            at.state(),
+        ),
+        Claim(
+            "fig5_10",
+            "tract sizes lie in 20..446 (Sec. 5.4.1)",
+            "20-446",
+            f"{lo}-{hi}",
+            "",
+            lo >= PAPER_STATE["min_size"] and hi <= PAPER_STATE["max_size"],
+            "case-study-synthetic-tract-data",
+            at.size_range(),
+        ),
     ]
 
 
-def _settings_claims(s, at: CaseSettings, headline, gibbs, grid_gibbs, conjugate_draws) -> list[Claim]:
+def _settings_claims(
+    s, at: CaseSettings, headline, gibbs, grid_gibbs, conjugate_draws
+) -> list[Claim]:
     """The chain lengths as printed (each row carries the printed lengths as its settings, so a
     run below them is "not comparable" and one above them differs, naming the departure)."""
     grid = [float(e) for e in s["eps"] if not np.isclose(e, headline)]
-    out = [Claim("fig5_12", f"Gibbs-SS keeps 20000 draws after 5000 burn-in (epsilon = {fmt_eps(headline)})",
-                 "5000 + 20000", f"{gibbs['burnin']} + {gibbs['keep']} x {gibbs['chains']} chain(s)", "",
-                 (gibbs["burnin"], gibbs["keep"] * gibbs["chains"]) == (5000, 20000), "case-study-chain-lengths",
-                 at.lengths([headline])),
-           Claim("fig5_12", "Non-Private and Naive draw 2000 samples", "2000", str(conjugate_draws), "",
-                 int(conjugate_draws) == 2000, "case-study-chain-lengths", at.conjugate())]
+    out = [
+        Claim(
+            "fig5_12",
+            f"Gibbs-SS keeps 20000 draws after 5000 burn-in (epsilon = {fmt_eps(headline)})",
+            "5000 + 20000",
+            f"{gibbs['burnin']} + {gibbs['keep']} x {gibbs['chains']} chain(s)",
+            "",
+            (gibbs["burnin"], gibbs["keep"] * gibbs["chains"]) == (5000, 20000),
+            "case-study-chain-lengths",
+            at.lengths([headline]),
+        ),
+        Claim(
+            "fig5_12",
+            "Non-Private and Naive draw 2000 samples",
+            "2000",
+            str(conjugate_draws),
+            "",
+            int(conjugate_draws) == 2000,
+            "case-study-chain-lengths",
+            at.conjugate(),
+        ),
+    ]
     if grid:
-        out.append(Claim("fig5_13", f"Gibbs-SS keeps 20000 draws after 5000 burn-in at every epsilon "
-                         f"(ours at {', '.join(fmt_eps(e) for e in grid)})", "5000 + 20000",
-                         f"{grid_gibbs['burnin']} + {grid_gibbs['keep']} x {gibbs['chains']} chain(s), "
-                         f"{grid_gibbs.get('collapsed_moves', gibbs['collapsed_moves'])} collapsed move(s) per iteration",
-                         "",
-                         (grid_gibbs["burnin"], grid_gibbs["keep"] * gibbs["chains"]) == (5000, 20000),
-                         "case-study-chain-lengths", at.lengths(grid)))
+        out.append(
+            Claim(
+                "fig5_13",
+                f"Gibbs-SS keeps 20000 draws after 5000 burn-in at every epsilon "
+                f"(ours at {', '.join(fmt_eps(e) for e in grid)})",
+                "5000 + 20000",
+                f"{grid_gibbs['burnin']} + {grid_gibbs['keep']} x {gibbs['chains']} chain(s), "
+                f"{grid_gibbs.get('collapsed_moves', gibbs['collapsed_moves'])} collapsed move(s) per iteration",
+                "",
+                (grid_gibbs["burnin"], grid_gibbs["keep"] * gibbs["chains"]) == (5000, 20000),
+                "case-study-chain-lengths",
+                at.lengths(grid),
+            )
+        )
     return out
 
 
@@ -111,8 +156,13 @@ def _scopes(s, at: CaseSettings, headline) -> list[tuple[str, list[int], tuple]]
     others = [e for e in range(s["eps"].size) if e != h]
     out = [(f"at epsilon = {fmt_eps(headline)}", [h], at.headline_epsilon())]
     if others:
-        out.append((f"at every other epsilon ({', '.join(fmt_eps(s['eps'][e]) for e in others)})", others,
-                    at.grid(s["eps"])))
+        out.append(
+            (
+                f"at every other epsilon ({', '.join(fmt_eps(s['eps'][e]) for e in others)})",
+                others,
+                at.grid(s["eps"]),
+            )
+        )
     return out
 
 
@@ -127,14 +177,24 @@ def _interval_claims(s, at: CaseSettings, headline) -> list[Claim]:
         update = _share(s, e, methods.index("gibbs_ss_update"))
         eps = float(s["eps"][e])
         where = at.headline_epsilon() if e == h else at.smallest_epsilon(s["eps"])
-        out.append(Claim(
-            "fig5_11", f"epsilon = {fmt_eps(eps)}: Naive's {lev} predictive intervals at pir = .25 are biased "
-            f"and too tight, holding under half of a tract's records near pir = .25, while Non-Private's and "
-            f"Gibbs-SS-Update's hold at least half (mean share over tracts)",
-            "Naive misses the data; Non-Private, Gibbs-SS-Update span it",
-            f"Naive {naive:.2f}, Non-Private {np_share:.2f}, Gibbs-SS-Update {update:.2f}", "",
-            naive < 0.5 <= min(np_share, update), _DEV,
-            at.against_non_private() + where + at.widest_level() + at.window() + at.gibbs([eps])))
+        out.append(
+            Claim(
+                "fig5_11",
+                f"epsilon = {fmt_eps(eps)}: Naive's {lev} predictive intervals at pir = .25 are biased "
+                f"and too tight, holding under half of a tract's records near pir = .25, while Non-Private's and "
+                f"Gibbs-SS-Update's hold at least half (mean share over tracts)",
+                "Naive misses the data; Non-Private, Gibbs-SS-Update span it",
+                f"Naive {naive:.2f}, Non-Private {np_share:.2f}, Gibbs-SS-Update {update:.2f}",
+                "",
+                naive < 0.5 <= min(np_share, update),
+                _DEV,
+                at.against_non_private()
+                + where
+                + at.widest_level()
+                + at.window()
+                + at.gibbs([eps]),
+            )
+        )
     return out
 
 
@@ -143,35 +203,68 @@ def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
     T, E = s["tracts"].size, s["eps"].size
     eps = [float(e) for e in s["eps"]]
     levels = [float(v) for v in s["levels"]]
-    cov = {m: np.array([coverage_of_reference(s, e, i) for e in range(E)]) for i, m in enumerate(methods)}
+    cov = {
+        m: np.array([coverage_of_reference(s, e, i) for e in range(E)])
+        for i, m in enumerate(methods)
+    }
     se = 1.0 / math.sqrt(T)  # bound on 2 binomial SE: 2 sqrt(p(1-p)/T) <= 1/sqrt(T)
     out = []
     for m in (m for m in methods if m.startswith("gibbs_ss")):
         for where, idx, scope in _scopes(s, at, headline):
             worst = np.abs(cov[m][idx] - np.array(levels)[None, :]).max()
-            out.append(Claim(
-                "fig5_13", f"{LABELS[m]}: coverage of the Non-Private estimate by the "
-                f"{' and '.join(f'{100 * v:g}%' for v in levels)} intervals within {COVERAGE_TOLERANCE} of nominal "
-                f"{where}", "near nominal at every epsilon",
-                "; ".join(f"eps {fmt_eps(eps[i])}: " + "/".join(f"{c:.2f}" for c in cov[m][i]) for i in idx),
-                f"2 SE <= {se:.3f}", bool(worst <= COVERAGE_TOLERANCE), _DEV,
-                at.against_non_private() + at.levels_all() + scope + at.gibbs([eps[i] for i in idx], (m,))))
+            out.append(
+                Claim(
+                    "fig5_13",
+                    f"{LABELS[m]}: coverage of the Non-Private estimate by the "
+                    f"{' and '.join(f'{100 * v:g}%' for v in levels)} intervals within {COVERAGE_TOLERANCE} of nominal "
+                    f"{where}",
+                    "near nominal at every epsilon",
+                    "; ".join(
+                        f"eps {fmt_eps(eps[i])}: " + "/".join(f"{c:.2f}" for c in cov[m][i])
+                        for i in idx
+                    ),
+                    f"2 SE <= {se:.3f}",
+                    bool(worst <= COVERAGE_TOLERANCE),
+                    _DEV,
+                    at.against_non_private()
+                    + at.levels_all()
+                    + scope
+                    + at.gibbs([eps[i] for i in idx], (m,)),
+                )
+            )
     if "naive" in cov and E > 1:
         nv = cov["naive"][:, -1]
         flavours = [m for m in methods if m.startswith("gibbs_ss")]
         gibbs = [cov[m][0, -1] for m in flavours]
         common = at.against_non_private() + at.widest_level()
-        out.append(Claim(
-            "fig5_13", f"Naive: {100 * levels[-1]:g}% coverage rises with epsilon (largest minus smallest epsilon by "
-            "2 SE)", "Naive improves only with epsilon", " -> ".join(f"{v:.2f}" for v in nv), f"2 SE <= {se:.3f}",
-            bool(nv[-1] - nv[0] > math.sqrt(2) * se), _DEV, common + at.grid(eps)))
+        out.append(
+            Claim(
+                "fig5_13",
+                f"Naive: {100 * levels[-1]:g}% coverage rises with epsilon (largest minus smallest epsilon by "
+                "2 SE)",
+                "Naive improves only with epsilon",
+                " -> ".join(f"{v:.2f}" for v in nv),
+                f"2 SE <= {se:.3f}",
+                bool(nv[-1] - nv[0] > math.sqrt(2) * se),
+                _DEV,
+                common + at.grid(eps),
+            )
+        )
         if flavours:
-            out.append(Claim(
-                "fig5_13", f"at the smallest epsilon ({fmt_eps(eps[0])}) Naive's {100 * levels[-1]:g}% coverage lies "
-                "below every Gibbs-SS flavour's by 2 SE", "Gibbs-SS near nominal, Naive not",
-                f"Naive {nv[0]:.2f}; " + ", ".join(f"{LABELS[m]} {g:.2f}" for m, g in zip(flavours, gibbs)),
-                f"2 SE <= {se:.3f}", bool(all(nv[0] < g - math.sqrt(2) * se for g in gibbs)), _DEV,
-                common + at.smallest_epsilon(eps) + at.gibbs([eps[0]], flavours)))
+            out.append(
+                Claim(
+                    "fig5_13",
+                    f"at the smallest epsilon ({fmt_eps(eps[0])}) Naive's {100 * levels[-1]:g}% coverage lies "
+                    "below every Gibbs-SS flavour's by 2 SE",
+                    "Gibbs-SS near nominal, Naive not",
+                    f"Naive {nv[0]:.2f}; "
+                    + ", ".join(f"{LABELS[m]} {g:.2f}" for m, g in zip(flavours, gibbs)),
+                    f"2 SE <= {se:.3f}",
+                    bool(all(nv[0] < g - math.sqrt(2) * se for g in gibbs)),
+                    _DEV,
+                    common + at.smallest_epsilon(eps) + at.gibbs([eps[0]], flavours),
+                )
+            )
     return out
 
 
@@ -184,11 +277,18 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
         (a, sa), (b, sb) = mae(s, 0, i), mae(s, E - 1, i)
         if E > 1:
             chains = () if m == "naive" else at.gibbs([eps[0], eps[-1]], (m,))
-            out.append(Claim(
-                "fig5_14", f"{LABELS[m]}: MAE against Non-Private falls from the smallest to the largest epsilon by 2 SE",
-                "MAE falls with epsilon", " -> ".join(f"{mae(s, e, i)[0]:.4f}" for e in range(E)),
-                f"SE {sa:.4f} / {sb:.4f}", bool(a - b > 2 * math.hypot(sa, sb)), _DEV,
-                at.against_non_private() + at.grid(eps) + chains))
+            out.append(
+                Claim(
+                    "fig5_14",
+                    f"{LABELS[m]}: MAE against Non-Private falls from the smallest to the largest epsilon by 2 SE",
+                    "MAE falls with epsilon",
+                    " -> ".join(f"{mae(s, e, i)[0]:.4f}" for e in range(E)),
+                    f"SE {sa:.4f} / {sb:.4f}",
+                    bool(a - b > 2 * math.hypot(sa, sb)),
+                    _DEV,
+                    at.against_non_private() + at.grid(eps) + chains,
+                )
+            )
     if "naive" in methods:
         nv = methods.index("naive")
         for i, m in enumerate(methods):
@@ -196,22 +296,38 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
                 continue
             for where, idx, scope in _scopes(s, at, headline):
                 diffs = [_paired(abs_errors(s, e, i), abs_errors(s, e, nv)) for e in idx]
-                out.append(Claim(
-                    "fig5_14", f"{LABELS[m]} has a lower MAE than Naive {where} (paired over tracts, by 2 SE)",
-                    "Gibbs-SS significantly better than Naive",
-                    "; ".join(f"eps {fmt_eps(eps[e])}: {d:+.4f}" for e, (d, _) in zip(idx, diffs)),
-                    "SE " + "/".join(f"{se:.4f}" for _, se in diffs), all(d + 2 * se < 0 for d, se in diffs), _DEV,
-                    at.against_non_private() + scope + at.gibbs([eps[e] for e in idx], (m,)),
-                    headline=m == "gibbs_ss_update" and idx == [_headline_index(s, headline)]))
+                out.append(
+                    Claim(
+                        "fig5_14",
+                        f"{LABELS[m]} has a lower MAE than Naive {where} (paired over tracts, by 2 SE)",
+                        "Gibbs-SS significantly better than Naive",
+                        "; ".join(
+                            f"eps {fmt_eps(eps[e])}: {d:+.4f}" for e, (d, _) in zip(idx, diffs)
+                        ),
+                        "SE " + "/".join(f"{se:.4f}" for _, se in diffs),
+                        all(d + 2 * se < 0 for d, se in diffs),
+                        _DEV,
+                        at.against_non_private() + scope + at.gibbs([eps[e] for e in idx], (m,)),
+                        headline=m == "gibbs_ss_update" and idx == [_headline_index(s, headline)],
+                    )
+                )
     e = _headline_index(s, headline)
     up = methods.index("gibbs_ss_update")
     d, se = _paired(abs_errors(s, e, "oi"), abs_errors(s, e, up))
-    out.append(Claim(
-        "fig5_14", f"epsilon = {fmt_eps(headline)}: OI's point estimate beats Gibbs-SS-Update's (Ch. 6: OI 'outperforms "
-        "the more general Bayesian methods'; paired MAE difference by 2 SE)", "OI better",
-        f"OI {mae(s, e, 'oi')[0]:.4f} vs {mae(s, e, up)[0]:.4f} (difference {d:+.4f})", f"SE {se:.4f}",
-        bool(d + 2 * se < 0), "case-study-the-oi-baseline",
-        at.against_non_private() + at.headline_epsilon() + at.gibbs([headline]) + at.oi(), headline=True))
+    out.append(
+        Claim(
+            "fig5_14",
+            f"epsilon = {fmt_eps(headline)}: OI's point estimate beats Gibbs-SS-Update's (Ch. 6: OI 'outperforms "
+            "the more general Bayesian methods'; paired MAE difference by 2 SE)",
+            "OI better",
+            f"OI {mae(s, e, 'oi')[0]:.4f} vs {mae(s, e, up)[0]:.4f} (difference {d:+.4f})",
+            f"SE {se:.4f}",
+            bool(d + 2 * se < 0),
+            "case-study-the-oi-baseline",
+            at.against_non_private() + at.headline_epsilon() + at.gibbs([headline]) + at.oi(),
+            headline=True,
+        )
+    )
     return out
 
 
@@ -221,19 +337,34 @@ def _size_claims(s, at: CaseSettings, headline) -> list[Claim]:
     slopes = [size_slope(s["sizes"], s["point"][e, up] - s["np_point"]) for e in range(len(eps))]
     out = []
     for where, idx, scope in _scopes(s, at, headline):
-        out.append(Claim(
-            "fig5_15", f"Gibbs-SS-Update's residual shrinks with tract size {where} (slope of log|residual| on "
-            "log size below 0 by 2 SE)", "decreasing error vs sample size",
-            "; ".join(f"eps {fmt_eps(eps[e])}: {slopes[e][0]:.2f}" for e in idx),
-            "SE " + "/".join(f"{slopes[e][1]:.2f}" for e in idx), all(slopes[e][0] + 2 * slopes[e][1] < 0 for e in idx),
-            _DEV, at.against_non_private() + scope + at.gibbs([eps[e] for e in idx])))
+        out.append(
+            Claim(
+                "fig5_15",
+                f"Gibbs-SS-Update's residual shrinks with tract size {where} (slope of log|residual| on "
+                "log size below 0 by 2 SE)",
+                "decreasing error vs sample size",
+                "; ".join(f"eps {fmt_eps(eps[e])}: {slopes[e][0]:.2f}" for e in idx),
+                "SE " + "/".join(f"{slopes[e][1]:.2f}" for e in idx),
+                all(slopes[e][0] + 2 * slopes[e][1] < 0 for e in idx),
+                _DEV,
+                at.against_non_private() + scope + at.gibbs([eps[e] for e in idx]),
+            )
+        )
     if len(slopes) > 1:
         (b0, s0), (b1, s1) = slopes[0], slopes[-1]
-        out.append(Claim(
-            "fig5_15", "the rate changes favourably as epsilon increases: the slope at the largest epsilon is below "
-            "the slope at the smallest by 2 SE", "steeper at larger epsilon", f"{b0:.2f} -> {b1:.2f}",
-            f"SE {s0:.2f} / {s1:.2f}", bool(b1 - b0 + 2 * math.hypot(s0, s1) < 0), _DEV,
-            at.against_non_private() + at.grid(eps) + at.gibbs([eps[0], eps[-1]])))
+        out.append(
+            Claim(
+                "fig5_15",
+                "the rate changes favourably as epsilon increases: the slope at the largest epsilon is below "
+                "the slope at the smallest by 2 SE",
+                "steeper at larger epsilon",
+                f"{b0:.2f} -> {b1:.2f}",
+                f"SE {s0:.2f} / {s1:.2f}",
+                bool(b1 - b0 + 2 * math.hypot(s0, s1) < 0),
+                _DEV,
+                at.against_non_private() + at.grid(eps) + at.gibbs([eps[0], eps[-1]]),
+            )
+        )
     return out
 
 
@@ -245,14 +376,29 @@ def _decile_claims(s, at: CaseSettings, headline) -> list[Claim]:
     bottom, top = c[0, :2].sum() / c[0].sum(), c[9, 8:].sum() / c[9].sum()
     where = at.against_non_private() + at.headline_epsilon() + at.gibbs([headline])
     return [
-        Claim("fig5_16", f"epsilon = {fmt_eps(headline)}: the decile confusion matrix of Gibbs-SS-Update vs Non-Private "
-              "is diagonal-heavy (every row's largest count on the diagonal)", "diagonal heavy",
-              f"diagonal share {np.trace(c) / c.sum():.2f}; rows with the diagonal largest: "
-              f"{sum(c[r, r] == c[r].max() for r in range(10))} of 10", "", bool(diag_max), _DEV, where),
-        Claim("fig5_16", f"epsilon = {fmt_eps(headline)}: the bottom and top Non-Private deciles are almost fully "
-              "(>= 90%) contained in the two bottom and two top Gibbs-SS-Update deciles",
-              "almost fully contained", f"bottom {bottom:.2f}, top {top:.2f}", "", bool(min(bottom, top) >= 0.9), _DEV,
-              where),
+        Claim(
+            "fig5_16",
+            f"epsilon = {fmt_eps(headline)}: the decile confusion matrix of Gibbs-SS-Update vs Non-Private "
+            "is diagonal-heavy (every row's largest count on the diagonal)",
+            "diagonal heavy",
+            f"diagonal share {np.trace(c) / c.sum():.2f}; rows with the diagonal largest: "
+            f"{sum(c[r, r] == c[r].max() for r in range(10))} of 10",
+            "",
+            bool(diag_max),
+            _DEV,
+            where,
+        ),
+        Claim(
+            "fig5_16",
+            f"epsilon = {fmt_eps(headline)}: the bottom and top Non-Private deciles are almost fully "
+            "(>= 90%) contained in the two bottom and two top Gibbs-SS-Update deciles",
+            "almost fully contained",
+            f"bottom {bottom:.2f}, top {top:.2f}",
+            "",
+            bool(min(bottom, top) >= 0.9),
+            _DEV,
+            where,
+        ),
     ]
 
 
@@ -266,12 +412,20 @@ def _convergence_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
         for where, idx, scope in _scopes(s, at, headline):
             total = s["tracts"].size * len(idx)
             chosen = [eps[e] for e in idx]
-            out.append(Claim(
-                "fig5_13", f"{LABELS[m]}: every one of the {total} tract chains {where} passes the convergence "
-                f"diagnostics (split R-hat <= {health['max_rhat']}, bulk ESS >= {health['min_ess']})", "(not reported)",
-                "failing per epsilon: " + ", ".join(f"{fmt_eps(eps[e])}: {bad[e]}" for e in idx), "",
-                sum(bad[e] for e in idx) == 0, "case-study-convergence-diagnostics",
-                at.data() + scope + at.gibbs(chosen, (m,)) + at.diagnostics(chosen)))
+            out.append(
+                Claim(
+                    "fig5_13",
+                    f"{LABELS[m]}: every one of the {total} tract chains {where} passes the convergence "
+                    f"diagnostics (split R-hat <= {health['max_rhat']}, bulk ESS >= {health['min_ess']})",
+                    "(not reported)",
+                    "failing per epsilon: "
+                    + ", ".join(f"{fmt_eps(eps[e])}: {bad[e]}" for e in idx),
+                    "",
+                    sum(bad[e] for e in idx) == 0,
+                    "case-study-convergence-diagnostics",
+                    at.data() + scope + at.gibbs(chosen, (m,)) + at.diagnostics(chosen),
+                )
+            )
     return out
 
 
@@ -279,24 +433,66 @@ def _runtime_claims(path) -> list[Claim]:
     with open(path, encoding="utf-8") as fh:
         rows = [r for r in csv.DictReader(fh) if r["method"] == "Gibbs-SS-Update"]
     rate = min(float(r["iterations_per_second"]) for r in rows)
-    return [Claim("fig5_14", "runtime: Gibbs-SS-Update iterations per CPU second (slowest epsilon; the author's "
-                  "code, measured)", f"{AUTHOR_UPDATE_ITERATIONS_PER_SECOND:g}", f"{rate:,.0f}", "",
-                  rate >= AUTHOR_UPDATE_ITERATIONS_PER_SECOND, "")]
+    return [
+        Claim(
+            "fig5_14",
+            "runtime: Gibbs-SS-Update iterations per CPU second (slowest epsilon; the author's "
+            "code, measured)",
+            f"{AUTHOR_UPDATE_ITERATIONS_PER_SECOND:g}",
+            f"{rate:,.0f}",
+            "",
+            rate >= AUTHOR_UPDATE_ITERATIONS_PER_SECOND,
+            "",
+        )
+    ]
 
 
-def claims(input, output, *, headline_epsilon: float, gibbs: dict, grid_gibbs: dict, conjugate_draws: int,
-           health: dict, tracts: dict, drop, pir: float, levels, prior: dict, data_prior: dict, data_window: float,
-           oi_grid: int) -> None:
+def claims(
+    input,
+    output,
+    *,
+    headline_epsilon: float,
+    gibbs: dict,
+    grid_gibbs: dict,
+    conjugate_draws: int,
+    health: dict,
+    tracts: dict,
+    drop,
+    pir: float,
+    levels,
+    prior: dict,
+    data_prior: dict,
+    data_window: float,
+    oi_grid: int,
+) -> None:
     """Rule step: every checkable statement of Sec. 5.4 -> the study unit's claims CSV. The
     keywords are the config keys of ``bernstein2020.case_study`` the claims depend on: each row
     records, beside the thesis's, the settings its statement refers to (:class:`.settings.CaseSettings`)."""
     s = load_npz(input.summary)
-    at = CaseSettings(tracts=tracts, drop=drop, pir=pir, levels=levels, prior=prior, data_prior=data_prior,
-                      conjugate_draws=conjugate_draws, gibbs=gibbs, grid_gibbs=grid_gibbs,
-                      headline_epsilon=headline_epsilon, data_window=data_window, oi_grid=oi_grid, health=health)
-    rows = (_state_claims(s, at) + _settings_claims(s, at, headline_epsilon, gibbs, grid_gibbs, conjugate_draws)
-            + _interval_claims(s, at, headline_epsilon) + _coverage_claims(s, at, headline_epsilon)
-            + _mae_claims(s, at, headline_epsilon) + _size_claims(s, at, headline_epsilon)
-            + _decile_claims(s, at, headline_epsilon) + _convergence_claims(s, at, headline_epsilon, health)
-            + _runtime_claims(input.runtime))
+    at = CaseSettings(
+        tracts=tracts,
+        drop=drop,
+        pir=pir,
+        levels=levels,
+        prior=prior,
+        data_prior=data_prior,
+        conjugate_draws=conjugate_draws,
+        gibbs=gibbs,
+        grid_gibbs=grid_gibbs,
+        headline_epsilon=headline_epsilon,
+        data_window=data_window,
+        oi_grid=oi_grid,
+        health=health,
+    )
+    rows = (
+        _state_claims(s, at)
+        + _settings_claims(s, at, headline_epsilon, gibbs, grid_gibbs, conjugate_draws)
+        + _interval_claims(s, at, headline_epsilon)
+        + _coverage_claims(s, at, headline_epsilon)
+        + _mae_claims(s, at, headline_epsilon)
+        + _size_claims(s, at, headline_epsilon)
+        + _decile_claims(s, at, headline_epsilon)
+        + _convergence_claims(s, at, headline_epsilon, health)
+        + _runtime_claims(input.runtime)
+    )
     write_claims(output.claims, rows)

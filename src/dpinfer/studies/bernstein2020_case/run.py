@@ -26,7 +26,7 @@ from ...io import load_npz, save_npz
 from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics
 from ...seeding import rng_for
 from ..nig_methods import run_chain
-from .oi import local_sensitivity, ols_prediction, oi_release
+from .oi import local_sensitivity, oi_release, ols_prediction
 from .tracts import keep_mask, synthetic_state, tract_records
 
 log = logging.getLogger("dpinfer.bernstein2020_case")
@@ -41,14 +41,24 @@ def state(input, output, *, seed: int, tracts: dict, drop: list) -> None:
     """Rule step: generate the synthetic state and mark the tracts the thesis's filter keeps."""
     st = synthetic_state(rng_for(seed, STUDY, "case_state", 0, "simulate"), tracts)
     keep = keep_mask(st, drop[0], drop[1])
-    log.info("%d tracts, %d dropped by the median-kir filter, %d kept; sizes %d-%d",
-             keep.size, int((~keep).sum()), int(keep.sum()), st["sizes"].min(), st["sizes"].max())
+    log.info(
+        "%d tracts, %d dropped by the median-kir filter, %d kept; sizes %d-%d",
+        keep.size,
+        int((~keep).sum()),
+        int(keep.sum()),
+        st["sizes"].min(),
+        st["sizes"].max(),
+    )
     save_npz(output.state, keep=keep, **st)
 
 
-def predictive(rng: np.random.Generator, draws: np.ndarray, x0: float, levels) -> tuple[float, np.ndarray, np.ndarray]:
+def predictive(
+    rng: np.random.Generator, draws: np.ndarray, x0: float, levels
+) -> tuple[float, np.ndarray, np.ndarray]:
     """Point estimate (predictive mean) and central intervals (lo, hi per level) of kir at x0."""
-    pred = draws[:, 0] * x0 + draws[:, 1] + np.sqrt(draws[:, 2]) * rng.standard_normal(draws.shape[0])
+    pred = (
+        draws[:, 0] * x0 + draws[:, 1] + np.sqrt(draws[:, 2]) * rng.standard_normal(draws.shape[0])
+    )
     ends = np.array([np.ravel(central_interval(pred, lev)) for lev in levels])
     return float(pred.mean()), ends[:, 0], ends[:, 1]
 
@@ -71,8 +81,20 @@ def _kept_tracts(st: dict, tracts) -> np.ndarray:
     return idx[(idx >= tracts[0]) & (idx < tracts[1])]
 
 
-def reference(input, output, *, seed: int, prior: dict, data_prior: dict, conjugate_draws: int, bounds, pir: float,
-              levels, window: float, oi_grid: int) -> None:
+def reference(
+    input,
+    output,
+    *,
+    seed: int,
+    prior: dict,
+    data_prior: dict,
+    conjugate_draws: int,
+    bounds,
+    pir: float,
+    levels,
+    window: float,
+    oi_grid: int,
+) -> None:
     """Rule step: Non-Private predictive at pir = x0 for every kept tract (the thesis's yardstick
     for every private method), the tract's OLS prediction at x0 and its local sensitivity, and
     chi = max_t n_t Delta_t of the OI baseline (:mod:`.oi`)."""
@@ -81,15 +103,23 @@ def reference(input, output, *, seed: int, prior: dict, data_prior: dict, conjug
     kept = _kept_tracts(st, None)
     spec = dict(REFERENCE, keep=int(conjugate_draws))
     T, L = kept.size, len(levels)
-    out = {"point": np.empty(T), "lo": np.empty((T, L)), "hi": np.empty((T, L)), "share": np.empty((T, L)),
-           "ols": np.empty(T), "sensitivity": np.empty(T)}
+    out = {
+        "point": np.empty(T),
+        "lo": np.empty((T, L)),
+        "hi": np.empty((T, L)),
+        "share": np.empty((T, L)),
+        "ols": np.empty(T),
+        "sensitivity": np.empty(T),
+    }
     for j, t in enumerate(kept):
         x, y = tract_records(st, t)
         stream = lambda stage, t=t: rng_for(seed, STUDY, "case_reference", int(t), stage)  # noqa: E731
         # Non-Private reads the confidential statistics only; the release is never used
         release = release_statistics(stream("release"), x, y, 1.0, bounds)
         draws = run_chain(spec, release, nig, niw, stream)[0]
-        out["point"][j], out["lo"][j], out["hi"][j] = predictive(stream("predict_non_private"), draws, pir, levels)
+        out["point"][j], out["lo"][j], out["hi"][j] = predictive(
+            stream("predict_non_private"), draws, pir, levels
+        )
         out["share"][j] = data_share(out["lo"][j], out["hi"][j], x, y, pir, window)
         out["ols"][j] = ols_prediction(x, y, pir)
         out["sensitivity"][j] = local_sensitivity(x, y, pir, oi_grid)
@@ -98,11 +128,31 @@ def reference(input, output, *, seed: int, prior: dict, data_prior: dict, conjug
     sizes = st["sizes"][kept]
     chi = float(np.max(sizes * out["sensitivity"]))
     log.info("OI: chi = max n_t Delta_t = %.4g", chi)
-    save_npz(output.reference, tracts=kept, sizes=sizes, chi=np.array(chi), levels=np.asarray(levels, float), **out)
+    save_npz(
+        output.reference,
+        tracts=kept,
+        sizes=sizes,
+        chi=np.array(chi),
+        levels=np.asarray(levels, float),
+        **out,
+    )
 
 
-def run_batch(input, output, *, seed: int, epsilon: float, tracts, chains, prior: dict, data_prior: dict, bounds,
-              pir: float, levels, window: float) -> None:
+def run_batch(
+    input,
+    output,
+    *,
+    seed: int,
+    epsilon: float,
+    tracts,
+    chains,
+    prior: dict,
+    data_prior: dict,
+    bounds,
+    pir: float,
+    levels,
+    window: float,
+) -> None:
     """Rule step: the private methods of ``chains`` (one chain spec each) and the OI release at
     ``epsilon`` on the kept tracts of ``tracts = [start, stop)``; per (method, tract) the
     predictive point estimate and intervals at pir = x0, the data share of the intervals, R-hat
@@ -126,11 +176,28 @@ def run_batch(input, output, *, seed: int, epsilon: float, tracts, chains, prior
         stream = lambda stage, t=t: rng_for(seed, STUDY, exp, int(t), stage)  # noqa: E731
         release = release_statistics(stream("release"), x, y, epsilon, bounds)
         for i, spec in enumerate(chains):
-            draws, rhat[i, j], ess[i, j], cpu[i, j], its = run_chain(spec, release, nig, niw, stream)
+            draws, rhat[i, j], ess[i, j], cpu[i, j], its = run_chain(
+                spec, release, nig, niw, stream
+            )
             iterations[i] += its
-            point[i, j], lo[i, j], hi[i, j] = predictive(stream(f"predict_{spec['method']}"), draws, pir, levels)
+            point[i, j], lo[i, j], hi[i, j] = predictive(
+                stream(f"predict_{spec['method']}"), draws, pir, levels
+            )
             share[i, j] = data_share(lo[i, j], hi[i, j], x, y, pir, window)
         oi[j] = oi_release(stream("release_oi"), ols[int(t)], x.size, chi, epsilon)
     log.info("epsilon %s: %d tracts in [%d, %d) done", fmt_eps(epsilon), T, tracts[0], tracts[1])
-    save_npz(output.batch, methods=np.array(methods), tracts=kept, eps=np.array(float(epsilon)), point=point, lo=lo,
-             hi=hi, share=share, rhat=rhat, ess=ess, cpu=cpu, iterations=iterations, oi=oi)
+    save_npz(
+        output.batch,
+        methods=np.array(methods),
+        tracts=kept,
+        eps=np.array(float(epsilon)),
+        point=point,
+        lo=lo,
+        hi=hi,
+        share=share,
+        rhat=rhat,
+        ess=ess,
+        cpu=cpu,
+        iterations=iterations,
+        oi=oi,
+    )

@@ -28,8 +28,15 @@ from ...plotting.methods import method_label
 from ..nig_methods import LABELS
 from .settings import PAPER_STATE, state_table_settings
 
-__all__ = ["PAPER_STATE", "summarise", "abs_errors", "mae", "coverage_of_reference", "flagged",
-           "decile_confusion"]
+__all__ = [
+    "PAPER_STATE",
+    "summarise",
+    "abs_errors",
+    "mae",
+    "coverage_of_reference",
+    "flagged",
+    "decile_confusion",
+]
 
 
 def abs_errors(summary: dict, e: int, m) -> np.ndarray:
@@ -53,8 +60,12 @@ def coverage_of_reference(summary: dict, e: int, m: int) -> np.ndarray:
 
 def flagged(summary: dict, e: int, m: int, health: dict) -> np.ndarray:
     """Per tract, whether method m's chain fails R-hat or bulk ESS (worst parameter)."""
-    return unconverged(summary["rhat"][e, m].max(axis=1), summary["ess"][e, m].min(axis=1),
-                       max_rhat=health["max_rhat"], min_ess=health["min_ess"])
+    return unconverged(
+        summary["rhat"][e, m].max(axis=1),
+        summary["ess"][e, m].min(axis=1),
+        max_rhat=health["max_rhat"],
+        min_ess=health["min_ess"],
+    )
 
 
 def summarise(input, output, *, epsilons, health: dict, tracts: dict, drop) -> None:
@@ -74,19 +85,45 @@ def summarise(input, output, *, epsilons, health: dict, tracts: dict, drop) -> N
     for b in batches:
         e = eps_index[float(b["eps"])]
         cols = np.array([where[int(t)] for t in b["tracts"]], dtype=np.int64)
-        point[e][:, cols], lo[e][:, cols], hi[e][:, cols], share[e][:, cols] = b["point"], b["lo"], b["hi"], b["share"]
+        point[e][:, cols], lo[e][:, cols], hi[e][:, cols], share[e][:, cols] = (
+            b["point"],
+            b["lo"],
+            b["hi"],
+            b["share"],
+        )
         rhat[e][:, cols], ess[e][:, cols], oi[e][cols] = b["rhat"], b["ess"], b["oi"]
         cpu[e] += b["cpu"].sum(axis=1)
         its[e] += b["iterations"]
     if np.isnan(point).any() or np.isnan(oi).any():
-        raise ValueError("some (epsilon, tract) has no batch result: the batches do not cover every kept tract")
+        raise ValueError(
+            "some (epsilon, tract) has no batch result: the batches do not cover every kept tract"
+        )
     keep = st["keep"]
-    summary = {"eps": np.asarray(epsilons, float), "methods": np.array(methods), "tracts": kept,
-               "sizes": ref["sizes"], "levels": ref["levels"], "np_point": ref["point"], "np_lo": ref["lo"],
-               "np_hi": ref["hi"], "np_share": ref["share"], "ols": ref["ols"], "sensitivity": ref["sensitivity"],
-               "chi": ref["chi"], "point": point, "lo": lo, "hi": hi, "share": share, "rhat": rhat, "ess": ess,
-               "oi": oi, "state_tracts": np.array(keep.size), "state_dropped": np.array(int((~keep).sum())),
-               "state_min_size": np.array(int(st["sizes"].min())), "state_max_size": np.array(int(st["sizes"].max()))}
+    summary = {
+        "eps": np.asarray(epsilons, float),
+        "methods": np.array(methods),
+        "tracts": kept,
+        "sizes": ref["sizes"],
+        "levels": ref["levels"],
+        "np_point": ref["point"],
+        "np_lo": ref["lo"],
+        "np_hi": ref["hi"],
+        "np_share": ref["share"],
+        "ols": ref["ols"],
+        "sensitivity": ref["sensitivity"],
+        "chi": ref["chi"],
+        "point": point,
+        "lo": lo,
+        "hi": hi,
+        "share": share,
+        "rhat": rhat,
+        "ess": ess,
+        "oi": oi,
+        "state_tracts": np.array(keep.size),
+        "state_dropped": np.array(int((~keep).sum())),
+        "state_min_size": np.array(int(st["sizes"].min())),
+        "state_max_size": np.array(int(st["sizes"].max())),
+    }
     save_npz(output.summary, **summary)
     _tables(summary, output, health)
     _state_table(summary, output, tracts, drop)
@@ -100,55 +137,106 @@ def _tables(s: dict, output, health: dict) -> None:
         for m, name in enumerate(s["methods"]):
             mean, se = mae(s, e, m)
             cov = coverage_of_reference(s, e, m)
-            row = {"epsilon": fmt_eps(eps), "method": method_label(str(name)), "tracts": s["tracts"].size,
-                   "mae": mean, "mae_se": se}
+            row = {
+                "epsilon": fmt_eps(eps),
+                "method": method_label(str(name)),
+                "tracts": s["tracts"].size,
+                "mae": mean,
+                "mae_se": se,
+            }
             for lev, c in zip(levels, cov):
                 row[f"covers_np_{100 * lev:g}"] = c
             row[f"data_in_{100 * levels[-1]:g}"] = float(np.nanmean(s["share"][e, m, :, -1]))
             row["unconverged"] = int(flagged(s, e, m, health).sum())
             rows.append(row)
         mean, se = mae(s, e, "oi")
-        rows.append({"epsilon": fmt_eps(eps), "method": "OI", "tracts": s["tracts"].size, "mae": mean, "mae_se": se})
-    cols = ["epsilon", "method", "tracts", "mae", "mae_se"] + [f"covers_np_{100 * v:g}" for v in levels] + [
-        f"data_in_{100 * levels[-1]:g}", "unconverged"]
-    write_table(output.csv, output.md, rows, cols,
-                title="Case study: private point estimates and intervals of kir at pir = 0.25 against Non-Private",
-                notes=("mae: mean |private - Non-Private| point estimate over the kept tracts (SE over tracts); "
-                       "covers_np: share of tracts whose central predictive interval covers the Non-Private point "
-                       f"estimate; data_in: share of a tract's records near pir = 0.25 inside the interval; "
-                       f"unconverged: chains with R-hat > {health['max_rhat']} or bulk ESS < {health['min_ess']}. "
-                       "Synthetic tract data (the thesis's are not public); the thesis prints no numbers here."))
+        rows.append(
+            {
+                "epsilon": fmt_eps(eps),
+                "method": "OI",
+                "tracts": s["tracts"].size,
+                "mae": mean,
+                "mae_se": se,
+            }
+        )
+    cols = (
+        ["epsilon", "method", "tracts", "mae", "mae_se"]
+        + [f"covers_np_{100 * v:g}" for v in levels]
+        + [f"data_in_{100 * levels[-1]:g}", "unconverged"]
+    )
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        cols,
+        title="Case study: private point estimates and intervals of kir at pir = 0.25 against Non-Private",
+        notes=(
+            "mae: mean |private - Non-Private| point estimate over the kept tracts (SE over tracts); "
+            "covers_np: share of tracts whose central predictive interval covers the Non-Private point "
+            f"estimate; data_in: share of a tract's records near pir = 0.25 inside the interval; "
+            f"unconverged: chains with R-hat > {health['max_rhat']} or bulk ESS < {health['min_ess']}. "
+            "Synthetic tract data (the thesis's are not public); the thesis prints no numbers here."
+        ),
+    )
 
 
 def _state_table(s: dict, output, tracts: dict, drop) -> None:
     """The synthetic state's counts beside the thesis's, each only where our state is at the
     setting the thesis's count refers to."""
-    ours = {"tracts": int(s["state_tracts"]), "dropped": int(s["state_dropped"]), "kept": int(s["tracts"].size),
-            "min_size": int(s["state_min_size"]), "max_size": int(s["state_max_size"])}
+    ours = {
+        "tracts": int(s["state_tracts"]),
+        "dropped": int(s["state_dropped"]),
+        "kept": int(s["tracts"].size),
+        "min_size": int(s["state_min_size"]),
+        "max_size": int(s["state_max_size"]),
+    }
     at = state_table_settings(tracts, drop)
     differ = {k: [x.describe() for x in at[k] if not x.same] for k in PAPER_STATE}
-    rows = [{"quantity": k, "paper": "n/a" if differ[k] else v, "ours": ours[k]} for k, v in PAPER_STATE.items()]
+    rows = [
+        {"quantity": k, "paper": "n/a" if differ[k] else v, "ours": ours[k]}
+        for k, v in PAPER_STATE.items()
+    ]
     notes = "dropped: tracts whose median kir is below 0.1 or above 0.9."
     other = list(dict.fromkeys(d for k in PAPER_STATE for d in differ[k]))
     if other:
-        notes += " The thesis's values (n/a here) refer to another setting: " + "; ".join(other) + "."
-    write_table(output.state_csv, output.state_md, rows, ["quantity", "paper", "ours"],
-                title="Case study: the synthetic state against the thesis's (Sec. 5.4.1)", notes=notes)
+        notes += (
+            " The thesis's values (n/a here) refer to another setting: " + "; ".join(other) + "."
+        )
+    write_table(
+        output.state_csv,
+        output.state_md,
+        rows,
+        ["quantity", "paper", "ours"],
+        title="Case study: the synthetic state against the thesis's (Sec. 5.4.1)",
+        notes=notes,
+    )
 
 
 def _runtime(output, epsilons, methods, cpu, its, tracts: int) -> None:
-    rows = [{"epsilon": fmt_eps(e), "method": LABELS[m], "cpu_seconds": cpu[i, j],
-             "seconds_per_tract": cpu[i, j] / tracts,
-             "iterations_per_second": its[i, j] / cpu[i, j] if cpu[i, j] > 0 else 0.0}
-            for i, e in enumerate(epsilons) for j, m in enumerate(methods)]
-    write_table(output.runtime_csv, output.runtime_md, rows,
-                ["epsilon", "method", "cpu_seconds", "seconds_per_tract", "iterations_per_second"],
-                title="Case study: CPU time of the private methods (sampler calls only)",
-                notes="The author's Gibbs-SS-Update ran at about 136 iterations per CPU second (FACTS.md).")
+    rows = [
+        {
+            "epsilon": fmt_eps(e),
+            "method": LABELS[m],
+            "cpu_seconds": cpu[i, j],
+            "seconds_per_tract": cpu[i, j] / tracts,
+            "iterations_per_second": its[i, j] / cpu[i, j] if cpu[i, j] > 0 else 0.0,
+        }
+        for i, e in enumerate(epsilons)
+        for j, m in enumerate(methods)
+    ]
+    write_table(
+        output.runtime_csv,
+        output.runtime_md,
+        rows,
+        ["epsilon", "method", "cpu_seconds", "seconds_per_tract", "iterations_per_second"],
+        title="Case study: CPU time of the private methods (sampler calls only)",
+        notes="The author's Gibbs-SS-Update ran at about 136 iterations per CPU second (FACTS.md).",
+    )
 
 
 def decile_confusion(reference: np.ndarray, estimate: np.ndarray) -> np.ndarray:
     """10 x 10 counts: row = decile of the reference, column = decile of the estimate (ranks)."""
+
     def decile(v):
         rank = np.argsort(np.argsort(v, kind="stable"), kind="stable")
         return (10 * rank) // v.size

@@ -34,7 +34,9 @@ def _sizes(rng: np.random.Generator, count: int, cfg: dict) -> np.ndarray:
     sizes = np.empty(count, dtype=np.int64)
     todo = np.arange(count)
     while todo.size:
-        draw = lo + np.rint(rng.lognormal(np.log(cfg["size_scale"]), cfg["size_sigma"], todo.size)).astype(np.int64)
+        draw = lo + np.rint(
+            rng.lognormal(np.log(cfg["size_scale"]), cfg["size_sigma"], todo.size)
+        ).astype(np.int64)
         ok = draw <= hi
         sizes[todo[ok]] = draw[ok]
         todo = todo[~ok]
@@ -49,15 +51,28 @@ def synthetic_state(rng: np.random.Generator, cfg: dict) -> dict:
     sizes = _sizes(rng, count, cfg)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     mean_pir = rng.beta(2.0, 2.0, count)
-    level = rng.normal(cfg["level_mean"] + cfg["level_gradient"] * (mean_pir - 0.5), cfg["level_sd"])
+    level = rng.normal(
+        cfg["level_mean"] + cfg["level_gradient"] * (mean_pir - 0.5), cfg["level_sd"]
+    )
     slope = rng.normal(cfg["slope_mean"], cfg["slope_sd"], count)
     noise_sd = rng.lognormal(np.log(cfg["noise_sd"]), cfg["noise_sigma"], count)
     c = float(cfg["pir_concentration"])
     per_record = np.repeat(np.arange(count), sizes)
     pir = rng.beta(c * mean_pir[per_record], c * (1.0 - mean_pir[per_record]))
-    kir = level[per_record] + slope[per_record] * (pir - 0.25) + noise_sd[per_record] * rng.standard_normal(pir.size)
-    return {"sizes": sizes, "offsets": offsets, "pir": pir, "kir": np.clip(kir, 0.0, 1.0),
-            "level": level, "slope": slope, "noise_sd": noise_sd}
+    kir = (
+        level[per_record]
+        + slope[per_record] * (pir - 0.25)
+        + noise_sd[per_record] * rng.standard_normal(pir.size)
+    )
+    return {
+        "sizes": sizes,
+        "offsets": offsets,
+        "pir": pir,
+        "kir": np.clip(kir, 0.0, 1.0),
+        "level": level,
+        "slope": slope,
+        "noise_sd": noise_sd,
+    }
 
 
 def tract_records(state: dict, t: int) -> tuple[np.ndarray, np.ndarray]:

@@ -32,13 +32,18 @@ from .run import _inference, cgm_fit, fit_metrics, tune_naive
 __all__ = ["cgm_checks", "main"]
 
 
-def cgm_checks(ch3: dict, seed: int, figure: str, *, model=None, n=None, epsilon=None,
-               lambdas=(0.1, 1.0, 10.0)) -> dict:
+def cgm_checks(
+    ch3: dict, seed: int, figure: str, *, model=None, n=None, epsilon=None, lambdas=(0.1, 1.0, 10.0)
+) -> dict:
     """Per-trial KL of the tuned naive fit, of CGM from the naive fit and from the truth (and their
     final EM objectives per individual), and of CGM at each of ``lambdas``, for one cell of the
     chapter's config ``ch3``. Trials are the cell's populations x releases, as in the study."""
     cells = ch3_cells(ch3)[figure]
-    name = ch3_cell_name(figure, model=model, n=n, epsilon=epsilon) if figure == "fig3_4" else ch3_cell_name(figure)
+    name = (
+        ch3_cell_name(figure, model=model, n=n, epsilon=epsilon)
+        if figure == "fig3_4"
+        else ch3_cell_name(figure)
+    )
     cell = cells[name]
     spec = dict(cell["spec"])
     inst = build_instance(seed, cell["model"], spec, int(ch3["nodes"]), int(cell["states"]))
@@ -46,7 +51,17 @@ def cgm_checks(ch3: dict, seed: int, figure: str, *, model=None, n=None, epsilon
     grid = [float(v) for v in cell["lambdas"]["naive"]]
     cgm, inference = cell["cgm"], _inference(spec, cell["cgm"])
     P, R = int(ch3["populations"]), int(cell.get("releases") or ch3["releases"])
-    out = {k: [] for k in ("naive", "cgm", "cgm_from_truth", "objective", "objective_from_truth", "converged")}
+    out = {
+        k: []
+        for k in (
+            "naive",
+            "cgm",
+            "cgm_from_truth",
+            "objective",
+            "objective_from_truth",
+            "converged",
+        )
+    }
     out.update({f"cgm_lambda_{lam:g}": [] for lam in lambdas})
     lam_naive = None
     for p in range(P):
@@ -55,13 +70,20 @@ def cgm_checks(ch3: dict, seed: int, figure: str, *, model=None, n=None, epsilon
             t = p * R + r
             y, mech = release(seed, inst.name, n, eps, t, pop.tables, inst.model.n_cliques / 1.0)
             if lam_naive is None:
-                lam_naive, naive, _ = tune_naive(lambda v: mle.naive_mle(inst.model, y, float(n), v, project=True),
-                                                 grid, lambda th: -fit_metrics(inst, th)[0])
+                lam_naive, naive, _ = tune_naive(
+                    lambda v: mle.naive_mle(inst.model, y, float(n), v, project=True),
+                    grid,
+                    lambda th: -fit_metrics(inst, th)[0],
+                )
             else:
                 naive = mle.naive_mle(inst.model, y, float(n), lam_naive, project=True)
             base_lam = float(cell["lambdas"]["cgm"])
-            fits = {"cgm": cgm_fit(inst.model, y, n, mech.scale, base_lam, naive.theta, cgm, inference),
-                    "cgm_from_truth": cgm_fit(inst.model, y, n, mech.scale, base_lam, inst.theta, cgm, inference)}
+            fits = {
+                "cgm": cgm_fit(inst.model, y, n, mech.scale, base_lam, naive.theta, cgm, inference),
+                "cgm_from_truth": cgm_fit(
+                    inst.model, y, n, mech.scale, base_lam, inst.theta, cgm, inference
+                ),
+            }
             out["naive"].append(fit_metrics(inst, naive.theta)[0])
             for key, fit in fits.items():
                 out[key].append(fit_metrics(inst, fit.theta)[0])
@@ -69,10 +91,16 @@ def cgm_checks(ch3: dict, seed: int, figure: str, *, model=None, n=None, epsilon
             out["objective_from_truth"].append(fits["cgm_from_truth"].objective[-1] / n)
             out["converged"].append(fits["cgm"].converged and fits["cgm_from_truth"].converged)
             for lam in lambdas:
-                fit = fits["cgm"] if lam == base_lam else cgm_fit(inst.model, y, n, mech.scale, lam, naive.theta, cgm,
-                                                                  inference)
+                fit = (
+                    fits["cgm"]
+                    if lam == base_lam
+                    else cgm_fit(inst.model, y, n, mech.scale, lam, naive.theta, cgm, inference)
+                )
                 out[f"cgm_lambda_{lam:g}"].append(fit_metrics(inst, fit.theta)[0])
-    return {k: np.asarray(v, dtype=float) for k, v in out.items()} | {"naive_lambda": lam_naive, "cell": name}
+    return {k: np.asarray(v, dtype=float) for k, v in out.items()} | {
+        "naive_lambda": lam_naive,
+        "cell": name,
+    }
 
 
 def _paired(a, b) -> str:
@@ -84,20 +112,25 @@ def _paired(a, b) -> str:
 def report(res: dict, lambdas) -> str:
     best = min(lambdas, key=lambda lam: res[f"cgm_lambda_{lam:g}"].mean())
     gap = np.max(np.abs(res["objective"] - res["objective_from_truth"]))
-    return "\n".join([
-        f"cell {res['cell']} ({res['naive'].size} trials; naive lambda {res['naive_lambda']:g}; every EM fit converged: "
-        f"{bool(res['converged'].all())})",
-        f"  mean KL: naive {res['naive'].mean():.5g}; CGM from the naive fit {res['cgm'].mean():.5g}; "
-        f"CGM from the truth {res['cgm_from_truth'].mean():.5g}",
-        f"  largest |EM objective per individual, naive start - truth start|: {gap:.2g}",
-        "  CGM by lambda: " + ", ".join(f"{lam:g}: {res[f'cgm_lambda_{lam:g}'].mean():.5g}" for lam in lambdas),
-        f"  naive - CGM (as run): {_paired(res['naive'], res['cgm'])}; naive - CGM at its best lambda ({best:g}): "
-        f"{_paired(res['naive'], res[f'cgm_lambda_{best:g}'])}",
-    ])
+    return "\n".join(
+        [
+            f"cell {res['cell']} ({res['naive'].size} trials; naive lambda {res['naive_lambda']:g}; every EM fit converged: "
+            f"{bool(res['converged'].all())})",
+            f"  mean KL: naive {res['naive'].mean():.5g}; CGM from the naive fit {res['cgm'].mean():.5g}; "
+            f"CGM from the truth {res['cgm_from_truth'].mean():.5g}",
+            f"  largest |EM objective per individual, naive start - truth start|: {gap:.2g}",
+            "  CGM by lambda: "
+            + ", ".join(f"{lam:g}: {res[f'cgm_lambda_{lam:g}'].mean():.5g}" for lam in lambdas),
+            f"  naive - CGM (as run): {_paired(res['naive'], res['cgm'])}; naive - CGM at its best lambda ({best:g}): "
+            f"{_paired(res['naive'], res[f'cgm_lambda_{best:g}'])}",
+        ]
+    )
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description="CGM-EM checks on one chapter-3 cell at the config's settings.")
+    ap = argparse.ArgumentParser(
+        description="CGM-EM checks on one chapter-3 cell at the config's settings."
+    )
     ap.add_argument("figure", choices=("fig3_4", "fig3_5"))
     ap.add_argument("model", nargs="?", help="fig3_4: the model key (chain1, chain3, er)")
     ap.add_argument("n", nargs="?", type=float)
@@ -108,7 +141,9 @@ def main(argv=None) -> None:
     cfg = yaml.safe_load(Path(a.config).read_text(encoding="utf-8"))
     lambdas = tuple(float(v) for v in a.lambdas.split(","))
     kw = {} if a.figure == "fig3_5" else {"model": a.model, "n": int(a.n), "epsilon": a.epsilon}
-    res = cgm_checks(cfg["bernstein2020"]["chapter3"], int(cfg["seed"]), a.figure, lambdas=lambdas, **kw)
+    res = cgm_checks(
+        cfg["bernstein2020"]["chapter3"], int(cfg["seed"]), a.figure, lambdas=lambdas, **kw
+    )
     print(report(res, lambdas))
 
 

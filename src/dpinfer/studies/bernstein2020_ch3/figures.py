@@ -15,8 +15,14 @@ from .summarise import summary_key
 __all__ = ["fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6"]
 
 # summary names -> method keys of dpinfer.plotting.methods (chapter 3's Naive is the naive MLE)
-METHOD = {"naive": "naive_mle", "naive_unprojected": "naive_mle_unprojected", "cgm": "cgm", "psgd": "psgd",
-          "nonprivate": "non_private", "random": "random"}
+METHOD = {
+    "naive": "naive_mle",
+    "naive_unprojected": "naive_mle_unprojected",
+    "cgm": "cgm",
+    "psgd": "psgd",
+    "nonprivate": "non_private",
+    "random": "random",
+}
 MODEL_TITLES = {"chain1": "first-order chain", "chain3": "third-order chain", "er": "Erdős–Rényi"}
 
 
@@ -63,17 +69,35 @@ def fig3_1(input, output, *, settings):
     ax = axes[0][0]
     for i, eps in enumerate(settings["epsilons"]):
         cells = [ch3_cell_name("fig3_1", n=n, epsilon=eps) for n in ns]
-        _line(ax, d, "fig3_1", cells, ns, "naive_mse",
-              {"color": COLORS[i % len(COLORS)], "marker": "o", "markersize": 3.5, "label": f"$\\epsilon$ = {fmt_eps(eps)}"})
+        _line(
+            ax,
+            d,
+            "fig3_1",
+            cells,
+            ns,
+            "naive_mse",
+            {
+                "color": COLORS[i % len(COLORS)],
+                "marker": "o",
+                "markersize": 3.5,
+                "label": f"$\\epsilon$ = {fmt_eps(eps)}",
+            },
+        )
     n = np.array([min(ns), max(ns)], dtype=float)
     top = ax.get_ylim()[1]
-    ax.plot(n, top * (n / n[0]) ** -1.0, color="0.45", lw=0.9, ls="--", label="slope $-1$ ($O(1/N)$)")
-    ax.plot(n, top * (n / n[0]) ** -2.0, color="0.45", lw=0.9, ls=":", label="slope $-2$ ($O(1/N^2)$)")
+    ax.plot(
+        n, top * (n / n[0]) ** -1.0, color="0.45", lw=0.9, ls="--", label="slope $-1$ ($O(1/N)$)"
+    )
+    ax.plot(
+        n, top * (n / n[0]) ** -2.0, color="0.45", lw=0.9, ls=":", label="slope $-2$ ($O(1/N^2)$)"
+    )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("population size N")
     ax.set_ylabel("MSE of learned marginals")
-    ax.set_title(f"naive MLE, {MODEL_TITLES.get(settings['model'], settings['model'])}, |X| = {settings['states']}")
+    ax.set_title(
+        f"naive MLE, {MODEL_TITLES.get(settings['model'], settings['model'])}, |X| = {settings['states']}"
+    )
     legend_below(fig, ax, ncol=2, fontsize=7)
     save_figure(fig, output.pdf, output.png)
 
@@ -96,7 +120,11 @@ def _kl_panel(output, d, figure, cells, xs, lines, xlabel, title):
 
 
 def _title(settings, *extra) -> str:
-    parts = [MODEL_TITLES.get(settings["model"], settings["model"]), f"|X| = {settings['states']}", *extra]
+    parts = [
+        MODEL_TITLES.get(settings["model"], settings["model"]),
+        f"|X| = {settings['states']}",
+        *extra,
+    ]
     return ", ".join(parts + [f"$\\epsilon$ = {fmt_eps(settings['epsilon'])}"])
 
 
@@ -105,16 +133,36 @@ def fig3_2(input, output, *, settings):
     ns = [int(n) for n in settings["n_grid"]]
     cells = [ch3_cell_name("fig3_2", n=n) for n in ns]
     lines = [(f"{m}_kl", _label(m), m) for m in ("naive", "naive_unprojected")]
-    _kl_panel(output, load_npz(input.summary), "fig3_2", cells, ns, lines, "population size N", _title(settings))
+    _kl_panel(
+        output,
+        load_npz(input.summary),
+        "fig3_2",
+        cells,
+        ns,
+        lines,
+        "population size N",
+        _title(settings),
+    )
 
 
 def fig3_3(input, output, *, settings):
     """Fig. 3.3: KL vs the L2 penalty lambda, learning from noisy vs true sufficient statistics."""
     lams = [float(v) for v in settings["lambdas"]]
     cells = [ch3_cell_name("fig3_3", lam=v) for v in lams]
-    lines = [("naive_kl", "noisy statistics (naive MLE)", "naive"), ("nonprivate_kl", "true statistics", "nonprivate")]
-    _kl_panel(output, load_npz(input.summary), "fig3_3", cells, lams, lines, "L2 penalty $\\lambda$",
-              _title(settings, f"N = {settings['n']}"))
+    lines = [
+        ("naive_kl", "noisy statistics (naive MLE)", "naive"),
+        ("nonprivate_kl", "true statistics", "nonprivate"),
+    ]
+    _kl_panel(
+        output,
+        load_npz(input.summary),
+        "fig3_3",
+        cells,
+        lams,
+        lines,
+        "L2 penalty $\\lambda$",
+        _title(settings, f"N = {settings['n']}"),
+    )
 
 
 def fig3_4(input, output, *, settings):
@@ -124,8 +172,14 @@ def fig3_4(input, output, *, settings):
     d = load_npz(input.summary)
     ns = [int(n) for n in settings["n_grid"]]
     models, epsilons = settings["models"], settings["epsilons"]
-    fig, axes = subplots(len(models), len(epsilons), width=2.6 * len(epsilons), height=2.3, squeeze=False,
-                         sharex=True)
+    fig, axes = subplots(
+        len(models),
+        len(epsilons),
+        width=2.6 * len(epsilons),
+        height=2.3,
+        squeeze=False,
+        sharex=True,
+    )
     for r, model in enumerate(models):
         refs = [ch3_cell_name("fig3_4", model=model, n=n) for n in ns]
         for c, eps in enumerate(epsilons):
@@ -177,7 +231,10 @@ def fig3_6(input, output, *, settings):
     from ...plotting import legend_below, save_figure, subplots
 
     d = load_npz(input.summary)
-    sizes, epsilons = [int(s) for s in settings["train_sizes"]], [float(e) for e in settings["epsilons"]]
+    sizes, epsilons = (
+        [int(s) for s in settings["train_sizes"]],
+        [float(e) for e in settings["epsilons"]],
+    )
     fig, axes = subplots(1, len(sizes), width=3.4 * len(sizes), height=2.9, squeeze=False)
     for c, size in enumerate(sizes):
         ax = axes[0][c]

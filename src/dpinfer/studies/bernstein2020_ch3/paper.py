@@ -34,7 +34,7 @@ _DEV_PRIVACY = "ch-3-epsilon-is-an-addremove-one-guarantee"
 # Section 3.3.3: time relative to naive MLE on (third-order chain, ER)
 RUNTIME_RATIOS = {"cgm": {"chain3": 4.0, "er": 8.0}, "psgd": {"chain3": 27.0, "er": 40.0}}
 WIFI_RUNTIME_RATIOS = {"cgm": 15.0, "psgd": 46.0}
-SLOPE_TOLERANCE = 0.3           # our reading of "slope -1 / -2" on a log-log plot
+SLOPE_TOLERANCE = 0.3  # our reading of "slope -1 / -2" on a log-log plot
 _DEV = "ch-3-how-the-scorecard-judges-the-thesis-claims"
 
 
@@ -72,12 +72,18 @@ def slope(ns, values) -> float:
 def _privacy_claim() -> Claim:
     """Which neighbouring relation every chapter-3 epsilon refers to (docs/privacy.md)."""
     return Claim(
-        "fig3_4", "privacy of the releases: Eq. 3.3's Laplace(|C|/epsilon) clique tables (Prop. 2) are epsilon-DP "
+        "fig3_4",
+        "privacy of the releases: Eq. 3.3's Laplace(|C|/epsilon) clique tables (Prop. 2) are epsilon-DP "
         "under the thesis's own neighbouring relation (Ch. 2: one record replaced, N fixed). Epsilon is the "
         "add/remove-one guarantee of the tables (Prop. 2) and of PSGD's RDP accountant; under replace-one the same "
         "releases are 2 epsilon-DP (PSGD (2 epsilon, (1 + e^epsilon) delta))",
-        "epsilon-DP (Prop. 2)", "epsilon-DP under add/remove-one; 2 epsilon-DP under replace-one (exact: one "
-        "replaced record moves 2|C| table units)", "", False, _DEV_PRIVACY)
+        "epsilon-DP (Prop. 2)",
+        "epsilon-DP under add/remove-one; 2 epsilon-DP under replace-one (exact: one "
+        "replaced record moves 2|C| table units)",
+        "",
+        False,
+        _DEV_PRIVACY,
+    )
 
 
 def _settings_claims(s, at) -> list[Claim]:
@@ -86,30 +92,67 @@ def _settings_claims(s, at) -> list[Claim]:
     for fig in ("fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5"):
         R = int(s[fig].get("releases", s["releases"]))
         trials = tuple(x for x in at[fig] if x.name.startswith("trials"))
-        out.append(Claim(fig, "trials per setting: populations x releases per population (Section 3.3.2)",
-                         f"{TRIALS[0]} x {TRIALS[1]}", f"{P} x {R}", "", (P, R) == TRIALS,
-                         "ch-3-trials-and-grids", trials))
+        out.append(
+            Claim(
+                fig,
+                "trials per setting: populations x releases per population (Section 3.3.2)",
+                f"{TRIALS[0]} x {TRIALS[1]}",
+                f"{P} x {R}",
+                "",
+                (P, R) == TRIALS,
+                "ch-3-trials-and-grids",
+                trials,
+            )
+        )
     return out
 
 
 def _fig3_1(d, s, at) -> list[Claim]:
     ns = [int(n) for n in s["n_grid"]]
     out = []
-    for eps, target, label in ((max(s["epsilons"]), -1.0, "largest"), (min(s["epsilons"]), -2.0, "smallest")):
-        mse = [_mean(d, "fig3_1", ch3_cell_name("fig3_1", n=n, epsilon=eps), "naive_mse") for n in ns]
-        k = slope(ns, mse) if len(ns) > 1 and all(np.isfinite(mse)) and min(mse) > 0 else float("nan")
-        noisy = [_mean(d, "fig3_1", ch3_cell_name("fig3_1", n=n, epsilon=eps), "noisy_mse") for n in ns]
+    for eps, target, label in (
+        (max(s["epsilons"]), -1.0, "largest"),
+        (min(s["epsilons"]), -2.0, "smallest"),
+    ):
+        mse = [
+            _mean(d, "fig3_1", ch3_cell_name("fig3_1", n=n, epsilon=eps), "naive_mse") for n in ns
+        ]
+        k = (
+            slope(ns, mse)
+            if len(ns) > 1 and all(np.isfinite(mse)) and min(mse) > 0
+            else float("nan")
+        )
+        noisy = [
+            _mean(d, "fig3_1", ch3_cell_name("fig3_1", n=n, epsilon=eps), "noisy_mse") for n in ns
+        ]
         kn = slope(ns, noisy) if len(ns) > 1 and min(noisy) > 0 else float("nan")
-        out.append(Claim(
-            "fig3_1", f"Prop. 3: MSE of the noisy pseudo-marginals y/N falls with slope {target:g} at the {label} epsilon "
-            f"({fmt_eps(eps)}): least-squares slope over N = {ns[0]}..{ns[-1]} within +-{SLOPE_TOLERANCE}",
-            f"slope {target:g}", f"{kn:.2f}", f"{len(ns)} N values x {int(s.get('trials', 25))} trials",
-            bool(abs(kn - target) <= SLOPE_TOLERANCE) if np.isfinite(kn) else None, _DEV, at))
-        out.append(Claim(
-            "fig3_1", f"MSE of naive MLE's marginals falls with slope {target:g} on the log-log plot at the {label} "
-            f"epsilon ({fmt_eps(eps)}): least-squares slope over N = {ns[0]}..{ns[-1]} within +-{SLOPE_TOLERANCE}",
-            f"slope {target:g}", f"{k:.2f}", f"{len(ns)} N values x {int(s.get('trials', 25))} trials",
-            bool(abs(k - target) <= SLOPE_TOLERANCE) if np.isfinite(k) else None, _DEV, at, headline=True))
+        out.append(
+            Claim(
+                "fig3_1",
+                f"Prop. 3: MSE of the noisy pseudo-marginals y/N falls with slope {target:g} at the {label} epsilon "
+                f"({fmt_eps(eps)}): least-squares slope over N = {ns[0]}..{ns[-1]} within +-{SLOPE_TOLERANCE}",
+                f"slope {target:g}",
+                f"{kn:.2f}",
+                f"{len(ns)} N values x {int(s.get('trials', 25))} trials",
+                bool(abs(kn - target) <= SLOPE_TOLERANCE) if np.isfinite(kn) else None,
+                _DEV,
+                at,
+            )
+        )
+        out.append(
+            Claim(
+                "fig3_1",
+                f"MSE of naive MLE's marginals falls with slope {target:g} on the log-log plot at the {label} "
+                f"epsilon ({fmt_eps(eps)}): least-squares slope over N = {ns[0]}..{ns[-1]} within +-{SLOPE_TOLERANCE}",
+                f"slope {target:g}",
+                f"{k:.2f}",
+                f"{len(ns)} N values x {int(s.get('trials', 25))} trials",
+                bool(abs(k - target) <= SLOPE_TOLERANCE) if np.isfinite(k) else None,
+                _DEV,
+                at,
+                headline=True,
+            )
+        )
     return out
 
 
@@ -121,11 +164,19 @@ def _fig3_2(d, s, at) -> list[Claim]:
         wins.append((n, m, se, k))
     better = sum(1 for _, m, se, _ in wins if m > 2 * se)
     worst = min(wins, key=lambda w: w[1] / w[2] if w[2] > 0 else np.inf)
-    return [Claim(
-        "fig3_2", "projecting the noisy marginals onto the simplex helps naive MLE at every N: KL without projection "
-        "minus KL with it above 2 SE (paired over the trials)", "projection very helpful",
-        f"{better}/{len(ns)} N values; smallest margin {worst[1]:.3g} at N={worst[0]}", f"SE {worst[2]:.2g} "
-        f"({worst[3]} trials)", better == len(ns), _DEV, at)]
+    return [
+        Claim(
+            "fig3_2",
+            "projecting the noisy marginals onto the simplex helps naive MLE at every N: KL without projection "
+            "minus KL with it above 2 SE (paired over the trials)",
+            "projection very helpful",
+            f"{better}/{len(ns)} N values; smallest margin {worst[1]:.3g} at N={worst[0]}",
+            f"SE {worst[2]:.2g} ({worst[3]} trials)",
+            better == len(ns),
+            _DEV,
+            at,
+        )
+    ]
 
 
 def _fig3_3(d, s, at) -> list[Claim]:
@@ -138,23 +189,42 @@ def _fig3_3(d, s, at) -> list[Claim]:
     def above_min(i):  # KL at lambda_i minus the minimum, paired over the same trials: (mean, SE)
         a, b = _arr(d, "fig3_3", cells[i], "naive_kl"), _arr(d, "fig3_3", cells[best], "naive_kl")
         diff = (a - b)[np.isfinite(a - b)]
-        return float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(diff.size)) if diff.size > 1 else np.inf
+        return float(diff.mean()), float(
+            diff.std(ddof=1) / math.sqrt(diff.size)
+        ) if diff.size > 1 else np.inf
 
     lo, hi = above_min(0), above_min(len(lams) - 1)
-    out = [Claim(
-        "fig3_3", "naive MLE must be tuned 'just right': its KL has an interior minimum over the lambda grid, "
-        "with the KL at the smallest lambda (overfits to zeros) and at the largest (underfits) above it by more "
-        "than 2 SE (paired over the trials)", "overfits for small lambda, underfits for large",
-        f"min {noisy[best]:.3g} at lambda={lams[best]:g}; {noisy[0]:.3g} at {lams[0]:g}, {noisy[-1]:.3g} at "
-        f"{lams[-1]:g}", f"SE {lo[1]:.2g} / {hi[1]:.2g}",
-        bool(0 < best < len(lams) - 1 and lo[0] > 2 * lo[1] and hi[0] > 2 * hi[1]), _DEV, at)]
+    out = [
+        Claim(
+            "fig3_3",
+            "naive MLE must be tuned 'just right': its KL has an interior minimum over the lambda grid, "
+            "with the KL at the smallest lambda (overfits to zeros) and at the largest (underfits) above it by more "
+            "than 2 SE (paired over the trials)",
+            "overfits for small lambda, underfits for large",
+            f"min {noisy[best]:.3g} at lambda={lams[best]:g}; {noisy[0]:.3g} at {lams[0]:g}, {noisy[-1]:.3g} at "
+            f"{lams[-1]:g}",
+            f"SE {lo[1]:.2g} / {hi[1]:.2g}",
+            bool(0 < best < len(lams) - 1 and lo[0] > 2 * lo[1] and hi[0] > 2 * hi[1]),
+            _DEV,
+            at,
+        )
+    ]
     tb = int(np.nanargmin(true))
     small = list(range(tb + 1))
     ratio = max(true[i] / true[tb] for i in small)
-    out.append(Claim(
-        "fig3_3", "learning from the true statistics does not overfit: KL within a factor 1.5 of its minimum at every "
-        "lambda below its best", "good for a broad range of lambda approaching zero",
-        f"max ratio {ratio:.2f} over lambda {lams[0]:g}..{lams[tb]:g} (best)", "", bool(ratio <= 1.5), _DEV, at))
+    out.append(
+        Claim(
+            "fig3_3",
+            "learning from the true statistics does not overfit: KL within a factor 1.5 of its minimum at every "
+            "lambda below its best",
+            "good for a broad range of lambda approaching zero",
+            f"max ratio {ratio:.2f} over lambda {lams[0]:g}..{lams[tb]:g} (best)",
+            "",
+            bool(ratio <= 1.5),
+            _DEV,
+            at,
+        )
+    )
     return out
 
 
@@ -168,7 +238,10 @@ def _tuning_claim(d, figure, cells, at) -> Claim:
     lambda's KL (the unpenalised limit is reached). Otherwise the grid is too narrow."""
     inner, edge, short = 0, 0, []
     for c in cells:
-        grid, score = _arr(d, figure, c, "naive_lambda_grid"), _arr(d, figure, c, "naive_tuning_score")
+        grid, score = (
+            _arr(d, figure, c, "naive_lambda_grid"),
+            _arr(d, figure, c, "naive_tuning_score"),
+        )
         if score.size != grid.size or score.size < 2 or not np.isfinite(score).all():
             continue
         kl, b = -score, int(np.argmax(score))
@@ -181,17 +254,33 @@ def _tuning_claim(d, figure, cells, at) -> Claim:
             short.append(c)
     n = inner + edge
     return Claim(
-        figure, "naive MLE's tuned lambda (oracle KL on each cell's first trial) lies inside the grid, or at an edge "
+        figure,
+        "naive MLE's tuned lambda (oracle KL on each cell's first trial) lies inside the grid, or at an edge "
         f"where the KL is flat: within {PLATEAU:.0%} of the uniform model's (the lambda -> infinity limit) at the "
-        "top, of the next lambda's at the bottom", "(the thesis gives no grid)",
+        "top, of the next lambda's at the bottom",
+        "(the thesis gives no grid)",
         f"{inner} interior, {edge - len(short)} at a flat edge, {len(short)} at an edge still falling, of {n} cells"
-        + (f" ({', '.join(short[:3])})" if short else ""), "", not short if n else None, _DEV_NAIVE, at)
+        + (f" ({', '.join(short[:3])})" if short else ""),
+        "",
+        not short if n else None,
+        _DEV_NAIVE,
+        at,
+    )
 
 
 def _cgm_fits(d, figure, cells) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(converged, iterations, final change per individual) of every CGM fit of ``cells``."""
-    cols = [np.concatenate([np.broadcast_to(_arr(d, figure, c, f"cgm_{k}"), _arr(d, figure, c, "cgm_converged").shape)
-                            for c in cells]) for k in ("converged", "iterations", "final_change")]
+    cols = [
+        np.concatenate(
+            [
+                np.broadcast_to(
+                    _arr(d, figure, c, f"cgm_{k}"), _arr(d, figure, c, "cgm_converged").shape
+                )
+                for c in cells
+            ]
+        )
+        for k in ("converged", "iterations", "final_change")
+    ]
     ok = np.isfinite(cols[0])
     return tuple(c[ok] for c in cols)
 
@@ -208,12 +297,17 @@ def _converged_claim(d, figure, cells, where, cgm) -> Claim:
     conv, its, change = _cgm_fits(d, figure, cells)
     capped = int(np.sum(conv == 0))
     return Claim(
-        figure, f"every CGM-EM fit of {where} converged: its last change of the EM objective is at most em_tol = "
+        figure,
+        f"every CGM-EM fit of {where} converged: its last change of the EM objective is at most em_tol = "
         f"{float(cgm['em_tol']):g} nats per individual before the cap of {int(cgm['em_max_iter'])} iterations",
         "(the thesis reports no convergence)",
         f"{capped} of {conv.size} fits capped; iterations median {np.median(its):.0f}, max {its.max():.0f}; largest "
         f"final change {change[np.isfinite(change)].max() if np.isfinite(change).any() else float('nan'):.2g}",
-        "", capped == 0 if conv.size else None, _DEV_CGM, tuple(em_settings(cgm)))
+        "",
+        capped == 0 if conv.size else None,
+        _DEV_CGM,
+        tuple(em_settings(cgm)),
+    )
 
 
 def _fig3_4(d, s, at, s_cgm) -> list[Claim]:
@@ -221,29 +315,60 @@ def _fig3_4(d, s, at, s_cgm) -> list[Claim]:
     out = []
     for model in s["models"]:
         cells = [(n, e) for e in s["epsilons"] for n in ns]
-        res = [_paired(d, "fig3_4", ch3_cell_name("fig3_4", model=model, n=n, epsilon=e), "naive", "cgm")
-               for n, e in cells]
+        res = [
+            _paired(
+                d, "fig3_4", ch3_cell_name("fig3_4", model=model, n=n, epsilon=e), "naive", "cgm"
+            )
+            for n, e in cells
+        ]
         lower = sum(1 for m, _, _ in res if m > 0)
         sig = sum(1 for m, se, _ in res if m > 2 * se)
         worse = sum(1 for m, se, _ in res if m < -2 * se)
         worst = int(np.argmin([m for m, _, _ in res]))
         names = [ch3_cell_name("fig3_4", model=model, n=n, epsilon=e) for n, e in cells]
-        out.append(Claim(
-            "fig3_4", f"CGM improves upon naive MLE for the {model} model at every (N, epsilon): mean paired KL "
-            "difference naive - CGM > 0", "CGM better for all models, privacy levels and N",
-            f"{lower}/{len(cells)} cells ({sig} beyond 2 SE, {worse} worse beyond 2 SE); smallest difference "
-            f"{res[worst][0]:.3g} at N={cells[worst][0]}, eps={fmt_eps(cells[worst][1])}"
-            + _capped_note(d, "fig3_4", names), f"SE {res[worst][1]:.2g}", lower == len(cells), _DEV, at,
-            headline=True))
+        out.append(
+            Claim(
+                "fig3_4",
+                f"CGM improves upon naive MLE for the {model} model at every (N, epsilon): mean paired KL "
+                "difference naive - CGM > 0",
+                "CGM better for all models, privacy levels and N",
+                f"{lower}/{len(cells)} cells ({sig} beyond 2 SE, {worse} worse beyond 2 SE); smallest difference "
+                f"{res[worst][0]:.3g} at N={cells[worst][0]}, eps={fmt_eps(cells[worst][1])}"
+                + _capped_note(d, "fig3_4", names),
+                f"SE {res[worst][1]:.2g}",
+                lower == len(cells),
+                _DEV,
+                at,
+                headline=True,
+            )
+        )
         out.append(_converged_claim(d, "fig3_4", names, f"the {model} cells", s_cgm))
-        missing = [c for c in cells if not np.isfinite(_mean(d, "fig3_4", ch3_cell_name(
-            "fig3_4", model=model, n=c[0], epsilon=c[1]), "psgd_kl"))]
-        out.append(Claim(
-            "fig3_4", f"PSGD is not attainable at some smaller epsilon ({model}): cells where no setting reaches "
-            "(epsilon, delta = 1/N) with noise multiplier <= the cap",
-            "some smaller epsilon not attainable",
-            f"{len(missing)}/{len(cells)} cells omitted" + (f", e.g. N={missing[0][0]}, eps={fmt_eps(missing[0][1])}"
-                                                            if missing else ""), "", bool(missing), _DEV, at))
+        missing = [
+            c
+            for c in cells
+            if not np.isfinite(
+                _mean(
+                    d,
+                    "fig3_4",
+                    ch3_cell_name("fig3_4", model=model, n=c[0], epsilon=c[1]),
+                    "psgd_kl",
+                )
+            )
+        ]
+        out.append(
+            Claim(
+                "fig3_4",
+                f"PSGD is not attainable at some smaller epsilon ({model}): cells where no setting reaches "
+                "(epsilon, delta = 1/N) with noise multiplier <= the cap",
+                "some smaller epsilon not attainable",
+                f"{len(missing)}/{len(cells)} cells omitted"
+                + (f", e.g. N={missing[0][0]}, eps={fmt_eps(missing[0][1])}" if missing else ""),
+                "",
+                bool(missing),
+                _DEV,
+                at,
+            )
+        )
     return out
 
 
@@ -267,26 +392,44 @@ def _runtime(d, s) -> list[Claim]:
 def _runtime_claim(target, method, where, secs, naive_secs, paper) -> Claim:
     """The thesis's CPU-time ratio of ``method`` to naive MLE against ours (within a factor 2)."""
     ratio = float(np.mean(secs) / np.mean(naive_secs)) if len(secs) and len(naive_secs) else np.nan
-    return Claim(target, f"runtime: {method.upper()} CPU time per fit relative to naive MLE ({where}), within a "
-                 "factor 2 of the thesis's ratio", f"about {paper:g}x", f"{ratio:.1f}x",
-                 f"{len(secs)} / {len(naive_secs)} fits",
-                 bool(paper / 2 <= ratio <= paper * 2) if np.isfinite(ratio) else None, "ch-3-runtimes")
+    return Claim(
+        target,
+        f"runtime: {method.upper()} CPU time per fit relative to naive MLE ({where}), within a "
+        "factor 2 of the thesis's ratio",
+        f"about {paper:g}x",
+        f"{ratio:.1f}x",
+        f"{len(secs)} / {len(naive_secs)} fits",
+        bool(paper / 2 <= ratio <= paper * 2) if np.isfinite(ratio) else None,
+        "ch-3-runtimes",
+    )
 
 
 def _fig3_5(d, s, at) -> list[Claim]:
     c = ch3_cell_name("fig3_5")
     t = d[summary_key("fig3_5", c, "marginals_true")]
-    rmse = {m: float(np.sqrt(np.mean((d[summary_key("fig3_5", c, f"marginals_{m}")] - t) ** 2)))
-            for m in ("naive", "cgm", "nonprivate")}
+    rmse = {
+        m: float(np.sqrt(np.mean((d[summary_key("fig3_5", c, f"marginals_{m}")] - t) ** 2)))
+        for m in ("naive", "cgm", "nonprivate")
+    }
     npv = d[summary_key("fig3_5", c, "marginals_nonprivate")]
-    to_np = {m: float(np.sqrt(np.mean((d[summary_key("fig3_5", c, f"marginals_{m}")] - npv) ** 2)))
-             for m in ("naive", "cgm")}
-    return [Claim(
-        "fig3_5", "CGM's edge marginals are closer than naive MLE's to the true marginals and to the non-private "
-        "ones (RMSE over all edge cells, first trial)", "CGM much closer to true and non-private",
-        f"to true: CGM {rmse['cgm']:.2g} vs naive {rmse['naive']:.2g}; to non-private: CGM {to_np['cgm']:.2g} vs "
-        f"naive {to_np['naive']:.2g}", "one trial", bool(rmse["cgm"] < rmse["naive"] and to_np["cgm"] < to_np["naive"]),
-        _DEV, at)]
+    to_np = {
+        m: float(np.sqrt(np.mean((d[summary_key("fig3_5", c, f"marginals_{m}")] - npv) ** 2)))
+        for m in ("naive", "cgm")
+    }
+    return [
+        Claim(
+            "fig3_5",
+            "CGM's edge marginals are closer than naive MLE's to the true marginals and to the non-private "
+            "ones (RMSE over all edge cells, first trial)",
+            "CGM much closer to true and non-private",
+            f"to true: CGM {rmse['cgm']:.2g} vs naive {rmse['naive']:.2g}; to non-private: CGM {to_np['cgm']:.2g} vs "
+            f"naive {to_np['naive']:.2g}",
+            "one trial",
+            bool(rmse["cgm"] < rmse["naive"] and to_np["cgm"] < to_np["naive"]),
+            _DEV,
+            at,
+        )
+    ]
 
 
 def _fig3_6(d, s, at) -> list[Claim]:
@@ -295,26 +438,63 @@ def _fig3_6(d, s, at) -> list[Claim]:
     cgm_nv = [_paired(d, "fig3_6", c, "cgm", "naive", "loglik") for c in cells]
     beat = sum(1 for m, _, _ in cgm_nv if m > 0)
     psgd_worse = [c for c in cells if np.isfinite(_mean(d, "fig3_6", c, "psgd_loglik"))]
-    both = sum(1 for c in psgd_worse if min(_mean(d, "fig3_6", c, "naive_loglik"), _mean(d, "fig3_6", c, "cgm_loglik"))
-               > _mean(d, "fig3_6", c, "psgd_loglik"))
-    lo = [_mean(d, "fig3_6", ch3_cell_name("fig3_6", n=z, epsilon=min(eps)), "cgm_loglik") for z in sizes]
-    hi = [_mean(d, "fig3_6", ch3_cell_name("fig3_6", n=z, epsilon=max(eps)), "cgm_loglik") for z in sizes]
+    both = sum(
+        1
+        for c in psgd_worse
+        if min(_mean(d, "fig3_6", c, "naive_loglik"), _mean(d, "fig3_6", c, "cgm_loglik"))
+        > _mean(d, "fig3_6", c, "psgd_loglik")
+    )
+    lo = [
+        _mean(d, "fig3_6", ch3_cell_name("fig3_6", n=z, epsilon=min(eps)), "cgm_loglik")
+        for z in sizes
+    ]
+    hi = [
+        _mean(d, "fig3_6", ch3_cell_name("fig3_6", n=z, epsilon=max(eps)), "cgm_loglik")
+        for z in sizes
+    ]
     out = [
-        Claim("fig3_6", "CGM improves upon naive MLE in every (training size, epsilon): mean paired holdout "
-              "log-likelihood CGM - naive > 0", "across all parameter regimes", f"{beat}/{len(cells)} cells", "",
-              beat == len(cells), _DEV, at),
-        Claim("fig3_6", "naive MLE and CGM both outperform PSGD (mean holdout log-likelihood) where PSGD runs",
-              "both outperform PSGD", f"{both}/{len(psgd_worse)} cells", "",
-              both == len(psgd_worse) if psgd_worse else None, _DEV, at),
-        Claim("fig3_6", "CGM's holdout log-likelihood improves with weaker privacy (largest vs smallest epsilon) and "
-              "with N (largest vs smallest training size, at the largest epsilon)", "improves with N and epsilon",
-              "; ".join(f"N={z}: {a:.3f} -> {b:.3f}" for z, a, b in zip(sizes, lo, hi)), "",
-              bool(all(b > a for a, b in zip(lo, hi)) and hi[-1] >= hi[0]), _DEV, at),
+        Claim(
+            "fig3_6",
+            "CGM improves upon naive MLE in every (training size, epsilon): mean paired holdout "
+            "log-likelihood CGM - naive > 0",
+            "across all parameter regimes",
+            f"{beat}/{len(cells)} cells",
+            "",
+            beat == len(cells),
+            _DEV,
+            at,
+        ),
+        Claim(
+            "fig3_6",
+            "naive MLE and CGM both outperform PSGD (mean holdout log-likelihood) where PSGD runs",
+            "both outperform PSGD",
+            f"{both}/{len(psgd_worse)} cells",
+            "",
+            both == len(psgd_worse) if psgd_worse else None,
+            _DEV,
+            at,
+        ),
+        Claim(
+            "fig3_6",
+            "CGM's holdout log-likelihood improves with weaker privacy (largest vs smallest epsilon) and "
+            "with N (largest vs smallest training size, at the largest epsilon)",
+            "improves with N and epsilon",
+            "; ".join(f"N={z}: {a:.3f} -> {b:.3f}" for z, a, b in zip(sizes, lo, hi)),
+            "",
+            bool(all(b > a for a, b in zip(lo, hi)) and hi[-1] >= hi[0]),
+            _DEV,
+            at,
+        ),
     ]
     for method, paper in WIFI_RUNTIME_RATIOS.items():
-        secs = {m: np.concatenate([_arr(d, "fig3_6", c, f"{m}_seconds") for c in cells]) for m in ("naive", method)}
+        secs = {
+            m: np.concatenate([_arr(d, "fig3_6", c, f"{m}_seconds") for c in cells])
+            for m in ("naive", method)
+        }
         secs = {m: v[np.isfinite(v)] for m, v in secs.items()}
-        out.append(_runtime_claim("fig3_6", method, "mobility data", secs[method], secs["naive"], paper))
+        out.append(
+            _runtime_claim("fig3_6", method, "mobility data", secs[method], secs["naive"], paper)
+        )
     return out
 
 
@@ -325,7 +505,9 @@ def claims(input, output, *, settings):
     s = settings
     at = figure_settings(s)
     out = _settings_claims(s, at)
-    out += _fig3_1(d, dict(s["fig3_1"], trials=int(s["populations"]) * int(s["releases"])), at["fig3_1"])
+    out += _fig3_1(
+        d, dict(s["fig3_1"], trials=int(s["populations"]) * int(s["releases"])), at["fig3_1"]
+    )
     out += _fig3_2(d, s["fig3_2"], at["fig3_2"])
     out += _fig3_3(d, s["fig3_3"], at["fig3_3"])
     out += _fig3_4(d, s["fig3_4"], at["fig3_4"], s["cgm"])
@@ -336,7 +518,12 @@ def claims(input, output, *, settings):
     out += _fig3_5(d, s["fig3_5"], at["fig3_5"])
     out.append(_converged_claim(d, "fig3_5", [ch3_cell_name("fig3_5")], "the cell", s["cgm"]))
     out += _fig3_6(d, s["fig3_6"], at["fig3_6"])
-    wifi = [ch3_cell_name("fig3_6", n=int(z), epsilon=float(e)) for z in s["fig3_6"]["train_sizes"]
-            for e in s["fig3_6"]["epsilons"]]
+    wifi = [
+        ch3_cell_name("fig3_6", n=int(z), epsilon=float(e))
+        for z in s["fig3_6"]["train_sizes"]
+        for e in s["fig3_6"]["epsilons"]
+    ]
     out.append(_converged_claim(d, "fig3_6", wifi, "the mobility cells", s["cgm"]))
-    write_claims(output.claims, [c if not c.holds else dataclasses.replace(c, deviation="") for c in out])
+    write_claims(
+        output.claims, [c if not c.holds else dataclasses.replace(c, deviation="") for c in out]
+    )

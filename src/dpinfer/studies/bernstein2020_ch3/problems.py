@@ -26,8 +26,16 @@ from ...models.mrf_inference import Marginals, exact_marginals
 from ...models.mrf_sampling import sample_records, sample_tables
 from ...seeding import rng_for
 
-__all__ = ["STUDY", "Instance", "instance_name", "build_instance", "Population", "population", "release",
-           "release_key"]
+__all__ = [
+    "STUDY",
+    "Instance",
+    "instance_name",
+    "build_instance",
+    "Population",
+    "population",
+    "release",
+    "release_key",
+]
 
 STUDY = "bernstein2020"
 
@@ -40,7 +48,7 @@ class Instance:
     model: mrf.PairwiseMRF
     theta: np.ndarray
     edge_marginals: np.ndarray  # (E, K, K) exact marginals of the true model
-    marginals: Marginals        # the same with log Z: every KL of a fit reuses it
+    marginals: Marginals  # the same with log Z: every KL of a fit reuses it
 
 
 def instance_name(model: str, states: int) -> str:
@@ -72,8 +80,8 @@ def _build(seed, model, spec_items, nodes, states) -> Instance:
 class Population:
     """One population of N individuals: its edge tables and, when drawn as records, the records."""
 
-    tables: np.ndarray            # (E, K, K) counts
-    records: np.ndarray | None    # (N, T) states, or None when drawn as tables
+    tables: np.ndarray  # (E, K, K) counts
+    records: np.ndarray | None  # (N, T) states, or None when drawn as tables
 
 
 def population(seed: int, inst: Instance, n: int, index: int, records_max_n: int) -> Population:
@@ -89,7 +97,15 @@ def release_key(inst_name: str, n: int, epsilon: float) -> str:
     return f"ch3_{inst_name}_n{int(n)}_eps{float(epsilon)!r}"
 
 
-def release(seed: int, inst_name: str, n: int, epsilon: float, trial: int, tables: np.ndarray, sensitivity: float):
+def release(
+    seed: int,
+    inst_name: str,
+    n: int,
+    epsilon: float,
+    trial: int,
+    tables: np.ndarray,
+    sensitivity: float,
+):
     """Laplace(|C| / epsilon) on every cell of every edge table (Eq. 3.3): (noisy tables, mechanism)."""
     mech = Laplace.calibrated(float(epsilon), float(sensitivity))
     rng = rng_for(int(seed), STUDY, release_key(inst_name, n, epsilon), int(trial), "release")

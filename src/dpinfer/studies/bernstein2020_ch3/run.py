@@ -25,13 +25,23 @@ import math
 import numpy as np
 
 from ...estimators import cgm as cgm_est
-from ...estimators import mle, psgd as psgd_est
+from ...estimators import mle
+from ...estimators import psgd as psgd_est
 from ...io import save_npz
 from ...models.mrf_inference import exact_marginals, kl_divergence, loopy_bp
 from ...seeding import rng_for
 from .problems import STUDY, build_instance, population, release
 
-__all__ = ["METHODS", "RELEASE_METHODS", "fit_metrics", "cgm_fit", "tune_naive", "psgd_fit", "tune_psgd", "run_cell"]
+__all__ = [
+    "METHODS",
+    "RELEASE_METHODS",
+    "fit_metrics",
+    "cgm_fit",
+    "tune_naive",
+    "psgd_fit",
+    "tune_psgd",
+    "run_cell",
+]
 
 METHODS = ("naive", "naive_unprojected", "cgm", "psgd", "nonprivate", "random")
 RELEASE_METHODS = ("naive", "naive_unprojected", "cgm")  # fitted to the Laplace release
@@ -54,11 +64,22 @@ def _inference(spec: dict, cgm: dict):
 
 def cgm_fit(model, y, n, scale, lam, theta0, cgm, inference=exact_marginals):
     """CGM-EM with the config block ``cgm``, started from ``theta0`` (the naive fit)."""
-    return cgm_est.cgm_em(model, y, float(n), float(scale), float(lam), theta0=theta0, inference=inference,
-                          damping=float(cgm["damping"]), nlbp_tol=float(cgm["nlbp_tol"]),
-                          nlbp_max_iter=int(cgm["nlbp_max_iter"]), em_tol=float(cgm["em_tol"]),
-                          em_max_iter=int(cgm["em_max_iter"]), mstep_tol=float(cgm["mstep_tol"]),
-                          mstep_max_iter=int(cgm["mstep_max_iter"]))
+    return cgm_est.cgm_em(
+        model,
+        y,
+        float(n),
+        float(scale),
+        float(lam),
+        theta0=theta0,
+        inference=inference,
+        damping=float(cgm["damping"]),
+        nlbp_tol=float(cgm["nlbp_tol"]),
+        nlbp_max_iter=int(cgm["nlbp_max_iter"]),
+        em_tol=float(cgm["em_tol"]),
+        em_max_iter=int(cgm["em_max_iter"]),
+        mstep_tol=float(cgm["mstep_tol"]),
+        mstep_max_iter=int(cgm["mstep_max_iter"]),
+    )
 
 
 def tune_naive(fit_at, lams, score):
@@ -74,10 +95,18 @@ def psgd_fit(model, records, epsilon, scale, psgd, rng):
     """PSGD at learning rate ``scale`` x 3 sqrt(N epsilon / 1e4) (the rate that grows with the
     signal-to-noise ratio, :func:`dpinfer.estimators.psgd.tuning_grid`); None when not attainable."""
     n = records.shape[0]
-    return psgd_est.psgd(model, records, float(epsilon), 1.0 / n, rng=rng,
-                         learning_rate=float(scale) * 3.0 * math.sqrt(n * float(epsilon) / 1e4), clip=float(psgd["clip"]),
-                         lot_size=max(int(round(math.sqrt(n))), int(round(float(psgd["lot_fraction"]) * n)), 1),
-                         epochs=float(psgd["epochs"]), max_noise_multiplier=float(psgd["max_noise_multiplier"]))
+    return psgd_est.psgd(
+        model,
+        records,
+        float(epsilon),
+        1.0 / n,
+        rng=rng,
+        learning_rate=float(scale) * 3.0 * math.sqrt(n * float(epsilon) / 1e4),
+        clip=float(psgd["clip"]),
+        lot_size=max(int(round(math.sqrt(n))), int(round(float(psgd["lot_fraction"]) * n)), 1),
+        epochs=float(psgd["epochs"]),
+        max_noise_multiplier=float(psgd["max_noise_multiplier"]),
+    )
 
 
 class _Record:
@@ -85,14 +114,22 @@ class _Record:
 
     def __init__(self, methods, trials, n):
         self.n = n
-        self.cols = {f"{m}_{k}": np.full(trials, np.nan) for m in methods
-                     for k in ("kl", "mse", "seconds", "iterations", "converged", "final_change")}
+        self.cols = {
+            f"{m}_{k}": np.full(trials, np.nan)
+            for m in methods
+            for k in ("kl", "mse", "seconds", "iterations", "converged", "final_change")
+        }
 
     def put(self, inst, method, t, fit, extra_seconds=0.0):
         kl, mse = fit_metrics(inst, fit.theta)
-        for key, val in (("kl", kl), ("mse", mse), ("seconds", fit.seconds + extra_seconds),
-                         ("iterations", fit.iterations), ("converged", float(bool(fit.converged))),
-                         ("final_change", final_change(fit, self.n))):
+        for key, val in (
+            ("kl", kl),
+            ("mse", mse),
+            ("seconds", fit.seconds + extra_seconds),
+            ("iterations", fit.iterations),
+            ("converged", float(bool(fit.converged))),
+            ("final_change", final_change(fit, self.n)),
+        ):
             self.cols[f"{method}_{key}"][t] = val
 
 
@@ -133,14 +170,26 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
     methods = list(cell["methods"])
     lams = dict(cell["lambdas"])
     naive_grid = lams.get("naive", 1.0)
-    naive_grid = [float(v) for v in naive_grid] if isinstance(naive_grid, (list, tuple)) else [float(naive_grid)]
+    naive_grid = (
+        [float(v) for v in naive_grid]
+        if isinstance(naive_grid, (list, tuple))
+        else [float(naive_grid)]
+    )
     P, R = int(populations), int(cell.get("releases") or releases)
     trials = P * R
     rec = _Record(methods, trials, n)
     noisy_mse = np.full(trials, np.nan)
     experiment = f"ch3_{cell['name']}"
     keep = {}
-    log.info("cell %s: %s n=%d eps=%s methods %s, %d trials", cell["name"], inst.name, n, eps, methods, trials)
+    log.info(
+        "cell %s: %s n=%d eps=%s methods %s, %d trials",
+        cell["name"],
+        inst.name,
+        n,
+        eps,
+        methods,
+        trials,
+    )
     psgd_setting, psgd_scores = None, np.array([])
     naive_lam = raw_lam = float("nan")
     naive_scores = np.array([])
@@ -148,45 +197,91 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
         pop = population(seed, inst, n, p, int(records_max_n))
         if "psgd" in methods and p == 0:
             psgd_setting, psgd_scores = tune_psgd(
-                inst.model, pop.records, eps, psgd, lambda theta: -fit_metrics(inst, theta)[0],
-                lambda g: rng_for(seed, STUDY, experiment, g, "psgd_tuning"))
-            log.info("PSGD tuning: best scale %s, -KL per scale %s", psgd_setting, np.round(psgd_scores, 4))
+                inst.model,
+                pop.records,
+                eps,
+                psgd,
+                lambda theta: -fit_metrics(inst, theta)[0],
+                lambda g: rng_for(seed, STUDY, experiment, g, "psgd_tuning"),
+            )
+            log.info(
+                "PSGD tuning: best scale %s, -KL per scale %s",
+                psgd_setting,
+                np.round(psgd_scores, 4),
+            )
         for r in range(R):
             t = p * R + r
             if eps is not None:
-                y, mech = release(seed, inst.name, n, eps, t, pop.tables, inst.model.n_cliques / 1.0)
+                y, mech = release(
+                    seed, inst.name, n, eps, t, pop.tables, inst.model.n_cliques / 1.0
+                )
                 noisy_mse[t] = float(np.mean((y / n - inst.edge_marginals) ** 2))
             naive = None
             if "naive" in methods or "cgm" in methods:
                 if t == 0:
                     naive_lam, naive, naive_scores = tune_naive(
-                        lambda v: mle.naive_mle(inst.model, y, float(n), v, project=True), naive_grid,
-                        lambda theta: -fit_metrics(inst, theta)[0])
-                    log.info("naive MLE tuning: lambda %s, -KL per lambda %s", naive_lam, np.round(naive_scores, 4))
+                        lambda v: mle.naive_mle(inst.model, y, float(n), v, project=True),
+                        naive_grid,
+                        lambda theta: -fit_metrics(inst, theta)[0],
+                    )
+                    log.info(
+                        "naive MLE tuning: lambda %s, -KL per lambda %s",
+                        naive_lam,
+                        np.round(naive_scores, 4),
+                    )
                 else:
                     naive = mle.naive_mle(inst.model, y, float(n), naive_lam, project=True)
                 if "naive" in methods:
                     rec.put(inst, "naive", t, naive)
             if "naive_unprojected" in methods:
                 if t == 0:
-                    raw_lam, raw, _ = tune_naive(lambda v: mle.naive_mle(inst.model, y, float(n), v, project=False),
-                                                 naive_grid, lambda theta: -fit_metrics(inst, theta)[0])
+                    raw_lam, raw, _ = tune_naive(
+                        lambda v: mle.naive_mle(inst.model, y, float(n), v, project=False),
+                        naive_grid,
+                        lambda theta: -fit_metrics(inst, theta)[0],
+                    )
                 else:
                     raw = mle.naive_mle(inst.model, y, float(n), raw_lam, project=False)
                 rec.put(inst, "naive_unprojected", t, raw)
             if "cgm" in methods:
-                fit = cgm_fit(inst.model, y, n, mech.scale, lams["cgm"], naive.theta, cgm, _inference(spec, cgm))
+                fit = cgm_fit(
+                    inst.model,
+                    y,
+                    n,
+                    mech.scale,
+                    lams["cgm"],
+                    naive.theta,
+                    cgm,
+                    _inference(spec, cgm),
+                )
                 rec.put(inst, "cgm", t, fit, extra_seconds=naive.seconds)
                 if t == 0 and cell.get("keep_marginals"):
                     keep["cgm"] = exact_marginals(inst.model, fit.theta).edge
             if t == 0 and cell.get("keep_marginals") and naive is not None:
                 keep["naive"] = exact_marginals(inst.model, naive.theta).edge
-            if "psgd" in methods and psgd_setting is not None and r == 0 and p < int(psgd["trials"]):
-                fit = psgd_fit(inst.model, pop.records, eps, psgd_setting, psgd, rng_for(seed, STUDY, experiment, p, "psgd"))
+            if (
+                "psgd" in methods
+                and psgd_setting is not None
+                and r == 0
+                and p < int(psgd["trials"])
+            ):
+                fit = psgd_fit(
+                    inst.model,
+                    pop.records,
+                    eps,
+                    psgd_setting,
+                    psgd,
+                    rng_for(seed, STUDY, experiment, p, "psgd"),
+                )
                 rec.put(inst, "psgd", t, fit)
             if "random" in methods:
                 rng = rng_for(seed, STUDY, experiment, t, "random")
-                rec.put(inst, "random", t, mle.random_estimator(inst.model, float(n), lams["random"], rng))
+                rec.put(
+                    inst,
+                    "random",
+                    t,
+                    mle.random_estimator(inst.model, float(n), lams["random"], rng),
+                )
             if "nonprivate" in methods and r == 0:  # one fit per population: it sees no release
                 fit = mle.nonprivate_mle(inst.model, pop.tables, float(n), lams["nonprivate"])
                 rec.put(inst, "nonprivate", t, fit)
@@ -195,14 +290,24 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
     extra = {f"marginals_{m}": v for m, v in keep.items()}
     if keep:
         extra["marginals_true"] = inst.edge_marginals
-    save_npz(output.cell, methods=np.array(methods), n=np.int64(n), epsilon=np.float64(np.nan if eps is None else eps),
-             noisy_mse=noisy_mse, cliques=np.int64(inst.model.n_cliques), treewidth=np.int64(_treewidth(inst)),
-             psgd_scale=np.float64(np.nan if psgd_setting is None else psgd_setting), naive_lambda=np.float64(naive_lam),
-             naive_unprojected_lambda=np.float64(raw_lam),
-             psgd_tuning_score=np.asarray(psgd_scores, dtype=float),
-             naive_lambda_grid=np.asarray(naive_grid, dtype=float), naive_tuning_score=np.asarray(naive_scores, dtype=float),
-             uniform_kl=np.float64(fit_metrics(inst, np.zeros(inst.model.dim))[0]),
-             **rec.cols, **extra)
+    save_npz(
+        output.cell,
+        methods=np.array(methods),
+        n=np.int64(n),
+        epsilon=np.float64(np.nan if eps is None else eps),
+        noisy_mse=noisy_mse,
+        cliques=np.int64(inst.model.n_cliques),
+        treewidth=np.int64(_treewidth(inst)),
+        psgd_scale=np.float64(np.nan if psgd_setting is None else psgd_setting),
+        naive_lambda=np.float64(naive_lam),
+        naive_unprojected_lambda=np.float64(raw_lam),
+        psgd_tuning_score=np.asarray(psgd_scores, dtype=float),
+        naive_lambda_grid=np.asarray(naive_grid, dtype=float),
+        naive_tuning_score=np.asarray(naive_scores, dtype=float),
+        uniform_kl=np.float64(fit_metrics(inst, np.zeros(inst.model.dim))[0]),
+        **rec.cols,
+        **extra,
+    )
 
 
 def _treewidth(inst) -> int:

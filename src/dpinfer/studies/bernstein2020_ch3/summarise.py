@@ -51,9 +51,18 @@ def summarise(input, output):
                 continue
             conv = d[f"{m}_converged"]
             mse = d[f"{m}_mse"] if f"{m}_mse" in d else np.array([np.nan])
-            rows.append({"figure": figure, "cell": cell, "method": m, "trials": k, "mean": mean, "se": se,
-                         "mse_marginals": _mean_se(mse)[0] if np.isfinite(mse).any() else "",
-                         "converged": float(np.nanmean(conv))})
+            rows.append(
+                {
+                    "figure": figure,
+                    "cell": cell,
+                    "method": m,
+                    "trials": k,
+                    "mean": mean,
+                    "se": se,
+                    "mse_marginals": _mean_se(mse)[0] if np.isfinite(mse).any() else "",
+                    "converged": float(np.nanmean(conv)),
+                }
+            )
             sec = d[f"{m}_seconds"]
             key = (figure, cell.split("_n")[0] if figure == "fig3_4" else "", m)
             times.setdefault(key, []).extend(sec[np.isfinite(sec)].tolist())
@@ -63,22 +72,45 @@ def summarise(input, output):
     save_npz(output.summary, **arrays)
     if not rows:
         raise ValueError("no fitted method in any cell: nothing to summarise")
-    notes = ("mean = mean KL(p_true || p_learned) over the cell's trials (fig3_6: mean holdout log-likelihood per "
-             "test individual), se = its standard error; mse_marginals = mean squared error of the learned edge "
-             "marginals; converged = share of fits whose optimiser met its tolerance. The thesis prints no numbers "
-             "for these figures (only plots): nothing to print beside them.")
-    write_table(output.csv, output.md, rows, ["figure", "cell", "method", "trials", "mean", "se", "mse_marginals",
-                                              "converged"], title="bernstein2020 chapter 3: fitted models",
-                notes=notes, digits=5)
+    notes = (
+        "mean = mean KL(p_true || p_learned) over the cell's trials (fig3_6: mean holdout log-likelihood per "
+        "test individual), se = its standard error; mse_marginals = mean squared error of the learned edge "
+        "marginals; converged = share of fits whose optimiser met its tolerance. The thesis prints no numbers "
+        "for these figures (only plots): nothing to print beside them."
+    )
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        ["figure", "cell", "method", "trials", "mean", "se", "mse_marginals", "converged"],
+        title="bernstein2020 chapter 3: fitted models",
+        notes=notes,
+        digits=5,
+    )
     trows = []
     for (figure, model, m), secs in sorted(times.items()):
         base = times.get((figure, model, "naive"))
         ratio = float(np.mean(secs) / np.mean(base)) if base else ""
-        trows.append({"figure": figure, "model": model, "method": m, "fits": len(secs),
-                      "mean_cpu_seconds": float(np.mean(secs)), "ratio_to_naive": ratio})
-    write_table(output.runtime_csv, output.runtime_md, trows,
-                ["figure", "model", "method", "fits", "mean_cpu_seconds", "ratio_to_naive"],
-                title="bernstein2020 chapter 3: CPU seconds per fit",
-                notes=("Thesis (Section 3.3.3): CGM about 4x / 8x and PSGD about 27x / 40x the time of naive MLE on "
-                       "third-order chains / ER graphs; wifi: CGM 15x, PSGD 46x. CGM's time includes the naive fit "
-                       "it starts from. Measured on this run's machine: differs between runs."), digits=4)
+        trows.append(
+            {
+                "figure": figure,
+                "model": model,
+                "method": m,
+                "fits": len(secs),
+                "mean_cpu_seconds": float(np.mean(secs)),
+                "ratio_to_naive": ratio,
+            }
+        )
+    write_table(
+        output.runtime_csv,
+        output.runtime_md,
+        trows,
+        ["figure", "model", "method", "fits", "mean_cpu_seconds", "ratio_to_naive"],
+        title="bernstein2020 chapter 3: CPU seconds per fit",
+        notes=(
+            "Thesis (Section 3.3.3): CGM about 4x / 8x and PSGD about 27x / 40x the time of naive MLE on "
+            "third-order chains / ER graphs; wifi: CGM 15x, PSGD 46x. CGM's time includes the naive fit "
+            "it starts from. Measured on this run's machine: differs between runs."
+        ),
+        digits=4,
+    )

@@ -98,7 +98,9 @@ class WifiGenerator:
     def __post_init__(self):
         p = np.asarray(self.type_probs, dtype=float)
         if p.shape != (3,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
-            raise ValueError(f"type_probs must be 3 probabilities summing to 1, got {self.type_probs}")
+            raise ValueError(
+                f"type_probs must be 3 probabilities summing to 1, got {self.type_probs}"
+            )
         if self.n_hours < 2:
             raise ValueError("n_hours must be at least 2 (a chain needs an edge)")
         if not 1 <= self.n_locations <= 254:
@@ -138,8 +140,11 @@ def generate(gen: WifiGenerator, n_individuals: int, rng: np.random.Generator) -
     kind = rng.choice(3, size=n, p=np.asarray(gen.type_probs, dtype=float))
     short, long_ = kind == 1, kind == 2
 
-    arrival = np.where(short, rng.normal(gen.short_arrival_mean, gen.short_arrival_sd, n),
-                       rng.normal(gen.long_arrival_mean, gen.long_arrival_sd, n))
+    arrival = np.where(
+        short,
+        rng.normal(gen.short_arrival_mean, gen.short_arrival_sd, n),
+        rng.normal(gen.long_arrival_mean, gen.long_arrival_sd, n),
+    )
     arrival = np.clip(np.rint(arrival), 0, T - 1).astype(np.int64)
     dur_short = 1 + rng.poisson(gen.short_duration_mean - 1.0, n)
     dur_long = np.maximum(1, np.rint(rng.normal(gen.long_duration_mean, gen.long_duration_sd, n)))
@@ -208,8 +213,9 @@ def population_size(noisy_tables: np.ndarray) -> float:
     return float(max(sums.mean(), 1.0))
 
 
-def holdout_loglik(model: PairwiseMRF, theta: np.ndarray, test_tables: np.ndarray,
-                   test_weight_total: float) -> float:
+def holdout_loglik(
+    model: PairwiseMRF, theta: np.ndarray, test_tables: np.ndarray, test_weight_total: float
+) -> float:
     """Weighted mean holdout log-likelihood per individual (y-axis of figure 3.6).
 
     E_q[log p(x; theta)] = sum_C theta_C . q_C - A(theta), q_C = test_tables[C] / test_weight_total,

@@ -38,16 +38,26 @@ def generator(locations: int) -> wifi.WifiGenerator:
 def wifi_data(input, output, *, seed, individuals, train_fraction, locations):
     """Rule step: generate, split and describe the synthetic mobility data."""
     gen = generator(locations)
-    records = wifi.generate(gen, int(individuals), rng_for(int(seed), STUDY, "ch3_wifi", 0, "generate"))
-    train, test = wifi.split(records.shape[0], float(train_fraction), rng_for(int(seed), STUDY, "ch3_wifi", 0, "split"))
+    records = wifi.generate(
+        gen, int(individuals), rng_for(int(seed), STUDY, "ch3_wifi", 0, "generate")
+    )
+    train, test = wifi.split(
+        records.shape[0], float(train_fraction), rng_for(int(seed), STUDY, "ch3_wifi", 0, "split")
+    )
     order = rng_for(int(seed), STUDY, "ch3_wifi", 0, "train_order").permutation(train)
     model = wifi.wifi_model(gen)
     test_tables = np.asarray(tables_from_records(model, records[test]), dtype=float)
     desc = wifi.summary(records)
     log.info("wifi data: %s", desc)
-    save_npz(output.data, train_records=records[order], test_tables=test_tables, n_test=np.int64(test.size),
-             n_train=np.int64(train.size), locations=np.int64(locations),
-             **{k: np.asarray(v) for k, v in desc.items()})
+    save_npz(
+        output.data,
+        train_records=records[order],
+        test_tables=test_tables,
+        n_test=np.int64(test.size),
+        n_train=np.int64(train.size),
+        locations=np.int64(locations),
+        **{k: np.asarray(v) for k, v in desc.items()},
+    )
 
 
 def wifi_cell(input, output, *, seed, cell, fit):
@@ -70,33 +80,75 @@ def wifi_cell(input, output, *, seed, cell, fit):
     cols = {f"{m}_{k}": np.full(R, np.nan) for m in methods for k in _KEYS}
 
     def put(m, r, f, extra=0.0, n=size):  # n: the population size the fit's objective used
-        for k, v in (("loglik", score(f.theta)), ("seconds", f.seconds + extra), ("iterations", f.iterations),
-                     ("converged", float(bool(f.converged))), ("final_change", final_change(f, n))):
+        for k, v in (
+            ("loglik", score(f.theta)),
+            ("seconds", f.seconds + extra),
+            ("iterations", f.iterations),
+            ("converged", float(bool(f.converged))),
+            ("final_change", final_change(f, n)),
+        ):
             cols[f"{m}_{k}"][r] = v
 
     experiment = f"ch3_wifi_size{size}"
     setting, grid_scores = None, np.array([])
     if eps is None:
-        put("nonprivate", 0, mle.nonprivate_mle(model, tables, float(w.sum()), float(lams["nonprivate"])))
+        put(
+            "nonprivate",
+            0,
+            mle.nonprivate_mle(model, tables, float(w.sum()), float(lams["nonprivate"])),
+        )
     else:
         eps = float(eps)
         psgd = fit["psgd"]
-        setting, grid_scores = tune_psgd(model, train, eps, psgd, score,
-                                         lambda g: rng_for(int(seed), STUDY, experiment, g, "psgd_tuning"))
+        setting, grid_scores = tune_psgd(
+            model,
+            train,
+            eps,
+            psgd,
+            score,
+            lambda g: rng_for(int(seed), STUDY, experiment, g, "psgd_tuning"),
+        )
         for r in range(R):
             y, mech = release(int(seed), f"wifi_size{size}", size, eps, r, tables, model.n_cliques)
             n_hat = wifi.population_size(y)
             if r == 0:
-                naive_lam, naive, _ = tune_naive(lambda v: mle.naive_mle(model, y, n_hat, v, project=True),
-                                                 lams["naive"], score)
+                naive_lam, naive, _ = tune_naive(
+                    lambda v: mle.naive_mle(model, y, n_hat, v, project=True), lams["naive"], score
+                )
             else:
                 naive = mle.naive_mle(model, y, n_hat, naive_lam, project=True)
             put("naive", r, naive)
             em = cgm_fit(model, y, n_hat, mech.scale, lams["cgm"], naive.theta, fit["cgm"])
             put("cgm", r, em, extra=naive.seconds, n=n_hat)
             if setting is not None and r < int(psgd["trials"]):
-                put("psgd", r, psgd_fit(model, train, eps, setting, psgd, rng_for(int(seed), STUDY, experiment, r, "psgd")))
-    log.info("wifi cell size=%d eps=%s: %s", size, eps, {m: np.nanmean(cols[f"{m}_loglik"]) for m in methods
-                                                          if np.isfinite(cols[f"{m}_loglik"]).any()})
-    save_npz(output.cell, methods=np.array(methods), n=np.int64(size), epsilon=np.float64(np.nan if eps is None else eps),
-             psgd_scale=np.float64(np.nan if setting is None else setting), psgd_tuning_score=grid_scores, **cols)
+                put(
+                    "psgd",
+                    r,
+                    psgd_fit(
+                        model,
+                        train,
+                        eps,
+                        setting,
+                        psgd,
+                        rng_for(int(seed), STUDY, experiment, r, "psgd"),
+                    ),
+                )
+    log.info(
+        "wifi cell size=%d eps=%s: %s",
+        size,
+        eps,
+        {
+            m: np.nanmean(cols[f"{m}_loglik"])
+            for m in methods
+            if np.isfinite(cols[f"{m}_loglik"]).any()
+        },
+    )
+    save_npz(
+        output.cell,
+        methods=np.array(methods),
+        n=np.int64(size),
+        epsilon=np.float64(np.nan if eps is None else eps),
+        psgd_scale=np.float64(np.nan if setting is None else setting),
+        psgd_tuning_score=grid_scores,
+        **cols,
+    )

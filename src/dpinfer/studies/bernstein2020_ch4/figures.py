@@ -14,7 +14,11 @@ from .summarise import summary_key
 
 __all__ = ["fig4_2", "fig4_3", "fig4_4", "figB_1"]
 
-MODEL_TITLES = {"binomial": "Binomial", "multinomial": "Multinomial ($p_1$)", "exponential": "Exponential"}
+MODEL_TITLES = {
+    "binomial": "Binomial",
+    "multinomial": "Multinomial ($p_1$)",
+    "exponential": "Exponential",
+}
 
 
 def fig4_2(input, output, *, models, n_grid, epsilons):
@@ -23,7 +27,9 @@ def fig4_2(input, output, *, models, n_grid, epsilons):
     from ...plotting import legend_below, method_style, save_figure, subplots
 
     d = load_npz(input.summary)
-    fig, axes = subplots(len(epsilons), len(models), width=7.5, height=2.2, squeeze=False, sharey=True)
+    fig, axes = subplots(
+        len(epsilons), len(models), width=7.5, height=2.2, squeeze=False, sharey=True
+    )
     for r, eps in enumerate(epsilons):
         for c, model in enumerate(models):
             ax = axes[r][c]
@@ -31,7 +37,13 @@ def fig4_2(input, output, *, models, n_grid, epsilons):
                 ks = [ks_uniform(d[summary_key(model, n, eps, f"u_{m}")]) for n in n_grid]
                 ax.plot(n_grid, ks, **method_style(m))
             M = d[summary_key(model, n_grid[0], eps, "u_gibbs")].size
-            ax.axhline(ks_critical_value(M), color="0.5", lw=0.8, ls=(0, (1, 2)), label="KS 5% critical value")
+            ax.axhline(
+                ks_critical_value(M),
+                color="0.5",
+                lw=0.8,
+                ls=(0, (1, 2)),
+                label="KS 5% critical value",
+            )
             ax.set_xscale("log")
             ax.set_title(f"{MODEL_TITLES[model]}, $\\epsilon$={fmt_eps(eps)}")
             if r == len(epsilons) - 1:
@@ -54,7 +66,9 @@ def fig4_3(input, output, *, models, ecdf):
     for c, model in enumerate(models):
         ax = axes[0][c]
         for m in methods_for(model):
-            sns.ecdfplot(x=d[summary_key(model, n, eps, f"u_{m}")], ax=ax, **method_style(m, marker=False))
+            sns.ecdfplot(
+                x=d[summary_key(model, n, eps, f"u_{m}")], ax=ax, **method_style(m, marker=False)
+            )
         ax.plot([0, 1], [0, 1], color="0.6", lw=0.8)
         ax.set_title(f"{MODEL_TITLES[model]}\nn={n}, $\\epsilon$={fmt_eps(eps)}")
         ax.set_xlabel("quantile of true parameter U")
@@ -81,7 +95,9 @@ def fig4_4(input, output, *, models, n_grid, epsilons):
             for m in MMD_METHODS:
                 vals = [d[summary_key(model, n, eps, f"mmd_{m}")] for n in n_grid]
                 mean = np.array([v.mean() for v in vals])
-                se = np.array([v.std(ddof=1) / math.sqrt(v.size) if v.size > 1 else 0.0 for v in vals])
+                se = np.array(
+                    [v.std(ddof=1) / math.sqrt(v.size) if v.size > 1 else 0.0 for v in vals]
+                )
                 ax.errorbar(n_grid, mean, yerr=2 * se, capsize=2, **method_style(m))
             ax.set_xscale("log")
             what = "Multinomial (whole vector)" if model == "multinomial" else MODEL_TITLES[model]
@@ -107,12 +123,21 @@ def figB_1(input, output):
         ax = axes[0][c]
         tr, truth = d[f"{model}_trace"], d[f"{model}_truth"]
         for k in range(tr.shape[0]):
-            ax.plot(np.arange(1, tr.shape[1] + 1), tr[k], color=COLORS[k % len(COLORS)], lw=0.8,
-                    label=f"chain {k + 1}")
+            ax.plot(
+                np.arange(1, tr.shape[1] + 1),
+                tr[k],
+                color=COLORS[k % len(COLORS)],
+                lw=0.8,
+                label=f"chain {k + 1}",
+            )
             ax.axhline(truth[k], color=COLORS[k % len(COLORS)], ls="--", lw=0.8)
-        ax.set_title(f"{MODEL_TITLES[model]}: n={int(d['n'])}, $\\epsilon$={fmt_eps(float(d['epsilon']))}")
+        ax.set_title(
+            f"{MODEL_TITLES[model]}: n={int(d['n'])}, $\\epsilon$={fmt_eps(float(d['epsilon']))}"
+        )
         ax.set_xlabel("iteration")
         ax.set_ylabel(name)
-    axes[0][0].add_line(Line2D([], [], color="0.3", ls="--", lw=0.8, label="true parameter of the chain (dashed)"))
+    axes[0][0].add_line(
+        Line2D([], [], color="0.3", ls="--", lw=0.8, label="true parameter of the chain (dashed)")
+    )
     legend_below(fig, axes[0][0])
     save_figure(fig, output.pdf, output.png)

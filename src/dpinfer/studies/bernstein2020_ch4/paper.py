@@ -46,7 +46,11 @@ __all__ = ["CONVERGENCE_ITERATIONS", "claims"]
 # Our reading of "the samples quickly converge" (B.5): within the first 10% of the 500 shown
 CONVERGENCE_ITERATIONS = 50
 
-_MODEL_TITLES = {"binomial": "binomial", "multinomial": "multinomial (p_1)", "exponential": "exponential"}
+_MODEL_TITLES = {
+    "binomial": "binomial",
+    "multinomial": "multinomial (p_1)",
+    "exponential": "exponential",
+}
 
 
 def _fmt(x: float, digits: int = 3) -> str:
@@ -61,45 +65,87 @@ def _u(d, model, n, eps, method) -> np.ndarray:
     return d[summary_key(model, n, eps, f"u_{method}")]
 
 
-def _settings_claims(at: dict, iterations, burnin, epsilons, ecdf, trace, ops, exponential) -> list[Claim]:
+def _settings_claims(
+    at: dict, iterations, burnin, epsilons, ecdf, trace, ops, exponential
+) -> list[Claim]:
     """The settings the thesis prints, "as printed": each row carries the setting it is about (a
     count at least the printed one; a run below it is not comparable); a count above it or a
     documented departure fails with its deviation."""
     thin = int(exponential["thin"])
     out = [
-        Claim("fig4_2", "Gibbs chains (binomial, multinomial): kept iterations after burn-in, as printed",
-              f"{GIBBS_ITERATIONS} after {GIBBS_BURNIN}", f"{iterations} after {burnin}", "",
-              int(iterations) == GIBBS_ITERATIONS and int(burnin) == GIBBS_BURNIN, settings=at["chain"]),
-        Claim("fig4_2", "Gibbs chain (exponential): kept iterations after burn-in, as printed (no thinning)",
-              f"{GIBBS_ITERATIONS} after {GIBBS_BURNIN}",
-              f"{iterations} stored after {burnin}, every {thin}th of {(int(iterations) + int(burnin)) * thin}", "",
-              int(iterations) == GIBBS_ITERATIONS and int(burnin) == GIBBS_BURNIN and thin == 1,
-              "ch-4-exponential-chain-thinned-by-20", settings=at["chain"]),
-        Claim("fig4_2", "epsilon grid of Figs 4.2 and 4.4",
-              ", ".join(fmt_eps(e) for e in EPSILONS), ", ".join(fmt_eps(e) for e in epsilons), "",
-              sorted(float(e) for e in epsilons) == list(EPSILONS), settings=at["grid"][1:]),
-        Claim("fig4_2", "OPS: released samples (each at epsilon / samples) and support [a0, 1 - a0]",
-              f"{OPS_SAMPLES} samples, a0 = {OPS_SUPPORT_LOWER}",
-              f"{ops['samples']} samples, a0 = {ops['support_lower']}", "",
-              int(ops["samples"]) == OPS_SAMPLES and float(ops["support_lower"]) == OPS_SUPPORT_LOWER,
-              settings=at["ops"][:2]),
+        Claim(
+            "fig4_2",
+            "Gibbs chains (binomial, multinomial): kept iterations after burn-in, as printed",
+            f"{GIBBS_ITERATIONS} after {GIBBS_BURNIN}",
+            f"{iterations} after {burnin}",
+            "",
+            int(iterations) == GIBBS_ITERATIONS and int(burnin) == GIBBS_BURNIN,
+            settings=at["chain"],
+        ),
+        Claim(
+            "fig4_2",
+            "Gibbs chain (exponential): kept iterations after burn-in, as printed (no thinning)",
+            f"{GIBBS_ITERATIONS} after {GIBBS_BURNIN}",
+            f"{iterations} stored after {burnin}, every {thin}th of {(int(iterations) + int(burnin)) * thin}",
+            "",
+            int(iterations) == GIBBS_ITERATIONS and int(burnin) == GIBBS_BURNIN and thin == 1,
+            "ch-4-exponential-chain-thinned-by-20",
+            settings=at["chain"],
+        ),
+        Claim(
+            "fig4_2",
+            "epsilon grid of Figs 4.2 and 4.4",
+            ", ".join(fmt_eps(e) for e in EPSILONS),
+            ", ".join(fmt_eps(e) for e in epsilons),
+            "",
+            sorted(float(e) for e in epsilons) == list(EPSILONS),
+            settings=at["grid"][1:],
+        ),
+        Claim(
+            "fig4_2",
+            "OPS: released samples (each at epsilon / samples) and support [a0, 1 - a0]",
+            f"{OPS_SAMPLES} samples, a0 = {OPS_SUPPORT_LOWER}",
+            f"{ops['samples']} samples, a0 = {ops['support_lower']}",
+            "",
+            int(ops["samples"]) == OPS_SAMPLES and float(ops["support_lower"]) == OPS_SUPPORT_LOWER,
+            settings=at["ops"][:2],
+        ),
         # the truncation rule (of the true model, as the code; ours: of the prior predictive) is the
         # row's subject and a documented departure: only the printed mass is its setting
-        Claim("fig4_2", "exponential truncation bounds keep the middle 95% of individuals of the true model",
-              f"central {TRUNCATION_MASS:.0%} (of the true model)",
-              f"central {float(exponential['truncation_mass']):.0%} of the {exponential['truncation'].replace('_', ' ')}",
-              "", float(exponential["truncation_mass"]) == TRUNCATION_MASS and exponential["truncation"] == "oracle",
-              "ch-4-truncation-bounds-from-the-prior-predictive",
-              settings=tuple(s for s in at["model"]["exponential"] if s.name == "exponential truncation mass")),
-        Claim("fig4_3", "setting of the empirical CDFs", _setting(ECDF_SETTING["n"], ECDF_SETTING["epsilon"]),
-              _setting(ecdf["n"], ecdf["epsilon"]), "",
-              int(ecdf["n"]) == ECDF_SETTING["n"] and float(ecdf["epsilon"]) == ECDF_SETTING["epsilon"],
-              settings=at["ecdf"]),
-        Claim("figB_1", "trace setting: iterations shown, n, epsilon",
-              f"{TRACE_SETTING['iterations']} iterations, {_setting(TRACE_SETTING['n'], TRACE_SETTING['epsilon'])}",
-              f"{trace['iterations']} iterations, {_setting(trace['n'], trace['epsilon'])}", "",
-              int(trace["iterations"]) == TRACE_SETTING["iterations"] and int(trace["n"]) == TRACE_SETTING["n"]
-              and float(trace["epsilon"]) == TRACE_SETTING["epsilon"], settings=at["trace"][:3]),
+        Claim(
+            "fig4_2",
+            "exponential truncation bounds keep the middle 95% of individuals of the true model",
+            f"central {TRUNCATION_MASS:.0%} (of the true model)",
+            f"central {float(exponential['truncation_mass']):.0%} of the {exponential['truncation'].replace('_', ' ')}",
+            "",
+            float(exponential["truncation_mass"]) == TRUNCATION_MASS
+            and exponential["truncation"] == "oracle",
+            "ch-4-truncation-bounds-from-the-prior-predictive",
+            settings=tuple(
+                s for s in at["model"]["exponential"] if s.name == "exponential truncation mass"
+            ),
+        ),
+        Claim(
+            "fig4_3",
+            "setting of the empirical CDFs",
+            _setting(ECDF_SETTING["n"], ECDF_SETTING["epsilon"]),
+            _setting(ecdf["n"], ecdf["epsilon"]),
+            "",
+            int(ecdf["n"]) == ECDF_SETTING["n"]
+            and float(ecdf["epsilon"]) == ECDF_SETTING["epsilon"],
+            settings=at["ecdf"],
+        ),
+        Claim(
+            "figB_1",
+            "trace setting: iterations shown, n, epsilon",
+            f"{TRACE_SETTING['iterations']} iterations, {_setting(TRACE_SETTING['n'], TRACE_SETTING['epsilon'])}",
+            f"{trace['iterations']} iterations, {_setting(trace['n'], trace['epsilon'])}",
+            "",
+            int(trace["iterations"]) == TRACE_SETTING["iterations"]
+            and int(trace["n"]) == TRACE_SETTING["n"]
+            and float(trace["epsilon"]) == TRACE_SETTING["epsilon"],
+            settings=at["trace"][:3],
+        ),
     ]
     return out
 
@@ -113,7 +159,11 @@ def _calibrated_everywhere(d, model, method, label, n_grid, epsilons, at) -> Cla
     worst = int(np.argmax(ks))
     above = sum(k > ks_critical_value(M) for k in ks)
     # the non-private draws are exact conjugate draws: a KS above the value can only be chance
-    deviation = "ch-4-chance-ks-exceedance-of-the-exact-non-private-posterior" if method == "non_private" else ""
+    deviation = (
+        "ch-4-chance-ks-exceedance-of-the-exact-non-private-posterior"
+        if method == "non_private"
+        else ""
+    )
     return Claim(
         "fig4_2",
         f"{label} calibrated for the {_MODEL_TITLES[model]} model in every (n, epsilon): KS of U below the "
@@ -124,7 +174,10 @@ def _calibrated_everywhere(d, model, method, label, n_grid, epsilons, at) -> Cla
         f"critical value {_fmt(crit)} (M = {M})",
         bool(max(ks) < crit),
         deviation,
-        at["chain" if method == "gibbs" else "draws"] + at["trials"] + at["model"][model] + at["grid"],
+        at["chain" if method == "gibbs" else "draws"]
+        + at["trials"]
+        + at["model"][model]
+        + at["grid"],
         headline=method == "gibbs",
     )
 
@@ -133,42 +186,58 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
     out = []
     eps_min = min(epsilons)
     for model in models:
-        out.append(_calibrated_everywhere(d, model, "gibbs", "Noise-aware Gibbs", n_grid, epsilons, at))
-        out.append(_calibrated_everywhere(d, model, "non_private", "Non-private", n_grid, epsilons, at))
+        out.append(
+            _calibrated_everywhere(d, model, "gibbs", "Noise-aware Gibbs", n_grid, epsilons, at)
+        )
+        out.append(
+            _calibrated_everywhere(d, model, "non_private", "Non-private", n_grid, epsilons, at)
+        )
         M = _u(d, model, n_grid[0], eps_min, "naive").size
         crit = ks_critical_value(M)
         ks = [ks_uniform(_u(d, model, n, eps_min, "naive")) for n in n_grid]
         low = int(np.argmin(ks))
         naive = at["draws"] + at["trials"] + at["model"][model]
-        out.append(Claim(
-            "fig4_2",
-            f"Naive miscalibrated for the {_MODEL_TITLES[model]} model at the smallest epsilon ({fmt_eps(eps_min)}), "
-            "every n: KS of U above the 5% critical value",
-            "miscalibrated where noise is not negligible",
-            f"min KS {_fmt(ks[low])} at n={n_grid[low]}", f"critical value {_fmt(crit)} (M = {M})",
-            bool(min(ks) > crit), settings=naive + at["every_n"] + at["smallest_eps"],
-        ))
+        out.append(
+            Claim(
+                "fig4_2",
+                f"Naive miscalibrated for the {_MODEL_TITLES[model]} model at the smallest epsilon ({fmt_eps(eps_min)}), "
+                "every n: KS of U above the 5% critical value",
+                "miscalibrated where noise is not negligible",
+                f"min KS {_fmt(ks[low])} at n={n_grid[low]}",
+                f"critical value {_fmt(crit)} (M = {M})",
+                bool(min(ks) > crit),
+                settings=naive + at["every_n"] + at["smallest_eps"],
+            )
+        )
         lo, hi = (min(n_grid), min(epsilons)), (max(n_grid), max(epsilons))
         ks_lo, ks_hi = (ks_uniform(_u(d, model, n, e, "naive")) for n, e in (lo, hi))
-        out.append(Claim(
-            "fig4_2",
-            f"Naive's calibration improves with n and epsilon ({_MODEL_TITLES[model]}): KS at the largest (n, epsilon) "
-            "below KS at the smallest by more than the 5% critical value",
-            "well calibrated only with increasing n and epsilon",
-            f"{_fmt(ks_hi)} at {_setting(*hi)} vs {_fmt(ks_lo)} at {_setting(*lo)}",
-            f"critical value {_fmt(crit)} (M = {M})",
-            bool(ks_lo - ks_hi > crit), settings=naive + at["grid"],
-        ))
+        out.append(
+            Claim(
+                "fig4_2",
+                f"Naive's calibration improves with n and epsilon ({_MODEL_TITLES[model]}): KS at the largest (n, epsilon) "
+                "below KS at the smallest by more than the 5% critical value",
+                "well calibrated only with increasing n and epsilon",
+                f"{_fmt(ks_hi)} at {_setting(*hi)} vs {_fmt(ks_lo)} at {_setting(*lo)}",
+                f"critical value {_fmt(crit)} (M = {M})",
+                bool(ks_lo - ks_hi > crit),
+                settings=naive + at["grid"],
+            )
+        )
         if "ops" in methods_for(model):
             settings = [(n, e) for e in epsilons for n in n_grid]
             ks = [ks_uniform(_u(d, model, n, e, "ops")) for n, e in settings]
             low = int(np.argmin(ks))
-            out.append(Claim(
-                "fig4_2", "OPS miscalibrated (over-dispersed) in every (n, epsilon): KS of U above the 5% critical value",
-                "not calibrated", f"min KS {_fmt(ks[low])} at {_setting(*settings[low])}",
-                f"critical value {_fmt(crit)} (M = {M})", bool(min(ks) > crit),
-                settings=at["trials"] + at["model"][model] + at["ops"] + at["grid"],
-            ))
+            out.append(
+                Claim(
+                    "fig4_2",
+                    "OPS miscalibrated (over-dispersed) in every (n, epsilon): KS of U above the 5% critical value",
+                    "not calibrated",
+                    f"min KS {_fmt(ks[low])} at {_setting(*settings[low])}",
+                    f"critical value {_fmt(crit)} (M = {M})",
+                    bool(min(ks) > crit),
+                    settings=at["trials"] + at["model"][model] + at["ops"] + at["grid"],
+                )
+            )
     return out
 
 
@@ -182,32 +251,47 @@ def _fig4_3_claims(d, models, ecdf, at) -> list[Claim]:
         crit = ks_critical_value(M)
         ks_g, ks_np = ks_uniform(u["gibbs"]), ks_uniform(u["non_private"])
         where = at["trials"] + at["model"][model] + at["ecdf"]
-        out.append(Claim(
-            "fig4_3",
-            f"Gibbs and Non-private both calibrated ({_MODEL_TITLES[model]}, {_setting(n, eps)}): KS of U below the "
-            "5% critical value for both",
-            "both perfectly calibrated", f"Gibbs {_fmt(ks_g)}, Non-private {_fmt(ks_np)}",
-            f"critical value {_fmt(crit)} (M = {M})", bool(max(ks_g, ks_np) < crit), settings=at["chain"] + where,
-        ))
+        out.append(
+            Claim(
+                "fig4_3",
+                f"Gibbs and Non-private both calibrated ({_MODEL_TITLES[model]}, {_setting(n, eps)}): KS of U below the "
+                "5% critical value for both",
+                "both perfectly calibrated",
+                f"Gibbs {_fmt(ks_g)}, Non-private {_fmt(ks_np)}",
+                f"critical value {_fmt(crit)} (M = {M})",
+                bool(max(ks_g, ks_np) < crit),
+                settings=at["chain"] + where,
+            )
+        )
         se = math.sqrt(0.1 * 0.9 / M)
         tails = float(np.mean((u["naive"] < 0.05) | (u["naive"] > 0.95)))
-        out.append(Claim(
-            "fig4_3",
-            f"Naive puts too much mass near 0 and 1 ({_MODEL_TITLES[model]}): fraction of U in [0, 0.05) or (0.95, 1] "
-            "above its calibrated value 0.10 by more than 2 binomial SE",
-            "true parameter in a tail of the naive posterior", _fmt(tails), f"binomial SE {_fmt(se)} (M = {M})",
-            bool(tails > 0.1 + 2 * se), settings=at["draws"] + where,
-        ))
+        out.append(
+            Claim(
+                "fig4_3",
+                f"Naive puts too much mass near 0 and 1 ({_MODEL_TITLES[model]}): fraction of U in [0, 0.05) or (0.95, 1] "
+                "above its calibrated value 0.10 by more than 2 binomial SE",
+                "true parameter in a tail of the naive posterior",
+                _fmt(tails),
+                f"binomial SE {_fmt(se)} (M = {M})",
+                bool(tails > 0.1 + 2 * se),
+                settings=at["draws"] + where,
+            )
+        )
         if "ops" in u:
             se = math.sqrt(0.25 / M)
             middle = float(np.mean((u["ops"] >= 0.25) & (u["ops"] <= 0.75)))
-            out.append(Claim(
-                "fig4_3",
-                f"OPS too diffuse ({_MODEL_TITLES[model]}): fraction of U in [0.25, 0.75] above its calibrated value "
-                "0.5 by more than 2 binomial SE",
-                "true parameter close to the middle of the OPS posterior", _fmt(middle),
-                f"binomial SE {_fmt(se)} (M = {M})", bool(middle > 0.5 + 2 * se), settings=where + at["ops"],
-            ))
+            out.append(
+                Claim(
+                    "fig4_3",
+                    f"OPS too diffuse ({_MODEL_TITLES[model]}): fraction of U in [0.25, 0.75] above its calibrated value "
+                    "0.5 by more than 2 binomial SE",
+                    "true parameter close to the middle of the OPS posterior",
+                    _fmt(middle),
+                    f"binomial SE {_fmt(se)} (M = {M})",
+                    bool(middle > 0.5 + 2 * se),
+                    settings=where + at["ops"],
+                )
+            )
     return out
 
 
@@ -221,15 +305,22 @@ def _fig4_4_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
                 nv = d[summary_key(model, n, eps, "mmd_naive")]
                 diff = g - nv
                 se = float(diff.std(ddof=1) / math.sqrt(diff.size))
-                out.append(Claim(
-                    "fig4_4",
-                    f"Gibbs utility at least as good as Naive's ({model}, {_setting(n, eps)}): mean MMD^2 to the "
-                    "non-private posterior of Gibbs minus Naive's at most 2 SE of the paired difference",
-                    "Gibbs MMD^2 <= Naive MMD^2",
-                    f"Gibbs {g.mean():.3g} vs Naive {nv.mean():.3g}", f"2 SE {2 * se:.2g} (M = {diff.size})",
-                    bool(diff.mean() <= 2 * se),
-                    settings=at["chain"] + at["trials"] + at["model"][model] + at["mmd"] + cell(n, eps),
-                ))
+                out.append(
+                    Claim(
+                        "fig4_4",
+                        f"Gibbs utility at least as good as Naive's ({model}, {_setting(n, eps)}): mean MMD^2 to the "
+                        "non-private posterior of Gibbs minus Naive's at most 2 SE of the paired difference",
+                        "Gibbs MMD^2 <= Naive MMD^2",
+                        f"Gibbs {g.mean():.3g} vs Naive {nv.mean():.3g}",
+                        f"2 SE {2 * se:.2g} (M = {diff.size})",
+                        bool(diff.mean() <= 2 * se),
+                        settings=at["chain"]
+                        + at["trials"]
+                        + at["model"][model]
+                        + at["mmd"]
+                        + cell(n, eps),
+                    )
+                )
     return out
 
 
@@ -248,21 +339,31 @@ def _figB_1_claims(t, at) -> list[Claim]:
             reach.append(int(inside[0]) + 1)
             sds.append(float(kept.std(ddof=1)))
             dist.append(abs(float(kept.mean()) - float(truth[k])) / sds[-1])
-        out.append(Claim(
-            "figB_1",
-            f"{model} chains started from the prior reach the posterior within the first {CONVERGENCE_ITERATIONS} "
-            f"iterations: first draw inside the central 95% interval of the chain's second half (the kept part)",
-            "samples quickly converge", f"latest first entry: iteration {max(reach)} of {tr.shape[1]} "
-            f"({tr.shape[0]} chains)", f"kept part of {tr.shape[1] - half} draws per chain",
-            bool(max(reach) <= CONVERGENCE_ITERATIONS), settings=where,
-        ))
-        out.append(Claim(
-            "figB_1",
-            f"{model} chains settle in the vicinity of the true {name}: |kept mean - truth| below 3 kept-part sd "
-            "in every chain",
-            "vicinity of the true parameter", f"max |mean - truth| / sd = {max(dist):.2f}",
-            f"kept-part sd {min(sds):.3g}..{max(sds):.3g}", bool(max(dist) < 3.0), settings=where,
-        ))
+        out.append(
+            Claim(
+                "figB_1",
+                f"{model} chains started from the prior reach the posterior within the first {CONVERGENCE_ITERATIONS} "
+                f"iterations: first draw inside the central 95% interval of the chain's second half (the kept part)",
+                "samples quickly converge",
+                f"latest first entry: iteration {max(reach)} of {tr.shape[1]} "
+                f"({tr.shape[0]} chains)",
+                f"kept part of {tr.shape[1] - half} draws per chain",
+                bool(max(reach) <= CONVERGENCE_ITERATIONS),
+                settings=where,
+            )
+        )
+        out.append(
+            Claim(
+                "figB_1",
+                f"{model} chains settle in the vicinity of the true {name}: |kept mean - truth| below 3 kept-part sd "
+                "in every chain",
+                "vicinity of the true parameter",
+                f"max |mean - truth| / sd = {max(dist):.2f}",
+                f"kept-part sd {min(sds):.3g}..{max(sds):.3g}",
+                bool(max(dist) < 3.0),
+                settings=where,
+            )
+        )
     return out
 
 
@@ -272,7 +373,9 @@ def _health_claims(d: dict, models, n_grid, epsilons, health: dict, at) -> list[
     limit = f"R-hat <= {health['max_rhat']}, bulk ESS >= {health['min_ess']:g}"
     out = []
     for model in models:
-        cells = [(n, e) for n in n_grid for e in epsilons if summary_key(model, n, e, "rhat_gibbs") in d]
+        cells = [
+            (n, e) for n in n_grid for e in epsilons if summary_key(model, n, e, "rhat_gibbs") in d
+        ]
         if not cells:
             continue
         rh = {c: d[summary_key(model, *c, "rhat_gibbs")] for c in cells}
@@ -281,13 +384,19 @@ def _health_claims(d: dict, models, n_grid, epsilons, health: dict, at) -> list[
         total = sum(v.size for v in rh.values())
         worst_r = max(cells, key=lambda c: rh[c].max())
         worst_e = min(cells, key=lambda c: es[c].min())
-        out.append(Claim(
-            "fig4_2", f"{model}: every trial's noise-aware Gibbs chain passes the convergence diagnostics ({limit})",
-            "(the thesis reports no diagnostics)",
-            f"{sum(bad.values())} of {total} flagged; max R-hat {rh[worst_r].max():.4f} (n={worst_r[0]}, "
-            f"eps={fmt_eps(worst_r[1])}), min ESS {es[worst_e].min():.0f} (n={worst_e[0]}, eps={fmt_eps(worst_e[1])})",
-            limit, sum(bad.values()) == 0, "ch-4-convergence-diagnostics",
-            at["chain"] + at["trials"] + at["model"][model] + at["grid"] + at["health"]))
+        out.append(
+            Claim(
+                "fig4_2",
+                f"{model}: every trial's noise-aware Gibbs chain passes the convergence diagnostics ({limit})",
+                "(the thesis reports no diagnostics)",
+                f"{sum(bad.values())} of {total} flagged; max R-hat {rh[worst_r].max():.4f} (n={worst_r[0]}, "
+                f"eps={fmt_eps(worst_r[1])}), min ESS {es[worst_e].min():.0f} (n={worst_e[0]}, eps={fmt_eps(worst_e[1])})",
+                limit,
+                sum(bad.values()) == 0,
+                "ch-4-convergence-diagnostics",
+                at["chain"] + at["trials"] + at["model"][model] + at["grid"] + at["health"],
+            )
+        )
     return out
 
 
@@ -296,8 +405,23 @@ def trials_of(d: dict, models, n_grid, epsilons) -> int:
     return int(_u(d, models[0], n_grid[0], epsilons[0], "gibbs").size)
 
 
-def claims(input, output, *, models, n_grid, epsilons, iterations, burnin, ecdf, trace, ops, model_cfg,
-           mmd_draws, mmd_bandwidth, health):
+def claims(
+    input,
+    output,
+    *,
+    models,
+    n_grid,
+    epsilons,
+    iterations,
+    burnin,
+    ecdf,
+    trace,
+    ops,
+    model_cfg,
+    mmd_draws,
+    mmd_bandwidth,
+    health,
+):
     """Rule step: the thesis's Chapter-4 statements against ``summary.npz`` and ``traces.npz``.
     ``model_cfg``: the config's model blocks (binomial, multinomial, exponential); the rest are
     the chapter's settings of the same names. The trials M and the fig B.1 setting are read from
@@ -308,15 +432,33 @@ def claims(input, output, *, models, n_grid, epsilons, iterations, burnin, ecdf,
     epsilons = [float(e) for e in epsilons]
     tr = t["binomial_trace"]
     at = paper_settings(
-        iterations=iterations, burnin=burnin, trials=trials_of(d, models, n_grid, epsilons), n_grid=n_grid,
-        epsilons=epsilons, model_cfg=model_cfg, ops=ops, mmd_draws=mmd_draws, mmd_bandwidth=mmd_bandwidth,
-        ecdf=ecdf, health=health,
-        trace={"n": int(t["n"]), "epsilon": float(t["epsilon"]), "iterations": tr.shape[1], "chains": tr.shape[0]})
-    out = _settings_claims(at, iterations, burnin, epsilons, ecdf, trace, ops, model_cfg["exponential"])
+        iterations=iterations,
+        burnin=burnin,
+        trials=trials_of(d, models, n_grid, epsilons),
+        n_grid=n_grid,
+        epsilons=epsilons,
+        model_cfg=model_cfg,
+        ops=ops,
+        mmd_draws=mmd_draws,
+        mmd_bandwidth=mmd_bandwidth,
+        ecdf=ecdf,
+        health=health,
+        trace={
+            "n": int(t["n"]),
+            "epsilon": float(t["epsilon"]),
+            "iterations": tr.shape[1],
+            "chains": tr.shape[0],
+        },
+    )
+    out = _settings_claims(
+        at, iterations, burnin, epsilons, ecdf, trace, ops, model_cfg["exponential"]
+    )
     out += _fig4_2_claims(d, models, n_grid, epsilons, at)
     out += _fig4_3_claims(d, models, ecdf, at)
     out += _fig4_4_claims(d, models, n_grid, epsilons, at)
     out += _figB_1_claims(t, at)
     out += _health_claims(d, models, n_grid, epsilons, health, at)
     # a deviation explains a difference: claims that hold name none
-    write_claims(output.claims, [c if not c.holds else dataclasses.replace(c, deviation="") for c in out])
+    write_claims(
+        output.claims, [c if not c.holds else dataclasses.replace(c, deviation="") for c in out]
+    )

@@ -42,11 +42,25 @@ STUDY = "bernstein2020"
 METHODS = ("gibbs", "naive", "ops", "non_private")
 MMD_METHODS = ("gibbs", "naive")
 # Config model name -> sampler-registry model, and table method -> registry method.
-REGISTRY_MODEL = {"binomial": "binomial", "multinomial": "multinomial", "exponential": "truncated_exponential"}
-REGISTRY_METHOD = {"gibbs": "noise_aware_gibbs", "naive": "naive", "ops": "ops", "non_private": "non_private"}
+REGISTRY_MODEL = {
+    "binomial": "binomial",
+    "multinomial": "multinomial",
+    "exponential": "truncated_exponential",
+}
+REGISTRY_METHOD = {
+    "gibbs": "noise_aware_gibbs",
+    "naive": "naive",
+    "ops": "ops",
+    "non_private": "non_private",
+}
 # Seed-key stage of each method's sampling stream. "sample_nonprivate" predates the rename of
 # the method to non_private: keeping the stage keeps every draw (and table) as it was.
-STREAMS = {"gibbs": "sample_gibbs", "naive": "sample_naive", "ops": "sample_ops", "non_private": "sample_nonprivate"}
+STREAMS = {
+    "gibbs": "sample_gibbs",
+    "naive": "sample_naive",
+    "ops": "sample_ops",
+    "non_private": "sample_nonprivate",
+}
 log = logging.getLogger("dpinfer.bernstein2020_ch4")
 
 
@@ -64,9 +78,15 @@ class TrialSettings:
     ops: dict | None = None
 
     @classmethod
-    def from_section(cls, ch4: dict, model: str) -> "TrialSettings":
-        return cls(int(ch4["iterations"]), int(ch4["burnin"]), int(ch4["mmd_draws"]), float(ch4["mmd_bandwidth"]),
-                   dict(ch4[model]), dict(ch4["ops"]) if model == "binomial" else None)
+    def from_section(cls, ch4: dict, model: str) -> TrialSettings:
+        return cls(
+            int(ch4["iterations"]),
+            int(ch4["burnin"]),
+            int(ch4["mmd_draws"]),
+            float(ch4["mmd_bandwidth"]),
+            dict(ch4[model]),
+            dict(ch4["ops"]) if model == "binomial" else None,
+        )
 
 
 def methods_for(model: str) -> tuple[str, ...]:
@@ -92,7 +112,9 @@ class Release:
     prior: object
     mechanism: Laplace
     statistics: dict  # method -> the statistic it conditions on
-    gibbs_settings: dict = field(default_factory=dict)  # release facts the noise-aware sampler needs (bounds)
+    gibbs_settings: dict = field(
+        default_factory=dict
+    )  # release facts the noise-aware sampler needs (bounds)
 
 
 def release(model: str, n: int, epsilon: float, settings: dict, sim, rel) -> Release:
@@ -115,12 +137,16 @@ def release(model: str, n: int, epsilon: float, settings: dict, sim, rel) -> Rel
         p, counts = expfam.simulate_multinomial(sim, n, alpha)
         mech = Laplace.calibrated(epsilon, float(settings["sensitivity"]))
         y = mech.release(rel, counts[: k - 1])
-        return Release(float(p[0]), alpha, mech, {"gibbs": y, "naive": y, "non_private": counts[: k - 1]})
+        return Release(
+            float(p[0]), alpha, mech, {"gibbs": y, "naive": y, "non_private": counts[: k - 1]}
+        )
     if model == "exponential":
         prior = (float(settings["prior_shape"]), float(settings["prior_rate"]))
         lam, x = expfam.simulate_exponential(sim, n, *prior)
         a, b = exponential_bounds(settings, lam)
-        mech = Laplace.calibrated(epsilon, expfam.truncation_sensitivity(a, b, settings["sensitivity"]))
+        mech = Laplace.calibrated(
+            epsilon, expfam.truncation_sensitivity(a, b, settings["sensitivity"])
+        )
         noise = float(mech.noise(rel))
         total = float(x.sum())
         y = float(x[(x >= a) & (x <= b)].sum()) + noise
@@ -134,11 +160,16 @@ def _thin(draws: np.ndarray, m: int) -> np.ndarray:
     return draws[::step][:m]
 
 
-def _call_settings(model: str, method: str, rel: Release, settings: TrialSettings) -> tuple[int, dict]:
+def _call_settings(
+    model: str, method: str, rel: Release, settings: TrialSettings
+) -> tuple[int, dict]:
     """``keep`` and the keyword settings of one method's run call."""
     if method == "ops":  # OPS releases ``samples`` iid draws
-        return int(settings.ops["samples"]), dict(burnin=0, support_lower=float(settings.ops["support_lower"]),
-                                                  tempering=settings.ops["tempering"])
+        return int(settings.ops["samples"]), dict(
+            burnin=0,
+            support_lower=float(settings.ops["support_lower"]),
+            tempering=settings.ops["tempering"],
+        )
     if method != "gibbs":  # iid conjugate draws
         return settings.iterations, dict(burnin=0)
     kw = dict(rel.gibbs_settings, burnin=settings.burnin)
@@ -147,7 +178,9 @@ def _call_settings(model: str, method: str, rel: Release, settings: TrialSetting
     return settings.iterations, kw
 
 
-def trial(model: str, n: int, epsilon: float, replicate: int, settings: TrialSettings, seed: int) -> dict:
+def trial(
+    model: str, n: int, epsilon: float, replicate: int, settings: TrialSettings, seed: int
+) -> dict:
     """Run every method of one calibration trial; return U per method, MMD^2, truth and timing."""
     experiment = ch4_experiment(model, n, epsilon)
 
@@ -159,18 +192,33 @@ def trial(model: str, n: int, epsilon: float, replicate: int, settings: TrialSet
     for method in methods_for(model):
         run = sampler(REGISTRY_MODEL[model], REGISTRY_METHOD[method])
         keep, kw = _call_settings(model, method, rel, settings)
-        chains[method] = run(rel.statistics[method], n, rel.prior, rel.mechanism, keep=keep,
-                             rng=rng(STREAMS[method]), **kw)
+        chains[method] = run(
+            rel.statistics[method],
+            n,
+            rel.prior,
+            rel.mechanism,
+            keep=keep,
+            rng=rng(STREAMS[method]),
+            **kw,
+        )
     draws = {m: c.kept for m, c in chains.items()}
     u = {m: float(quantile_of_truth(draws[m][:, 0], rel.truth)[0]) for m in draws}
     ref = MmdReference.of(_thin(draws["non_private"], settings.mmd_draws), settings.mmd_bandwidth)
     mmd = {m: ref.mmd2(_thin(draws[m], settings.mmd_draws)) for m in MMD_METHODS}
     gibbs = draws["gibbs"][None]  # one chain: split-chain R-hat
-    return {"u": u, "mmd": mmd, "truth": rel.truth, "gibbs_cpu": float(chains["gibbs"].info.cpu_seconds),
-            "gibbs_rhat": float(split_rhat(gibbs).max()), "gibbs_ess": float(bulk_ess(gibbs).min())}
+    return {
+        "u": u,
+        "mmd": mmd,
+        "truth": rel.truth,
+        "gibbs_cpu": float(chains["gibbs"].info.cpu_seconds),
+        "gibbs_rhat": float(split_rhat(gibbs).max()),
+        "gibbs_ess": float(bulk_ess(gibbs).min()),
+    }
 
 
-def run_trials(model: str, n: int, epsilon: float, replicates, settings: TrialSettings, seed: int) -> dict:
+def run_trials(
+    model: str, n: int, epsilon: float, replicates, settings: TrialSettings, seed: int
+) -> dict:
     """Arrays over a set of replicates: u (methods x reps), mmd (MMD methods x reps), truth, cpu."""
     reps = list(replicates)
     methods = methods_for(model)
@@ -187,22 +235,50 @@ def run_trials(model: str, n: int, epsilon: float, replicates, settings: TrialSe
         truth[j] = res["truth"]
         cpu[j] = res["gibbs_cpu"]
         rhat[j], ess[j] = res["gibbs_rhat"], res["gibbs_ess"]
-    return {"methods": np.array(methods), "mmd_methods": np.array(MMD_METHODS), "u": u, "mmd": mmd,
-            "truth": truth, "gibbs_cpu": cpu, "gibbs_rhat": rhat, "gibbs_ess": ess,
-            "replicates": np.array(reps, dtype=np.int64),
-            "gibbs_iterations": np.int64(settings.iterations + settings.burnin)}
+    return {
+        "methods": np.array(methods),
+        "mmd_methods": np.array(MMD_METHODS),
+        "u": u,
+        "mmd": mmd,
+        "truth": truth,
+        "gibbs_cpu": cpu,
+        "gibbs_rhat": rhat,
+        "gibbs_ess": ess,
+        "replicates": np.array(reps, dtype=np.int64),
+        "gibbs_iterations": np.int64(settings.iterations + settings.burnin),
+    }
 
 
-def run_chunk(input, output, *, seed, model, n, epsilon, replicates, iterations, burnin, mmd_draws,
-              mmd_bandwidth, settings, ops=None):
+def run_chunk(
+    input,
+    output,
+    *,
+    seed,
+    model,
+    n,
+    epsilon,
+    replicates,
+    iterations,
+    burnin,
+    mmd_draws,
+    mmd_bandwidth,
+    settings,
+    ops=None,
+):
     """Rule step: calibration trials ``replicates`` = [start, stop) of one (model, n, epsilon) -> npz.
 
     ``settings`` is the model's config block; ``ops`` the OPS block (binomial only).
     """
     n, epsilon = int(n), float(epsilon)
     start, stop = (int(v) for v in replicates)
-    trial_settings = TrialSettings(int(iterations), int(burnin), int(mmd_draws), float(mmd_bandwidth),
-                                   dict(settings), dict(ops) if ops else None)
+    trial_settings = TrialSettings(
+        int(iterations),
+        int(burnin),
+        int(mmd_draws),
+        float(mmd_bandwidth),
+        dict(settings),
+        dict(ops) if ops else None,
+    )
     log.info("%s n=%d eps=%s replicates %d..%d", model, n, epsilon, start, stop - 1)
     res = run_trials(model, n, epsilon, range(start, stop), trial_settings, int(seed))
     save_npz(output.runs, model=np.array(model), n=np.int64(n), epsilon=np.float64(epsilon), **res)
@@ -211,20 +287,34 @@ def run_chunk(input, output, *, seed, model, n, epsilon, replicates, iterations,
 def run_traces(input, output, *, seed, trace, binomial, exponential):
     """Rule step: fig B.1 chains (Appendix B.5), binomial and exponential, started from the
     prior and stored from the first iteration (no burn-in), each on its own data set."""
-    n, eps, iters, chains = int(trace["n"]), float(trace["epsilon"]), int(trace["iterations"]), int(trace["chains"])
+    n, eps, iters, chains = (
+        int(trace["n"]),
+        float(trace["epsilon"]),
+        int(trace["iterations"]),
+        int(trace["chains"]),
+    )
     out = {}
     for model, settings in (("binomial", binomial), ("exponential", exponential)):
         tr = np.empty((chains, iters))
         truth = np.empty(chains)
         for c in range(chains):
+
             def rng(stage):
                 return rng_for(int(seed), STUDY, f"ch4_trace_{model}", c, stage)
 
             rel = release(model, n, eps, settings, rng("simulate"), rng("release"))
             kw = dict(rel.gibbs_settings, init="prior") if model == "exponential" else {}
             run = sampler(REGISTRY_MODEL[model], "noise_aware_gibbs")
-            chain = run(rel.statistics["gibbs"], n, rel.prior, rel.mechanism, burnin=0, keep=iters,
-                        rng=rng("sample_gibbs"), **kw)
+            chain = run(
+                rel.statistics["gibbs"],
+                n,
+                rel.prior,
+                rel.mechanism,
+                burnin=0,
+                keep=iters,
+                rng=rng("sample_gibbs"),
+                **kw,
+            )
             tr[c] = chain.draws[:, 0]
             truth[c] = rel.truth
         out[f"{model}_trace"] = tr

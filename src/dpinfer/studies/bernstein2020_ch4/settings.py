@@ -16,10 +16,29 @@ from __future__ import annotations
 
 from ..scorecard import Setting, setting, setting_in
 
-__all__ = ["GIBBS_ITERATIONS", "GIBBS_BURNIN", "EPSILONS", "ECDF_SETTING", "UTILITY_MODELS", "OPS_SAMPLES",
-           "OPS_SUPPORT_LOWER", "TRUNCATION_MASS", "TRACE_SETTING", "MMD_BANDWIDTH", "AT_PAPER_SCALE", "TRIALS",
-           "N_GRID", "MMD_DRAWS", "OPS_TEMPERING", "TRACE_CHAINS", "HEALTH", "IN_CODE", "MODEL_SETTINGS",
-           "paper_settings", "cell"]
+__all__ = [
+    "GIBBS_ITERATIONS",
+    "GIBBS_BURNIN",
+    "EPSILONS",
+    "ECDF_SETTING",
+    "UTILITY_MODELS",
+    "OPS_SAMPLES",
+    "OPS_SUPPORT_LOWER",
+    "TRUNCATION_MASS",
+    "TRACE_SETTING",
+    "MMD_BANDWIDTH",
+    "AT_PAPER_SCALE",
+    "TRIALS",
+    "N_GRID",
+    "MMD_DRAWS",
+    "OPS_TEMPERING",
+    "TRACE_CHAINS",
+    "HEALTH",
+    "IN_CODE",
+    "MODEL_SETTINGS",
+    "paper_settings",
+    "cell",
+]
 
 # ----------------------------------------------------------------------------- printed in the thesis
 # Section 4.4.1: "5000 iterations after 2000 burnin iterations"
@@ -58,14 +77,35 @@ HEALTH = {"max_rhat": 1.01, "min_ess": 100}  # our diagnostics' thresholds (the 
 IN_CODE = "in the released code (the thesis gives none)"
 MODEL_SETTINGS = {
     "binomial": {"prior": ([10, 10], IN_CODE), "sensitivity": (1, "in the paper")},
-    "multinomial": {"categories": (3, IN_CODE), "prior_concentration": (5, IN_CODE), "sensitivity": (1, IN_CODE)},
-    "exponential": {"prior_shape": (8, IN_CODE), "prior_rate": (2, IN_CODE),
-                    "truncation_mass": (TRUNCATION_MASS, "in the paper"), "sensitivity": ("thesis", "in the paper")},
+    "multinomial": {
+        "categories": (3, IN_CODE),
+        "prior_concentration": (5, IN_CODE),
+        "sensitivity": (1, IN_CODE),
+    },
+    "exponential": {
+        "prior_shape": (8, IN_CODE),
+        "prior_rate": (2, IN_CODE),
+        "truncation_mass": (TRUNCATION_MASS, "in the paper"),
+        "sensitivity": ("thesis", "in the paper"),
+    },
 }
 
 
-def paper_settings(*, iterations: int, burnin: int, trials: int, n_grid, epsilons, model_cfg: dict, ops: dict,
-                   mmd_draws: int, mmd_bandwidth: float, ecdf: dict, trace: dict, health: dict) -> dict:
+def paper_settings(
+    *,
+    iterations: int,
+    burnin: int,
+    trials: int,
+    n_grid,
+    epsilons,
+    model_cfg: dict,
+    ops: dict,
+    mmd_draws: int,
+    mmd_bandwidth: float,
+    ecdf: dict,
+    trace: dict,
+    health: dict,
+) -> dict:
     """The thesis's settings beside this run's, by kind (each a tuple of :class:`Setting`):
 
     - ``draws`` (draws per method: the conjugate baselines draw as many as Gibbs keeps) and
@@ -78,35 +118,78 @@ def paper_settings(*, iterations: int, burnin: int, trials: int, n_grid, epsilon
     ``trace`` is this run's fig B.1 setting: n, epsilon, iterations shown and chains."""
     draws = (setting("kept draws per method", GIBBS_ITERATIONS, int(iterations), at_least=True),)
     eps_grid = sorted(float(e) for e in epsilons)
-    n_setting = setting("n grid", list(N_GRID), sorted(int(n) for n in n_grid), source=AT_PAPER_SCALE)
-    model = {m: tuple(setting(f"{m} {key.replace('_', ' ')}", value, model_cfg.get(m, {}).get(key), source=source)
-                      for key, (value, source) in MODEL_SETTINGS[m].items()) for m in MODEL_SETTINGS}
+    n_setting = setting(
+        "n grid", list(N_GRID), sorted(int(n) for n in n_grid), source=AT_PAPER_SCALE
+    )
+    model = {
+        m: tuple(
+            setting(
+                f"{m} {key.replace('_', ' ')}", value, model_cfg.get(m, {}).get(key), source=source
+            )
+            for key, (value, source) in MODEL_SETTINGS[m].items()
+        )
+        for m in MODEL_SETTINGS
+    }
     return {
         "draws": draws,
-        "chain": draws + (setting("Gibbs burn-in iterations", GIBBS_BURNIN, int(burnin), at_least=True),),
-        "trials": (setting("calibration trials M", TRIALS, int(trials), at_least=True, source=AT_PAPER_SCALE),),
+        "chain": draws
+        + (setting("Gibbs burn-in iterations", GIBBS_BURNIN, int(burnin), at_least=True),),
+        "trials": (
+            setting(
+                "calibration trials M", TRIALS, int(trials), at_least=True, source=AT_PAPER_SCALE
+            ),
+        ),
         "model": model,
         "grid": (n_setting, setting("epsilon grid", list(EPSILONS), eps_grid)),
         "every_n": (n_setting,),
         "smallest_eps": (setting("smallest epsilon", min(EPSILONS), eps_grid[0]),),
-        "ops": (setting("OPS samples", OPS_SAMPLES, int(ops["samples"])),
-                setting("OPS a0", OPS_SUPPORT_LOWER, float(ops["support_lower"])),
-                setting("OPS tempering", OPS_TEMPERING, ops["tempering"], source=AT_PAPER_SCALE)),
-        "mmd": (setting("MMD draws m", MMD_DRAWS, int(mmd_draws), at_least=True, source=AT_PAPER_SCALE),
-                setting("MMD kernel bandwidth", MMD_BANDWIDTH, float(mmd_bandwidth))),
-        "ecdf": (setting("fig4_3 n", ECDF_SETTING["n"], int(ecdf["n"])),
-                 setting("fig4_3 epsilon", ECDF_SETTING["epsilon"], float(ecdf["epsilon"]))),
-        "trace": (setting("fig B.1 n", TRACE_SETTING["n"], int(trace["n"])),
-                  setting("fig B.1 epsilon", TRACE_SETTING["epsilon"], float(trace["epsilon"])),
-                  setting("fig B.1 iterations shown", TRACE_SETTING["iterations"], int(trace["iterations"])),
-                  setting("fig B.1 chains", TRACE_CHAINS, int(trace["chains"]), at_least=True,
-                          source=AT_PAPER_SCALE)),
-        "health": (setting("diagnostics: max R-hat", HEALTH["max_rhat"], float(health["max_rhat"]),
-                           source=AT_PAPER_SCALE),
-                   setting("diagnostics: min ESS", HEALTH["min_ess"], float(health["min_ess"]), source=AT_PAPER_SCALE)),
+        "ops": (
+            setting("OPS samples", OPS_SAMPLES, int(ops["samples"])),
+            setting("OPS a0", OPS_SUPPORT_LOWER, float(ops["support_lower"])),
+            setting("OPS tempering", OPS_TEMPERING, ops["tempering"], source=AT_PAPER_SCALE),
+        ),
+        "mmd": (
+            setting("MMD draws m", MMD_DRAWS, int(mmd_draws), at_least=True, source=AT_PAPER_SCALE),
+            setting("MMD kernel bandwidth", MMD_BANDWIDTH, float(mmd_bandwidth)),
+        ),
+        "ecdf": (
+            setting("fig4_3 n", ECDF_SETTING["n"], int(ecdf["n"])),
+            setting("fig4_3 epsilon", ECDF_SETTING["epsilon"], float(ecdf["epsilon"])),
+        ),
+        "trace": (
+            setting("fig B.1 n", TRACE_SETTING["n"], int(trace["n"])),
+            setting("fig B.1 epsilon", TRACE_SETTING["epsilon"], float(trace["epsilon"])),
+            setting(
+                "fig B.1 iterations shown", TRACE_SETTING["iterations"], int(trace["iterations"])
+            ),
+            setting(
+                "fig B.1 chains",
+                TRACE_CHAINS,
+                int(trace["chains"]),
+                at_least=True,
+                source=AT_PAPER_SCALE,
+            ),
+        ),
+        "health": (
+            setting(
+                "diagnostics: max R-hat",
+                HEALTH["max_rhat"],
+                float(health["max_rhat"]),
+                source=AT_PAPER_SCALE,
+            ),
+            setting(
+                "diagnostics: min ESS",
+                HEALTH["min_ess"],
+                float(health["min_ess"]),
+                source=AT_PAPER_SCALE,
+            ),
+        ),
     }
 
 
 def cell(n: int, eps: float) -> tuple[Setting, ...]:
     """One (n, epsilon) cell of Figs 4.2 / 4.4: at the thesis's setting when both are in its grids."""
-    return (setting_in("n", N_GRID, int(n), source=AT_PAPER_SCALE), setting_in("epsilon", EPSILONS, float(eps)))
+    return (
+        setting_in("n", N_GRID, int(n), source=AT_PAPER_SCALE),
+        setting_in("epsilon", EPSILONS, float(eps)),
+    )

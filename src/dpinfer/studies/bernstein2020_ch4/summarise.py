@@ -36,11 +36,13 @@ def calibration_utility(input, output, *, replicates, mmd_bandwidth, health):
         groups.setdefault((str(d["model"]), int(d["n"]), float(d["epsilon"])), []).append(d)
     arrays, rows = {}, []
     M = int(replicates)
-    for (model, n, eps) in sorted(groups):
+    for model, n, eps in sorted(groups):
         parts = sorted(groups[(model, n, eps)], key=lambda d: int(d["replicates"][0]))
         reps = np.concatenate([d["replicates"] for d in parts])
         if not np.array_equal(reps, np.arange(M)):
-            raise ValueError(f"{model} n={n} eps={eps}: replicates {reps.min()}..{reps.max()} do not cover 0..{M - 1}")
+            raise ValueError(
+                f"{model} n={n} eps={eps}: replicates {reps.min()}..{reps.max()} do not cover 0..{M - 1}"
+            )
         methods = [str(m) for m in parts[0]["methods"]]
         u = np.concatenate([d["u"] for d in parts], axis=1)
         mmd = np.concatenate([d["mmd"] for d in parts], axis=1)
@@ -57,18 +59,34 @@ def calibration_utility(input, output, *, replicates, mmd_bandwidth, health):
         ess = np.concatenate([d["gibbs_ess"] for d in parts])
         arrays[summary_key(model, n, eps, "rhat_gibbs")] = rhat
         arrays[summary_key(model, n, eps, "ess_gibbs")] = ess
-        row.update(rhat_max_gibbs=float(rhat.max()), ess_min_gibbs=float(ess.min()),
-                   flagged_gibbs=int(unconverged(rhat, ess, **health).sum()))
+        row.update(
+            rhat_max_gibbs=float(rhat.max()),
+            ess_min_gibbs=float(ess.min()),
+            flagged_gibbs=int(unconverged(rhat, ess, **health).sum()),
+        )
         rows.append(row)
     save_npz(output.summary, **arrays)
-    cols = (["model", "n", "epsilon"] + [f"ks_{m}" for m in METHODS] + [f"mmd_{m}" for m in MMD_METHODS]
-            + ["rhat_max_gibbs", "ess_min_gibbs", "flagged_gibbs"])
-    notes = (f"KS statistic of the posterior quantiles of the true parameter over M = {M} trials "
-             f"(5% critical value {ks_critical_value(M):.3f}); mean unbiased MMD^2 (bandwidth "
-             f"{mmd_bandwidth}) to the non-private posterior. Noise-aware Gibbs chains (one per trial): "
-             f"largest split-chain R-hat, smallest bulk ESS, and trials with R-hat > {health['max_rhat']} or "
-             f"ESS < {health['min_ess']:g} (flagged). The thesis reports these only as "
-             "figures (4.2, 4.4): no paper values to print beside them. Timings are in the run files and "
-             "benchmarks/, never in this table, so it is byte-identical across runs.")
-    write_table(output.csv, output.md, rows, cols, title="bernstein2020 chapter 4: calibration and utility",
-                notes=notes, digits=4)
+    cols = (
+        ["model", "n", "epsilon"]
+        + [f"ks_{m}" for m in METHODS]
+        + [f"mmd_{m}" for m in MMD_METHODS]
+        + ["rhat_max_gibbs", "ess_min_gibbs", "flagged_gibbs"]
+    )
+    notes = (
+        f"KS statistic of the posterior quantiles of the true parameter over M = {M} trials "
+        f"(5% critical value {ks_critical_value(M):.3f}); mean unbiased MMD^2 (bandwidth "
+        f"{mmd_bandwidth}) to the non-private posterior. Noise-aware Gibbs chains (one per trial): "
+        f"largest split-chain R-hat, smallest bulk ESS, and trials with R-hat > {health['max_rhat']} or "
+        f"ESS < {health['min_ess']:g} (flagged). The thesis reports these only as "
+        "figures (4.2, 4.4): no paper values to print beside them. Timings are in the run files and "
+        "benchmarks/, never in this table, so it is byte-identical across runs."
+    )
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        cols,
+        title="bernstein2020 chapter 4: calibration and utility",
+        notes=notes,
+        digits=4,
+    )

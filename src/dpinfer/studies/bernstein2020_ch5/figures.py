@@ -11,7 +11,14 @@ from ...diagnostics import binomial_se, ks_critical_value
 from ...grid import ch5_setting, fmt_eps
 from ...io import load_npz, write_table
 from ...plotting import legend_below, method_label, method_style, save_figure, subplots
-from .summarise import METHODS, common_setting, panel, predictive_coverage, setting_methods, setting_metric
+from .summarise import (
+    METHODS,
+    common_setting,
+    panel,
+    predictive_coverage,
+    setting_methods,
+    setting_metric,
+)
 
 __all__ = ["fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8", "fig5_9"]
 
@@ -38,7 +45,11 @@ def _two_panel_figure(summary: dict, metric: str, ylabel: str, title: str, skip=
             ax = axes[r, p]
             for m in METHODS:
                 if m in table and m not in skip:
-                    ax.plot([x for x, _ in table[m]], [float(v[p]) for _, v in table[m]], **method_style(m))
+                    ax.plot(
+                        [x for x, _ in table[m]],
+                        [float(v[p]) for _, v in table[m]],
+                        **method_style(m),
+                    )
             ax.set_xscale("log")
             ax.set_xlabel(xlabel)
             if r == 0:
@@ -55,8 +66,11 @@ def fig5_4(input, output) -> None:
     summary = load_npz(input.summary)
     trials = int(summary["trials"])
     fig, axes = _two_panel_figure(
-        summary, "ks", "KS statistic",
-        f"Calibration: KS of posterior quantiles ({trials} trials; dotted: 5% critical value)")
+        summary,
+        "ks",
+        "KS statistic",
+        f"Calibration: KS of posterior quantiles ({trials} trials; dotted: 5% critical value)",
+    )
     for ax in axes.ravel():
         ax.axhline(ks_critical_value(trials), color="0.5", ls=":", lw=0.8)
     save_figure(fig, output.pdf, output.png)
@@ -81,7 +95,10 @@ def fig5_5(input, output) -> None:
         ax.set_title(PARAM_TEX[p])
         ax.set_xlabel("uniform quantile")
         ax.set_ylabel("empirical CDF of u" if p == 0 else "")
-    fig.suptitle(f"QQ plot of posterior quantiles, n = {n0}, epsilon = {fmt_eps(e0)} ({trials} trials)", fontsize=9)
+    fig.suptitle(
+        f"QQ plot of posterior quantiles, n = {n0}, epsilon = {fmt_eps(e0)} ({trials} trials)",
+        fontsize=9,
+    )
     legend_below(fig, axes[0, 0], fontsize=7)
     save_figure(fig, output.pdf, output.png)
 
@@ -92,8 +109,11 @@ def fig5_6(input, output) -> None:
     trials, level = int(summary["trials"]), float(summary["credible_level"])
     pct = f"{100 * level:g}%"
     fig, axes = _two_panel_figure(
-        summary, "coverage", f"{pct} CI coverage",
-        f"{pct} credible-interval coverage ({trials} trials; band: +-2 binomial s.e.)")
+        summary,
+        "coverage",
+        f"{pct} CI coverage",
+        f"{pct} credible-interval coverage ({trials} trials; band: +-2 binomial s.e.)",
+    )
     se = float(binomial_se(level, trials))
     for ax in axes.ravel():
         ax.axhline(level, color="0.3", ls="--", lw=0.8)
@@ -105,9 +125,12 @@ def fig5_7(input, output, *, bandwidth: float) -> None:
     """Fig 5.7: utility, mean unbiased MMD^2 to the Non-Private posterior."""
     summary = load_npz(input.summary)
     fig, _ = _two_panel_figure(
-        summary, "mmd", "mean MMD$^2$",
+        summary,
+        "mmd",
+        "mean MMD$^2$",
         f"Utility: unbiased MMD$^2$ (RBF, bandwidth {bandwidth}) to the Non-Private posterior, mean over trials",
-        skip=("non_private",))
+        skip=("non_private",),
+    )
     save_figure(fig, output.pdf, output.png)
 
 
@@ -150,8 +173,16 @@ def fig5_9(input, output, *, levels, covariate: str, n_train: int) -> None:
         cov = predictive_coverage(summary, lev)
         for i, m in enumerate(methods):
             ax.plot(eps, cov[:, i], **method_style(m))
-            rows += [{"level": lev, "epsilon": fmt_eps(e), "method": method_label(m), "coverage": cov[j, i],
-                      "test_points": n_pts} for j, e in enumerate(eps)]
+            rows += [
+                {
+                    "level": lev,
+                    "epsilon": fmt_eps(e),
+                    "method": method_label(m),
+                    "coverage": cov[j, i],
+                    "test_points": n_pts,
+                }
+                for j, e in enumerate(eps)
+            ]
         ax.axhline(lev, color="0.3", ls="--", lw=0.8)
         ax.set_xscale("log")
         ax.set_xlabel("epsilon")
@@ -159,14 +190,23 @@ def fig5_9(input, output, *, levels, covariate: str, n_train: int) -> None:
         ax.set_title(f"{int(round(100 * lev))}% predictive interval")
         if k == 0:
             ax.set_ylabel("coverage of test points")
-    fig.suptitle(f"Cirrhosis vs {covariate} (min-max scaled): {n_splits} random "
-                 f"{n_train}/{n_test} splits, {n_pts} test points", fontsize=9)
+    fig.suptitle(
+        f"Cirrhosis vs {covariate} (min-max scaled): {n_splits} random "
+        f"{n_train}/{n_test} splits, {n_pts} test points",
+        fontsize=9,
+    )
     legend_below(fig, axes[0, 0], fontsize=7)
     save_figure(fig, output.pdf, output.png)
     se = max(float(binomial_se(lev, n_pts)) for lev in levels)
-    write_table(output.csv, output.md, rows, ["level", "epsilon", "method", "coverage", "test_points"],
-                title="bernstein2020 Fig 5.9: posterior-predictive coverage on the cirrhosis data",
-                notes="A test point is inside the central interval at level L when its PIT value (fraction "
-                      "of posterior-predictive draws below it) lies in [(1-L)/2, (1+L)/2]. Binomial s.e. "
-                      f"at most {se:.3f} (test points of different splits overlap, so it is a lower bound). "
-                      "The thesis shows these only as a bar plot (no numbers).", digits=3)
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        ["level", "epsilon", "method", "coverage", "test_points"],
+        title="bernstein2020 Fig 5.9: posterior-predictive coverage on the cirrhosis data",
+        notes="A test point is inside the central interval at level L when its PIT value (fraction "
+        "of posterior-predictive draws below it) lies in [(1-L)/2, (1+L)/2]. Binomial s.e. "
+        f"at most {se:.3f} (test points of different splits overlap, so it is a lower bound). "
+        "The thesis shows these only as a bar plot (no numbers).",
+        digits=3,
+    )

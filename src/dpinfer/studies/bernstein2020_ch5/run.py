@@ -36,14 +36,28 @@ STUDY = "bernstein2020"
 
 def run_chain(spec: dict, release, prior, data_prior, seed: int, exp: str, rep: int):
     """:func:`dpinfer.studies.nig_methods.run_chain` with the streams of trial ``rep`` of ``exp``."""
-    return nig_methods.run_chain(spec, release, prior, data_prior,
-                                 lambda stage: rng_for(seed, STUDY, exp, rep, stage))
+    return nig_methods.run_chain(
+        spec, release, prior, data_prior, lambda stage: rng_for(seed, STUDY, exp, rep, stage)
+    )
 
 
 # ----------------------------------------------------------------------------- synthetic trials
-def run_synthetic(input, output, *, seed: int, setting: str, replicates, chains, prior: dict,
-                  data_prior: dict, bounds, mmd_draws: int, mmd_bandwidth: float,
-                  credible_level: float, clamp: bool = False) -> None:
+def run_synthetic(
+    input,
+    output,
+    *,
+    seed: int,
+    setting: str,
+    replicates,
+    chains,
+    prior: dict,
+    data_prior: dict,
+    bounds,
+    mmd_draws: int,
+    mmd_bandwidth: float,
+    credible_level: float,
+    clamp: bool = False,
+) -> None:
     """Trials ``replicates = [start, stop)`` of one (n, epsilon) setting: draw parameters and data
     from the model, release, run every method of ``chains`` and keep per trial the posterior
     quantile of the truth (u), whether the central ``credible_level`` interval covers it, the
@@ -64,15 +78,19 @@ def run_synthetic(input, output, *, seed: int, setting: str, replicates, chains,
     iterations = np.zeros(len(methods), dtype=np.int64)
     exp = f"ch5_synthetic_{setting}"
     for j, rep in enumerate(reps):
-        sim = simulate_dataset(rng_for(seed, STUDY, f"ch5_synthetic_n{n}", rep, "simulate"), n, nig, niw)
-        release = release_statistics(rng_for(seed, STUDY, exp, rep, "release"), sim["x"], sim["y"], eps, bounds,
-                                     clamp=clamp)
+        sim = simulate_dataset(
+            rng_for(seed, STUDY, f"ch5_synthetic_n{n}", rep, "simulate"), n, nig, niw
+        )
+        release = release_statistics(
+            rng_for(seed, STUDY, exp, rep, "release"), sim["x"], sim["y"], eps, bounds, clamp=clamp
+        )
         truth[j] = [sim["theta"][0], sim["theta"][1], sim["sigma2"]]
         reference = None
         for i, spec in enumerate(chains):
             method = spec["method"]
-            draws, rhat[i, j], ess[i, j], cpu[i, j], iterations[i] = run_chain(spec, release, nig, niw, seed,
-                                                                               exp, rep)
+            draws, rhat[i, j], ess[i, j], cpu[i, j], iterations[i] = run_chain(
+                spec, release, nig, niw, seed, exp, rep
+            )
             u[i, j] = quantile_of_truth(draws, truth[j])
             lo, hi = central_interval(draws, credible_level)
             cover[i, j] = (lo <= truth[j]) & (truth[j] <= hi)
@@ -84,9 +102,22 @@ def run_synthetic(input, output, *, seed: int, setting: str, replicates, chains,
                 for p in range(3):
                     mmd[i, j, p] = reference[p].mmd2(mine[:, p])
         log.info("%s trial %d done", setting, rep)
-    save_npz(output.summary, methods=np.array(methods), reps=np.array(list(reps)), truth=truth, u=u,
-             cover=cover, mmd=mmd, cpu=cpu, iterations=iterations, rhat=rhat, ess=ess, n=np.array(n), eps=np.array(eps),
-             credible_level=np.array(float(credible_level)))
+    save_npz(
+        output.summary,
+        methods=np.array(methods),
+        reps=np.array(list(reps)),
+        truth=truth,
+        u=u,
+        cover=cover,
+        mmd=mmd,
+        cpu=cpu,
+        iterations=iterations,
+        rhat=rhat,
+        ess=ess,
+        n=np.array(n),
+        eps=np.array(eps),
+        credible_level=np.array(float(credible_level)),
+    )
 
 
 # ----------------------------------------------------------------------------- cirrhosis (Fig 5.9)
@@ -108,13 +139,29 @@ def predictive_pit(rng, draws, x_test, y_test) -> np.ndarray:
     count half): one predictive draw y ~ N(theta_0 x + theta_1, sigma^2) per posterior draw."""
     pit = np.empty(len(x_test))
     for t, (xs, ys) in enumerate(zip(x_test, y_test)):
-        pred = draws[:, 0] * xs + draws[:, 1] + np.sqrt(draws[:, 2]) * rng.standard_normal(draws.shape[0])
+        pred = (
+            draws[:, 0] * xs
+            + draws[:, 1]
+            + np.sqrt(draws[:, 2]) * rng.standard_normal(draws.shape[0])
+        )
         pit[t] = np.mean(pred < ys) + 0.5 * np.mean(pred == ys)
     return pit
 
 
-def run_cirrhosis(input, output, *, seed: int, epsilon: float, replicates, n_train: int, covariate: str,
-                  response: str, chains, prior: dict, data_prior: dict) -> None:
+def run_cirrhosis(
+    input,
+    output,
+    *,
+    seed: int,
+    epsilon: float,
+    replicates,
+    n_train: int,
+    covariate: str,
+    response: str,
+    chains,
+    prior: dict,
+    data_prior: dict,
+) -> None:
     """Splits ``replicates = [start, stop)`` of the cirrhosis data into n_train training rows and
     test rows, release the training statistics at ``epsilon`` (bounds [0, 1] after scaling) and
     store each method's predictive PIT value of every test point (coverage at any level is
@@ -131,10 +178,22 @@ def run_cirrhosis(input, output, *, seed: int, epsilon: float, replicates, n_tra
     for j, split in enumerate(splits):
         perm = rng_for(seed, STUDY, "ch5_cirrhosis", split, "split").permutation(x.size)
         tr, te = perm[:n_train], perm[n_train:]
-        release = release_statistics(rng_for(seed, STUDY, exp, split, "release"), x[tr], y[tr], epsilon, (0.0, 1.0))
+        release = release_statistics(
+            rng_for(seed, STUDY, exp, split, "release"), x[tr], y[tr], epsilon, (0.0, 1.0)
+        )
         for i, spec in enumerate(chains):
-            draws, rhat[i, j], ess[i, j], _, _ = run_chain(spec, release, nig, niw, seed, exp, split)
+            draws, rhat[i, j], ess[i, j], _, _ = run_chain(
+                spec, release, nig, niw, seed, exp, split
+            )
             rng = rng_for(seed, STUDY, exp, split, f"predict_{spec['method']}")
             pit[i, j] = predictive_pit(rng, draws, x[te], y[te])
-    save_npz(output.summary, methods=np.array(methods), splits=np.array(list(splits)), pit=pit, rhat=rhat, ess=ess,
-             eps=np.array(float(epsilon)), n_total=np.array(x.size))
+    save_npz(
+        output.summary,
+        methods=np.array(methods),
+        splits=np.array(list(splits)),
+        pit=pit,
+        rhat=rhat,
+        ess=ess,
+        eps=np.array(float(epsilon)),
+        n_total=np.array(x.size),
+    )

@@ -20,13 +20,44 @@ from ..scorecard import Setting, setting
 from .summarise import panel
 
 __all__ = [
-    "N_VALUES", "EPS_VS_N", "N_VS_EPS", "TRIALS", "PRIOR", "DATA_PRIOR", "DATA_BOUNDS", "IN_BOUNDS",
-    "CONJUGATE_DRAWS", "MCMC_IND_BURNIN", "MCMC_IND_KEEP", "GIBBS_KEEP", "GIBBS_BURNIN",
-    "GIBBS_BURNIN_N1000", "CREDIBLE_LEVEL", "CIRRHOSIS_ROWS", "CIRRHOSIS_TRAIN", "CIRRHOSIS_SPLITS",
-    "CIRRHOSIS_TEST_POINTS", "CIRRHOSIS_LEVELS", "CIRRHOSIS_PRIOR", "EPSILONS_VS_EPS", "MCMC_IND_N_VALUES",
-    "PRIOR_CONFIG", "DATA_PRIOR_CONFIG", "CLAMP", "NOISY_MOMENTS", "MMD_DRAWS", "MMD_BANDWIDTH", "HEALTH",
-    "CIRRHOSIS_EPSILONS", "CIRRHOSIS_COVARIATE", "CIRRHOSIS_RESPONSE", "CIRRHOSIS_PRIOR_CONFIG",
-    "CIRRHOSIS_DATA_PRIOR_CONFIG", "AT_PAPER_SCALE", "union", "PaperSettings",
+    "N_VALUES",
+    "EPS_VS_N",
+    "N_VS_EPS",
+    "TRIALS",
+    "PRIOR",
+    "DATA_PRIOR",
+    "DATA_BOUNDS",
+    "IN_BOUNDS",
+    "CONJUGATE_DRAWS",
+    "MCMC_IND_BURNIN",
+    "MCMC_IND_KEEP",
+    "GIBBS_KEEP",
+    "GIBBS_BURNIN",
+    "GIBBS_BURNIN_N1000",
+    "CREDIBLE_LEVEL",
+    "CIRRHOSIS_ROWS",
+    "CIRRHOSIS_TRAIN",
+    "CIRRHOSIS_SPLITS",
+    "CIRRHOSIS_TEST_POINTS",
+    "CIRRHOSIS_LEVELS",
+    "CIRRHOSIS_PRIOR",
+    "EPSILONS_VS_EPS",
+    "MCMC_IND_N_VALUES",
+    "PRIOR_CONFIG",
+    "DATA_PRIOR_CONFIG",
+    "CLAMP",
+    "NOISY_MOMENTS",
+    "MMD_DRAWS",
+    "MMD_BANDWIDTH",
+    "HEALTH",
+    "CIRRHOSIS_EPSILONS",
+    "CIRRHOSIS_COVARIATE",
+    "CIRRHOSIS_RESPONSE",
+    "CIRRHOSIS_PRIOR_CONFIG",
+    "CIRRHOSIS_DATA_PRIOR_CONFIG",
+    "AT_PAPER_SCALE",
+    "union",
+    "PaperSettings",
 ]
 
 # ----------------------------------------------------------------------------- printed in the thesis
@@ -75,7 +106,12 @@ MMD_DRAWS = 500  # draws per side of the MMD^2 (chains thinned)
 HEALTH = {"max_rhat": 1.01, "min_ess": 400}  # our diagnostics' thresholds (the thesis reports none)
 CIRRHOSIS_EPSILONS = (0.1, 1.0, 10.0)
 CIRRHOSIS_COVARIATE = "wine_per_capita"  # "drinking rate"
-CIRRHOSIS_DATA_PRIOR_CONFIG = {"m0": 0.5, "kappa": 1.0, "psi": 1.0, "nu": 50.0}  # MCMC-Ind, Gibbs-SS-Prior/Update
+CIRRHOSIS_DATA_PRIOR_CONFIG = {
+    "m0": 0.5,
+    "kappa": 1.0,
+    "psi": 1.0,
+    "nu": 50.0,
+}  # MCMC-Ind, Gibbs-SS-Prior/Update
 
 # the methods whose chains use the data prior (the cirrhosis data prior is a free choice)
 USES_DATA_PRIOR = ("mcmc_ind", "gibbs_ss_prior", "gibbs_ss_update")
@@ -101,68 +137,160 @@ class PaperSettings:
     :class:`Setting`; :meth:`chain` and :meth:`panel` give a method's chain lengths and a panel's
     grid. Counts (trials, splits, draws, burn-in) are judged "at least"."""
 
-    def __init__(self, syn: dict, cir: dict, *, gibbs: dict, mcmc_ind: dict, conjugate_draws: int, prior: dict,
-                 data_prior: dict, bounds, clamp: bool, mmd: dict, health: dict, cirrhosis: dict):
+    def __init__(
+        self,
+        syn: dict,
+        cir: dict,
+        *,
+        gibbs: dict,
+        mcmc_ind: dict,
+        conjugate_draws: int,
+        prior: dict,
+        data_prior: dict,
+        bounds,
+        clamp: bool,
+        mmd: dict,
+        health: dict,
+        cirrhosis: dict,
+    ):
         self.syn = syn
-        self.section = {"conjugate_draws": int(conjugate_draws), "gibbs": gibbs, "mcmc_ind": mcmc_ind}
+        self.section = {
+            "conjugate_draws": int(conjugate_draws),
+            "gibbs": gibbs,
+            "mcmc_ind": mcmc_ind,
+        }
         self.noisy_moments = gibbs.get("noisy_moments")
-        self.trials = (setting("trials M per (n, epsilon)", TRIALS, int(syn["trials"]), at_least=True),)
-        self.model = (setting("prior", PRIOR_CONFIG, prior), setting("data prior", DATA_PRIOR_CONFIG, data_prior),
-                      setting("data bounds", list(DATA_BOUNDS), [float(b) for b in bounds]),
-                      setting("records clamped to the bounds", CLAMP, bool(clamp)))
+        self.trials = (
+            setting("trials M per (n, epsilon)", TRIALS, int(syn["trials"]), at_least=True),
+        )
+        self.model = (
+            setting("prior", PRIOR_CONFIG, prior),
+            setting("data prior", DATA_PRIOR_CONFIG, data_prior),
+            setting("data bounds", list(DATA_BOUNDS), [float(b) for b in bounds]),
+            setting("records clamped to the bounds", CLAMP, bool(clamp)),
+        )
         self.level = (setting("credible level", CREDIBLE_LEVEL, float(syn["credible_level"])),)
-        self.mmd = (setting("MMD draws", MMD_DRAWS, int(mmd["draws"]), at_least=True, source=AT_PAPER_SCALE),
-                    setting("MMD kernel bandwidth", MMD_BANDWIDTH, float(mmd["bandwidth"])))
-        self.health = (setting("diagnostics: max R-hat", HEALTH["max_rhat"], float(health["max_rhat"]),
-                               source=AT_PAPER_SCALE),
-                       setting("diagnostics: min ESS", HEALTH["min_ess"], float(health["min_ess"]),
-                               source=AT_PAPER_SCALE))
+        self.mmd = (
+            setting(
+                "MMD draws", MMD_DRAWS, int(mmd["draws"]), at_least=True, source=AT_PAPER_SCALE
+            ),
+            setting("MMD kernel bandwidth", MMD_BANDWIDTH, float(mmd["bandwidth"])),
+        )
+        self.health = (
+            setting(
+                "diagnostics: max R-hat",
+                HEALTH["max_rhat"],
+                float(health["max_rhat"]),
+                source=AT_PAPER_SCALE,
+            ),
+            setting(
+                "diagnostics: min ESS",
+                HEALTH["min_ess"],
+                float(health["min_ess"]),
+                source=AT_PAPER_SCALE,
+            ),
+        )
         n_splits, n_test = (int(v) for v in cir["pit"].shape[2:4])
         self.n_train = int(cir["n_total"]) - n_test
         self.cirrhosis = (
             setting("cirrhosis splits", CIRRHOSIS_SPLITS, n_splits, at_least=True),
-            setting("cirrhosis train/test rows", [CIRRHOSIS_TRAIN, CIRRHOSIS_ROWS - CIRRHOSIS_TRAIN],
-                    [self.n_train, n_test]),
+            setting(
+                "cirrhosis train/test rows",
+                [CIRRHOSIS_TRAIN, CIRRHOSIS_ROWS - CIRRHOSIS_TRAIN],
+                [self.n_train, n_test],
+            ),
             setting("cirrhosis prior", CIRRHOSIS_PRIOR_CONFIG, cirrhosis["prior"]),
             setting("cirrhosis response", CIRRHOSIS_RESPONSE, cirrhosis["response"]),
-            setting("cirrhosis covariate", CIRRHOSIS_COVARIATE, cirrhosis["covariate"], source=AT_PAPER_SCALE))
+            setting(
+                "cirrhosis covariate",
+                CIRRHOSIS_COVARIATE,
+                cirrhosis["covariate"],
+                source=AT_PAPER_SCALE,
+            ),
+        )
         eps = sorted(float(e) for e in cir["epsilons"])
-        self.cirrhosis_grid = (setting("cirrhosis epsilon grid", list(CIRRHOSIS_EPSILONS), eps, source=AT_PAPER_SCALE),)
-        self.cirrhosis_smallest = (setting("smallest cirrhosis epsilon", min(CIRRHOSIS_EPSILONS), eps[0],
-                                           source=AT_PAPER_SCALE),)
-        self.cirrhosis_data_prior = (setting("cirrhosis data prior", CIRRHOSIS_DATA_PRIOR_CONFIG,
-                                             cirrhosis["data_prior"], source=AT_PAPER_SCALE),)
+        self.cirrhosis_grid = (
+            setting("cirrhosis epsilon grid", list(CIRRHOSIS_EPSILONS), eps, source=AT_PAPER_SCALE),
+        )
+        self.cirrhosis_smallest = (
+            setting(
+                "smallest cirrhosis epsilon", min(CIRRHOSIS_EPSILONS), eps[0], source=AT_PAPER_SCALE
+            ),
+        )
+        self.cirrhosis_data_prior = (
+            setting(
+                "cirrhosis data prior",
+                CIRRHOSIS_DATA_PRIOR_CONFIG,
+                cirrhosis["data_prior"],
+                source=AT_PAPER_SCALE,
+            ),
+        )
 
     def chain(self, method: str, ns=()) -> tuple[Setting, ...]:
         """A method's chain lengths at the n values ``ns`` (Sec. 5.3.1): pooled kept draws and
         burn-in per chain, at least the thesis's (Gibbs-SS: 5000 burn-in below n = 1000, 20000
         from there on); Gibbs-SS-Noisy also its moments."""
         if method in ("non_private", "naive"):
-            return (setting("Non-Private and Naive draws", CONJUGATE_DRAWS, self.section["conjugate_draws"],
-                            at_least=True),)
+            return (
+                setting(
+                    "Non-Private and Naive draws",
+                    CONJUGATE_DRAWS,
+                    self.section["conjugate_draws"],
+                    at_least=True,
+                ),
+            )
         if method == "mcmc_ind":
             spec = nig_chain_spec(method, self.section)
-            return (setting("MCMC-Ind burn-in per chain", MCMC_IND_BURNIN, int(spec["burnin"]), at_least=True),
-                    setting("MCMC-Ind kept draws (pooled)", MCMC_IND_KEEP, int(spec["keep"]) * int(spec["chains"]),
-                            at_least=True))
+            return (
+                setting(
+                    "MCMC-Ind burn-in per chain",
+                    MCMC_IND_BURNIN,
+                    int(spec["burnin"]),
+                    at_least=True,
+                ),
+                setting(
+                    "MCMC-Ind kept draws (pooled)",
+                    MCMC_IND_KEEP,
+                    int(spec["keep"]) * int(spec["chains"]),
+                    at_least=True,
+                ),
+            )
         out = []
-        for label, members, burnin in (("n < 1000", [n for n in ns if n < 1000], GIBBS_BURNIN),
-                                       ("n >= 1000", [n for n in ns if n >= 1000], GIBBS_BURNIN_N1000)):
+        for label, members, burnin in (
+            ("n < 1000", [n for n in ns if n < 1000], GIBBS_BURNIN),
+            ("n >= 1000", [n for n in ns if n >= 1000], GIBBS_BURNIN_N1000),
+        ):
             if not members:
                 continue
             specs = [nig_chain_spec(method, self.section, int(n)) for n in members]
-            out.append(setting(f"Gibbs-SS kept draws (pooled) at {label}", GIBBS_KEEP,
-                               min(int(s["keep"]) * int(s["chains"]) for s in specs), at_least=True))
-            out.append(setting(f"Gibbs-SS burn-in per chain at {label}", burnin, min(int(s["burnin"]) for s in specs),
-                               at_least=True))
+            out.append(
+                setting(
+                    f"Gibbs-SS kept draws (pooled) at {label}",
+                    GIBBS_KEEP,
+                    min(int(s["keep"]) * int(s["chains"]) for s in specs),
+                    at_least=True,
+                )
+            )
+            out.append(
+                setting(
+                    f"Gibbs-SS burn-in per chain at {label}",
+                    burnin,
+                    min(int(s["burnin"]) for s in specs),
+                    at_least=True,
+                )
+            )
         if method == "gibbs_ss_noisy":
             out.append(setting("Gibbs-SS-Noisy moments", NOISY_MOMENTS, self.noisy_moments))
         return tuple(out)
 
     def pairs(self, name: str, method: str | None = None) -> list[tuple[int, float]]:
         """The (n, epsilon) settings of panel ``name`` (at which ``method`` ran, when given)."""
-        return [(n, e) for n, e in panel(self.syn, name)
-                if method is None or method in [str(m) for m in self.syn[f"{ch5_setting(n, e)}__methods"]]]
+        return [
+            (n, e)
+            for n, e in panel(self.syn, name)
+            if method is None
+            or method in [str(m) for m in self.syn[f"{ch5_setting(n, e)}__methods"]]
+        ]
 
     def panel(self, name: str, method: str | None = None) -> tuple[Setting, ...]:
         """The grid of panel ``name`` (of ``method``'s runs: MCMC-Ind stops below n = 1000)."""
@@ -170,11 +298,19 @@ class PaperSettings:
         if name == "vs_n":
             paper = MCMC_IND_N_VALUES if method == "mcmc_ind" else N_VALUES
             label = " of MCMC-Ind" if method == "mcmc_ind" else ""
-            return (setting(f"vs-n panel n grid{label}", list(paper), [n for n, _ in pairs]),
-                    setting("vs-n panel epsilon", EPS_VS_N, pairs[0][1] if pairs else None))
-        return (setting("vs-epsilon panel n", N_VS_EPS, pairs[0][0] if pairs else None),
-                setting("vs-epsilon panel epsilon grid", list(EPSILONS_VS_EPS), [e for _, e in pairs],
-                        source=AT_PAPER_SCALE))
+            return (
+                setting(f"vs-n panel n grid{label}", list(paper), [n for n, _ in pairs]),
+                setting("vs-n panel epsilon", EPS_VS_N, pairs[0][1] if pairs else None),
+            )
+        return (
+            setting("vs-epsilon panel n", N_VS_EPS, pairs[0][0] if pairs else None),
+            setting(
+                "vs-epsilon panel epsilon grid",
+                list(EPSILONS_VS_EPS),
+                [e for _, e in pairs],
+                source=AT_PAPER_SCALE,
+            ),
+        )
 
     def data_prior_of(self, method: str) -> tuple[Setting, ...]:
         return self.cirrhosis_data_prior if method in USES_DATA_PRIOR else ()

@@ -19,7 +19,7 @@ import numpy as np
 from ...diagnostics import ks_critical_value, ks_uniform, unconverged
 from ...grid import ch5_setting, fmt_eps
 from ...io import load_npz, save_npz, write_table
-from ..nig_methods import LABELS, METHODS, NOISE_AWARE
+from ..nig_methods import LABELS, NOISE_AWARE
 
 PARAMS = ("theta_0 (slope)", "theta_1 (intercept)", "sigma^2")
 
@@ -35,8 +35,11 @@ def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dic
     for path in input.chunks:
         d = load_npz(path)
         by_setting.setdefault(ch5_setting(int(d["n"]), float(d["eps"])), []).append(d)
-    arrays = {"vs_n": np.array(vs_n, dtype=float), "vs_eps": np.array(vs_eps, dtype=float),
-              "trials": np.array(int(trials))}
+    arrays = {
+        "vs_n": np.array(vs_n, dtype=float),
+        "vs_eps": np.array(vs_eps, dtype=float),
+        "trials": np.array(int(trials)),
+    }
     rows = []
     for n, eps in settings:
         key = ch5_setting(n, eps)
@@ -47,29 +50,54 @@ def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dic
             arrays[f"{key}__{name}"] = np.concatenate([p[name] for p in parts], axis=1)
         arrays[f"{key}__iterations"] = parts[0]["iterations"]
         arrays["credible_level"] = parts[0]["credible_level"]
-        u, cover, mmd, rhat, ess = (arrays[f"{key}__{name}"] for name in ("u", "cover", "mmd", "rhat", "ess"))
+        u, cover, mmd, rhat, ess = (
+            arrays[f"{key}__{name}"] for name in ("u", "cover", "mmd", "rhat", "ess")
+        )
         bad = unconverged(rhat, ess, **health)
         for i, m in enumerate(methods):
             for p, pname in enumerate(PARAMS):
-                rows.append({"n": n, "epsilon": fmt_eps(eps), "method": LABELS[m], "parameter": pname,
-                             "ks": ks_uniform(u[i, :, p]), "coverage95": float(cover[i, :, p].mean()),
-                             "mmd2": float(mmd[i, :, p].mean()) if m != "non_private" else 0.0,
-                             "rhat_max": float(rhat[i, :, p].max()), "ess_min": float(ess[i, :, p].min()),
-                             "flagged": int(bad[i, :, p].sum()) if m in NOISE_AWARE else 0})
+                rows.append(
+                    {
+                        "n": n,
+                        "epsilon": fmt_eps(eps),
+                        "method": LABELS[m],
+                        "parameter": pname,
+                        "ks": ks_uniform(u[i, :, p]),
+                        "coverage95": float(cover[i, :, p].mean()),
+                        "mmd2": float(mmd[i, :, p].mean()) if m != "non_private" else 0.0,
+                        "rhat_max": float(rhat[i, :, p].max()),
+                        "ess_min": float(ess[i, :, p].min()),
+                        "flagged": int(bad[i, :, p].sum()) if m in NOISE_AWARE else 0,
+                    }
+                )
     save_npz(output.summary, **arrays)
-    write_table(output.csv, output.md, rows,
-                ["n", "epsilon", "method", "parameter", "ks", "coverage95", "mmd2", "rhat_max", "ess_min",
-                 "flagged"],
-                title="bernstein2020 Ch. 5 synthetic: calibration KS, 95% coverage, mean MMD^2 to Non-Private, "
-                      "convergence diagnostics",
-                notes=f"{trials} trials per setting; KS critical value (alpha = 0.05) "
-                      f"{ks_critical_value(trials):.3f}; binomial sd of a 95% coverage "
-                      f"{math.sqrt(0.95 * 0.05 / trials):.3f}. rhat_max: largest rank-normalised R-hat over the "
-                      f"trials (across the pooled chains); ess_min: smallest bulk ESS of a trial's pooled draws "
-                      f"(Non-Private and Naive draw independently: ESS = draws, never flagged); flagged: trials with R-hat > "
-                      f"{health['max_rhat']} or ESS < {health['min_ess']:g}. "
-                      f"The thesis gives these only as plots (Figs 5.4, 5.6, 5.7).",
-                digits=4)
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        [
+            "n",
+            "epsilon",
+            "method",
+            "parameter",
+            "ks",
+            "coverage95",
+            "mmd2",
+            "rhat_max",
+            "ess_min",
+            "flagged",
+        ],
+        title="bernstein2020 Ch. 5 synthetic: calibration KS, 95% coverage, mean MMD^2 to Non-Private, "
+        "convergence diagnostics",
+        notes=f"{trials} trials per setting; KS critical value (alpha = 0.05) "
+        f"{ks_critical_value(trials):.3f}; binomial sd of a 95% coverage "
+        f"{math.sqrt(0.95 * 0.05 / trials):.3f}. rhat_max: largest rank-normalised R-hat over the "
+        f"trials (across the pooled chains); ess_min: smallest bulk ESS of a trial's pooled draws "
+        f"(Non-Private and Naive draw independently: ESS = draws, never flagged); flagged: trials with R-hat > "
+        f"{health['max_rhat']} or ESS < {health['min_ess']:g}. "
+        f"The thesis gives these only as plots (Figs 5.4, 5.6, 5.7).",
+        digits=4,
+    )
 
 
 def panel(summary: dict, name: str) -> list[tuple[int, float]]:
@@ -96,7 +124,9 @@ def setting_metric(summary: dict, n: int, eps: float, metric: str) -> tuple[list
     methods = setting_methods(summary, n, eps)
     if metric == "ks":
         u = summary[f"{key}__u"]
-        return methods, np.array([[ks_uniform(u[i, :, p]) for p in range(3)] for i in range(len(methods))])
+        return methods, np.array(
+            [[ks_uniform(u[i, :, p]) for p in range(3)] for i in range(len(methods))]
+        )
     if metric == "coverage":
         return methods, summary[f"{key}__cover"].mean(axis=1)
     if metric == "mmd":
@@ -121,8 +151,15 @@ def summarise_cirrhosis(input, output, *, epsilons) -> None:
         rhat.append(np.concatenate([p["rhat"] for p in parts], axis=1))
         ess.append(np.concatenate([p["ess"] for p in parts], axis=1))
         n_total = int(parts[0]["n_total"])
-    save_npz(output.summary, methods=np.array(methods), epsilons=np.array(eps_sorted), pit=np.array(pit),
-             rhat=np.array(rhat), ess=np.array(ess), n_total=np.array(n_total))
+    save_npz(
+        output.summary,
+        methods=np.array(methods),
+        epsilons=np.array(eps_sorted),
+        pit=np.array(pit),
+        rhat=np.array(rhat),
+        ess=np.array(ess),
+        n_total=np.array(n_total),
+    )
 
 
 def covered(pit, level: float) -> np.ndarray:

@@ -27,8 +27,16 @@ from .settings import (
 )
 from .summarise import LABELS, NOISE_AWARE, PARAMS, common_setting, panel, setting_metric
 
-__all__ = ["PRIOR_MOMENTS", "SLOPE", "NOISY", "setting_label", "calibration_claims", "coverage_claims",
-           "utility_claims", "runtime_claims"]
+__all__ = [
+    "PRIOR_MOMENTS",
+    "SLOPE",
+    "NOISY",
+    "setting_label",
+    "calibration_claims",
+    "coverage_claims",
+    "utility_claims",
+    "runtime_claims",
+]
 
 # headings of docs/deviations.md (GitHub anchors) that explain a claim that does not hold
 PRIOR_MOMENTS = "gibbs-ss-prior-uses-the-prior-predictive-moments-at-every-n"
@@ -76,39 +84,78 @@ def calibration_claims(syn: dict, at: PaperSettings) -> list[Claim]:
             crit = ks_critical_value(trials, 0.05 / (3 * len(ks)))
             worst = max(((v[p], n, e, p) for (n, e), v in ks.items() for p in range(3)))
             failures = [(n, e, p) for (n, e), v in ks.items() for p in range(3) if v[p] >= crit]
-            out.append(Claim(
-                "fig5_4", f"{LABELS[method]}: KS of the posterior quantiles of the truth below the 5% "
-                f"critical value (Bonferroni over the {3 * len(ks)} tests) for every parameter and "
-                f"setting of the {desc}",
-                "exact posterior (reference)" if method == "non_private" else "at or near Non-Private's calibration",
-                f"max KS {worst[0]:.3f} ({setting_label(*worst[1:])})", f"critical value {crit:.3f}",
-                not failures, _explain(method, failures), _panel_settings(at, method, name),
-                headline=method in ("mcmc_ind", "gibbs_ss_update") and name == "vs_n"))
+            out.append(
+                Claim(
+                    "fig5_4",
+                    f"{LABELS[method]}: KS of the posterior quantiles of the truth below the 5% "
+                    f"critical value (Bonferroni over the {3 * len(ks)} tests) for every parameter and "
+                    f"setting of the {desc}",
+                    "exact posterior (reference)"
+                    if method == "non_private"
+                    else "at or near Non-Private's calibration",
+                    f"max KS {worst[0]:.3f} ({setting_label(*worst[1:])})",
+                    f"critical value {crit:.3f}",
+                    not failures,
+                    _explain(method, failures),
+                    _panel_settings(at, method, name),
+                    headline=method in ("mcmc_ind", "gibbs_ss_update") and name == "vs_n",
+                )
+            )
     small = [panel(syn, "vs_n")[0], min(panel(syn, "vs_eps"), key=lambda p: p[1])]
     crit = ks_critical_value(trials, 0.05)
-    naive = [float(np.max(dict(zip(*setting_metric(syn, n, e, "ks"))).get("naive"))) for n, e in small]
-    out.append(Claim(
-        "fig5_4", "Naive: KS above the 5% critical value for some parameter at the smallest n and at the "
-        "smallest epsilon", "Naive miscalibrated at small n / small epsilon",
-        ", ".join(f"max KS {k:.3f} ({setting_label(*s)})" for k, s in zip(naive, small)),
-        f"critical value {crit:.3f}", all(k > crit for k in naive), "",
-        union(at.chain("naive"), at.trials, at.model,
-              (setting("smallest n of the vs-n panel", N_VALUES[0], small[0][0]),
-               setting("vs-n panel epsilon", EPS_VS_N, small[0][1]),
-               setting("vs-epsilon panel n", N_VS_EPS, small[1][0]),
-               setting("smallest epsilon of the vs-epsilon panel", EPSILONS_VS_EPS[0], small[1][1],
-                       source=AT_PAPER_SCALE)))))
+    naive = [
+        float(np.max(dict(zip(*setting_metric(syn, n, e, "ks"))).get("naive"))) for n, e in small
+    ]
+    out.append(
+        Claim(
+            "fig5_4",
+            "Naive: KS above the 5% critical value for some parameter at the smallest n and at the "
+            "smallest epsilon",
+            "Naive miscalibrated at small n / small epsilon",
+            ", ".join(f"max KS {k:.3f} ({setting_label(*s)})" for k, s in zip(naive, small)),
+            f"critical value {crit:.3f}",
+            all(k > crit for k in naive),
+            "",
+            union(
+                at.chain("naive"),
+                at.trials,
+                at.model,
+                (
+                    setting("smallest n of the vs-n panel", N_VALUES[0], small[0][0]),
+                    setting("vs-n panel epsilon", EPS_VS_N, small[0][1]),
+                    setting("vs-epsilon panel n", N_VS_EPS, small[1][0]),
+                    setting(
+                        "smallest epsilon of the vs-epsilon panel",
+                        EPSILONS_VS_EPS[0],
+                        small[1][1],
+                        source=AT_PAPER_SCALE,
+                    ),
+                ),
+            ),
+        )
+    )
     n0, e0 = common_setting(syn)
     methods, ks = setting_metric(syn, n0, e0, "ks")
     worst = dict(zip(methods, ks.max(axis=1)))
     aware = [m for m in NOISE_AWARE if m in worst]
-    out.append(Claim(
-        "fig5_5", f"QQ plot at n={n0}, eps={fmt_eps(e0)}: every noise-aware method's largest KS over the "
-        "parameters is below Naive's", "noise-aware methods closer to the diagonal than Naive",
-        ", ".join(f"{LABELS[m]} {worst[m]:.3f}" for m in ["naive"] + aware),
-        f"critical value {ks_critical_value(trials):.3f}", all(worst[m] < worst["naive"] for m in aware), "",
-        union(at.trials, at.model, (setting("QQ plot n", N_VS_EPS, n0), setting("QQ plot epsilon", EPS_VS_N, e0)),
-              *(at.chain(m, [n0]) for m in ["naive"] + aware))))
+    out.append(
+        Claim(
+            "fig5_5",
+            f"QQ plot at n={n0}, eps={fmt_eps(e0)}: every noise-aware method's largest KS over the "
+            "parameters is below Naive's",
+            "noise-aware methods closer to the diagonal than Naive",
+            ", ".join(f"{LABELS[m]} {worst[m]:.3f}" for m in ["naive"] + aware),
+            f"critical value {ks_critical_value(trials):.3f}",
+            all(worst[m] < worst["naive"] for m in aware),
+            "",
+            union(
+                at.trials,
+                at.model,
+                (setting("QQ plot n", N_VS_EPS, n0), setting("QQ plot epsilon", EPS_VS_N, e0)),
+                *(at.chain(m, [n0]) for m in ["naive"] + aware),
+            ),
+        )
+    )
     return out
 
 
@@ -118,17 +165,35 @@ def coverage_claims(syn: dict, at: PaperSettings) -> list[Claim]:
     out = []
     for method in ("non_private",) + NOISE_AWARE:
         for name, desc in _PANELS.items():
-            cov = {(n, e): dict(zip(*setting_metric(syn, n, e, "coverage"))).get(method) for n, e in panel(syn, name)}
+            cov = {
+                (n, e): dict(zip(*setting_metric(syn, n, e, "coverage"))).get(method)
+                for n, e in panel(syn, name)
+            }
             cov = {k: v for k, v in cov.items() if v is not None}
             if not cov:
                 continue
-            worst = max(((abs(v[p] - level), v[p], n, e, p) for (n, e), v in cov.items() for p in range(3)))
-            failures = [(n, e, p) for (n, e), v in cov.items() for p in range(3) if abs(v[p] - level) > 3 * se]
-            out.append(Claim(
-                "fig5_6", f"{LABELS[method]}: coverage of the central {100 * level:g}% credible intervals within "
-                f"3 binomial SE of {level:g} for every parameter and setting of the {desc}",
-                f"near {CREDIBLE_LEVEL:g}", f"farthest {worst[1]:.3f} ({setting_label(*worst[2:])})", f"binomial SE {se:.3f}",
-                not failures, _explain(method, failures), at.level + _panel_settings(at, method, name)))
+            worst = max(
+                ((abs(v[p] - level), v[p], n, e, p) for (n, e), v in cov.items() for p in range(3))
+            )
+            failures = [
+                (n, e, p)
+                for (n, e), v in cov.items()
+                for p in range(3)
+                if abs(v[p] - level) > 3 * se
+            ]
+            out.append(
+                Claim(
+                    "fig5_6",
+                    f"{LABELS[method]}: coverage of the central {100 * level:g}% credible intervals within "
+                    f"3 binomial SE of {level:g} for every parameter and setting of the {desc}",
+                    f"near {CREDIBLE_LEVEL:g}",
+                    f"farthest {worst[1]:.3f} ({setting_label(*worst[2:])})",
+                    f"binomial SE {se:.3f}",
+                    not failures,
+                    _explain(method, failures),
+                    at.level + _panel_settings(at, method, name),
+                )
+            )
     return out
 
 
@@ -148,14 +213,27 @@ def utility_claims(syn: dict, at: PaperSettings) -> list[Claim]:
         if not diffs:  # the method is not in this run's config
             continue
         worst = max(diffs, key=lambda t: t[0] - 3 * t[1])
-        out.append(Claim(
-            "fig5_7", f"{LABELS[method]}: mean MMD^2 to Non-Private (summed over the parameters) not above "
-            "Naive's by more than 3 SE of the paired difference, in every setting",
-            "at least as good utility as Naive",
-            f"largest difference to Naive {worst[0]:+.4f} ({setting_label(worst[2], worst[3])})",
-            f"SE {worst[1]:.4f}", all(d <= 3 * s for d, s, _, _ in diffs), "",
-            union(at.chain(method, [n for _, _, n, _ in diffs]), at.chain("naive"), at.trials, at.model, at.mmd,
-                  at.panel("vs_n", method), at.panel("vs_eps", method))))
+        out.append(
+            Claim(
+                "fig5_7",
+                f"{LABELS[method]}: mean MMD^2 to Non-Private (summed over the parameters) not above "
+                "Naive's by more than 3 SE of the paired difference, in every setting",
+                "at least as good utility as Naive",
+                f"largest difference to Naive {worst[0]:+.4f} ({setting_label(worst[2], worst[3])})",
+                f"SE {worst[1]:.4f}",
+                all(d <= 3 * s for d, s, _, _ in diffs),
+                "",
+                union(
+                    at.chain(method, [n for _, _, n, _ in diffs]),
+                    at.chain("naive"),
+                    at.trials,
+                    at.model,
+                    at.mmd,
+                    at.panel("vs_n", method),
+                    at.panel("vs_eps", method),
+                ),
+            )
+        )
     return out
 
 
@@ -172,13 +250,31 @@ def runtime_claims(syn: dict, at: PaperSettings) -> list[Claim]:
             per_it.setdefault(m, []).append((n, float(cpu[i]) / int(syn[f"{key}__iterations"][i])))
     mc = per_trial.get("mcmc_ind", [])
     grows = len(mc) >= 2 and all(b[1] > a[1] for a, b in zip(mc, mc[1:]))
-    gibbs = {m: max(t for _, t in v) / min(t for _, t in v) for m, v in per_it.items() if m.startswith("gibbs_ss")}
+    gibbs = {
+        m: max(t for _, t in v) / min(t for _, t in v)
+        for m, v in per_it.items()
+        if m.startswith("gibbs_ss")
+    }
     return [
-        Claim("fig5_8", "MCMC-Ind: mean CPU seconds per trial increase with n (vs-n panel)",
-              "grows with n", ", ".join(f"n={n}: {t:.3g} s" for n, t in mc), "", grows, "",
-              at.panel("vs_n", "mcmc_ind")),
-        Claim("fig5_8", "Gibbs-SS (each flavour): CPU seconds per iteration do not grow with n (largest over "
-              "the vs-n panel at most twice the smallest)", "constant in n",
-              ", ".join(f"{LABELS[m]} ratio {r:.2f}" for m, r in gibbs.items()), "",
-              bool(gibbs) and all(r <= 2.0 for r in gibbs.values()), "", at.panel("vs_n")),
+        Claim(
+            "fig5_8",
+            "MCMC-Ind: mean CPU seconds per trial increase with n (vs-n panel)",
+            "grows with n",
+            ", ".join(f"n={n}: {t:.3g} s" for n, t in mc),
+            "",
+            grows,
+            "",
+            at.panel("vs_n", "mcmc_ind"),
+        ),
+        Claim(
+            "fig5_8",
+            "Gibbs-SS (each flavour): CPU seconds per iteration do not grow with n (largest over "
+            "the vs-n panel at most twice the smallest)",
+            "constant in n",
+            ", ".join(f"{LABELS[m]} ratio {r:.2f}" for m, r in gibbs.items()),
+            "",
+            bool(gibbs) and all(r <= 2.0 for r in gibbs.values()),
+            "",
+            at.panel("vs_n"),
+        ),
     ]

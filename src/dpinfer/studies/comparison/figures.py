@@ -18,8 +18,11 @@ from ...plotting import legend_below, log_axis, method_style, save_figure, subpl
 __all__ = ["accuracy_vs_eps", "accuracy_vs_n", "ess_per_second"]
 
 PROBLEM_TITLES = {"binomial": "binomial count", "regression": "linear regression"}
-ACCURACY = (("mean_err", "error of the mean\n(reference sds)"), ("sd_err", "relative error of the sd"),
-            ("ks", "KS of posterior quantiles"))
+ACCURACY = (
+    ("mean_err", "error of the mean\n(reference sds)"),
+    ("sd_err", "relative error of the sd"),
+    ("ks", "KS of posterior quantiles"),
+)
 FLOOR = 1e-4  # plotted values below this sit on the axis floor (log scale)
 
 
@@ -43,7 +46,9 @@ def _plot(ax, summary, rows, x_key, y_key, max_flagged):
         ax.plot(x, y, **style)
         bad = summary["flagged"][idx] > max_flagged
         if bad.any():
-            ax.plot(x[bad], y[bad], ls="none", marker=style["marker"], color=style["color"], mfc="white")
+            ax.plot(
+                x[bad], y[bad], ls="none", marker=style["marker"], color=style["color"], mfc="white"
+            )
 
 
 def _accuracy(summary, x_key, fixed_key, fixed, max_flagged, pdf, png):
@@ -64,20 +69,38 @@ def _accuracy(summary, x_key, fixed_key, fixed, max_flagged, pdf, png):
             ax.set_ylabel(ylabel, fontsize=7)
             ax.set_title(PROBLEM_TITLES[problem], fontsize=8)
     fixed_text = f"n = {int(fixed)}" if fixed_key == "n" else f"epsilon = {fmt_eps(fixed)}"
-    fig.suptitle(f"Accuracy against the reference ({fixed_text}; hollow: flagged by R-hat/ESS; dotted: KS critical)",
-                 fontsize=9)
+    fig.suptitle(
+        f"Accuracy against the reference ({fixed_text}; hollow: flagged by R-hat/ESS; dotted: KS critical)",
+        fontsize=9,
+    )
     legend_below(fig, axes[0, 0], fontsize=7)
     save_figure(fig, pdf, png)
 
 
 def accuracy_vs_eps(input, output, *, n, max_flagged) -> None:
     """Error of the mean, of the sd, and KS calibration vs epsilon at n = ``n``."""
-    _accuracy(load_npz(input.summary), "epsilon", "n", float(n), float(max_flagged), output.pdf, output.png)
+    _accuracy(
+        load_npz(input.summary),
+        "epsilon",
+        "n",
+        float(n),
+        float(max_flagged),
+        output.pdf,
+        output.png,
+    )
 
 
 def accuracy_vs_n(input, output, *, epsilon, max_flagged) -> None:
     """Error of the mean, of the sd, and KS calibration vs n at ``epsilon``."""
-    _accuracy(load_npz(input.summary), "n", "epsilon", float(epsilon), float(max_flagged), output.pdf, output.png)
+    _accuracy(
+        load_npz(input.summary),
+        "n",
+        "epsilon",
+        float(epsilon),
+        float(max_flagged),
+        output.pdf,
+        output.png,
+    )
 
 
 def ess_per_second(input, output, *, epsilon, max_flagged) -> None:
@@ -95,7 +118,9 @@ def ess_per_second(input, output, *, epsilon, max_flagged) -> None:
         ax.set_xlabel("n")
         ax.set_ylabel("ESS per CPU second")
         ax.set_title(PROBLEM_TITLES[problem], fontsize=8)
-    fig.suptitle(f"Cost: effective samples per CPU second (epsilon = {fmt_eps(epsilon)}; hollow: flagged)",
-                 fontsize=9)
+    fig.suptitle(
+        f"Cost: effective samples per CPU second (epsilon = {fmt_eps(epsilon)}; hollow: flagged)",
+        fontsize=9,
+    )
     legend_below(fig, axes[0, 0], fontsize=7)
     save_figure(fig, output.pdf, output.png)

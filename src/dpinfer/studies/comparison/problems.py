@@ -24,10 +24,18 @@ from ...models.private_binomial import exact_draws, exact_moments
 from ...samplers.pooled import Pooled, run_pooled, thin
 from ...samplers.registry import sampler
 from .. import nig_methods
-from ..bernstein2020_ch4.run import REGISTRY_METHOD, release as ch4_release
+from ..bernstein2020_ch4.run import REGISTRY_METHOD
+from ..bernstein2020_ch4.run import release as ch4_release
 
-__all__ = ["PROBLEMS", "PARAMETERS", "IID_METHODS", "Reference", "binomial_trial", "regression_trial",
-           "method_record"]
+__all__ = [
+    "PROBLEMS",
+    "PARAMETERS",
+    "IID_METHODS",
+    "Reference",
+    "binomial_trial",
+    "regression_trial",
+    "method_record",
+]
 
 PROBLEMS = ("binomial", "regression")
 PARAMETERS = {"binomial": ("theta",), "regression": ("slope", "intercept", "sigma2")}
@@ -52,18 +60,25 @@ class Reference:
     ess: np.ndarray
 
     @classmethod
-    def of(cls, mean, sd, draws, rhat, ess, mmd_draws: int) -> "Reference":
+    def of(cls, mean, sd, draws, rhat, ess, mmd_draws: int) -> Reference:
         standardised = (thin(draws, mmd_draws) - mean) / sd
         mmd = tuple(MmdReference.of(standardised[:, p], 1.0) for p in range(standardised.shape[1]))
         return cls(mean, sd, mmd, rhat, ess)
 
 
-def method_record(pooled: Pooled, truth, level: float, reference: Reference | None, mmd_draws: int) -> dict:
+def method_record(
+    pooled: Pooled, truth, level: float, reference: Reference | None, mmd_draws: int
+) -> dict:
     """Per-parameter numbers of one method on one trial (see the module docstring)."""
     draws = pooled.draws
     lo, hi = central_interval(draws, level)
-    rec = {"u": quantile_of_truth(draws, truth), "cover": (lo <= truth) & (truth <= hi),
-           "rhat": pooled.rhat, "ess": pooled.ess, "cpu": pooled.cpu}
+    rec = {
+        "u": quantile_of_truth(draws, truth),
+        "cover": (lo <= truth) & (truth <= hi),
+        "rhat": pooled.rhat,
+        "ess": pooled.ess,
+        "cpu": pooled.cpu,
+    }
     if reference is not None:
         sd = draws.std(axis=0, ddof=1)
         rec["mean_err"] = np.abs(draws.mean(axis=0) - reference.mean) / reference.sd
@@ -74,8 +89,17 @@ def method_record(pooled: Pooled, truth, level: float, reference: Reference | No
 
 
 # ----------------------------------------------------------------------------- problem 2: binomial
-def binomial_trial(n: int, epsilon: float, settings: dict, stream: Stream, sim_stream: Stream, *,
-                   accuracy: bool, level: float, mmd_draws: int) -> tuple[np.ndarray, dict, Reference | None]:
+def binomial_trial(
+    n: int,
+    epsilon: float,
+    settings: dict,
+    stream: Stream,
+    sim_stream: Stream,
+    *,
+    accuracy: bool,
+    level: float,
+    mmd_draws: int,
+) -> tuple[np.ndarray, dict, Reference | None]:
     """theta ~ Beta(prior), s ~ Binomial(n, theta), y = s + Laplace(sensitivity / epsilon): chapter
     4's binomial release (:func:`dpinfer.studies.bernstein2020_ch4.run.release`), and its
     method names. Every private method sees y; Non-Private sees s. The reference is exact (its moments in
@@ -87,8 +111,14 @@ def binomial_trial(n: int, epsilon: float, settings: dict, stream: Stream, sim_s
     if accuracy:
         mean, sd = exact_moments(y, n, a, b, mech.scale)
         draws = exact_draws(stream("reference"), mmd_draws, y, n, a, b, mech.scale)[:, None]
-        reference = Reference.of(np.array([mean]), np.array([sd]), draws, np.ones(1), np.full(1, float(mmd_draws)),
-                                 mmd_draws)
+        reference = Reference.of(
+            np.array([mean]),
+            np.array([sd]),
+            draws,
+            np.ones(1),
+            np.full(1, float(mmd_draws)),
+            mmd_draws,
+        )
     records = {}
     for method in settings["methods"]:
         run = sampler("binomial", REGISTRY_METHOD.get(method, method))
@@ -105,24 +135,45 @@ def binomial_trial(n: int, epsilon: float, settings: dict, stream: Stream, sim_s
 
 
 # ----------------------------------------------------------------------------- problem 1: regression
-def regression_trial(n: int, epsilon: float, settings: dict, stream: Stream, sim_stream: Stream, *,
-                     accuracy: bool, level: float, mmd_draws: int) -> tuple[np.ndarray, dict, Reference | None]:
+def regression_trial(
+    n: int,
+    epsilon: float,
+    settings: dict,
+    stream: Stream,
+    sim_stream: Stream,
+    *,
+    accuracy: bool,
+    level: float,
+    mmd_draws: int,
+) -> tuple[np.ndarray, dict, Reference | None]:
     """(theta, sigma^2) ~ NIG, x ~ N(mu_x, tau^2) with (mu_x, tau^2) ~ NIW, y | x from the model;
     records clamped to ``bounds`` and the five sufficient statistics released with Laplace
     noise (an epsilon-DP release). The reference is a long MCMC-Ind run (``reference``: burn-in,
     keep, chains), which models the clamping exactly."""
     nig, niw = NIGPrior.from_config(settings["prior"]), NIWPrior.from_config(settings["data_prior"])
     sim = simulate_dataset(sim_stream("simulate"), n, nig, niw)
-    release = release_statistics(stream("release"), sim["x"], sim["y"], epsilon, tuple(settings["bounds"]), clamp=True)
+    release = release_statistics(
+        stream("release"), sim["x"], sim["y"], epsilon, tuple(settings["bounds"]), clamp=True
+    )
     truth = np.array([sim["theta"][0], sim["theta"][1], sim["sigma2"]])
     reference = None
     if accuracy:
         spec = nig_chain_spec("mcmc_ind", {"mcmc_ind": settings["reference"]})
-        ref = nig_methods.pooled_chain(spec, release, nig, niw, lambda stage: stream(f"reference_{stage}"))
-        reference = Reference.of(ref.draws.mean(axis=0), ref.draws.std(axis=0, ddof=1), ref.draws, ref.rhat, ref.ess,
-                                 mmd_draws)
+        ref = nig_methods.pooled_chain(
+            spec, release, nig, niw, lambda stage: stream(f"reference_{stage}")
+        )
+        reference = Reference.of(
+            ref.draws.mean(axis=0),
+            ref.draws.std(axis=0, ddof=1),
+            ref.draws,
+            ref.rhat,
+            ref.ess,
+            mmd_draws,
+        )
     records = {}
     for method in settings["methods"]:
-        pooled = nig_methods.pooled_chain(nig_chain_spec(method, settings, n), release, nig, niw, stream)
+        pooled = nig_methods.pooled_chain(
+            nig_chain_spec(method, settings, n), release, nig, niw, stream
+        )
         records[method] = method_record(pooled, truth, level, reference, mmd_draws)
     return truth, records, reference

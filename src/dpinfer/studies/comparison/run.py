@@ -30,8 +30,20 @@ def experiment(problem: str, n: int, epsilon: float | None = None) -> str:
     return f"{problem}_n{int(n)}" + ("" if epsilon is None else f"_eps{fmt_eps(epsilon)}")
 
 
-def run_chunk(input, output, *, seed, problem, n, epsilon, replicates, accuracy_trials, credible_level,
-              mmd_draws, settings):
+def run_chunk(
+    input,
+    output,
+    *,
+    seed,
+    problem,
+    n,
+    epsilon,
+    replicates,
+    accuracy_trials,
+    credible_level,
+    mmd_draws,
+    settings,
+):
     """Rule step: trials ``replicates`` = [start, stop) of ``problem`` at (n, epsilon)."""
     n, epsilon, seed = int(n), float(epsilon), int(seed)
     start, stop = (int(v) for v in replicates)
@@ -41,16 +53,29 @@ def run_chunk(input, output, *, seed, problem, n, epsilon, replicates, accuracy_
     for rep in range(start, stop):
         accuracy = rep < int(accuracy_trials)
         truth, records, reference = trial(
-            n, epsilon, settings,
-            lambda stage, rep=rep: rng_for(seed, STUDY, experiment(problem, n, epsilon), rep, stage),
+            n,
+            epsilon,
+            settings,
+            lambda stage, rep=rep: rng_for(
+                seed, STUDY, experiment(problem, n, epsilon), rep, stage
+            ),
             lambda stage, rep=rep: rng_for(seed, STUDY, experiment(problem, n), rep, stage),
-            accuracy=accuracy, level=float(credible_level), mmd_draws=int(mmd_draws))
+            accuracy=accuracy,
+            level=float(credible_level),
+            mmd_draws=int(mmd_draws),
+        )
         rows.append((truth, records, reference))
         if accuracy:
             acc_reps.append(rep)
         worst = max(float(records[m]["rhat"].max()) for m in methods)
-        log.info("%s n=%d eps=%s trial %d done (largest R-hat over methods %.3f)", problem, n,
-                 fmt_eps(epsilon), rep, worst)
+        log.info(
+            "%s n=%d eps=%s trial %d done (largest R-hat over methods %.3f)",
+            problem,
+            n,
+            fmt_eps(epsilon),
+            rep,
+            worst,
+        )
 
     def stack(key, accuracy_only=False):
         per_method = []
@@ -62,12 +87,23 @@ def run_chunk(input, output, *, seed, problem, n, epsilon, replicates, accuracy_
     acc = [ref for _, _, ref in rows if ref is not None]
     n_par = rows[0][0].size
     empty = np.zeros((len(methods), 0, n_par))
-    save_npz(output.runs, problem=np.array(problem), n=np.int64(n), epsilon=np.float64(epsilon),
-             methods=np.array(methods), reps=np.arange(start, stop, dtype=np.int64),
-             truth=np.array([t for t, _, _ in rows]), u=stack("u"), cover=stack("cover").astype(bool),
-             rhat=stack("rhat"), ess=stack("ess"), cpu=stack("cpu"),
-             acc_reps=np.array(acc_reps, dtype=np.int64),
-             mean_err=stack("mean_err", True) if acc else empty, sd_err=stack("sd_err", True) if acc else empty,
-             mmd=stack("mmd", True) if acc else empty,
-             ref_rhat=np.array([r.rhat for r in acc]).reshape(len(acc), n_par),
-             ref_ess=np.array([r.ess for r in acc]).reshape(len(acc), n_par))
+    save_npz(
+        output.runs,
+        problem=np.array(problem),
+        n=np.int64(n),
+        epsilon=np.float64(epsilon),
+        methods=np.array(methods),
+        reps=np.arange(start, stop, dtype=np.int64),
+        truth=np.array([t for t, _, _ in rows]),
+        u=stack("u"),
+        cover=stack("cover").astype(bool),
+        rhat=stack("rhat"),
+        ess=stack("ess"),
+        cpu=stack("cpu"),
+        acc_reps=np.array(acc_reps, dtype=np.int64),
+        mean_err=stack("mean_err", True) if acc else empty,
+        sd_err=stack("sd_err", True) if acc else empty,
+        mmd=stack("mmd", True) if acc else empty,
+        ref_rhat=np.array([r.rhat for r in acc]).reshape(len(acc), n_par),
+        ref_ess=np.array([r.ess for r in acc]).reshape(len(acc), n_par),
+    )

@@ -60,12 +60,22 @@ def summarise_setting(d: dict, *, level: float, health: dict, ks_alpha: float) -
     """Rows (one per method) of one merged setting."""
     problem, n, eps = str(d["problem"]), int(d["n"]), float(d["epsilon"])
     trials, n_par = d["u"].shape[1], d["u"].shape[2]
-    ref_flags = unconverged(d["ref_rhat"].max(axis=1), d["ref_ess"].min(axis=1), **health) \
-        if d["ref_rhat"].size else np.zeros(0, bool)
+    ref_flags = (
+        unconverged(d["ref_rhat"].max(axis=1), d["ref_ess"].min(axis=1), **health)
+        if d["ref_rhat"].size
+        else np.zeros(0, bool)
+    )
     rows = []
     for i, method in enumerate(str(m) for m in d["methods"]):
-        row = {"problem": problem, "n": n, "epsilon": eps, "method": method, "label": method_label(method),
-               "trials": trials, "accuracy_trials": int(d["mean_err"].shape[1])}
+        row = {
+            "problem": problem,
+            "n": n,
+            "epsilon": eps,
+            "method": method,
+            "label": method_label(method),
+            "trials": trials,
+            "accuracy_trials": int(d["mean_err"].shape[1]),
+        }
         for key in ("mean_err", "sd_err", "mmd"):
             mean, se = _mean_se(d[key][i])
             worst = int(np.nanargmax(mean)) if np.isfinite(mean).any() else 0
@@ -77,7 +87,9 @@ def summarise_setting(d: dict, *, level: float, health: dict, ks_alpha: float) -
         row["coverage"], row["coverage_se"] = float(cov[far]), float(binomial_se(cov[far], trials))
         row["rhat_max"] = float(d["rhat"][i].max())
         row["ess_min"] = float(d["ess"][i].min())
-        row["flagged"] = float(unconverged(d["rhat"][i].max(axis=1), d["ess"][i].min(axis=1), **health).mean())
+        row["flagged"] = float(
+            unconverged(d["rhat"][i].max(axis=1), d["ess"][i].min(axis=1), **health).mean()
+        )
         row["ref_rhat_max"] = float(d["ref_rhat"].max()) if d["ref_rhat"].size else 1.0
         row["ref_flagged"] = float(ref_flags.mean()) if ref_flags.size else 0.0
         per_trial = d["ess"][i].min(axis=1) / np.maximum(d["cpu"][i], MIN_CPU)
@@ -109,20 +121,82 @@ def recommend(rows: list[dict], rule: dict) -> dict:
     private = [r for r in rows if r["method"] != "non_private"]
     ok = [r for r in private if not failed_checks(r, rule)]
     if not ok:
-        return {"method": "none", "label": "none qualifies", "ess_per_s": "", "rhat_max": "", "flagged": "",
-                "qualifying": ""}
+        return {
+            "method": "none",
+            "label": "none qualifies",
+            "ess_per_s": "",
+            "rhat_max": "",
+            "flagged": "",
+            "qualifying": "",
+        }
     best = max(ok, key=lambda r: r["ess_per_s"])
-    return {"method": best["method"], "label": best["label"], "ess_per_s": best["ess_per_s"],
-            "rhat_max": best["rhat_max"], "flagged": best["flagged"], "qualifying": ", ".join(r["label"] for r in ok)}
+    return {
+        "method": best["method"],
+        "label": best["label"],
+        "ess_per_s": best["ess_per_s"],
+        "rhat_max": best["rhat_max"],
+        "flagged": best["flagged"],
+        "qualifying": ", ".join(r["label"] for r in ok),
+    }
 
 
-METRIC_COLUMNS = ["problem", "n", "epsilon", "label", "trials", "accuracy_trials", "mean_err", "mean_err_se",
-                  "sd_err", "sd_err_se", "mmd", "mmd_se", "ks", "ks_critical", "coverage", "coverage_se",
-                  "rhat_max", "flagged", "ref_rhat_max", "ref_flagged", "checks_failed"]
-COST_COLUMNS = ["problem", "n", "epsilon", "label", "ess_per_s", "cpu_per_trial", "ess_min", "rhat_max", "flagged"]
-NUMERIC = ("n", "epsilon", "trials", "accuracy_trials", "mean_err", "mean_err_se", "sd_err", "sd_err_se", "mmd",
-           "mmd_se", "ks", "ks_critical", "coverage", "coverage_se", "rhat_max", "ess_min", "flagged",
-           "ref_rhat_max", "ref_flagged", "ess_per_s", "cpu_per_trial")
+METRIC_COLUMNS = [
+    "problem",
+    "n",
+    "epsilon",
+    "label",
+    "trials",
+    "accuracy_trials",
+    "mean_err",
+    "mean_err_se",
+    "sd_err",
+    "sd_err_se",
+    "mmd",
+    "mmd_se",
+    "ks",
+    "ks_critical",
+    "coverage",
+    "coverage_se",
+    "rhat_max",
+    "flagged",
+    "ref_rhat_max",
+    "ref_flagged",
+    "checks_failed",
+]
+COST_COLUMNS = [
+    "problem",
+    "n",
+    "epsilon",
+    "label",
+    "ess_per_s",
+    "cpu_per_trial",
+    "ess_min",
+    "rhat_max",
+    "flagged",
+]
+NUMERIC = (
+    "n",
+    "epsilon",
+    "trials",
+    "accuracy_trials",
+    "mean_err",
+    "mean_err_se",
+    "sd_err",
+    "sd_err_se",
+    "mmd",
+    "mmd_se",
+    "ks",
+    "ks_critical",
+    "coverage",
+    "coverage_se",
+    "rhat_max",
+    "ess_min",
+    "flagged",
+    "ref_rhat_max",
+    "ref_flagged",
+    "ess_per_s",
+    "cpu_per_trial",
+)
 
 
 def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
@@ -136,54 +210,107 @@ def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
     rule = {k: float(v) for k, v in recommend_rule.items()}
     rows, recs = [], []
     for key in sorted(groups):
-        setting = summarise_setting(_merge(groups[key]), level=float(credible_level), health=health,
-                                    ks_alpha=rule["ks_alpha"])
+        setting = summarise_setting(
+            _merge(groups[key]),
+            level=float(credible_level),
+            health=health,
+            ks_alpha=rule["ks_alpha"],
+        )
         for r in setting:
             failed = failed_checks(r, rule)
             r["qualifies"] = r["method"] != "non_private" and not failed
-            r["checks_failed"] = ("reference (not private)" if r["method"] == "non_private"
-                                  else ", ".join(failed) or "none")
+            r["checks_failed"] = (
+                "reference (not private)"
+                if r["method"] == "non_private"
+                else ", ".join(failed) or "none"
+            )
         rows += setting
         rec = recommend(setting, rule)
-        recs.append({"problem": key[0], "n": key[1], "epsilon": key[2], "recommended": rec["label"],
-                     "ess_per_s": rec["ess_per_s"], "rhat_max": rec["rhat_max"], "flagged": rec["flagged"],
-                     "also_qualify": rec["qualifying"]})
+        recs.append(
+            {
+                "problem": key[0],
+                "n": key[1],
+                "epsilon": key[2],
+                "recommended": rec["label"],
+                "ess_per_s": rec["ess_per_s"],
+                "rhat_max": rec["rhat_max"],
+                "flagged": rec["flagged"],
+                "also_qualify": rec["qualifying"],
+            }
+        )
         log.info("%s n=%d eps=%s: recommended %s", key[0], key[1], fmt_eps(key[2]), rec["label"])
-    bad = [(r["problem"], r["n"], r["epsilon"], r["method"], c) for r in rows for c in NUMERIC
-           if not np.isfinite(r[c])]
+    bad = [
+        (r["problem"], r["n"], r["epsilon"], r["method"], c)
+        for r in rows
+        for c in NUMERIC
+        if not np.isfinite(r[c])
+    ]
     if bad:
         raise FloatingPointError(f"non-finite summary values: {bad[:5]}")
-    save_npz(output.summary, **{c: np.array([r[c] for r in rows]) for c in NUMERIC},
-             qualifies=np.array([r["qualifies"] for r in rows]),
-             problem=np.array([r["problem"] for r in rows]), method=np.array([r["method"] for r in rows]),
-             level=np.float64(credible_level))
-    params = "; ".join(f"{p}: {', '.join(PARAMETERS[p])}" for p in sorted({r['problem'] for r in rows}))
-    write_table(output.metrics_csv, output.metrics_md, rows, METRIC_COLUMNS,
-                title="Comparison: accuracy, calibration and diagnostics per method",
-                notes=(f"Worst parameter of each problem ({params}). Errors in reference sds, "
-                       "MMD^2 of standardised draws, each +- its standard error over the accuracy trials; "
-                       "KS over all trials beside its critical value; coverage of the central "
-                       f"{credible_level:g} interval (parameter farthest from nominal) +- binomial SE; "
-                       f"flagged = fraction of trials with R-hat > {health['max_rhat']:g} or bulk ESS < "
-                       f"{health['min_ess']:g}. No source document has these numbers: the paper column is empty "
-                       "by design (docs/deviations.md, comparison study)."))
-    write_table(output.cost_csv, output.cost_md, rows, COST_COLUMNS,
-                title="Comparison: cost, effective samples per CPU second",
-                notes="Median over trials of the bulk ESS of the slowest parameter over the CPU seconds of all "
-                      "chains; measured time, so it varies between machines and runs.")
-    write_table(output.recommended_csv, output.recommended_md, recs,
-                ["problem", "n", "epsilon", "recommended", "ess_per_s", "rhat_max", "flagged", "also_qualify"],
-                title="Recommended method by (problem, n, epsilon)",
-                notes=_rule_text(rule, health))
+    save_npz(
+        output.summary,
+        **{c: np.array([r[c] for r in rows]) for c in NUMERIC},
+        qualifies=np.array([r["qualifies"] for r in rows]),
+        problem=np.array([r["problem"] for r in rows]),
+        method=np.array([r["method"] for r in rows]),
+        level=np.float64(credible_level),
+    )
+    params = "; ".join(
+        f"{p}: {', '.join(PARAMETERS[p])}" for p in sorted({r["problem"] for r in rows})
+    )
+    write_table(
+        output.metrics_csv,
+        output.metrics_md,
+        rows,
+        METRIC_COLUMNS,
+        title="Comparison: accuracy, calibration and diagnostics per method",
+        notes=(
+            f"Worst parameter of each problem ({params}). Errors in reference sds, "
+            "MMD^2 of standardised draws, each +- its standard error over the accuracy trials; "
+            "KS over all trials beside its critical value; coverage of the central "
+            f"{credible_level:g} interval (parameter farthest from nominal) +- binomial SE; "
+            f"flagged = fraction of trials with R-hat > {health['max_rhat']:g} or bulk ESS < "
+            f"{health['min_ess']:g}. No source document has these numbers: the paper column is empty "
+            "by design (docs/deviations.md, comparison study)."
+        ),
+    )
+    write_table(
+        output.cost_csv,
+        output.cost_md,
+        rows,
+        COST_COLUMNS,
+        title="Comparison: cost, effective samples per CPU second",
+        notes="Median over trials of the bulk ESS of the slowest parameter over the CPU seconds of all "
+        "chains; measured time, so it varies between machines and runs.",
+    )
+    write_table(
+        output.recommended_csv,
+        output.recommended_md,
+        recs,
+        [
+            "problem",
+            "n",
+            "epsilon",
+            "recommended",
+            "ess_per_s",
+            "rhat_max",
+            "flagged",
+            "also_qualify",
+        ],
+        title="Recommended method by (problem, n, epsilon)",
+        notes=_rule_text(rule, health),
+    )
 
 
 def _rule_text(rule: dict, health: dict) -> str:
-    return ("Rule: among the private methods (Non-Private is the reference, not a candidate), keep those "
-            f"whose trials are flagged by R-hat > {health['max_rhat']:g} or bulk ESS < {health['min_ess']:g} "
-            f"at most {rule['max_flagged']:g} of the time; that are calibrated (KS of the posterior quantiles "
-            f"below its {rule['ks_alpha']:g} critical value, Bonferroni over parameters); and, where the "
-            f"reference passes the same health check, whose mean error is at most {rule['max_mean_error']:g} "
-            f"and sd error at most {rule['max_sd_error']:g} reference sds for every parameter. Recommend the "
-            "one with the most effective samples per CPU second; 'none qualifies' when no method passes. "
-            "rhat_max and flagged: the recommended method's largest R-hat over trials and parameters and "
-            "its fraction of flagged trials (0 for independent draws).")
+    return (
+        "Rule: among the private methods (Non-Private is the reference, not a candidate), keep those "
+        f"whose trials are flagged by R-hat > {health['max_rhat']:g} or bulk ESS < {health['min_ess']:g} "
+        f"at most {rule['max_flagged']:g} of the time; that are calibrated (KS of the posterior quantiles "
+        f"below its {rule['ks_alpha']:g} critical value, Bonferroni over parameters); and, where the "
+        f"reference passes the same health check, whose mean error is at most {rule['max_mean_error']:g} "
+        f"and sd error at most {rule['max_sd_error']:g} reference sds for every parameter. Recommend the "
+        "one with the most effective samples per CPU second; 'none qualifies' when no method passes. "
+        "rhat_max and flagged: the recommended method's largest R-hat over trials and parameters and "
+        "its fraction of flagged trials (0 for independent draws)."
+    )

@@ -32,15 +32,25 @@ def _posterior_means(input, output, model: str, solid, dashed) -> None:
     jitter = np.random.default_rng(0).uniform(-0.18, 0.18, size=means.shape[1])  # display only
     for j, ax in enumerate(np.atleast_1d(axes)):
         for e in range(len(eps)):
-            ax.scatter(x[e] + jitter, means[e, :, j], s=5, alpha=0.5, color=method_color("record_wise"), linewidths=0,
-                       label="Algorithm 1 posterior mean, one per chain" if e == 0 else None)
+            ax.scatter(
+                x[e] + jitter,
+                means[e, :, j],
+                s=5,
+                alpha=0.5,
+                color=method_color("record_wise"),
+                linewidths=0,
+                label="Algorithm 1 posterior mean, one per chain" if e == 0 else None,
+            )
         ax.axhline(solid[j], color="black", lw=1.0, label="confidential-data posterior mean")
         ax.axhline(dashed[j], color="black", lw=1.0, ls="--", label="prior mean")
         ax.set_xticks(x, xt)
         ax.set_xlabel("epsilon")
         ax.set_title(labels[j])
     np.atleast_1d(axes)[0].set_ylabel("posterior mean")
-    fig.suptitle(f"{means.shape[1]} posterior means per epsilon (one fixed confidential data set)", fontsize=9)
+    fig.suptitle(
+        f"{means.shape[1]} posterior means per epsilon (one fixed confidential data set)",
+        fontsize=9,
+    )
     legend_below(fig, np.atleast_1d(axes)[0], markerscale=2)
     save_figure(fig, output.pdf, output.png)
 
@@ -65,12 +75,28 @@ def _acceptance(input, output) -> None:
     d = load_npz(input.summary)
     eps, acc_mean, acc_min = d["epsilons"], d["acc_mean"], d["acc_min"]
     fig, ax = subplots(1, 1, width=4.2, height=3.0)
-    jit = np.exp(np.random.default_rng(1).uniform(-0.08, 0.08, size=acc_mean.shape[1]))  # display only
+    jit = np.exp(
+        np.random.default_rng(1).uniform(-0.08, 0.08, size=acc_mean.shape[1])
+    )  # display only
     for e in range(len(eps)):
-        ax.scatter(eps[e] * jit, acc_mean[e], s=6, alpha=0.5, color=COLORS[0], linewidths=0,
-                   label="mean" if e == 0 else None)
-        ax.scatter(eps[e] * jit, acc_min[e], s=6, alpha=0.5, color=COLORS[1], linewidths=0,
-                   label="low (minimum over sweeps)" if e == 0 else None)
+        ax.scatter(
+            eps[e] * jit,
+            acc_mean[e],
+            s=6,
+            alpha=0.5,
+            color=COLORS[0],
+            linewidths=0,
+            label="mean" if e == 0 else None,
+        )
+        ax.scatter(
+            eps[e] * jit,
+            acc_min[e],
+            s=6,
+            alpha=0.5,
+            color=COLORS[1],
+            linewidths=0,
+            label="low (minimum over sweeps)" if e == 0 else None,
+        )
     grid = np.geomspace(eps.min() / 1.3, eps.max() * 1.3, 200)
     ax.plot(grid, np.exp(-grid), color="black", label="bound exp(-epsilon)")
     log_axis(ax, "x", eps, [fmt_eps(e) for e in eps])

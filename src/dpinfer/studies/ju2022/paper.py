@@ -81,23 +81,39 @@ DEV_CONVERGENCE = "convergence-diagnostics-of-the-ju2022-chains"
 
 
 # ----------------------------------------------------------------------------- settings
-def paper_settings(model: str, summary: dict, *, level: float, burnin: int, model_cfg: dict,
-                   n_records: int | None = None) -> dict[str, Setting]:
+def paper_settings(
+    model: str,
+    summary: dict,
+    *,
+    level: float,
+    burnin: int,
+    model_cfg: dict,
+    n_records: int | None = None,
+) -> dict[str, Setting]:
     """The paper's settings beside this run's, by kind: ``cell`` (what one coverage cell or
     posterior mean refers to: level, chain length, replicates, N, mechanism, prior), ``chain``
     (chain length, mechanism, prior: what a chain's acceptance and mixing refer to) and
     ``grid`` (the epsilon grid a statement over "every epsilon" refers to)."""
     R = int(summary["post_mean"].shape[1])
-    chain = [setting("sweeps per chain", PAPER_ITERATIONS, int(summary["iterations"])),
-             setting("burn-in sweeps", PAPER_BURNIN, int(burnin))]
-    chain += [setting(key.replace("_", " "), value, model_cfg.get(key)) for key, value in PAPER_MODEL[model].items()]
+    chain = [
+        setting("sweeps per chain", PAPER_ITERATIONS, int(summary["iterations"])),
+        setting("burn-in sweeps", PAPER_BURNIN, int(burnin)),
+    ]
+    chain += [
+        setting(key.replace("_", " "), value, model_cfg.get(key))
+        for key, value in PAPER_MODEL[model].items()
+    ]
     cell = chain + [setting("replicates per epsilon", PAPER_REPLICATES, R, at_least=True)]
     if n_records is not None:
         cell.append(setting("records per data set", PAPER_N_RECORDS, int(n_records)))
     level_setting = setting("credible level", PAPER_LEVEL, float(level))
     grid = setting("epsilon grid", PAPER_EPSILONS, [float(e) for e in summary["epsilons"]])
-    return {"chain": tuple(chain), "cell": tuple(cell), "interval": tuple([level_setting] + cell),
-            "grid": (grid,)}
+    return {
+        "chain": tuple(chain),
+        "cell": tuple(cell),
+        "interval": tuple([level_setting] + cell),
+        "grid": (grid,),
+    }
 
 
 def cell_is_at_paper_setting(model: str, summary: dict, **run) -> bool:
@@ -120,32 +136,67 @@ def _coverage_claims(summary: dict, model: str, level: float, at: dict) -> list[
         for j, lab in enumerate(labels):
             r = ours.get((eps, lab))
             pv = paper[eps][j]
-            rule = (f"coverage of the {level:.0%} central credible interval of {lab} at epsilon = {fmt_eps(eps)}: "
-                    f"|ours - paper| <= 3 SE of the difference (binomial SEs; the paper's from "
-                    f"{PAPER_REPLICATES} replicates)")
+            rule = (
+                f"coverage of the {level:.0%} central credible interval of {lab} at epsilon = {fmt_eps(eps)}: "
+                f"|ours - paper| <= 3 SE of the difference (binomial SEs; the paper's from "
+                f"{PAPER_REPLICATES} replicates)"
+            )
             if r is None:
-                out.append(Claim(target, rule, f"{pv:.2f}", "not run (epsilon not in this run's grid)", "", None))
+                out.append(
+                    Claim(
+                        target,
+                        rule,
+                        f"{pv:.2f}",
+                        "not run (epsilon not in this run's grid)",
+                        "",
+                        None,
+                    )
+                )
                 continue
-            out.append(Claim(target, rule, f"{pv:.2f}", f"{r['coverage']:.2f}", f"{r['se']:.3f}",
-                             not r["beyond_3se"], settings=at["interval"]))
+            out.append(
+                Claim(
+                    target,
+                    rule,
+                    f"{pv:.2f}",
+                    f"{r['coverage']:.2f}",
+                    f"{r['se']:.3f}",
+                    not r["beyond_3se"],
+                    settings=at["interval"],
+                )
+            )
     cells = [c for c in out if c.holds is not None]
     if cells:
         gaps = [abs(r["gap_in_se"]) for r in rows if r["gap_in_se"] is not None]
-        out.append(Claim(
-            target, f"every printed coverage cell of the {level:.0%} intervals ({len(labels)} parameters x "
-                    f"{len(PAPER_EPSILONS)} epsilons) within 3 SE of the difference from the paper's value",
-            f"{len(PAPER_EPSILONS) * len(labels)} cells",
-            f"{sum(bool(c.holds) for c in cells)} of {len(cells)} cells within 3 SE; largest gap "
-            f"{max(gaps):.1f} SE", "binomial SEs", all(c.holds for c in cells), "", at["interval"], headline=True))
+        out.append(
+            Claim(
+                target,
+                f"every printed coverage cell of the {level:.0%} intervals ({len(labels)} parameters x "
+                f"{len(PAPER_EPSILONS)} epsilons) within 3 SE of the difference from the paper's value",
+                f"{len(PAPER_EPSILONS) * len(labels)} cells",
+                f"{sum(bool(c.holds) for c in cells)} of {len(cells)} cells within 3 SE; largest gap "
+                f"{max(gaps):.1f} SE",
+                "binomial SEs",
+                all(c.holds for c in cells),
+                "",
+                at["interval"],
+                headline=True,
+            )
+        )
     # the header: the true parameter values, printed to a few decimals
     truth = summary["truth"][0, 0]
     tol = 10.0 ** -PAPER_TRUTH_DECIMALS[model]
     printed = paper["truth"]
-    out.append(Claim(
-        target, f"true parameters in the table header agree with ours to one unit of the last printed digit "
-                f"(|ours - printed| <= {tol:g})",
-        ", ".join(f"{v:g}" for v in printed), ", ".join(f"{v:.4f}" for v in truth), "",
-        bool(np.all(np.abs(truth - np.asarray(printed)) <= tol * (1 + 1e-9)))))
+    out.append(
+        Claim(
+            target,
+            f"true parameters in the table header agree with ours to one unit of the last printed digit "
+            f"(|ours - printed| <= {tol:g})",
+            ", ".join(f"{v:g}" for v in printed),
+            ", ".join(f"{v:.4f}" for v in truth),
+            "",
+            bool(np.all(np.abs(truth - np.asarray(printed)) <= tol * (1 + 1e-9))),
+        )
+    )
     grid_wide = at["interval"] + at["grid"]
     # the text's remarks
     cov = {k: r["coverage"] for k, r in ours.items()}
@@ -154,35 +205,57 @@ def _coverage_claims(summary: dict, model: str, level: float, at: dict) -> list[
     if model == "loglinear":
         n_paper = sum(v >= 0.9 for e in PAPER_EPSILONS for v in paper[e])
         n_ours = sum(v >= 0.9 for v in cov.values())
-        out.append(Claim(
-            target, f"most coverage values are at least 0.9: more than half of the cells, over every epsilon run, "
-                    f"at {level:.0%} intervals",
-            f"{n_paper} of {len(PAPER_EPSILONS) * len(labels)}", f"{n_ours} of {len(cov)}", "",
-            n_ours > len(cov) / 2, settings=grid_wide))
+        out.append(
+            Claim(
+                target,
+                f"most coverage values are at least 0.9: more than half of the cells, over every epsilon run, "
+                f"at {level:.0%} intervals",
+                f"{n_paper} of {len(PAPER_EPSILONS) * len(labels)}",
+                f"{n_ours} of {len(cov)}",
+                "",
+                n_ours > len(cov) / 2,
+                settings=grid_wide,
+            )
+        )
         e0 = eps_run[0]
         row = [cov[(e0, lab)] for lab in labels]
         p4 = cov[(e0, "p_4")]
-        out.append(Claim(
-            target, "the notable exception is p_4 at small epsilon: at the smallest epsilon run, p_4 has the "
-                    "lowest coverage of p_1..p_5 and it is below 0.9",
-            f"0.36 at epsilon = {fmt_eps(PAPER_EPSILONS[0])}", f"{p4:.2f} at epsilon = {fmt_eps(e0)}",
-            f"{se[(e0, 'p_4')]:.3f}", bool(p4 < 0.9 and p4 <= min(row)),
-            settings=at["interval"] + (setting("smallest epsilon", PAPER_EPSILONS[0], float(e0)),)))
+        out.append(
+            Claim(
+                target,
+                "the notable exception is p_4 at small epsilon: at the smallest epsilon run, p_4 has the "
+                "lowest coverage of p_1..p_5 and it is below 0.9",
+                f"0.36 at epsilon = {fmt_eps(PAPER_EPSILONS[0])}",
+                f"{p4:.2f} at epsilon = {fmt_eps(e0)}",
+                f"{se[(e0, 'p_4')]:.3f}",
+                bool(p4 < 0.9 and p4 <= min(row)),
+                settings=at["interval"]
+                + (setting("smallest epsilon", PAPER_EPSILONS[0], float(e0)),),
+            )
+        )
     else:
         b1 = [cov[(e, "beta_1")] for e in eps_run]
         b1_se = math.sqrt(sum(se[(e, "beta_1")] ** 2 for e in eps_run)) / len(eps_run)
         paper_b1 = [paper[e][1] for e in PAPER_EPSILONS]
-        out.append(Claim(
-            target, "the coverage of beta_1 is lower than 90%: its mean over the epsilon grid is below 0.9",
-            f"{np.mean(paper_b1):.2f} (mean of {', '.join(f'{v:.2f}' for v in paper_b1)})",
-            f"{np.mean(b1):.2f} (mean over {len(b1)} epsilons)", f"{b1_se:.3f}", bool(np.mean(b1) < 0.9),
-            settings=grid_wide))
+        out.append(
+            Claim(
+                target,
+                "the coverage of beta_1 is lower than 90%: its mean over the epsilon grid is below 0.9",
+                f"{np.mean(paper_b1):.2f} (mean of {', '.join(f'{v:.2f}' for v in paper_b1)})",
+                f"{np.mean(b1):.2f} (mean over {len(b1)} epsilons)",
+                f"{b1_se:.3f}",
+                bool(np.mean(b1) < 0.9),
+                settings=grid_wide,
+            )
+        )
     return out
 
 
 # ----------------------------------------------------------------------------- figures
-_FALLS_RULE = ("{quantity} is lower at the largest epsilon than at the smallest by more than 3 SE of the "
-               "difference, and never rises by more than 3 SE from one epsilon to the next")
+_FALLS_RULE = (
+    "{quantity} is lower at the largest epsilon than at the smallest by more than 3 SE of the "
+    "difference, and never rises by more than 3 SE from one epsilon to the next"
+)
 
 
 def _falls_with_epsilon(values) -> tuple[bool, np.ndarray, float]:
@@ -203,29 +276,53 @@ def _falls_with_epsilon(values) -> tuple[bool, np.ndarray, float]:
 
 def _acceptance_claims(summary: dict, model: str, at: dict) -> list[Claim]:
     target = ACCEPTANCE_FIGURE_OF[model]
-    eps, acc_mean, min_log_alpha = summary["epsilons"], summary["acc_mean"], summary["min_log_alpha"]
+    eps, acc_mean, min_log_alpha = (
+        summary["epsilons"],
+        summary["acc_mean"],
+        summary["min_log_alpha"],
+    )
     R = acc_mean.shape[1]
     out = []
     for e, epsilon in enumerate(eps):
         smallest = float(min_log_alpha[e].min())
-        out.append(Claim(
-            target, f"Proposition 3.1: every single acceptance probability of step 2 is at least exp(-epsilon) "
-                    f"at epsilon = {fmt_eps(epsilon)} (smallest over all proposals of all {R} chains)",
-            f">= {math.exp(-epsilon):.4g}", f"{math.exp(smallest):.4g}", "",
-            smallest >= -float(epsilon) * (1 + 1e-12)))
+        out.append(
+            Claim(
+                target,
+                f"Proposition 3.1: every single acceptance probability of step 2 is at least exp(-epsilon) "
+                f"at epsilon = {fmt_eps(epsilon)} (smallest over all proposals of all {R} chains)",
+                f">= {math.exp(-epsilon):.4g}",
+                f"{math.exp(smallest):.4g}",
+                "",
+                smallest >= -float(epsilon) * (1 + 1e-12),
+            )
+        )
     margin = acc_mean.min(axis=1) - np.exp(-eps)
     worst = int(np.argmin(margin))
-    out.append(Claim(
-        target, "the average acceptance rate is well above the bound: every chain's mean per-sweep acceptance "
-                "exceeds exp(-epsilon) at every epsilon (smallest margin shown)",
-        "mean above exp(-epsilon)", f"margin {margin[worst]:.3f} at epsilon = {fmt_eps(eps[worst])}", "",
-        bool(np.all(margin > 0)), settings=at["chain"] + at["grid"]))
+    out.append(
+        Claim(
+            target,
+            "the average acceptance rate is well above the bound: every chain's mean per-sweep acceptance "
+            "exceeds exp(-epsilon) at every epsilon (smallest margin shown)",
+            "mean above exp(-epsilon)",
+            f"margin {margin[worst]:.3f} at epsilon = {fmt_eps(eps[worst])}",
+            "",
+            bool(np.all(margin > 0)),
+            settings=at["chain"] + at["grid"],
+        )
+    )
     holds, means, max_se = _falls_with_epsilon(acc_mean)
-    out.append(Claim(
-        target, "acceptance rises as epsilon shrinks (the bound exp(-epsilon) tends to 1): " + _FALLS_RULE.format(
-            quantity="the mean over chains of the mean per-sweep acceptance"),
-        "falls as epsilon grows", ", ".join(f"{m:.3f}" for m in means), f"{max_se:.3f}", holds,
-        settings=at["cell"] + at["grid"]))
+    out.append(
+        Claim(
+            target,
+            "acceptance rises as epsilon shrinks (the bound exp(-epsilon) tends to 1): "
+            + _FALLS_RULE.format(quantity="the mean over chains of the mean per-sweep acceptance"),
+            "falls as epsilon grows",
+            ", ".join(f"{m:.3f}" for m in means),
+            f"{max_se:.3f}",
+            holds,
+            settings=at["cell"] + at["grid"],
+        )
+    )
     return out
 
 
@@ -243,20 +340,32 @@ def _posterior_mean_claims(summary: dict, model: str, at: dict) -> list[Claim]:
     prior = np.full(D, 1.0 / D) if model == "loglinear" else np.zeros(D)
     to_conf, to_prior = _distance(means, confidential), _distance(means, prior)
     gap = to_prior[0] - to_conf[0]
-    out = [Claim(
-        target, "as epsilon approaches zero the posterior mean approaches the prior mean: at the smallest epsilon "
-                "the chains' posterior means are on average closer (Euclidean) to the prior mean than to the "
-                "confidential-data posterior mean",
-        "closer to the prior mean",
-        f"{to_prior[0].mean():.3f} vs {to_conf[0].mean():.3f} at epsilon = {fmt_eps(eps[0])}",
-        f"{gap.std(ddof=1) / math.sqrt(R) if R > 1 else 0.0:.3f}",
-        bool(gap.mean() < 0), settings=at["cell"] + (setting("smallest epsilon", PAPER_EPSILONS[0], float(eps[0])),))]
+    out = [
+        Claim(
+            target,
+            "as epsilon approaches zero the posterior mean approaches the prior mean: at the smallest epsilon "
+            "the chains' posterior means are on average closer (Euclidean) to the prior mean than to the "
+            "confidential-data posterior mean",
+            "closer to the prior mean",
+            f"{to_prior[0].mean():.3f} vs {to_conf[0].mean():.3f} at epsilon = {fmt_eps(eps[0])}",
+            f"{gap.std(ddof=1) / math.sqrt(R) if R > 1 else 0.0:.3f}",
+            bool(gap.mean() < 0),
+            settings=at["cell"] + (setting("smallest epsilon", PAPER_EPSILONS[0], float(eps[0])),),
+        )
+    ]
     holds, d_conf, max_se = _falls_with_epsilon(to_conf)
-    out.append(Claim(
-        target, "as epsilon grows the posterior means approach the confidential-data posterior mean: "
-        + _FALLS_RULE.format(quantity="their mean Euclidean distance from it"),
-        "falls as epsilon grows", ", ".join(f"{v:.3f}" for v in d_conf), f"{max_se:.3f}", holds,
-        settings=at["cell"] + at["grid"]))
+    out.append(
+        Claim(
+            target,
+            "as epsilon grows the posterior means approach the confidential-data posterior mean: "
+            + _FALLS_RULE.format(quantity="their mean Euclidean distance from it"),
+            "falls as epsilon grows",
+            ", ".join(f"{v:.3f}" for v in d_conf),
+            f"{max_se:.3f}",
+            holds,
+            settings=at["cell"] + at["grid"],
+        )
+    )
     return out
 
 
@@ -269,10 +378,18 @@ def _runtime_claims(summaries: dict) -> list[Claim]:
         ours = seconds_per_chain(summaries[model])
         paper = PAPER_SECONDS[model]
         holds = paper / 2 <= ours <= paper * 2
-        out.append(Claim(
-            "runtime", f"a typical 10,000-iteration chain of the {name} model takes about {paper:.0f} s: ours "
-                       "(median CPU seconds per chain on the machine that ran the pipeline) within a factor of 2",
-            f"{paper:.0f} s", f"{ours:.3f} s", "", holds, "" if holds else DEV_RUNTIME))
+        out.append(
+            Claim(
+                "runtime",
+                f"a typical 10,000-iteration chain of the {name} model takes about {paper:.0f} s: ours "
+                "(median CPU seconds per chain on the machine that ran the pipeline) within a factor of 2",
+                f"{paper:.0f} s",
+                f"{ours:.3f} s",
+                "",
+                holds,
+                "" if holds else DEV_RUNTIME,
+            )
+        )
     return out
 
 
@@ -280,36 +397,64 @@ def _health_claims(summaries: dict, health: dict, at: dict) -> list[Claim]:
     """The paper's chains mix (its figures and tables summarise them as posteriors): per
     experiment, every chain passes split-chain R-hat and bulk ESS, and none is degenerate (mean
     acceptance or minimum ESS collapsed)."""
-    from .summarise import degenerate_chains, unconverged_chains  # summarise imports this module's constants
+    from .summarise import (  # summarise imports this module's constants
+        degenerate_chains,
+        unconverged_chains,
+    )
 
     out = []
     for name, summary in summaries.items():
         where = at[name]["cell"] + at[name]["grid"]
         bad = degenerate_chains(summary, health)
-        target = TABLE_OF[name.split("_")[0]] if name.endswith("coverage") else ACCEPTANCE_FIGURE_OF[name.split("_")[0]]
+        target = (
+            TABLE_OF[name.split("_")[0]]
+            if name.endswith("coverage")
+            else ACCEPTANCE_FIGURE_OF[name.split("_")[0]]
+        )
         slow = unconverged_chains(summary, health)
-        out.append(Claim(
-            target,
-            f"experiment {name}: every chain passes the convergence diagnostics (split-chain R-hat <= "
-            f"{health['max_rhat']}, bulk ESS >= {health['converged_ess']:g}, every epsilon)",
-            "(the paper reports no diagnostics)",
-            f"{int(slow.sum())} of {slow.size} flagged; max R-hat {float(summary['rhat_max'].max()):.3f}, "
-            f"min ESS {float(summary['ess_min'].min()):.1f}", "", not slow.any(),
-            DEV_MIXING if name.startswith("linreg") else DEV_CONVERGENCE, where))
-        out.append(Claim(
-            target,
-            f"experiment {name}: no chain degenerate (mean acceptance >= {health['min_acceptance']} and ESS of every "
-            f"parameter >= {health['min_ess']} over the kept sweeps, every epsilon)",
-            "chains mix", f"{int(bad.sum())} of {bad.size} degenerate; smallest ESS {float(summary['ess_min'].min()):.1f}",
-            "", not bad.any(), DEV_MIXING if name.startswith("linreg") else "", where))
+        out.append(
+            Claim(
+                target,
+                f"experiment {name}: every chain passes the convergence diagnostics (split-chain R-hat <= "
+                f"{health['max_rhat']}, bulk ESS >= {health['converged_ess']:g}, every epsilon)",
+                "(the paper reports no diagnostics)",
+                f"{int(slow.sum())} of {slow.size} flagged; max R-hat {float(summary['rhat_max'].max()):.3f}, "
+                f"min ESS {float(summary['ess_min'].min()):.1f}",
+                "",
+                not slow.any(),
+                DEV_MIXING if name.startswith("linreg") else DEV_CONVERGENCE,
+                where,
+            )
+        )
+        out.append(
+            Claim(
+                target,
+                f"experiment {name}: no chain degenerate (mean acceptance >= {health['min_acceptance']} and ESS of every "
+                f"parameter >= {health['min_ess']} over the kept sweeps, every epsilon)",
+                "chains mix",
+                f"{int(bad.sum())} of {bad.size} degenerate; smallest ESS {float(summary['ess_min'].min()):.1f}",
+                "",
+                not bad.any(),
+                DEV_MIXING if name.startswith("linreg") else "",
+                where,
+            )
+        )
     return out
 
 
-def claims(input, output, *, level: float, health: dict, burnin: int, models: dict, n_records: dict) -> None:
+def claims(
+    input, output, *, level: float, health: dict, burnin: int, models: dict, n_records: dict
+) -> None:
     """Rule step: the unit's claims -> ``output.csv`` (results/ju2022/claims/ju2022.csv).
     ``models``: the config's model sections; ``n_records``: N of each coverage experiment."""
-    fixed = {"loglinear": load_npz(input.loglinear_fixed_data), "linreg": load_npz(input.linreg_fixed_data)}
-    coverage = {"loglinear": load_npz(input.loglinear_coverage), "linreg": load_npz(input.linreg_coverage)}
+    fixed = {
+        "loglinear": load_npz(input.loglinear_fixed_data),
+        "linreg": load_npz(input.linreg_fixed_data),
+    }
+    coverage = {
+        "loglinear": load_npz(input.loglinear_coverage),
+        "linreg": load_npz(input.linreg_coverage),
+    }
     at = {}
     for m in ("loglinear", "linreg"):
         run = {"level": level, "burnin": burnin, "model_cfg": models[m]}
@@ -321,6 +466,13 @@ def claims(input, output, *, level: float, health: dict, burnin: int, models: di
         rows += _posterior_mean_claims(fixed[model], model, at[f"{model}_fixed_data"])
         rows += _acceptance_claims(fixed[model], model, at[f"{model}_fixed_data"])
     rows += _runtime_claims(fixed)
-    rows += _health_claims({f"{m}_{d}": (fixed if d == "fixed_data" else coverage)[m]
-                            for m in ("loglinear", "linreg") for d in ("fixed_data", "coverage")}, health, at)
+    rows += _health_claims(
+        {
+            f"{m}_{d}": (fixed if d == "fixed_data" else coverage)[m]
+            for m in ("loglinear", "linreg")
+            for d in ("fixed_data", "coverage")
+        },
+        health,
+        at,
+    )
     write_claims(output.csv, rows)

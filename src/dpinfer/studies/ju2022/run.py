@@ -42,43 +42,91 @@ def _data_file(inputs, design: str):
     return inputs.data if design == "fixed_data" else None
 
 
-def _loglinear_replicate(inputs, cfg: dict, design: str, n_records, epsilon: float, rep: int, key: str,
-                         seed: int, burnin: int, keep: int):
-    ref = naive_bayes.load_reference(inputs.parameters, _data_file(inputs, design), cfg["prior_concentration"])
+def _loglinear_replicate(
+    inputs,
+    cfg: dict,
+    design: str,
+    n_records,
+    epsilon: float,
+    rep: int,
+    key: str,
+    seed: int,
+    burnin: int,
+    keep: int,
+):
+    ref = naive_bayes.load_reference(
+        inputs.parameters, _data_file(inputs, design), cfg["prior_concentration"]
+    )
     K, J, I = ref.shape
     if design == "fixed_data":
         tables, truth = ref.counts, naive_bayes.posterior_mean_p(ref.counts, ref.alpha_p)
         n_records = ref.n_records
     else:
-        cls, ans = naive_bayes.simulate_records(rng_for(seed, STUDY, key, rep, "simulate"), ref.p, ref.pi,
-                                                n_records)
+        cls, ans = naive_bayes.simulate_records(
+            rng_for(seed, STUDY, key, rep, "simulate"), ref.p, ref.pi, n_records
+        )
         tables, truth = naive_bayes.count_tables(cls, ans, J, I), ref.p
     mech = calibrate(cfg["mechanism"], epsilon, cfg["sensitivity"])
     released = mech.release(rng_for(seed, STUDY, key, rep, "release"), tables)
     run = sampler(MODEL_KEYS["loglinear"], cfg["sampler"])
-    chain = run(released, scale=mech.scale, alpha_p=ref.alpha_p, alpha=ref.alpha, n_records=n_records,
-                burnin=burnin, keep=keep, rng=rng_for(seed, STUDY, key, rep, "sample"))
+    chain = run(
+        released,
+        scale=mech.scale,
+        alpha_p=ref.alpha_p,
+        alpha=ref.alpha,
+        n_records=n_records,
+        burnin=burnin,
+        keep=keep,
+        rng=rng_for(seed, STUDY, key, rep, "sample"),
+    )
     return chain, truth
 
 
-def _linreg_replicate(inputs, cfg: dict, design: str, n_records, epsilon: float, rep: int, key: str,
-                      seed: int, burnin: int, keep: int):
+def _linreg_replicate(
+    inputs,
+    cfg: dict,
+    design: str,
+    n_records,
+    epsilon: float,
+    rep: int,
+    key: str,
+    seed: int,
+    burnin: int,
+    keep: int,
+):
     ref = gaussian_linreg.load_reference(inputs.parameters, _data_file(inputs, design))
     clamp, tau = tuple(cfg["clamp"]), cfg["prior_sd"]
     if design == "fixed_data":
         X, y = ref.X, ref.y
         truth = gaussian_linreg.conjugate_posterior(X, y, ref.sigma2, tau)[0]
     else:
-        X, y = gaussian_linreg.simulate_data(rng_for(seed, STUDY, key, rep, "simulate"), ref.beta, ref.mean_x,
-                                             ref.cov_x, ref.sigma2, n_records)
+        X, y = gaussian_linreg.simulate_data(
+            rng_for(seed, STUDY, key, rep, "simulate"),
+            ref.beta,
+            ref.mean_x,
+            ref.cov_x,
+            ref.sigma2,
+            n_records,
+        )
         truth = ref.beta
     mech = calibrate(cfg["mechanism"], epsilon, cfg["sensitivity"])
-    released = mech.release(rng_for(seed, STUDY, key, rep, "release"),
-                            gaussian_linreg.released_statistic(X, y, clamp))
+    released = mech.release(
+        rng_for(seed, STUDY, key, rep, "release"), gaussian_linreg.released_statistic(X, y, clamp)
+    )
     run = sampler(MODEL_KEYS["linreg"], cfg["sampler"])
-    chain = run(released, scale=mech.scale, mean_x=ref.mean_x, cov_x=ref.cov_x, sigma2=ref.sigma2, tau=tau,
-                clamp=clamp, n_records=len(y), burnin=burnin, keep=keep,
-                rng=rng_for(seed, STUDY, key, rep, "sample"))
+    chain = run(
+        released,
+        scale=mech.scale,
+        mean_x=ref.mean_x,
+        cov_x=ref.cov_x,
+        sigma2=ref.sigma2,
+        tau=tau,
+        clamp=clamp,
+        n_records=len(y),
+        burnin=burnin,
+        keep=keep,
+        rng=rng_for(seed, STUDY, key, rep, "sample"),
+    )
     return chain, truth
 
 
@@ -121,8 +169,21 @@ def truth_levels(draws, truth) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ----------------------------------------------------------------------------- the chunk job
-def run_chunk(input, output, *, seed: int, experiment: str, model: str, design: str, epsilon: float,
-              replicates: list, n_records, burnin: int, keep: int, model_config: dict) -> None:
+def run_chunk(
+    input,
+    output,
+    *,
+    seed: int,
+    experiment: str,
+    model: str,
+    design: str,
+    epsilon: float,
+    replicates: list,
+    n_records,
+    burnin: int,
+    keep: int,
+    model_config: dict,
+) -> None:
     """Run replicates ``range(*replicates)`` of one (experiment, epsilon); save per-replicate
     summaries to ``output.summary``.
 
@@ -137,19 +198,36 @@ def run_chunk(input, output, *, seed: int, experiment: str, model: str, design: 
     replicate(input, model_config, design, n_records, 1.0, 0, "warm-up", 0, 1, 1)
     rows = []
     for rep in range(*replicates):
-        chain, truth = replicate(input, model_config, design, n_records, eps, rep, key, seed, burnin, keep)
+        chain, truth = replicate(
+            input, model_config, design, n_records, eps, rep, key, seed, burnin, keep
+        )
         kept = chain.kept
         q_lo, q_hi = truth_levels(kept, truth)
-        acc = diagnostics.acceptance_summary(chain.info.traces["acceptance"][chain.burnin:])
-        rows.append(dict(
-            replicate=rep, post_mean=diagnostics.posterior_mean(kept), post_sd=kept.std(axis=0, ddof=1),
-            truth_q_lo=q_lo, truth_q_hi=q_hi, truth=np.asarray(truth, float), acc_mean=acc["mean"],
-            acc_min=acc["min"], min_log_alpha=chain.info.extra["min_log_alpha"], seconds=chain.info.cpu_seconds,
-            ess_min=float(diagnostics.bulk_ess(kept[None]).min()),
-            rhat_max=float(diagnostics.split_rhat(kept[None]).max()),
-        ))
-        log.info("%s eps=%s replicate %d: mean acceptance %.3f, %.2f CPU s", experiment, fmt_eps(eps), rep,
-                 acc["mean"], chain.info.cpu_seconds)
+        acc = diagnostics.acceptance_summary(chain.info.traces["acceptance"][chain.burnin :])
+        rows.append(
+            dict(
+                replicate=rep,
+                post_mean=diagnostics.posterior_mean(kept),
+                post_sd=kept.std(axis=0, ddof=1),
+                truth_q_lo=q_lo,
+                truth_q_hi=q_hi,
+                truth=np.asarray(truth, float),
+                acc_mean=acc["mean"],
+                acc_min=acc["min"],
+                min_log_alpha=chain.info.extra["min_log_alpha"],
+                seconds=chain.info.cpu_seconds,
+                ess_min=float(diagnostics.bulk_ess(kept[None]).min()),
+                rhat_max=float(diagnostics.split_rhat(kept[None]).max()),
+            )
+        )
+        log.info(
+            "%s eps=%s replicate %d: mean acceptance %.3f, %.2f CPU s",
+            experiment,
+            fmt_eps(eps),
+            rep,
+            acc["mean"],
+            chain.info.cpu_seconds,
+        )
     stacked = {k: np.asarray([r[k] for r in rows]) for k in rows[0]}
     for k, v in stacked.items():
         if v.dtype.kind == "f" and not np.all(np.isfinite(v)):

@@ -21,16 +21,35 @@ import numpy as np
 from ... import diagnostics
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_csv, write_markdown, write_table
-from .paper import AUTHORS_R_2CORE_SECONDS, PAPER_COVERAGE, PAPER_REPLICATES, PAPER_SECONDS, paper_settings
+from .paper import (
+    AUTHORS_R_2CORE_SECONDS,
+    PAPER_COVERAGE,
+    PAPER_REPLICATES,
+    PAPER_SECONDS,
+    paper_settings,
+)
 
-__all__ = ["param_labels", "aggregate", "interval_hits", "coverage_rows", "tab1", "tabS1", "runtime",
-           "degenerate_chains", "experiments"]
+__all__ = [
+    "param_labels",
+    "aggregate",
+    "interval_hits",
+    "coverage_rows",
+    "tab1",
+    "tabS1",
+    "runtime",
+    "degenerate_chains",
+    "experiments",
+]
 
 log = logging.getLogger("dpinfer.ju2022")
 
 
 def param_labels(model: str, dim: int) -> list[str]:
-    return [f"p_{i + 1}" for i in range(dim)] if model == "loglinear" else [f"beta_{j}" for j in range(dim)]
+    return (
+        [f"p_{i + 1}" for i in range(dim)]
+        if model == "loglinear"
+        else [f"beta_{j}" for j in range(dim)]
+    )
 
 
 def aggregate(input, output, *, epsilons: list) -> None:
@@ -48,7 +67,9 @@ def aggregate(input, output, *, epsilons: list) -> None:
         per_eps = []
         for e in eps_sorted:
             parts = sorted(by_eps[e], key=lambda d: int(d["replicate"][0]))
-            per_eps.append(parts[0][k] if k == "iterations" else np.concatenate([d[k] for d in parts]))
+            per_eps.append(
+                parts[0][k] if k == "iterations" else np.concatenate([d[k] for d in parts])
+            )
         out[k] = np.asarray(per_eps)
     out["iterations"] = out["iterations"][0]
     save_npz(output.summary, **out)
@@ -60,11 +81,15 @@ def interval_hits(summary: dict, level: float) -> np.ndarray:
     :func:`.run.truth_levels`."""
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie in (0, 1), got {level}")
-    return (summary["truth_q_hi"] >= (1.0 - level) / 2.0) & (summary["truth_q_lo"] <= (1.0 + level) / 2.0)
+    return (summary["truth_q_hi"] >= (1.0 - level) / 2.0) & (
+        summary["truth_q_lo"] <= (1.0 + level) / 2.0
+    )
 
 
 # ----------------------------------------------------------------------------- coverage tables
-def coverage_rows(summary: dict, model: str, level: float, *, at_paper_setting: bool = True) -> list[dict]:
+def coverage_rows(
+    summary: dict, model: str, level: float, *, at_paper_setting: bool = True
+) -> list[dict]:
     """One row per (epsilon, parameter): our coverage, its SE, the paper's, and their gap in SEs
     of the difference (binomial SEs of both, the paper's from its 100 replicates). The paper's
     value is left out (None) unless ``at_paper_setting``: it refers to the paper's level, chain
@@ -80,19 +105,38 @@ def coverage_rows(summary: dict, model: str, level: float, *, at_paper_setting: 
         for j, lab in enumerate(labels):
             pv = paper.get(float(epsilon))
             pv = None if pv is None or j >= len(pv) else float(pv[j])
-            se_diff = math.sqrt(cov[j] * (1 - cov[j]) / R + (0 if pv is None else pv * (1 - pv) / PAPER_REPLICATES))
+            se_diff = math.sqrt(
+                cov[j] * (1 - cov[j]) / R + (0 if pv is None else pv * (1 - pv) / PAPER_REPLICATES)
+            )
             gap = None if pv is None else (0.0 if se_diff == 0 else (cov[j] - pv) / se_diff)
-            rows.append({
-                "epsilon": fmt_eps(epsilon), "parameter": lab, "true_value": float(summary["truth"][e, 0, j]),
-                "coverage": float(cov[j]), "se": float(diagnostics.binomial_se(cov[j], R)), "replicates": R,
-                "paper_coverage": pv, "se_diff": se_diff, "gap_in_se": gap,
-                "beyond_3se": None if gap is None else bool(abs(gap) > 3),
-            })
+            rows.append(
+                {
+                    "epsilon": fmt_eps(epsilon),
+                    "parameter": lab,
+                    "true_value": float(summary["truth"][e, 0, j]),
+                    "coverage": float(cov[j]),
+                    "se": float(diagnostics.binomial_se(cov[j], R)),
+                    "replicates": R,
+                    "paper_coverage": pv,
+                    "se_diff": se_diff,
+                    "gap_in_se": gap,
+                    "beyond_3se": None if gap is None else bool(abs(gap) > 3),
+                }
+            )
     return rows
 
 
-_COVERAGE_COLUMNS = ["epsilon", "parameter", "true_value", "coverage", "se", "replicates", "paper_coverage",
-                     "gap_in_se", "beyond_3se"]
+_COVERAGE_COLUMNS = [
+    "epsilon",
+    "parameter",
+    "true_value",
+    "coverage",
+    "se",
+    "replicates",
+    "paper_coverage",
+    "gap_in_se",
+    "beyond_3se",
+]
 
 
 def _coverage_table(input, output, model: str, level: float, run: dict) -> None:
@@ -109,16 +153,26 @@ def _coverage_table(input, output, model: str, level: float, run: dict) -> None:
         paper = "n/a" if r["paper_coverage"] is None else f"{r['paper_coverage']:.2f}"
         flag = " *" if r["beyond_3se"] else ""
         wide.setdefault(r["epsilon"], {"epsilon": r["epsilon"]})[columns[r["parameter"]]] = (
-            f"{r['coverage']:.2f} ({paper}){flag}")
+            f"{r['coverage']:.2f} ({paper}){flag}"
+        )
     name = "log-linear" if model == "loglinear" else "linear regression"
     write_markdown(
-        output.md, list(wide.values()), ["epsilon"] + list(columns.values()),
+        output.md,
+        list(wide.values()),
+        ["epsilon"] + list(columns.values()),
         title=f"Coverage of {round(level * 100)}% credible intervals ({name} model)",
-        notes=(f"Cells: ours (paper). {d['truth'].shape[1]} replicates per epsilon here, {PAPER_REPLICATES} in the "
-               "paper. * marks a gap larger than three standard errors of the difference (explained in "
-               "docs/deviations.md). Header: the true parameter values used here."
-               + ("" if not differ else " The paper's values (n/a here) refer to another setting: "
-                  + "; ".join(differ) + ".")),
+        notes=(
+            f"Cells: ours (paper). {d['truth'].shape[1]} replicates per epsilon here, {PAPER_REPLICATES} in the "
+            "paper. * marks a gap larger than three standard errors of the difference (explained in "
+            "docs/deviations.md). Header: the true parameter values used here."
+            + (
+                ""
+                if not differ
+                else " The paper's values (n/a here) refer to another setting: "
+                + "; ".join(differ)
+                + "."
+            )
+        ),
     )
 
 
@@ -149,37 +203,61 @@ def runtime(input, output) -> None:
         d = load_npz(path)
         ours = seconds_per_chain(d)
         lo, hi = AUTHORS_R_2CORE_SECONDS[model]
-        rows.append({
-            "model": model, "chains": int(d["seconds"].size), "seconds_per_chain_ours": ours,
-            "seconds_per_chain_paper": PAPER_SECONDS[model], "speedup_vs_paper": PAPER_SECONDS[model] / ours,
-            "seconds_authors_R_2core": f"{lo:.0f}-{hi:.0f}", "speedup_vs_authors_R_2core": (lo + hi) / 2 / ours,
-        })
+        rows.append(
+            {
+                "model": model,
+                "chains": int(d["seconds"].size),
+                "seconds_per_chain_ours": ours,
+                "seconds_per_chain_paper": PAPER_SECONDS[model],
+                "speedup_vs_paper": PAPER_SECONDS[model] / ours,
+                "seconds_authors_R_2core": f"{lo:.0f}-{hi:.0f}",
+                "speedup_vs_authors_R_2core": (lo + hi) / 2 / ours,
+            }
+        )
     cols = list(rows[0])
-    write_table(output.csv, output.md, rows, cols, digits=3,
-                title="Seconds per 10,000-iteration chain (N = 100)",
-                notes=("Ours: median CPU time (process time) of the sampler kernel over the fixed-data chains of "
-                       "this run, scaled to 10,000 iterations, on the machine that ran the pipeline (numba). "
-                       "Paper: R on AMD EPYC 7662 (Sec. S-6). Authors' R code re-measured on a 2-core machine: "
-                       "reference/ju2022/FACTS.md. "
-                       "This is the one ju2022 table that differs between runs: it measures time."))
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        cols,
+        digits=3,
+        title="Seconds per 10,000-iteration chain (N = 100)",
+        notes=(
+            "Ours: median CPU time (process time) of the sampler kernel over the fixed-data chains of "
+            "this run, scaled to 10,000 iterations, on the machine that ran the pipeline (numba). "
+            "Paper: R on AMD EPYC 7662 (Sec. S-6). Authors' R code re-measured on a 2-core machine: "
+            "reference/ju2022/FACTS.md. "
+            "This is the one ju2022 table that differs between runs: it measures time."
+        ),
+    )
 
 
 # ----------------------------------------------------------------------------- any experiment
 def degenerate_chains(summary: dict, health: dict) -> np.ndarray:
     """(epsilon, replicate) booleans: chains whose mean acceptance or minimum ESS collapsed
     (:func:`dpinfer.diagnostics.degenerate`, thresholds from config ``ju2022.health``)."""
-    return diagnostics.degenerate(summary["acc_mean"], summary["ess_min"],
-                                  min_acceptance=float(health["min_acceptance"]), min_ess=float(health["min_ess"]))
+    return diagnostics.degenerate(
+        summary["acc_mean"],
+        summary["ess_min"],
+        min_acceptance=float(health["min_acceptance"]),
+        min_ess=float(health["min_ess"]),
+    )
 
 
 def unconverged_chains(summary: dict, health: dict) -> np.ndarray:
     """(epsilon, replicate) booleans: chains whose split-chain R-hat exceeds
     ``health["max_rhat"]`` or whose bulk ESS falls below ``health["converged_ess"]``."""
-    return diagnostics.unconverged(summary["rhat_max"], summary["ess_min"], max_rhat=health["max_rhat"],
-                                   min_ess=health["converged_ess"])
+    return diagnostics.unconverged(
+        summary["rhat_max"],
+        summary["ess_min"],
+        max_rhat=health["max_rhat"],
+        min_ess=health["converged_ess"],
+    )
 
 
-def experiments(input, output, *, experiment: str, model: str, design: str, level: float, health: dict) -> None:
+def experiments(
+    input, output, *, experiment: str, model: str, design: str, level: float, health: dict
+) -> None:
     """experiments/<name>: per (epsilon, parameter) the mean and spread of posterior means, the
     mean posterior sd, coverage of the true parameter (fixed_parameters designs), acceptance,
     the smallest bulk ESS and largest split-chain R-hat over the chains, the number of chains that
@@ -192,29 +270,53 @@ def experiments(input, output, *, experiment: str, model: str, design: str, leve
     rows = []
     for e, epsilon in enumerate(d["epsilons"]):
         if bad[e].any():
-            log.warning("%s eps=%s: %d of %d chains degenerate (mean acceptance < %s or ESS < %s)",
-                        experiment, fmt_eps(epsilon), int(bad[e].sum()), bad.shape[1],
-                        health["min_acceptance"], health["min_ess"])
+            log.warning(
+                "%s eps=%s: %d of %d chains degenerate (mean acceptance < %s or ESS < %s)",
+                experiment,
+                fmt_eps(epsilon),
+                int(bad[e].sum()),
+                bad.shape[1],
+                health["min_acceptance"],
+                health["min_ess"],
+            )
         for j, lab in enumerate(labels):
-            rows.append({
-                "epsilon": fmt_eps(epsilon), "parameter": lab,
-                "reference_value": float(d["truth"][e, 0, j]),
-                "mean_posterior_mean": float(d["post_mean"][e, :, j].mean()),
-                "sd_posterior_mean": float(d["post_mean"][e, :, j].std(ddof=1)) if d["post_mean"].shape[1] > 1 else 0.0,
-                "mean_posterior_sd": float(d["post_sd"][e, :, j].mean()),
-                "coverage": float(hits[e, :, j].mean()) if design == "fixed_parameters" else None,
-                "acceptance_mean": float(d["acc_mean"][e].mean()), "acceptance_min": float(d["acc_min"][e].min()),
-                "min_single_acceptance": float(np.exp(d["min_log_alpha"][e].min())),
-                "ess_min": float(d["ess_min"][e].min()), "rhat_max": float(d["rhat_max"][e].max()),
-                "unconverged_chains": int(unconverged[e].sum()), "degenerate_chains": int(bad[e].sum()),
-                "replicates": int(d["post_mean"].shape[1]),
-            })
+            rows.append(
+                {
+                    "epsilon": fmt_eps(epsilon),
+                    "parameter": lab,
+                    "reference_value": float(d["truth"][e, 0, j]),
+                    "mean_posterior_mean": float(d["post_mean"][e, :, j].mean()),
+                    "sd_posterior_mean": float(d["post_mean"][e, :, j].std(ddof=1))
+                    if d["post_mean"].shape[1] > 1
+                    else 0.0,
+                    "mean_posterior_sd": float(d["post_sd"][e, :, j].mean()),
+                    "coverage": float(hits[e, :, j].mean())
+                    if design == "fixed_parameters"
+                    else None,
+                    "acceptance_mean": float(d["acc_mean"][e].mean()),
+                    "acceptance_min": float(d["acc_min"][e].min()),
+                    "min_single_acceptance": float(np.exp(d["min_log_alpha"][e].min())),
+                    "ess_min": float(d["ess_min"][e].min()),
+                    "rhat_max": float(d["rhat_max"][e].max()),
+                    "unconverged_chains": int(unconverged[e].sum()),
+                    "degenerate_chains": int(bad[e].sum()),
+                    "replicates": int(d["post_mean"].shape[1]),
+                }
+            )
     ref = "true parameter" if design == "fixed_parameters" else "confidential-data posterior mean"
-    write_table(output.csv, output.md, rows, list(rows[0]), digits=4,
-                title=f"Experiment {experiment} ({model}, {design})",
-                notes=(f"reference_value: the {ref}. Coverage only for designs with a true parameter. "
-                       "ess_min: the smallest bulk effective sample size of any parameter over the chains; "
-                       "rhat_max: the largest split-chain R-hat; unconverged_chains: chains with R-hat > "
-                       f"{health['max_rhat']} or bulk ESS < {health['converged_ess']:g}; "
-                       f"degenerate_chains: chains with mean acceptance < {health['min_acceptance']} or ESS < "
-                       f"{health['min_ess']} (config ju2022.health): their summaries stand for few draws."))
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        list(rows[0]),
+        digits=4,
+        title=f"Experiment {experiment} ({model}, {design})",
+        notes=(
+            f"reference_value: the {ref}. Coverage only for designs with a true parameter. "
+            "ess_min: the smallest bulk effective sample size of any parameter over the chains; "
+            "rhat_max: the largest split-chain R-hat; unconverged_chains: chains with R-hat > "
+            f"{health['max_rhat']} or bulk ESS < {health['converged_ess']:g}; "
+            f"degenerate_chains: chains with mean acceptance < {health['min_acceptance']} or ESS < "
+            f"{health['min_ess']} (config ju2022.health): their summaries stand for few draws."
+        ),
+    )

@@ -81,8 +81,17 @@ def error_bound(input, output) -> None:
         for j in range(1, ku.size):
             w, h = ku[j] - ku[j - 1], kh[j - 1] - kh[j]
             total += w * h
-            ax.add_patch(Rectangle((ku[j - 1], kh[j]), w, h, facecolor=COLORS[1], alpha=0.35,
-                                   edgecolor=COLORS[3], lw=0.8))
+            ax.add_patch(
+                Rectangle(
+                    (ku[j - 1], kh[j]),
+                    w,
+                    h,
+                    facecolor=COLORS[1],
+                    alpha=0.35,
+                    edgecolor=COLORS[3],
+                    lw=0.8,
+                )
+            )
             ax.text(ku[j - 1] + w / 2, kh[j] + h / 2, f"R{j}", ha="center", va="center", fontsize=6)
         ax.plot(u, pu, color="red", lw=1.0, label="P(A_u)")
         _staircase(ax, ku, kh, p0, float(u[-1]), color="black", ls="--", lw=0.8, label="h*(u)")
@@ -92,8 +101,11 @@ def error_bound(input, output) -> None:
         ax.set_ylabel("P(A_u)")
         ax.set_xlim(0, float(u[-1]))
         psi_c = float(d[f"{p}_psi_c"])
-        _panel_label(ax, f"sum |R_j| = {total:.4f}\nTV bound (c/psi) sum |R_j| = {total / psi_c:.3f}"
-                         f"\nTV(h, p) = {float(d[f'{p}_tv']):.3f}")
+        _panel_label(
+            ax,
+            f"sum |R_j| = {total:.4f}\nTV bound (c/psi) sum |R_j| = {total / psi_c:.3f}"
+            f"\nTV(h, p) = {float(d[f'{p}_tv']):.3f}",
+        )
         if c == 0:
             ax.legend(loc="lower left", frameon=False)
     save_figure(fig, output.pdf, output.png)
@@ -108,7 +120,9 @@ def step_function(input, output) -> None:
     ku, kh, u, pu, p0 = _panel(d, "example")
     fig, axes = subplots(1, 2, width=6.5, height=2.8, squeeze=False)
     span = ku[-1] - ku[0]
-    for c, (lo, hi) in enumerate(((0.0, float(u[-1])), (ku[0] - 0.02 * span, ku[-1] + 0.02 * span))):
+    for c, (lo, hi) in enumerate(
+        ((0.0, float(u[-1])), (ku[0] - 0.02 * span, ku[-1] + 0.02 * span))
+    ):
         ax = axes[0, c]
         ax.plot(u, pu, color="red", lw=0.8, label="P(A_u)")
         _staircase(ax, ku, kh, p0, float(u[-1]), color="black", ls="--", lw=0.6, label="h*(u)")
@@ -117,9 +131,15 @@ def step_function(input, output) -> None:
         ax.set_xlabel("u")
         ax.set_ylabel("h*(u)")
         ax.set_title("step function, N = %d" % (ku.size - 1) if c == 0 else "zoom on [u_L, u_H]")
-    axes[0, 0].text(0.04, 0.6, f"u_L = {ku[0]:.6g}\nu_H = {ku[-1]:.6g}\n"
-                    f"acceptance {float(d['example_acceptance']):.5f}",
-                    transform=axes[0, 0].transAxes, ha="left", va="top", fontsize=7)
+    axes[0, 0].text(
+        0.04,
+        0.6,
+        f"u_L = {ku[0]:.6g}\nu_H = {ku[-1]:.6g}\nacceptance {float(d['example_acceptance']):.5f}",
+        transform=axes[0, 0].transAxes,
+        ha="left",
+        va="top",
+        fontsize=7,
+    )
     axes[0, 0].legend(loc="lower left", frameon=False)
     save_figure(fig, output.pdf, output.png)
 
@@ -138,7 +158,9 @@ def traces(input, output, burnin: int) -> None:
         it = np.arange(1, noisy.size + 1)
         ax.axvspan(0, burnin, color="0.93", lw=0, label="burn-in")
         for m, trace in (("alg2_noisy", noisy), ("alg4_noise_free", d["free"][:, 2])):
-            ax.plot(it, trace, lw=0.5, **dict(method_style(m, marker=False), linestyle="-"))  # solid: dense traces
+            ax.plot(
+                it, trace, lw=0.5, **dict(method_style(m, marker=False), linestyle="-")
+            )  # solid: dense traces
         ax.axhline(1.0, color="red", ls="--", lw=1.0, label="true value")
         ax.set_title(f"rho = {fmt_eps(float(d['rho']))}, lambda = {fmt_eps(lam)}")
         ax.set_xlabel("iteration")
@@ -167,8 +189,15 @@ def mse_densities(input, output, rhos: list, lambdas: list) -> None:
             for key, m in (("mse_noisy", "alg2_noisy"), ("mse_free", "alg4_noise_free")):
                 v = d[f"{name}/{key}"]
                 if v.size > 1 and np.std(v) > 0:
-                    sns.kdeplot(x=v, ax=ax, lw=1.0, bw_method="scott", cut=3, clip=(0.0, None),
-                                **method_style(m, marker=False))
+                    sns.kdeplot(
+                        x=v,
+                        ax=ax,
+                        lw=1.0,
+                        bw_method="scott",
+                        cut=3,
+                        clip=(0.0, None),
+                        **method_style(m, marker=False),
+                    )
                 else:
                     ax.axvline(float(v[0]), lw=1.0, **method_style(m, marker=False))
             ax.set_title(f"rho = {fmt_eps(rho)}, lambda = {fmt_eps(lam)}")

@@ -25,34 +25,73 @@ import numpy as np
 from ...diagnostics import mc_standard_error, unconverged
 from ...grid import fmt_eps, parse_raim_setting, raim_setting
 from ...io import load_npz, read_json
-from ..scorecard import Claim, write_claims
-from ..scorecard import setting_in
-from .settings import IN_SLIDES, KNOTS_EXAMPLE, TRACES, paper_settings, study_settings, timing_settings
+from ..scorecard import Claim, setting_in, write_claims
+from .settings import (
+    IN_SLIDES,
+    KNOTS_EXAMPLE,
+    TRACES,
+    paper_settings,
+    study_settings,
+    timing_settings,
+)
 
-__all__ = ["PAPER_SECONDS", "PEER_SECONDS", "CODE_EXAMPLE_DRAWS", "PACKAGE_KNOTS", "PACKAGE_EXAMPLE", "knots_match",
-           "claims"]
+__all__ = [
+    "PAPER_SECONDS",
+    "PEER_SECONDS",
+    "CODE_EXAMPLE_DRAWS",
+    "PACKAGE_KNOTS",
+    "PACKAGE_EXAMPLE",
+    "knots_match",
+    "claims",
+]
 
 # Slides "Conclusions": one Gibbs run (rho = .01, lambda = .2) on an i7-2600 (R + C++ v0.1.0).
 PAPER_SECONDS = {"y": 70.29, "xi_x": 57.67, "total": 129.29}
 # FACTS.md Sec. 6: the same package re-run on a shared 2-vCPU machine (rho=.01, lambda=.2).
 PEER_SECONDS = {"y": 75.7, "xi_x": 62.9, "total": 142.3}
 # Slides "Code example": the 20 draws it prints
-CODE_EXAMPLE_DRAWS = (-0.11185683, 0.03854990, -0.01441820, -0.22186401, -0.10575271,
-                      -0.06173714, 0.17074268, -0.06516397, 0.11328199, 0.11903198,
-                      -0.05490415, 0.13957360, 0.02124918, 0.05218875, 0.06050365,
-                      -0.07118187, -0.27217647, -0.27952874, 0.13179049, 0.75207048)
+CODE_EXAMPLE_DRAWS = (
+    -0.11185683,
+    0.03854990,
+    -0.01441820,
+    -0.22186401,
+    -0.10575271,
+    -0.06173714,
+    0.17074268,
+    -0.06516397,
+    0.11328199,
+    0.11903198,
+    -0.05490415,
+    0.13957360,
+    0.02124918,
+    0.05218875,
+    0.06050365,
+    -0.07118187,
+    -0.27217647,
+    -0.27952874,
+    0.13179049,
+    0.75207048,
+)
 
 # FACTS.md Sec. 5: knots (u_L..u_H) and P(A_u) of the knot figure by the v0.1.0 R Stepdown,
 # tol = 1e-10, as printed there (4-5 digits; 2.9e-261 and the small P's with 2).
 PACKAGE_KNOTS = {
-    (200.0, "equal_steps"): ((1.5524e-9, 2.0263e-9, 2.5002e-9, 2.9741e-9, 3.4481e-9, 3.9220e-9),
-                             (1, 1, 0.05649, 7.2e-8, 8.8e-13, 0)),
-    (200.0, "small_rects"): ((1.5524e-9, 2.1448e-9, 2.2929e-9, 2.4410e-9, 2.7372e-9, 3.9220e-9),
-                             (1, 0.99998, 0.99548, 0.37756, 4.57e-5, 0)),
-    (2.0, "equal_steps"): ((2.9e-261, 0.2, 0.4, 0.6, 0.8, 1.0),
-                           (0.99663, 0.70214, 0.11430, 0.03746, 0.01486, 2.9e-6)),
-    (2.0, "small_rects"): ((2.9e-261, 0.125, 0.25, 0.375, 0.5, 1.0),
-                           (0.99663, 0.93301, 0.43143, 0.13644, 0.06221, 2.9e-6)),
+    (200.0, "equal_steps"): (
+        (1.5524e-9, 2.0263e-9, 2.5002e-9, 2.9741e-9, 3.4481e-9, 3.9220e-9),
+        (1, 1, 0.05649, 7.2e-8, 8.8e-13, 0),
+    ),
+    (200.0, "small_rects"): (
+        (1.5524e-9, 2.1448e-9, 2.2929e-9, 2.4410e-9, 2.7372e-9, 3.9220e-9),
+        (1, 0.99998, 0.99548, 0.37756, 4.57e-5, 0),
+    ),
+    (2.0, "equal_steps"): (
+        (2.9e-261, 0.2, 0.4, 0.6, 0.8, 1.0),
+        (0.99663, 0.70214, 0.11430, 0.03746, 0.01486, 2.9e-6),
+    ),
+    (2.0, "small_rects"): (
+        (2.9e-261, 0.125, 0.25, 0.375, 0.5, 1.0),
+        (0.99663, 0.93301, 0.43143, 0.13644, 0.06221, 2.9e-6),
+    ),
 }
 # FACTS.md Sec. 2.3 and 2.7: the code example with N = 100, tol = 1e-8.
 PACKAGE_EXAMPLE = {"u_L": 0.0152695, "u_H": 0.0175766, "psi_c": 0.0163452, "a": 0.0163465}
@@ -75,9 +114,11 @@ def knots_match(u, p, ref_u, ref_p) -> bool:
         return False
     rtol = np.where(ref_u < 1e-100, 2e-2, 1e-4)
     big = ref_p > 1e-3
-    return bool(np.all(np.abs(u / ref_u - 1) < rtol)
-                and np.all(np.abs(p[big] / ref_p[big] - 1) < 5e-4)
-                and np.all(np.abs(p[~big] - ref_p[~big]) <= 0.1 * ref_p[~big] + 1e-15))
+    return bool(
+        np.all(np.abs(u / ref_u - 1) < rtol)
+        and np.all(np.abs(p[big] / ref_p[big] - 1) < 5e-4)
+        and np.all(np.abs(p[~big] - ref_p[~big]) <= 0.1 * ref_p[~big] + 1e-15)
+    )
 
 
 def _seq(values) -> str:
@@ -88,16 +129,29 @@ def _knot_claims(d, at: dict) -> list[Claim]:
     out = []
     for (z, method), (ref_u, ref_p) in PACKAGE_KNOTS.items():
         p = f"z{fmt_eps(z)}_{method}"
-        statement = (f"knots figure, z = {fmt_eps(z)}, {method.replace('_', ' ')}: knots u_L..u_H "
-                     "and P(A_u) equal the author's package v0.1.0 (FACTS.md 5) to its printed "
-                     "digits (u rel. 1e-4; P rel. 5e-4 above 1e-3, rel. 0.1 below)")
+        statement = (
+            f"knots figure, z = {fmt_eps(z)}, {method.replace('_', ' ')}: knots u_L..u_H "
+            "and P(A_u) equal the author's package v0.1.0 (FACTS.md 5) to its printed "
+            "digits (u rel. 1e-4; P rel. 5e-4 above 1e-3, rel. 0.1 below)"
+        )
         paper = f"u: {_seq(ref_u)}; P: {_seq(ref_p)}"
         if f"{p}_knot_log_u" not in d:
-            out.append(Claim("knots", statement, paper, "not run (z not in this run's knots.z)", "", None))
+            out.append(
+                Claim("knots", statement, paper, "not run (z not in this run's knots.z)", "", None)
+            )
             continue
         u, hp = np.exp(d[f"{p}_knot_log_u"]), np.exp(d[f"{p}_knot_log_p"])
-        out.append(Claim("knots", statement, paper, f"u: {_seq(u)}; P: {_seq(hp)}", "",
-                         knots_match(u, hp, ref_u, ref_p), settings=at["knots"]))
+        out.append(
+            Claim(
+                "knots",
+                statement,
+                paper,
+                f"u: {_seq(u)}; P: {_seq(hp)}",
+                "",
+                knots_match(u, hp, ref_u, ref_p),
+                settings=at["knots"],
+            )
+        )
     return out
 
 
@@ -120,13 +174,29 @@ def _envelope_claims(d, at: dict) -> list[Claim]:
         heights = np.r_[d[f"{p}_log_p0"], kh]  # [0, u_L), then [u_j, u_{j+1}), [u_H, 1)
         h = np.exp(heights[np.searchsorted(ku, u, side="right")])
         gap = max(gap, float(np.max(pu - h, initial=0.0)))
-    out.append(Claim("knots", "P(A_u) is non-increasing in u (slides 'Direct sampling idea', "
-                     "feature 2): largest increase between neighbouring curve points <= 1e-12",
-                     "non-increasing", f"largest increase {rise:.3g}", "", rise <= 1e-12))
-    out.append(Claim("step_function", "the envelope is an upper bound, h*(u) >= P(A_u) for all "
-                     "u (slides 'Accept-reject algorithm'): largest P(A_u) - h*(u) on the curve "
-                     "points of every envelope <= 1e-12", "h* >= P(A_u)",
-                     f"largest excess {gap:.3g}", "", gap <= 1e-12))
+    out.append(
+        Claim(
+            "knots",
+            "P(A_u) is non-increasing in u (slides 'Direct sampling idea', "
+            "feature 2): largest increase between neighbouring curve points <= 1e-12",
+            "non-increasing",
+            f"largest increase {rise:.3g}",
+            "",
+            rise <= 1e-12,
+        )
+    )
+    out.append(
+        Claim(
+            "step_function",
+            "the envelope is an upper bound, h*(u) >= P(A_u) for all "
+            "u (slides 'Accept-reject algorithm'): largest P(A_u) - h*(u) on the curve "
+            "points of every envelope <= 1e-12",
+            "h* >= P(A_u)",
+            f"largest excess {gap:.3g}",
+            "",
+            gap <= 1e-12,
+        )
+    )
     # error bound (figure panels: the last z) and Small Rectangles vs equal steps (every z)
     zs = d["z_values"]
     for z in zs:
@@ -137,18 +207,32 @@ def _envelope_claims(d, at: dict) -> list[Claim]:
             area[method] = float(np.sum(np.diff(ku) * -np.diff(kh)))
             bound, tv = area[method] / float(d[f"{p}_psi_c"]), float(d[f"{p}_tv"])
             if z == zs[-1]:
-                out.append(Claim("error_bound", f"z = {fmt_eps(z)}, {method.replace('_', ' ')}: "
-                                 "TV(h, p) <= (c/psi) sum_j |R_j| (slides 'Approximation error "
-                                 "bound', Result; both by quadrature)",
-                                 "TV(h, p) <= (c/psi) sum |R_j|",
-                                 f"TV {tv:.4g}, bound {bound:.4g}", "", tv <= bound * (1 + 1e-9)))
-        out.append(Claim("knots", f"z = {fmt_eps(z)}: Small Rectangles' knots give a smaller "
-                         "error bound sum_j |R_j| than equal steps with the same N (slides "
-                         "'Knot selection': knots chosen to reduce the largest |R_j|)",
-                         "small rectangles < equal steps",
-                         f"{area['small_rects']:.4g} vs {area['equal_steps']:.4g}", "",
-                         area["small_rects"] < area["equal_steps"],
-                         settings=at["knots"] + (setting_in("knot figure z", KNOTS_EXAMPLE["z"], z, source=IN_SLIDES),)))
+                out.append(
+                    Claim(
+                        "error_bound",
+                        f"z = {fmt_eps(z)}, {method.replace('_', ' ')}: "
+                        "TV(h, p) <= (c/psi) sum_j |R_j| (slides 'Approximation error "
+                        "bound', Result; both by quadrature)",
+                        "TV(h, p) <= (c/psi) sum |R_j|",
+                        f"TV {tv:.4g}, bound {bound:.4g}",
+                        "",
+                        tv <= bound * (1 + 1e-9),
+                    )
+                )
+        out.append(
+            Claim(
+                "knots",
+                f"z = {fmt_eps(z)}: Small Rectangles' knots give a smaller "
+                "error bound sum_j |R_j| than equal steps with the same N (slides "
+                "'Knot selection': knots chosen to reduce the largest |R_j|)",
+                "small rectangles < equal steps",
+                f"{area['small_rects']:.4g} vs {area['equal_steps']:.4g}",
+                "",
+                area["small_rects"] < area["equal_steps"],
+                settings=at["knots"]
+                + (setting_in("knot figure z", KNOTS_EXAMPLE["z"], z, source=IN_SLIDES),),
+            )
+        )
     return out
 
 
@@ -159,28 +243,75 @@ def _example_claims(d, at: dict) -> list[Claim]:
     a, psi_c = math.exp(float(d["example_log_a"])), float(d["example_psi_c"])
     ref = PACKAGE_EXAMPLE
     rows = [
-        ("u_L, the smallest u with P(A_u) < P(A_0) (FACTS.md 2.3, tol 1e-8): relative "
-         "difference < 1e-5", ref["u_L"], ku[0], 1e-5, at["ends"]),
-        ("u_H, the smallest u with P(A_u) = 0 in double precision (FACTS.md 2.3): relative "
-         "difference < 1e-5", ref["u_H"], ku[-1], 1e-5, at["ends"]),
-        ("psi/c = int_0^1 P(A_u) du (FACTS.md 2.7; ours by quadrature): relative difference "
-         "< 2e-5", ref["psi_c"], psi_c, 2e-5, at["target"]),
-        ("a = int h*(u) du of the N = 100 step function (FACTS.md 2.7): relative difference "
-         "< 1e-5", ref["a"], a, 1e-5, at["envelope"]),
-        ("acceptance probability (psi/c)/a of the accept step at N = 100 (slides 'Accept-"
-         "reject algorithm'; FACTS.md 2.7): relative difference < 2e-5",
-         ref["psi_c"] / ref["a"], psi_c / a, 2e-5, at["envelope"]),
+        (
+            "u_L, the smallest u with P(A_u) < P(A_0) (FACTS.md 2.3, tol 1e-8): relative "
+            "difference < 1e-5",
+            ref["u_L"],
+            ku[0],
+            1e-5,
+            at["ends"],
+        ),
+        (
+            "u_H, the smallest u with P(A_u) = 0 in double precision (FACTS.md 2.3): relative "
+            "difference < 1e-5",
+            ref["u_H"],
+            ku[-1],
+            1e-5,
+            at["ends"],
+        ),
+        (
+            "psi/c = int_0^1 P(A_u) du (FACTS.md 2.7; ours by quadrature): relative difference "
+            "< 2e-5",
+            ref["psi_c"],
+            psi_c,
+            2e-5,
+            at["target"],
+        ),
+        (
+            "a = int h*(u) du of the N = 100 step function (FACTS.md 2.7): relative difference "
+            "< 1e-5",
+            ref["a"],
+            a,
+            1e-5,
+            at["envelope"],
+        ),
+        (
+            "acceptance probability (psi/c)/a of the accept step at N = 100 (slides 'Accept-"
+            "reject algorithm'; FACTS.md 2.7): relative difference < 2e-5",
+            ref["psi_c"] / ref["a"],
+            psi_c / a,
+            2e-5,
+            at["envelope"],
+        ),
     ]
-    out = [Claim("step_function", f"code example: {s}", f"{paper:.6g}", f"{ours:.6g}", "",
-                 abs(ours / paper - 1) < tol, settings=where) for s, paper, ours, tol, where in rows]
+    out = [
+        Claim(
+            "step_function",
+            f"code example: {s}",
+            f"{paper:.6g}",
+            f"{ours:.6g}",
+            "",
+            abs(ours / paper - 1) < tol,
+            settings=where,
+        )
+        for s, paper, ours, tol, where in rows
+    ]
     draws = d["example_draws"]
     ks = ks_2samp(CODE_EXAMPLE_DRAWS, draws)
     crit = 1.358 * math.sqrt(1 / len(CODE_EXAMPLE_DRAWS) + 1 / draws.size)
-    out.append(Claim("step_function", "code example: the slides' 20 printed draws and "
-                     f"{draws.size} of our exact CD draws come from the same law (two-sample KS "
-                     "statistic below its 5% critical value)", _seq(CODE_EXAMPLE_DRAWS[:4]) + ", ...",
-                     f"KS {ks.statistic:.3f} (p = {ks.pvalue:.2f})", f"5% critical value {crit:.3f}",
-                     ks.statistic < crit, settings=at["target"]))
+    out.append(
+        Claim(
+            "step_function",
+            "code example: the slides' 20 printed draws and "
+            f"{draws.size} of our exact CD draws come from the same law (two-sample KS "
+            "statistic below its 5% critical value)",
+            _seq(CODE_EXAMPLE_DRAWS[:4]) + ", ...",
+            f"KS {ks.statistic:.3f} (p = {ks.pvalue:.2f})",
+            f"5% critical value {crit:.3f}",
+            ks.statistic < crit,
+            settings=at["target"],
+        )
+    )
     return out
 
 
@@ -189,28 +320,55 @@ def _trace_claims(chains, burnin: int, at: dict) -> list[Claim]:
     out = []
     free = chains["free"][burnin:, 2]
     rho = float(chains["rho"])
-    panel = {lam: at["chain"] + (setting_in("rho of the traces", (TRACES["rho"],), rho, source=IN_SLIDES),
-                                 setting_in("lambda of the panel", TRACES["lambdas"], lam, source=IN_SLIDES))
-             for lam in (float(v) for v in chains["lambdas"])}
-    series = [(f"Algorithm 2, rho = {fmt_eps(rho)}, lambda = {fmt_eps(lam)}",
-               chains[f"noisy_{fmt_eps(lam)}"][burnin:, 2], where) for lam, where in panel.items()]
+    panel = {
+        lam: at["chain"]
+        + (
+            setting_in("rho of the traces", (TRACES["rho"],), rho, source=IN_SLIDES),
+            setting_in("lambda of the panel", TRACES["lambdas"], lam, source=IN_SLIDES),
+        )
+        for lam in (float(v) for v in chains["lambdas"])
+    }
+    series = [
+        (
+            f"Algorithm 2, rho = {fmt_eps(rho)}, lambda = {fmt_eps(lam)}",
+            chains[f"noisy_{fmt_eps(lam)}"][burnin:, 2],
+            where,
+        )
+        for lam, where in panel.items()
+    ]
     for name, kept, where in series + [("Algorithm 4 (noise-free)", free, at["chain"])]:
         m, sd = float(kept.mean()), float(kept.std(ddof=1))
-        out.append(Claim("traces", f"{name}: after burn-in the sigma^2 draws centre near the true "
-                         "value 1: |posterior mean - 1| <= 3 posterior sd",
-                         "traces around the red line sigma^2 = 1", f"mean {m:.3f}, sd {sd:.3f}",
-                         f"MCSE {float(mc_standard_error(kept[:, None])[0]):.3f}",
-                         abs(m - 1.0) <= 3.0 * sd, settings=where))
+        out.append(
+            Claim(
+                "traces",
+                f"{name}: after burn-in the sigma^2 draws centre near the true "
+                "value 1: |posterior mean - 1| <= 3 posterior sd",
+                "traces around the red line sigma^2 = 1",
+                f"mean {m:.3f}, sd {sd:.3f}",
+                f"MCSE {float(mc_standard_error(kept[:, None])[0]):.3f}",
+                abs(m - 1.0) <= 3.0 * sd,
+                settings=where,
+            )
+        )
     sd_free = float(free.std(ddof=1))
     for name, kept, where in series:
         sd = float(kept.std(ddof=1))
         # MC error of a posterior sd: sd / sqrt(2 ESS), from the chain's MCSE of its mean
-        err = math.hypot(*(float(mc_standard_error(k[:, None])[0]) / math.sqrt(2.0)
-                           for k in (kept, free)))
-        out.append(Claim("traces", f"{name}: the noisy chain (black) spreads wider than the "
-                         "noise-free one (grey): posterior sd of sigma^2 above Algorithm 4's",
-                         "black traces wider than grey", f"sd {sd:.3f} vs {sd_free:.3f}",
-                         f"{err:.3f}", sd > sd_free, settings=where))
+        err = math.hypot(
+            *(float(mc_standard_error(k[:, None])[0]) / math.sqrt(2.0) for k in (kept, free))
+        )
+        out.append(
+            Claim(
+                "traces",
+                f"{name}: the noisy chain (black) spreads wider than the "
+                "noise-free one (grey): posterior sd of sigma^2 above Algorithm 4's",
+                "black traces wider than grey",
+                f"sd {sd:.3f} vs {sd_free:.3f}",
+                f"{err:.3f}",
+                sd > sd_free,
+                settings=where,
+            )
+        )
     return out
 
 
@@ -228,37 +386,69 @@ def _mse_claims(mse, at: dict) -> list[Claim]:
     for name in settings:
         a2, a4, se, _, s = grid[name]
         rho, lam = parse_raim_setting(name)
-        out.append(Claim("mse_densities", f"rho = {fmt_eps(rho)}, lambda = {fmt_eps(lam)}: "
-                         "Algorithm 2's MSE exceeds Algorithm 4's: mean MSE^(s) difference over "
-                         f"the S = {s} replicates above 2 MC errors (paired)",
-                         "solid density (Alg 2) right of dashed (Alg 4)",
-                         f"AMSE {a2:.4g} vs {a4:.4g}", f"{se:.3g}", a2 - a4 > 2.0 * se,
-                         settings=where["panel"](rho, lam), headline=(rho, lam) == (0.01, 0.2)))
+        out.append(
+            Claim(
+                "mse_densities",
+                f"rho = {fmt_eps(rho)}, lambda = {fmt_eps(lam)}: "
+                "Algorithm 2's MSE exceeds Algorithm 4's: mean MSE^(s) difference over "
+                f"the S = {s} replicates above 2 MC errors (paired)",
+                "solid density (Alg 2) right of dashed (Alg 4)",
+                f"AMSE {a2:.4g} vs {a4:.4g}",
+                f"{se:.3g}",
+                a2 - a4 > 2.0 * se,
+                settings=where["panel"](rho, lam),
+                headline=(rho, lam) == (0.01, 0.2),
+            )
+        )
     rhos = sorted({parse_raim_setting(n)[0] for n in settings})
     lams = sorted({parse_raim_setting(n)[1] for n in settings})
     # (what grows, outer loop, inner values from less to more noise, setting name, need a
     # significant rise (lambda: the panels' clear shift) or only no significant fall (rho))
     for label, outer, inner, key, strict in (
-            ("lambda rises, at every rho", rhos, lams, lambda o, i: raim_setting(o, i), True),
-            ("rho falls, at every lambda", lams, rhos[::-1], lambda o, i: raim_setting(i, o), False)):
-        rule = ("every step of the grid raises AMSE by more than 2 MC errors" if strict else
-                "no step of the grid lowers AMSE by more than 2 MC errors")
+        ("lambda rises, at every rho", rhos, lams, lambda o, i: raim_setting(o, i), True),
+        ("rho falls, at every lambda", lams, rhos[::-1], lambda o, i: raim_setting(i, o), False),
+    ):
+        rule = (
+            "every step of the grid raises AMSE by more than 2 MC errors"
+            if strict
+            else "no step of the grid lowers AMSE by more than 2 MC errors"
+        )
         statement = f"Algorithm 2's average MSE grows as {label} (read off the panels): {rule}"
         if len(inner) < 2:
-            out.append(Claim("mse_densities", statement, "more noise, larger MSE",
-                             "not run (one value in this run's grid)", "", None, DEV_FIGURES,
-                             settings=where["grid"]))
+            out.append(
+                Claim(
+                    "mse_densities",
+                    statement,
+                    "more noise, larger MSE",
+                    "not run (one value in this run's grid)",
+                    "",
+                    None,
+                    DEV_FIGURES,
+                    settings=where["grid"],
+                )
+            )
             continue
         steps = []
         for o in outer:
             names = [key(o, i) for i in inner if key(o, i) in grid]
             for lo, hi in zip(names[:-1], names[1:]):
                 steps.append((grid[hi][0] - grid[lo][0], math.hypot(grid[hi][3], grid[lo][3])))
-        step, err = min(steps, key=lambda se: se[0] - 2.0 * se[1] if strict else se[0] + 2.0 * se[1])
+        step, err = min(
+            steps, key=lambda se: se[0] - 2.0 * se[1] if strict else se[0] + 2.0 * se[1]
+        )
         holds = all((d - 2.0 * e > 0) if strict else (d + 2.0 * e >= 0) for d, e in steps)
-        out.append(Claim("mse_densities", statement, "more noise, larger MSE",
-                         f"least favourable step {step:+.4g}", f"{err:.3g}", holds, DEV_DESIGN,
-                         settings=where["grid"]))
+        out.append(
+            Claim(
+                "mse_densities",
+                statement,
+                "more noise, larger MSE",
+                f"least favourable step {step:+.4g}",
+                f"{err:.3g}",
+                holds,
+                DEV_DESIGN,
+                settings=where["grid"],
+            )
+        )
     return out
 
 
@@ -270,18 +460,29 @@ def _health_claims(mse, health: dict, at: dict) -> list[Claim]:
     settings = [str(s) for s in mse["settings"]]
     where = study_settings(mse, at)["grid"]
     out = []
-    for name, label in (("noisy", "Algorithm 2 (noisy data)"), ("free", "Algorithm 4 (noise-free)")):
+    for name, label in (
+        ("noisy", "Algorithm 2 (noisy data)"),
+        ("free", "Algorithm 4 (noise-free)"),
+    ):
         rhat = {s: mse[f"{s}/rhat_{name}"] for s in settings}
         ess = {s: mse[f"{s}/ess_{name}"] for s in settings}
         bad = sum(int(unconverged(rhat[s], ess[s], **health).sum()) for s in settings)
         total = sum(rhat[s].size for s in settings)
         wr = max(settings, key=lambda s: rhat[s].max())
         we = min(settings, key=lambda s: ess[s].min())
-        out.append(Claim("mse_densities", f"{label}: every replicate's chain passes the convergence "
-                         f"diagnostics ({limit})", "(the slides report no diagnostics)",
-                         f"{bad} of {total} flagged; max R-hat {rhat[wr].max():.4f} ({wr}), "
-                         f"min ESS {ess[we].min():.0f} ({we})", limit, bad == 0, DEV_CONVERGENCE,
-                         settings=where))
+        out.append(
+            Claim(
+                "mse_densities",
+                f"{label}: every replicate's chain passes the convergence diagnostics ({limit})",
+                "(the slides report no diagnostics)",
+                f"{bad} of {total} flagged; max R-hat {rhat[wr].max():.4f} ({wr}), "
+                f"min ESS {ess[we].min():.0f} ({we})",
+                limit,
+                bad == 0,
+                DEV_CONVERGENCE,
+                settings=where,
+            )
+        )
     return out
 
 
@@ -291,34 +492,79 @@ def _timing_claims(t) -> list[Claim]:
     at = timing_settings(t)
     ctx = f"(ours: n = {t['n']}, {t['iterations']} iterations, CPU seconds)"
     out = []
-    for key, label in (("total", "total"), ("y", "drawing the y's"), ("xi_x", "drawing the xi^x's")):
+    for key, label in (
+        ("total", "total"),
+        ("y", "drawing the y's"),
+        ("xi_x", "drawing the xi^x's"),
+    ):
         ours, paper = float(t[key]), PAPER_SECONDS[key]
-        out.append(Claim("timing", f"seconds for one Gibbs run of Algorithm 2, {label}, rho = .01, "
-                         f"lambda = .2, n = 200, 2000 iterations: ours within 10% of the slides' "
-                         f"{ctx}", f"{paper:g}", f"{ours:.3g}", "",
-                         abs(ours / paper - 1) <= 0.1, DEV_TIMING, settings=at, headline=key == "total"))
+        out.append(
+            Claim(
+                "timing",
+                f"seconds for one Gibbs run of Algorithm 2, {label}, rho = .01, "
+                f"lambda = .2, n = 200, 2000 iterations: ours within 10% of the slides' "
+                f"{ctx}",
+                f"{paper:g}",
+                f"{ours:.3g}",
+                "",
+                abs(ours / paper - 1) <= 0.1,
+                DEV_TIMING,
+                settings=at,
+                headline=key == "total",
+            )
+        )
     share = (float(t["y"]) + float(t["xi_x"])) / max(float(t["total"]), 1e-12)
     paper_share = (PAPER_SECONDS["y"] + PAPER_SECONDS["xi_x"]) / PAPER_SECONDS["total"]
-    out.append(Claim("timing", "the direct-sampler steps dominate a Gibbs run: (y's + xi^x's) / "
-                     f"total >= 0.9 {ctx}", f"{paper_share:.3f}", f"{share:.3f}", "", share >= 0.9,
-                     settings=at))
-    out.append(Claim("timing", f"drawing the y's takes longer than drawing the xi^x's {ctx}",
-                     f"{PAPER_SECONDS['y']:g} > {PAPER_SECONDS['xi_x']:g}",
-                     f"{float(t['y']):.3g} vs {float(t['xi_x']):.3g}", "",
-                     float(t["y"]) > float(t["xi_x"]), settings=at))
+    out.append(
+        Claim(
+            "timing",
+            f"the direct-sampler steps dominate a Gibbs run: (y's + xi^x's) / total >= 0.9 {ctx}",
+            f"{paper_share:.3f}",
+            f"{share:.3f}",
+            "",
+            share >= 0.9,
+            settings=at,
+        )
+    )
+    out.append(
+        Claim(
+            "timing",
+            f"drawing the y's takes longer than drawing the xi^x's {ctx}",
+            f"{PAPER_SECONDS['y']:g} > {PAPER_SECONDS['xi_x']:g}",
+            f"{float(t['y']):.3g} vs {float(t['xi_x']):.3g}",
+            "",
+            float(t["y"]) > float(t["xi_x"]),
+            settings=at,
+        )
+    )
     return out
 
 
-def claims(input, output, burnin: int, iterations: int, model: dict, knots: dict, step_function: dict,
-           health: dict) -> None:
+def claims(
+    input,
+    output,
+    burnin: int,
+    iterations: int,
+    model: dict,
+    knots: dict,
+    step_function: dict,
+    health: dict,
+) -> None:
     """Rule step: every checkable statement of the slides (and the package reference values)
     against our envelopes, MSE summary, trace chains and timed run, each with the settings its
     reference value refers to (``model``, ``iterations``, ``burnin``, ``knots``,
     ``step_function``: this run's config; the timed run's setting is in its own record)."""
-    at = paper_settings(model=model, iterations=iterations, burnin=burnin, knots=knots,
-                        step_function=step_function)
+    at = paper_settings(
+        model=model, iterations=iterations, burnin=burnin, knots=knots, step_function=step_function
+    )
     env, mse = load_npz(input.envelopes), load_npz(input.mse)
-    rows = (_knot_claims(env, at) + _envelope_claims(env, at) + _example_claims(env, at)
-            + _trace_claims(load_npz(input.chains), int(burnin), at) + _mse_claims(mse, at)
-            + _health_claims(mse, health, at) + _timing_claims(read_json(input.timing)))
+    rows = (
+        _knot_claims(env, at)
+        + _envelope_claims(env, at)
+        + _example_claims(env, at)
+        + _trace_claims(load_npz(input.chains), int(burnin), at)
+        + _mse_claims(mse, at)
+        + _health_claims(mse, health, at)
+        + _timing_claims(read_json(input.timing))
+    )
     write_claims(output.claims, rows)

@@ -15,15 +15,28 @@ import numpy as np
 from ...diagnostics import bulk_ess, split_rhat
 from ...grid import fmt_eps, raim_setting
 from ...io import save_npz, write_json
-from ...models.lognormal_regression import (Prior, ReleaseNoise, Truth, mse_of_chain, release,
-                                            simulate_design, simulate_outcomes)
-from ...samplers.direct import (Base, DirectSettings, Weight, direct_sample, log_p_of_u,
-                                psi_over_c, stepdown)
+from ...models.lognormal_regression import (
+    Prior,
+    ReleaseNoise,
+    Truth,
+    mse_of_chain,
+    release,
+    simulate_design,
+    simulate_outcomes,
+)
+from ...samplers.direct import (
+    Base,
+    DirectSettings,
+    Weight,
+    direct_sample,
+    log_p_of_u,
+    psi_over_c,
+    stepdown,
+)
 from ...samplers.lognormal_gibbs import run_noise_free, run_noisy
 from ...seeding import rng_for
 
-__all__ = ["STUDY", "simulate_replicate", "envelopes", "gibbs_chunk", "trace_chains",
-           "timing_run"]
+__all__ = ["STUDY", "simulate_replicate", "envelopes", "gibbs_chunk", "trace_chains", "timing_run"]
 
 STUDY = "raim2021"
 METHODS = ("equal_steps", "small_rects")  # the knots figure's columns
@@ -31,13 +44,17 @@ log = logging.getLogger("dpinfer.raim2021")
 
 
 def _truth(model: dict) -> Truth:
-    return Truth(n=int(model["n"]), beta=tuple(float(b) for b in model["beta"]),
-                 sigma=float(model["sigma"]))
+    return Truth(
+        n=int(model["n"]), beta=tuple(float(b) for b in model["beta"]), sigma=float(model["sigma"])
+    )
 
 
 def _prior(model: dict) -> Prior:
-    return Prior(sigma_beta=float(model["sigma_beta"]), a_sigma=float(model["a_sigma"]),
-                 b_sigma=float(model["b_sigma"]))
+    return Prior(
+        sigma_beta=float(model["sigma_beta"]),
+        a_sigma=float(model["a_sigma"]),
+        b_sigma=float(model["b_sigma"]),
+    )
 
 
 def _checked(chain, what: str):
@@ -48,17 +65,24 @@ def _checked(chain, what: str):
     return chain
 
 
-def simulate_replicate(seed: int, experiment: str, rep: int, noise: ReleaseNoise, truth: Truth,
-                       design_experiment: str | None = None,
-                       outcome_experiment: str | None = None) -> dict:
+def simulate_replicate(
+    seed: int,
+    experiment: str,
+    rep: int,
+    noise: ReleaseNoise,
+    truth: Truth,
+    design_experiment: str | None = None,
+    outcome_experiment: str | None = None,
+) -> dict:
     """Confidential (y, X) and release (y~, X~) of one replicate.
 
     X comes from (design_experiment or experiment, 0, "design"), y from
     (outcome_experiment or experiment, rep, "simulate"), noise from (experiment, rep, "release").
     """
     X = simulate_design(rng_for(seed, STUDY, design_experiment or experiment, 0, "design"), truth.n)
-    y = simulate_outcomes(rng_for(seed, STUDY, outcome_experiment or experiment, rep, "simulate"),
-                          X, truth)
+    y = simulate_outcomes(
+        rng_for(seed, STUDY, outcome_experiment or experiment, rep, "simulate"), X, truth
+    )
     y_noisy, X_noisy = release(rng_for(seed, STUDY, experiment, rep, "release"), y, X, noise)
     return {"y": y, "X": X, "y_noisy": y_noisy, "X_noisy": X_noisy}
 
@@ -76,13 +100,18 @@ def _tv_distance(weight: Weight, base: Base, env: dict, psi_c: float) -> float:
         h = math.exp(lh[j]) / a
         if not u[j + 1] > u[j]:
             continue
-        total += quad(lambda v: abs(h - math.exp(log_p_of_u(weight, base, math.log(v))[0]) / psi_c),
-                      u[j], u[j + 1], limit=200)[0]
+        total += quad(
+            lambda v: abs(h - math.exp(log_p_of_u(weight, base, math.log(v))[0]) / psi_c),
+            u[j],
+            u[j + 1],
+            limit=200,
+        )[0]
     return 0.5 * total
 
 
-def _envelope_record(prefix: str, weight: Weight, base: Base, settings: DirectSettings,
-                     n_curve: int = 800) -> dict:
+def _envelope_record(
+    prefix: str, weight: Weight, base: Base, settings: DirectSettings, n_curve: int = 800
+) -> dict:
     env = stepdown(weight, base, settings)
     lu, lh = env["log_u"], env["log_h"]
     # knots u_L..u_H (drop the u=0 pseudo-knot and the closing knot u=1)
@@ -103,8 +132,9 @@ def _envelope_record(prefix: str, weight: Weight, base: Base, settings: DirectSe
     }
 
 
-def envelopes(input, output, seed: int, knots: dict, step_function: dict,
-              example_draws: int = 10_000) -> None:
+def envelopes(
+    input, output, seed: int, knots: dict, step_function: dict, example_draws: int = 10_000
+) -> None:
     """Knots of the slides' P(A_u) figure (lognormal(mu, s2) weight, Laplace base, each z, equal
     steps and small rectangles) and of the code example's step function, with a, psi/c, the
     acceptance (psi/c)/a and the TV distance between h and p of each envelope; and
@@ -115,22 +145,35 @@ def envelopes(input, output, seed: int, knots: dict, step_function: dict,
     for z in knots["z"]:
         w = Weight("lognormal", float(z), float(knots["mu"]), float(knots["sigma2"]))
         for method in METHODS:
-            st = DirectSettings(method=method, n_knots=int(knots["n_knots"]), tol=float(knots["tol"]))
+            st = DirectSettings(
+                method=method, n_knots=int(knots["n_knots"]), tol=float(knots["tol"])
+            )
             rec.update(_envelope_record(f"z{fmt_eps(z)}_{method}", w, base, st))
     sf = step_function
     w = Weight("lognormal", float(sf["z"]), float(sf["mu"]), float(sf["sigma2"]))
     st = DirectSettings(method=sf["method"], n_knots=int(sf["n_knots"]), tol=float(sf["tol"]))
     base = Base("laplace", float(sf["lambda"]))
     rec.update(_envelope_record("example", w, base, st))
-    rec["example_draws"], _ = direct_sample(example_draws, w, base,
-                                            rng_for(seed, STUDY, "step_function", 0, "sample"), st)
+    rec["example_draws"], _ = direct_sample(
+        example_draws, w, base, rng_for(seed, STUDY, "step_function", 0, "sample"), st
+    )
     rec["z_values"] = np.array([float(z) for z in knots["z"]])
     save_npz(output.envelopes, **rec)
 
 
 # ----------------------------------------------------------------------------- simulation
-def gibbs_chunk(input, output, seed: int, rho: float, lam: float, replicates: list, model: dict,
-                iterations: int, burnin: int, direct: dict) -> None:
+def gibbs_chunk(
+    input,
+    output,
+    seed: int,
+    rho: float,
+    lam: float,
+    replicates: list,
+    model: dict,
+    iterations: int,
+    burnin: int,
+    direct: dict,
+) -> None:
     """Replicates [start, stop) of one (rho, lambda) setting: simulate, release, run
     Algorithms 2 and 4 (``iterations`` draws, the first ``burnin`` discarded), keep MSE^(s) and
     each chain's largest split-chain R-hat and smallest bulk ESS over the parameters."""
@@ -138,16 +181,44 @@ def gibbs_chunk(input, output, seed: int, rho: float, lam: float, replicates: li
     noise = ReleaseNoise.of(rho, lam)
     truth, prior, ds = _truth(model), _prior(model), DirectSettings.from_config(direct)
     lengths = {"burnin": int(burnin), "keep": int(iterations) - int(burnin)}
-    out = {k: [] for k in ("replicate", "mse_noisy", "mse_free", "mean_noisy", "mean_free",
-                           "seconds", "proposals_y", "proposals_xi", "rhat_noisy", "ess_noisy",
-                           "rhat_free", "ess_free")}
+    out = {
+        k: []
+        for k in (
+            "replicate",
+            "mse_noisy",
+            "mse_free",
+            "mean_noisy",
+            "mean_free",
+            "seconds",
+            "proposals_y",
+            "proposals_xi",
+            "rhat_noisy",
+            "ess_noisy",
+            "rhat_free",
+            "ess_free",
+        )
+    }
     for rep in range(*replicates):
         data = simulate_replicate(seed, setting, rep, noise, truth)
-        noisy = _checked(run_noisy(data["y_noisy"], data["X_noisy"], noise, **lengths,
-                                   rng=rng_for(seed, STUDY, setting, rep, "sample"), prior=prior,
-                                   direct=ds), f"{setting} rep {rep}")
-        free = run_noise_free(data["y"], data["X"], **lengths,
-                              rng=rng_for(seed, STUDY, setting, rep, "sample_free"), prior=prior)
+        noisy = _checked(
+            run_noisy(
+                data["y_noisy"],
+                data["X_noisy"],
+                noise,
+                **lengths,
+                rng=rng_for(seed, STUDY, setting, rep, "sample"),
+                prior=prior,
+                direct=ds,
+            ),
+            f"{setting} rep {rep}",
+        )
+        free = run_noise_free(
+            data["y"],
+            data["X"],
+            **lengths,
+            rng=rng_for(seed, STUDY, setting, rep, "sample_free"),
+            prior=prior,
+        )
         out["replicate"].append(rep)
         out["mse_noisy"].append(mse_of_chain(noisy.kept, truth.theta))
         out["mse_free"].append(mse_of_chain(free.kept, truth.theta))
@@ -159,14 +230,21 @@ def gibbs_chunk(input, output, seed: int, rho: float, lam: float, replicates: li
         for name, chain in (("noisy", noisy), ("free", free)):  # one chain each: split-chain R-hat
             out[f"rhat_{name}"].append(float(split_rhat(chain.kept[None]).max()))
             out[f"ess_{name}"].append(float(bulk_ess(chain.kept[None]).min()))
-        log.info("%s rep %d: MSE noisy %.4f free %.4f (%.2f CPU s)", setting, rep,
-                 out["mse_noisy"][-1], out["mse_free"][-1], noisy.info.cpu_seconds)
+        log.info(
+            "%s rep %d: MSE noisy %.4f free %.4f (%.2f CPU s)",
+            setting,
+            rep,
+            out["mse_noisy"][-1],
+            out["mse_free"][-1],
+            noisy.info.cpu_seconds,
+        )
     save_npz(output.summary, **{k: np.asarray(v) for k, v in out.items()})
 
 
 # ----------------------------------------------------------------------------- traces, timing
-def trace_chains(input, output, seed: int, model: dict, iterations: int, direct: dict,
-                 traces: dict) -> None:
+def trace_chains(
+    input, output, seed: int, model: dict, iterations: int, direct: dict, traces: dict
+) -> None:
     """One X and one y (shared), a fresh release per lambda; every draw of the noisy chains and
     of the noise-free chain (as in the author's run-one.R). Burn-in is applied by the readers."""
     rho, lambdas = float(traces["rho"]), [float(v) for v in traces["lambdas"]]
@@ -176,20 +254,42 @@ def trace_chains(input, output, seed: int, model: dict, iterations: int, direct:
     for lam in lambdas:
         name = raim_setting(rho, lam)
         noise = ReleaseNoise.of(rho, lam)
-        data = simulate_replicate(seed, f"traces_{name}", 0, noise, truth,
-                                  design_experiment="traces", outcome_experiment="traces")
-        chain = _checked(run_noisy(data["y_noisy"], data["X_noisy"], noise, **lengths,
-                                   rng=rng_for(seed, STUDY, f"traces_{name}", 0, "sample"),
-                                   prior=prior, direct=ds), f"traces {name}")
+        data = simulate_replicate(
+            seed,
+            f"traces_{name}",
+            0,
+            noise,
+            truth,
+            design_experiment="traces",
+            outcome_experiment="traces",
+        )
+        chain = _checked(
+            run_noisy(
+                data["y_noisy"],
+                data["X_noisy"],
+                noise,
+                **lengths,
+                rng=rng_for(seed, STUDY, f"traces_{name}", 0, "sample"),
+                prior=prior,
+                direct=ds,
+            ),
+            f"traces {name}",
+        )
         rec[f"noisy_{fmt_eps(lam)}"] = chain.draws
-    free = run_noise_free(data["y"], data["X"], **lengths,
-                          rng=rng_for(seed, STUDY, "traces", 0, "sample_free"), prior=prior)
+    free = run_noise_free(
+        data["y"],
+        data["X"],
+        **lengths,
+        rng=rng_for(seed, STUDY, "traces", 0, "sample_free"),
+        prior=prior,
+    )
     rec["free"] = free.draws
     save_npz(output.chains, **rec)
 
 
-def timing_run(input, output, seed: int, model: dict, iterations: int, direct: dict,
-               timing: dict) -> None:
+def timing_run(
+    input, output, seed: int, model: dict, iterations: int, direct: dict, timing: dict
+) -> None:
     """CPU seconds of one run of Algorithm 2 (split into y's, xi^x's, rest) and of Algorithm 4,
     after a 3-iteration warm-up so numba compilation is not counted."""
     rho, lam = float(timing["rho"]), float(timing["lambda"])
@@ -198,17 +298,48 @@ def timing_run(input, output, seed: int, model: dict, iterations: int, direct: d
     noise = ReleaseNoise.of(rho, lam)
     data = simulate_replicate(seed, f"timing_{name}", 0, noise, truth)
     args = (data["y_noisy"], data["X_noisy"], noise)
-    run_noisy(*args, burnin=0, keep=3, rng=rng_for(seed, STUDY, f"timing_{name}", 0, "warmup"),
-              prior=prior, direct=ds, timed=True)
-    chain = _checked(run_noisy(*args, burnin=0, keep=int(iterations),
-                               rng=rng_for(seed, STUDY, f"timing_{name}", 0, "sample"),
-                               prior=prior, direct=ds, timed=True), f"timing {name}")
-    free = run_noise_free(data["y"], data["X"], burnin=0, keep=int(iterations),
-                          rng=rng_for(seed, STUDY, f"timing_{name}", 0, "sample_free"), prior=prior)
+    run_noisy(
+        *args,
+        burnin=0,
+        keep=3,
+        rng=rng_for(seed, STUDY, f"timing_{name}", 0, "warmup"),
+        prior=prior,
+        direct=ds,
+        timed=True,
+    )
+    chain = _checked(
+        run_noisy(
+            *args,
+            burnin=0,
+            keep=int(iterations),
+            rng=rng_for(seed, STUDY, f"timing_{name}", 0, "sample"),
+            prior=prior,
+            direct=ds,
+            timed=True,
+        ),
+        f"timing {name}",
+    )
+    free = run_noise_free(
+        data["y"],
+        data["X"],
+        burnin=0,
+        keep=int(iterations),
+        rng=rng_for(seed, STUDY, f"timing_{name}", 0, "sample_free"),
+        prior=prior,
+    )
     x = chain.info.extra
     split = {"y": x["cpu_seconds_y"], "xi_x": x["cpu_seconds_xi_x"], "rest": x["cpu_seconds_rest"]}
-    write_json(output.timing, {"rho": rho, "lambda": lam, "n": truth.n, "iterations": int(iterations),
-                               **split, "total": split["y"] + split["xi_x"] + split["rest"],
-                               "noise_free": free.info.cpu_seconds,
-                               "proposals_per_y": float(x["proposals_per_y"]),
-                               "proposals_per_xi": float(x["proposals_per_xi"])})
+    write_json(
+        output.timing,
+        {
+            "rho": rho,
+            "lambda": lam,
+            "n": truth.n,
+            "iterations": int(iterations),
+            **split,
+            "total": split["y"] + split["xi_x"] + split["rest"],
+            "noise_free": free.info.cpu_seconds,
+            "proposals_per_y": float(x["proposals_per_y"]),
+            "proposals_per_xi": float(x["proposals_per_xi"]),
+        },
+    )

@@ -31,18 +31,30 @@ def mse_summary(input, output, settings: list) -> None:
         for k, v in cat.items():
             rec[f"{name}/{k}"] = v
         rho, lam = parse_raim_setting(name)
-        rows.append({"rho": rho, "lambda": lam, "S": int(rep.size),
-                     "AMSE noisy (Alg 2)": float(cat["mse_noisy"].mean()),
-                     "AMSE noise-free (Alg 4)": float(cat["mse_free"].mean()),
-                     "proposals per y": float(cat["proposals_y"].mean()),
-                     "proposals per xi": float(cat["proposals_xi"].mean())})
+        rows.append(
+            {
+                "rho": rho,
+                "lambda": lam,
+                "S": int(rep.size),
+                "AMSE noisy (Alg 2)": float(cat["mse_noisy"].mean()),
+                "AMSE noise-free (Alg 4)": float(cat["mse_free"].mean()),
+                "proposals per y": float(cat["proposals_y"].mean()),
+                "proposals per xi": float(cat["proposals_xi"].mean()),
+            }
+        )
     rec["settings"] = np.array(settings)
     save_npz(output.summary, **rec)
-    write_table(output.csv, output.md, rows, list(rows[0]), digits=4,
-                title="raim2021: average MSE over replications (intermediate)",
-                notes="MSE^(s) = mean over kept draws of ||(beta1, beta2, sigma^2) - (5, -1, 1)||^2. "
-                      "The slides show densities only; no AMSE values are printed there. Run "
-                      "times are kept in the npz only, so this table is deterministic.")
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        list(rows[0]),
+        digits=4,
+        title="raim2021: average MSE over replications (intermediate)",
+        notes="MSE^(s) = mean over kept draws of ||(beta1, beta2, sigma^2) - (5, -1, 1)||^2. "
+        "The slides show densities only; no AMSE values are printed there. Run "
+        "times are kept in the npz only, so this table is deterministic.",
+    )
 
 
 def timing(input, output) -> None:
@@ -55,26 +67,56 @@ def timing(input, output) -> None:
     paper_rest = PAPER_SECONDS["total"] - PAPER_SECONDS["y"] - PAPER_SECONDS["xi_x"]
     peer_rest = PEER_SECONDS["total"] - PEER_SECONDS["y"] - PEER_SECONDS["xi_x"]
     rows = []
-    for key, label, paper, peer in (("y", "drawing y's", PAPER_SECONDS["y"], PEER_SECONDS["y"]),
-                                    ("xi_x", "drawing xi^x's", PAPER_SECONDS["xi_x"], PEER_SECONDS["xi_x"]),
-                                    ("rest", "rest (beta, sigma^2)", paper_rest, peer_rest),
-                                    ("total", "total", PAPER_SECONDS["total"], PEER_SECONDS["total"])):
+    for key, label, paper, peer in (
+        ("y", "drawing y's", PAPER_SECONDS["y"], PEER_SECONDS["y"]),
+        ("xi_x", "drawing xi^x's", PAPER_SECONDS["xi_x"], PEER_SECONDS["xi_x"]),
+        ("rest", "rest (beta, sigma^2)", paper_rest, peer_rest),
+        ("total", "total", PAPER_SECONDS["total"], PEER_SECONDS["total"]),
+    ):
         ours = max(float(t[key]), 1e-6)
         if differ:
-            rows.append({"step": label, "paper seconds": "n/a", "author package re-run seconds": "n/a",
-                         "ours seconds": ours, "speed-up vs paper": "n/a", "speed-up vs re-run": "n/a"})
+            rows.append(
+                {
+                    "step": label,
+                    "paper seconds": "n/a",
+                    "author package re-run seconds": "n/a",
+                    "ours seconds": ours,
+                    "speed-up vs paper": "n/a",
+                    "speed-up vs re-run": "n/a",
+                }
+            )
             continue
-        rows.append({"step": label, "paper seconds": paper, "author package re-run seconds": peer,
-                     "ours seconds": ours, "speed-up vs paper": paper / ours,
-                     "speed-up vs re-run": peer / ours})
-    notes = (f"One run of Algorithm 2: n = {t['n']}, {t['iterations']} iterations, "
-             f"rho = {fmt_eps(t['rho'])}, lambda = {fmt_eps(t['lambda'])}; proposals per latent "
-             f"{t['proposals_per_y']:.3f} (y), {t['proposals_per_xi']:.3f} (xi^x). Algorithm 4 took "
-             f"{t['noise_free']:.4f} s. Paper: R + C++ DirectSampling v0.1.0 on an i7-2600; re-run: "
-             "the same package on a shared 2-vCPU machine (reference FACTS.md). Ours is CPU time "
-             "(process time) measured by the pipeline on the machine that ran it, so this is the "
-             "one table that differs between runs."
-             + ("" if not differ else " The paper's and the re-run's seconds (n/a here) refer to another "
-                "setting: " + "; ".join(differ) + "."))
-    write_table(output.csv, output.md, rows, list(rows[0]), digits=2,
-                title="raim2021: seconds for one Gibbs run", notes=notes)
+        rows.append(
+            {
+                "step": label,
+                "paper seconds": paper,
+                "author package re-run seconds": peer,
+                "ours seconds": ours,
+                "speed-up vs paper": paper / ours,
+                "speed-up vs re-run": peer / ours,
+            }
+        )
+    notes = (
+        f"One run of Algorithm 2: n = {t['n']}, {t['iterations']} iterations, "
+        f"rho = {fmt_eps(t['rho'])}, lambda = {fmt_eps(t['lambda'])}; proposals per latent "
+        f"{t['proposals_per_y']:.3f} (y), {t['proposals_per_xi']:.3f} (xi^x). Algorithm 4 took "
+        f"{t['noise_free']:.4f} s. Paper: R + C++ DirectSampling v0.1.0 on an i7-2600; re-run: "
+        "the same package on a shared 2-vCPU machine (reference FACTS.md). Ours is CPU time "
+        "(process time) measured by the pipeline on the machine that ran it, so this is the "
+        "one table that differs between runs."
+        + (
+            ""
+            if not differ
+            else " The paper's and the re-run's seconds (n/a here) refer to another "
+            "setting: " + "; ".join(differ) + "."
+        )
+    )
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        list(rows[0]),
+        digits=2,
+        title="raim2021: seconds for one Gibbs run",
+        notes=notes,
+    )

@@ -17,7 +17,9 @@ from .thesis_settings import IN_THESIS, NAMES, THESIS_CIRCLE_EPSILONS, RunSettin
 
 __all__ = ["iteration_claims", "ordering_claims", "minibatch_claims", "health_claims"]
 
-_PLD_ANCHOR = "numerical-accountant-of-the-minibatch-dp-penalty-dp-accounting-instead-of-fourier-accountant"
+_PLD_ANCHOR = (
+    "numerical-accountant-of-the-minibatch-dp-penalty-dp-accounting-instead-of-fourier-accountant"
+)
 _BANANAS = ("easy-2d", "tempered-2d", "easy-10d", "tempered-10d")
 ALGOS_ALL = ("dpps", "dppa", "hmc", "mdpps", "mdppa", "barker")
 _FULL_DATA = ("dpps", "dppa", "hmc")
@@ -36,18 +38,29 @@ def iteration_claims(summary, keys, at: RunSettings) -> list[Claim]:
     for (model, algo), items in pairs.items():
         items.sort()
         ours = [int(summary[f"{k}/iterations"]) for _, k in items]
-        theirs = [int(summary[f"{k}/author_iterations"]) for _, k in items if f"{k}/author_iterations" in summary]
+        theirs = [
+            int(summary[f"{k}/author_iterations"])
+            for _, k in items
+            if f"{k}/author_iterations" in summary
+        ]
         known = len(theirs) == len(ours)
         target = "fig6_7" if model == "circle" else ("fig6_3" if model in _BANANAS else "fig6_4")
         # the minibatch counts come from another numerical accountant: one iteration apart is a tie
         tol = 1 if algo in ("mdpps", "mdppa") else 0
         same = known and all(abs(a - b) <= tol for a, b in zip(ours, theirs))
-        out.append(Claim(target,
-                         f"{model} {algo}: iteration counts per epsilon from our accountant (Algorithm 2)"
-                         + (" (within one iteration)" if tol else ""),
-                         " ".join(map(str, theirs)) if known else "(no author count for this grid)",
-                         " ".join(map(str, ours)), "", same if known else None,
-                         _PLD_ANCHOR if known and tol and ours != theirs else "", settings=at.iterations(model)))
+        out.append(
+            Claim(
+                target,
+                f"{model} {algo}: iteration counts per epsilon from our accountant (Algorithm 2)"
+                + (" (within one iteration)" if tol else ""),
+                " ".join(map(str, theirs)) if known else "(no author count for this grid)",
+                " ".join(map(str, ours)),
+                "",
+                same if known else None,
+                _PLD_ANCHOR if known and tol and ours != theirs else "",
+                settings=at.iterations(model),
+            )
+        )
     return out
 
 
@@ -74,9 +87,27 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
     out = []
     specs = [  # (target, model, winner, losers, thesis words)
         ("fig6_3", "easy-2d", "dpps", ["hmc"], "without tempering the penalty algorithms beat HMC"),
-        ("fig6_3", "easy-10d", "dpps", ["hmc"], "without tempering the penalty algorithms beat HMC"),
-        ("fig6_3", "tempered-2d", "hmc", ["dpps", "dppa"], "with tempering HMC beats the penalty algorithms"),
-        ("fig6_3", "tempered-10d", "hmc", ["dpps", "dppa"], "with tempering HMC beats the penalty algorithms"),
+        (
+            "fig6_3",
+            "easy-10d",
+            "dpps",
+            ["hmc"],
+            "without tempering the penalty algorithms beat HMC",
+        ),
+        (
+            "fig6_3",
+            "tempered-2d",
+            "hmc",
+            ["dpps", "dppa"],
+            "with tempering HMC beats the penalty algorithms",
+        ),
+        (
+            "fig6_3",
+            "tempered-10d",
+            "hmc",
+            ["dpps", "dppa"],
+            "with tempering HMC beats the penalty algorithms",
+        ),
         ("fig6_4", "gauss-30d", "dppa", ["dpps", "hmc"], "DP penalty OCU+GWMH beats the other two"),
         ("fig6_4", "gauss-30d", "hmc", ["dpps"], "DP HMC narrowly beats DP penalty"),
         ("fig6_4", "hard-gauss-2d", "hmc", ["dpps", "dppa"], "HMC beats both penalty algorithms"),
@@ -85,47 +116,114 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
         if not present(model, [a] + others):
             continue
         k, m = _beats(summary, model, a, others, eps)
-        out.append(Claim(target, f"{model}: median MMD of {a} below {', '.join(others)} at a majority of epsilons",
-                         words, f"{k} of {m} epsilons", f"medians of {chains} chains", k > m / 2,
-                         "" if k > m / 2 else "raisa2021-orderings", settings=at.mmd_panel(model)))
+        out.append(
+            Claim(
+                target,
+                f"{model}: median MMD of {a} below {', '.join(others)} at a majority of epsilons",
+                words,
+                f"{k} of {m} epsilons",
+                f"medians of {chains} chains",
+                k > m / 2,
+                "" if k > m / 2 else "raisa2021-orderings",
+                settings=at.mmd_panel(model),
+            )
+        )
     if present("hard-2d", ["dpps", "dppa", "hmc"]):
         hi = [e for e in eps if e >= 5]
         worse = _medians(summary, "hard-2d", "dppa", hi, "mmd")
         best = np.min([_medians(summary, "hard-2d", b, hi, "mmd") for b in ("dpps", "hmc")], axis=0)
-        out.append(Claim("fig6_4", "hard-2d: at epsilon >= 5 the median MMD of dppa is more than twice the best other's",
-                         "DP penalty OCU+GWMH performs extremely poorly at the higher epsilons",
-                         " ".join(f"{w:.3f}/{b:.3f}" for w, b in zip(worse, best)), f"medians of {chains} chains",
-                         bool(hi) and bool(np.all(worse > 2 * best)), "raisa2021-orderings",
-                         settings=at.mmd_panel("hard-2d")))
+        out.append(
+            Claim(
+                "fig6_4",
+                "hard-2d: at epsilon >= 5 the median MMD of dppa is more than twice the best other's",
+                "DP penalty OCU+GWMH performs extremely poorly at the higher epsilons",
+                " ".join(f"{w:.3f}/{b:.3f}" for w, b in zip(worse, best)),
+                f"medians of {chains} chains",
+                bool(hi) and bool(np.all(worse > 2 * best)),
+                "raisa2021-orderings",
+                settings=at.mmd_panel("hard-2d"),
+            )
+        )
         clip = np.concatenate([summary[f"hard-2d|dppa|{e!r}/llr_clip"] for e in eps])
         harder = ("gauss-30d", "hard-2d", "hard-gauss-2d")
-        others = np.concatenate([summary[f"{m}|{a}|{e!r}/llr_clip"] for m in harder
-                                 for a in ("dpps", "dppa", "hmc") for e in eps
-                                 if (m, a) != ("hard-2d", "dppa") and f"{m}|{a}|{e!r}" in have])
+        others = np.concatenate(
+            [
+                summary[f"{m}|{a}|{e!r}/llr_clip"]
+                for m in harder
+                for a in ("dpps", "dppa", "hmc")
+                for e in eps
+                if (m, a) != ("hard-2d", "dppa") and f"{m}|{a}|{e!r}" in have
+            ]
+        )
         frac = float(np.mean(others < 0.1))
-        out.append(Claim("fig6_6", "share of runs (other than dppa on hard-2d) with less than 10% of ratios clipped",
-                         "almost all runs below 10%", f"{frac:.3f}", "", frac >= 0.9,
-                         settings=at.panels(harder, ran)))
-        out.append(Claim("fig6_6", "dppa on hard-2d: largest clipped fraction over its runs above 10%",
-                         "high amount of clipping", f"{float(clip.max()):.3f}", "",
-                         float(clip.max()) > 0.1, "raisa2021-orderings", settings=at.panels(["hard-2d"], ran)))
+        out.append(
+            Claim(
+                "fig6_6",
+                "share of runs (other than dppa on hard-2d) with less than 10% of ratios clipped",
+                "almost all runs below 10%",
+                f"{frac:.3f}",
+                "",
+                frac >= 0.9,
+                settings=at.panels(harder, ran),
+            )
+        )
+        out.append(
+            Claim(
+                "fig6_6",
+                "dppa on hard-2d: largest clipped fraction over its runs above 10%",
+                "high amount of clipping",
+                f"{float(clip.max()):.3f}",
+                "",
+                float(clip.max()) > 0.1,
+                "raisa2021-orderings",
+                settings=at.panels(["hard-2d"], ran),
+            )
+        )
     if present("circle", ["hmc", "dpps"], ceps):
         e0 = min(ceps)
         h, p = (summary[f"circle|{a}|{e0!r}/mean_error"] for a in ("hmc", "dpps"))
         se = math.hypot(*(1.2533 * x.std(ddof=1) / math.sqrt(x.size) for x in (h, p)))
         circle = at.chains(["circle"])
-        out.append(Claim("fig6_7", f"circle, epsilon = {e0:g}: median distance of the mean from the origin, HMC below DP penalty",
-                         "HMC slightly beats DP penalty on epsilon = 0.5", f"{np.median(h):.3f} vs {np.median(p):.3f}",
-                         f"{se:.3f}", bool(np.median(h) < np.median(p)), "raisa2021-orderings",
-                         settings=circle + (setting("circle epsilon", THESIS_CIRCLE_EPSILONS[0], e0, source=IN_THESIS),)))
-        clips = {a: np.concatenate([summary[f"circle|{a}|{e!r}/llr_clip"] for e in ceps]) for a in ("hmc", "dpps")}
-        out.append(Claim("fig6_7", "circle: median clipped fraction below 10% for HMC and DP penalty",
-                         "clipping is low for both", " / ".join(f"{np.median(v):.4f}" for v in clips.values()), "",
-                         all(np.median(v) < 0.1 for v in clips.values()), settings=circle + at.grid(True)))
-        out.append(Claim("fig6_7", "circle: the clipped fraction varies more between HMC runs than DP penalty runs (sd)",
-                         "HMC has a fairly large variance in clipping", " / ".join(f"{v.std(ddof=1):.4f}" for v in clips.values()),
-                         "", bool(clips["hmc"].std() > clips["dpps"].std()), "raisa2021-orderings",
-                         settings=circle + at.grid(True)))
+        out.append(
+            Claim(
+                "fig6_7",
+                f"circle, epsilon = {e0:g}: median distance of the mean from the origin, HMC below DP penalty",
+                "HMC slightly beats DP penalty on epsilon = 0.5",
+                f"{np.median(h):.3f} vs {np.median(p):.3f}",
+                f"{se:.3f}",
+                bool(np.median(h) < np.median(p)),
+                "raisa2021-orderings",
+                settings=circle
+                + (setting("circle epsilon", THESIS_CIRCLE_EPSILONS[0], e0, source=IN_THESIS),),
+            )
+        )
+        clips = {
+            a: np.concatenate([summary[f"circle|{a}|{e!r}/llr_clip"] for e in ceps])
+            for a in ("hmc", "dpps")
+        }
+        out.append(
+            Claim(
+                "fig6_7",
+                "circle: median clipped fraction below 10% for HMC and DP penalty",
+                "clipping is low for both",
+                " / ".join(f"{np.median(v):.4f}" for v in clips.values()),
+                "",
+                all(np.median(v) < 0.1 for v in clips.values()),
+                settings=circle + at.grid(True),
+            )
+        )
+        out.append(
+            Claim(
+                "fig6_7",
+                "circle: the clipped fraction varies more between HMC runs than DP penalty runs (sd)",
+                "HMC has a fairly large variance in clipping",
+                " / ".join(f"{v.std(ddof=1):.4f}" for v in clips.values()),
+                "",
+                bool(clips["hmc"].std() > clips["dpps"].std()),
+                "raisa2021-orderings",
+                settings=circle + at.grid(True),
+            )
+        )
     out += _gradient_clip_claims(summary, have, at)
     return out
 
@@ -133,7 +231,9 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
 def _gradient_clip_claims(summary, have, at: RunSettings) -> list[Claim]:
     """Fig 6.8: gradient clipping is fairly constant across epsilon and spreads most on hard-2d."""
     eps, ceps = at.epsilons, at.circle_epsilons
-    models = [m for m in NAMES if all(f"{m}|hmc|{e!r}" in have for e in (ceps if m == "circle" else eps))]
+    models = [
+        m for m in NAMES if all(f"{m}|hmc|{e!r}" in have for e in (ceps if m == "circle" else eps))
+    ]
     if not models:
         return []
     where = at.panels(NAMES, models, circle="circle" in models)
@@ -142,18 +242,41 @@ def _gradient_clip_claims(summary, have, at: RunSettings) -> list[Claim]:
         grid = ceps if m == "circle" else eps
         med = [float(np.median(summary[f"{m}|hmc|{e!r}/grad_clip"])) for e in grid]
         spans[m] = max(med) - min(med)
-        iqrs[m] = float(np.mean([np.subtract(*np.percentile(summary[f"{m}|hmc|{e!r}/grad_clip"], [75, 25]))
-                                 for e in grid]))
+        iqrs[m] = float(
+            np.mean(
+                [
+                    np.subtract(*np.percentile(summary[f"{m}|hmc|{e!r}/grad_clip"], [75, 25]))
+                    for e in grid
+                ]
+            )
+        )
     worst = max(spans, key=spans.get)
-    out = [Claim("fig6_8", "every model: the median fraction of gradients clipped moves by less than 0.1 across epsilon",
-                 "fairly constant across values of epsilon", f"largest change {spans[worst]:.3f} ({worst})",
-                 "", spans[worst] < 0.1, "raisa2021-orderings", settings=where)]
+    out = [
+        Claim(
+            "fig6_8",
+            "every model: the median fraction of gradients clipped moves by less than 0.1 across epsilon",
+            "fairly constant across values of epsilon",
+            f"largest change {spans[worst]:.3f} ({worst})",
+            "",
+            spans[worst] < 0.1,
+            "raisa2021-orderings",
+            settings=where,
+        )
+    ]
     if "hard-2d" in iqrs and len(iqrs) > 1:
         widest = max(iqrs, key=iqrs.get)
-        out.append(Claim("fig6_8", "hard-2d has the widest spread (mean IQR over epsilon) of gradient clipping across chains",
-                         "in the narrow banana there is very large variance in clipping",
-                         f"hard-2d {iqrs['hard-2d']:.3f}; widest {widest} {iqrs[widest]:.3f}", "",
-                         widest == "hard-2d", "raisa2021-orderings", settings=where))
+        out.append(
+            Claim(
+                "fig6_8",
+                "hard-2d has the widest spread (mean IQR over epsilon) of gradient clipping across chains",
+                "in the narrow banana there is very large variance in clipping",
+                f"hard-2d {iqrs['hard-2d']:.3f}; widest {widest} {iqrs[widest]:.3f}",
+                "",
+                widest == "hard-2d",
+                "raisa2021-orderings",
+                settings=where,
+            )
+        )
     return out
 
 
@@ -173,35 +296,82 @@ def minibatch_claims(summary, at: RunSettings) -> list[Claim]:
             if not present(model, [a] + list(_FULL_DATA)):
                 continue
             k, m = _beats(summary, model, a, _FULL_DATA, eps)
-            out.append(Claim("fig6_3", f"{model}: median MMD of {a} above the best full-data algorithm's at a "
-                             "majority of epsilons", "in the non-tempered models the minibatch algorithms are not very "
-                             "useful", f"{m - k} of {m} epsilons", f"medians of {chains} chains",
-                             m - k > m / 2, "raisa2021-minibatch-and-barker", settings=at.mmd_panel(model)))
+            out.append(
+                Claim(
+                    "fig6_3",
+                    f"{model}: median MMD of {a} above the best full-data algorithm's at a "
+                    "majority of epsilons",
+                    "in the non-tempered models the minibatch algorithms are not very useful",
+                    f"{m - k} of {m} epsilons",
+                    f"medians of {chains} chains",
+                    m - k > m / 2,
+                    "raisa2021-minibatch-and-barker",
+                    settings=at.mmd_panel(model),
+                )
+            )
     if present("easy-10d", ["barker"] + list(_FULL_DATA)):
         mine = _medians(summary, "easy-10d", "barker", eps, "mmd")
         worst = np.max([_medians(summary, "easy-10d", b, eps, "mmd") for b in _FULL_DATA], axis=0)
         k = int(np.sum(mine < worst))
-        out.append(Claim("fig6_3", "easy-10d: median MMD of DP Barker below at least one full-data algorithm's at a "
-                         "majority of epsilons", "... with the exception of DP Barker in 10 dimensions",
-                         f"{k} of {len(eps)} epsilons", f"medians of {chains} chains",
-                         k > len(eps) / 2, "raisa2021-minibatch-and-barker", settings=at.mmd_panel("easy-10d")))
-    runs = {a: np.concatenate([summary[f"{mo}|{a}|{e!r}/llr_clip"] for mo in _BANANAS for e in eps
-                               if f"{mo}|{a}|{e!r}" in have] or [np.zeros(0)])
-            for a in ALGOS_ALL}
+        out.append(
+            Claim(
+                "fig6_3",
+                "easy-10d: median MMD of DP Barker below at least one full-data algorithm's at a "
+                "majority of epsilons",
+                "... with the exception of DP Barker in 10 dimensions",
+                f"{k} of {len(eps)} epsilons",
+                f"medians of {chains} chains",
+                k > len(eps) / 2,
+                "raisa2021-minibatch-and-barker",
+                settings=at.mmd_panel("easy-10d"),
+            )
+        )
+    runs = {
+        a: np.concatenate(
+            [
+                summary[f"{mo}|{a}|{e!r}/llr_clip"]
+                for mo in _BANANAS
+                for e in eps
+                if f"{mo}|{a}|{e!r}" in have
+            ]
+            or [np.zeros(0)]
+        )
+        for a in ALGOS_ALL
+    }
     others = np.concatenate([v for a, v in runs.items() if a != "barker"])
     if others.size and runs["barker"].size:
         ran_algos = [a for a in ALGOS_ALL if runs[a].size]
-        where = at.panels(_BANANAS, ran) + (setting("algorithms", list(ALGOS_ALL), ran_algos, source=IN_THESIS),)
+        where = at.panels(_BANANAS, ran) + (
+            setting("algorithms", list(ALGOS_ALL), ran_algos, source=IN_THESIS),
+        )
         share = float(np.mean(others < 0.1))
-        out.append(Claim("fig6_5", "flat and tempered bananas: share of runs of the five other algorithms with less "
-                         "than 10% of ratios clipped", "almost all runs had less than 10% clipping",
-                         f"{share:.3f} of {others.size}", "", share >= 0.9, settings=where))
+        out.append(
+            Claim(
+                "fig6_5",
+                "flat and tempered bananas: share of runs of the five other algorithms with less "
+                "than 10% of ratios clipped",
+                "almost all runs had less than 10% clipping",
+                f"{share:.3f} of {others.size}",
+                "",
+                share >= 0.9,
+                settings=where,
+            )
+        )
         barker = float(np.mean(runs["barker"] >= 0.1))
-        out.append(Claim("fig6_5", "DP Barker: share of runs with at least 10% of ratios clipped, above the others'",
-                         "the exception of DP Barker, as adjusting its clip bound is not possible",
-                         f"{barker:.3f} vs {1 - share:.3f}", "", barker > 1 - share,
-                         "raisa2021-minibatch-and-barker", settings=where))
+        out.append(
+            Claim(
+                "fig6_5",
+                "DP Barker: share of runs with at least 10% of ratios clipped, above the others'",
+                "the exception of DP Barker, as adjusting its clip bound is not possible",
+                f"{barker:.3f} vs {1 - share:.3f}",
+                "",
+                barker > 1 - share,
+                "raisa2021-minibatch-and-barker",
+                settings=where,
+            )
+        )
     return out
+
 
 def health_claims(summary, keys, at: RunSettings) -> list[Claim]:
     flagged, ran = {}, {}
@@ -211,8 +381,16 @@ def health_claims(summary, keys, at: RunSettings) -> list[Claim]:
         flagged[algo][1] += 1
         flagged[algo][0] += int(summary[f"{key}/flagged"])
         ran.setdefault(algo, set()).add(model)
-    return [Claim("fig6_3" if algo in ("mdpps", "mdppa", "barker") else "fig6_4",
-                  f"{algo}: settings whose chains pass R-hat and bulk ESS (not reported by the thesis)",
-                  "(not reported)", f"{n - k} of {n}", "", k == 0, "raisa2021-convergence",
-                  settings=at.panels(_ALGO_MODELS[algo], ran[algo], circle="circle" in ran[algo]))
-            for algo, (k, n) in sorted(flagged.items())]
+    return [
+        Claim(
+            "fig6_3" if algo in ("mdpps", "mdppa", "barker") else "fig6_4",
+            f"{algo}: settings whose chains pass R-hat and bulk ESS (not reported by the thesis)",
+            "(not reported)",
+            f"{n - k} of {n}",
+            "",
+            k == 0,
+            "raisa2021-convergence",
+            settings=at.panels(_ALGO_MODELS[algo], ran[algo], circle="circle" in ran[algo]),
+        )
+        for algo, (k, n) in sorted(flagged.items())
+    ]

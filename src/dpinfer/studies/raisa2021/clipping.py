@@ -20,10 +20,24 @@ from ...samplers.dp_penalty import run_dp_penalty
 from ...seeding import rng_for
 from .run import STUDY, problem_of, reference_and_baselines, sample_errors
 
-__all__ = ["model_key", "setting_key", "clipping_reference", "clipping_chains", "summarise_clipping"]
+__all__ = [
+    "model_key",
+    "setting_key",
+    "clipping_reference",
+    "clipping_chains",
+    "summarise_clipping",
+]
 
 log = logging.getLogger("dpinfer.raisa2021")
-PER_CHAIN = ("llr_clip", "acceptance", "decisions_changed", "mmd", "mean_error", "cov_error", "cpu_seconds")
+PER_CHAIN = (
+    "llr_clip",
+    "acceptance",
+    "decisions_changed",
+    "mmd",
+    "mean_error",
+    "cov_error",
+    "cpu_seconds",
+)
 
 
 def model_key(dim: int) -> str:
@@ -35,26 +49,70 @@ def setting_key(algo: str, dim: int, bound: float) -> str:
     return f"{algo}|{int(dim)}|{float(bound)!r}"
 
 
-def clipping_reference(input, output, seed: int, dim: int, spec: dict, reference_draws: int, baseline_samples: int,
-                       mmd_bandwidth_pairs: int) -> None:
+def clipping_reference(
+    input,
+    output,
+    seed: int,
+    dim: int,
+    spec: dict,
+    reference_draws: int,
+    baseline_samples: int,
+    mmd_bandwidth_pairs: int,
+) -> None:
     """The clipping model's reference sample and baseline MMDs (its own data, not easy-10d's)."""
     problem = problem_of(seed, model_key(dim), spec)
-    save_npz(output.reference, n=np.int64(problem.n), dim=np.int64(problem.dim),
-             **reference_and_baselines(seed, model_key(dim), problem, reference_draws, baseline_samples,
-                                       mmd_bandwidth_pairs))
+    save_npz(
+        output.reference,
+        n=np.int64(problem.n),
+        dim=np.int64(problem.dim),
+        **reference_and_baselines(
+            seed, model_key(dim), problem, reference_draws, baseline_samples, mmd_bandwidth_pairs
+        ),
+    )
 
 
 def _run(problem, algo: str, hyper: dict, bound: float, threshold: str, rng):
     if algo == "rwmh":
-        return run_dp_penalty(problem, problem.theta_true, hyper["iterations"], tau=0.0, prop_sd=hyper["prop_sd"],
-                              clip_bound=bound, rng=rng, clip_rule=threshold)
-    return run_dp_hmc(problem, problem.theta_true, hyper["iterations"], tau_l=0.0, tau_g=0.0, steps=hyper["L"],
-                      step_size=hyper["eta"], mass=hyper["mass_diag"], clip_llr=bound, clip_grad=np.inf, rng=rng,
-                      gradient_reuse=True, clip_rule=threshold)
+        return run_dp_penalty(
+            problem,
+            problem.theta_true,
+            hyper["iterations"],
+            tau=0.0,
+            prop_sd=hyper["prop_sd"],
+            clip_bound=bound,
+            rng=rng,
+            clip_rule=threshold,
+        )
+    return run_dp_hmc(
+        problem,
+        problem.theta_true,
+        hyper["iterations"],
+        tau_l=0.0,
+        tau_g=0.0,
+        steps=hyper["L"],
+        step_size=hyper["eta"],
+        mass=hyper["mass_diag"],
+        clip_llr=bound,
+        clip_grad=np.inf,
+        rng=rng,
+        gradient_reuse=True,
+        clip_rule=threshold,
+    )
 
 
-def clipping_chains(input, output, seed: int, dim: int, spec: dict, algo: str, bound: float, hyper: dict,
-                    chains: int, threshold: str, mmd_bandwidth_pairs: int) -> None:
+def clipping_chains(
+    input,
+    output,
+    seed: int,
+    dim: int,
+    spec: dict,
+    algo: str,
+    bound: float,
+    hyper: dict,
+    chains: int,
+    threshold: str,
+    mmd_bandwidth_pairs: int,
+) -> None:
     """``chains`` chains of one (sampler, dimension, clip bound): clipped fraction (clipped /
     n / iterations), acceptance, accept decisions the clipping reversed, and the kept second half
     against the reference (MMD, mean and covariance error)."""
@@ -65,19 +123,43 @@ def clipping_chains(input, output, seed: int, dim: int, spec: dict, algo: str, b
     setting = f"clipping/{algo}/d{int(dim)}/bound{float(bound):g}"
     rows = {k: [] for k in PER_CHAIN}
     for i in range(chains):
-        chain = _run(problem, algo, hyper, float(bound), threshold, rng_for(seed, STUDY, setting, i, "sample"))
-        errors = sample_errors(chain.kept, reference, ref_mean, ref_cov, mmd_bandwidth_pairs,
-                               rng_for(seed, STUDY, setting, i, "mmd"))
+        chain = _run(
+            problem,
+            algo,
+            hyper,
+            float(bound),
+            threshold,
+            rng_for(seed, STUDY, setting, i, "sample"),
+        )
+        errors = sample_errors(
+            chain.kept,
+            reference,
+            ref_mean,
+            ref_cov,
+            mmd_bandwidth_pairs,
+            rng_for(seed, STUDY, setting, i, "mmd"),
+        )
         rows["llr_clip"].append(chain.info.extra["llr_clip_fraction"])
         rows["acceptance"].append(chain.info.acceptance)
         rows["decisions_changed"].append(chain.info.extra["decisions_changed"])
         rows["cpu_seconds"].append(chain.info.cpu_seconds)
         for k in ("mmd", "mean_error", "cov_error"):
             rows[k].append(errors[k])
-        log.info("%s chain %d: clipped %.4f, acceptance %.3f, %d decisions changed, MMD %.4f, %.2f s", setting, i,
-                 rows["llr_clip"][-1], chain.info.acceptance, rows["decisions_changed"][-1], errors["mmd"],
-                 chain.info.cpu_seconds)
-    save_npz(output.chains, iterations=np.int64(hyper["iterations"]), **{k: np.asarray(v, float) for k, v in rows.items()})
+        log.info(
+            "%s chain %d: clipped %.4f, acceptance %.3f, %d decisions changed, MMD %.4f, %.2f s",
+            setting,
+            i,
+            rows["llr_clip"][-1],
+            chain.info.acceptance,
+            rows["decisions_changed"][-1],
+            errors["mmd"],
+            chain.info.cpu_seconds,
+        )
+    save_npz(
+        output.chains,
+        iterations=np.int64(hyper["iterations"]),
+        **{k: np.asarray(v, float) for k, v in rows.items()},
+    )
 
 
 def summarise_clipping(input, output, settings: list, dims: list, threshold: str) -> None:
@@ -89,19 +171,33 @@ def summarise_clipping(input, output, settings: list, dims: list, threshold: str
         key = setting_key(s["algo"], s["dim"], s["bound"])
         for k in PER_CHAIN:
             rec[f"{key}/{k}"] = d[k]
-        rows.append({"sampler": s["algo"], "dim": int(s["dim"]), "clip bound": float(s["bound"]),
-                     "iterations": int(d["iterations"]), "median clipped": float(np.median(d["llr_clip"])),
-                     "median acceptance": float(np.median(d["acceptance"])),
-                     "decisions changed (total)": int(d["decisions_changed"].sum()),
-                     "median MMD": float(np.median(d["mmd"])), "max MMD": float(d["mmd"].max())})
+        rows.append(
+            {
+                "sampler": s["algo"],
+                "dim": int(s["dim"]),
+                "clip bound": float(s["bound"]),
+                "iterations": int(d["iterations"]),
+                "median clipped": float(np.median(d["llr_clip"])),
+                "median acceptance": float(np.median(d["acceptance"])),
+                "decisions changed (total)": int(d["decisions_changed"].sum()),
+                "median MMD": float(np.median(d["mmd"])),
+                "max MMD": float(d["mmd"].max()),
+            }
+        )
     for dim in dims:
         ref = load_npz(next(f for f in input.references if f.endswith(f"/{model_key(dim)}.npz")))
         rec[f"{int(dim)}/baseline_mmd"] = ref["baseline_mmd"]
     rec["keys"] = np.array([setting_key(s["algo"], s["dim"], s["bound"]) for s in settings])
     rec["threshold"] = np.array(threshold)
     save_npz(output.summary, **rec)
-    write_table(output.csv, output.md, rows, list(rows[0]), digits=4,
-                title="raisa2021: clipping study, non-DP chains per (sampler, dimension, clip bound) (intermediate)",
-                notes=f"Medians over the chains of a setting; clip threshold = bound x {threshold} distance between "
-                      "the current and proposed (or trajectory end) point; 'decisions changed' counts accept "
-                      "decisions that the unclipped ratio sum would have reversed (same uniform).")
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        list(rows[0]),
+        digits=4,
+        title="raisa2021: clipping study, non-DP chains per (sampler, dimension, clip bound) (intermediate)",
+        notes=f"Medians over the chains of a setting; clip threshold = bound x {threshold} distance between "
+        "the current and proposed (or trajectory end) point; 'decisions changed' counts accept "
+        "decisions that the unclipped ratio sum would have reversed (same uniform).",
+    )

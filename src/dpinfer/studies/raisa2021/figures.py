@@ -10,13 +10,27 @@ from ...io import load_npz
 from ...plotting import COLORS, legend_below, method_color, method_label, save_figure, subplots
 from .thesis_settings import NAMES, shown_positions
 
-__all__ = ["fig5_1", "fig6_1", "fig4_1", "fig6_2", "fig6_3", "fig6_4", "fig6_5", "fig6_6", "fig6_7", "fig6_8"]
+__all__ = [
+    "fig5_1",
+    "fig6_1",
+    "fig4_1",
+    "fig6_2",
+    "fig6_3",
+    "fig6_4",
+    "fig6_5",
+    "fig6_6",
+    "fig6_7",
+    "fig6_8",
+]
 
 ALGO_ORDER = ("hmc", "dpps", "dppa", "mdpps", "mdppa", "barker")  # box order within an epsilon
 HARD_MODELS = ("gauss-30d", "hard-2d", "hard-gauss-2d")
 BANANA_MODELS = ("easy-2d", "tempered-2d", "easy-10d", "tempered-10d")
 _EXACT = "exact samples vs the reference (dashed)"
-CLIPPING_METHODS = {"rwmh": "rwmh_nondp", "hmc": "hmc_nondp"}  # the clipping study's samplers are not DP
+CLIPPING_METHODS = {
+    "rwmh": "rwmh_nondp",
+    "hmc": "hmc_nondp",
+}  # the clipping study's samplers are not DP
 
 
 def _settings(summary) -> dict:
@@ -36,8 +50,14 @@ def _box_panels(ax, summary, model, algos, metric, settings):
     for j, a in enumerate(algos):
         data = [summary[f"{model}|{a}|{e!r}/{metric}"] for e in eps]
         pos = np.arange(len(eps)) + (j - (len(algos) - 1) / 2) * width
-        bp = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True, showfliers=True,
-                        flierprops={"markersize": 2})
+        bp = ax.boxplot(
+            data,
+            positions=pos,
+            widths=width * 0.9,
+            patch_artist=True,
+            showfliers=True,
+            flierprops={"markersize": 2},
+        )
         colour = method_color(a)
         for box in bp["boxes"]:
             box.set(facecolor=colour, alpha=0.7, linewidth=0.6)
@@ -48,7 +68,9 @@ def _box_panels(ax, summary, model, algos, metric, settings):
     ax.set_xlabel("epsilon")
 
 
-def _model_figure(input, output, metric, ylabel, baseline=False, ylim=None, models=HARD_MODELS, cols=3):
+def _model_figure(
+    input, output, metric, ylabel, baseline=False, ylim=None, models=HARD_MODELS, cols=3
+):
     summary = load_npz(input.summary)
     settings = _settings(summary)
     models = [m for m in models if m in settings]
@@ -61,12 +83,17 @@ def _model_figure(input, output, metric, ylabel, baseline=False, ylim=None, mode
         _box_panels(ax, summary, model, ALGO_ORDER, metric, settings)
         if baseline and f"{model}/baseline_mmd" in summary:
             for k, b in enumerate(summary[f"{model}/baseline_mmd"]):
-                ax.axhline(b, color="black", linestyle="--", linewidth=0.6,
-                           label=_EXACT if k == 0 and ax is axes[0, 0] else None)
+                ax.axhline(
+                    b,
+                    color="black",
+                    linestyle="--",
+                    linewidth=0.6,
+                    label=_EXACT if k == 0 and ax is axes[0, 0] else None,
+                )
         ax.set_title(NAMES.get(model, model))
         if ylim:
             ax.set_ylim(*ylim)
-    for ax in axes.ravel()[len(models):]:
+    for ax in axes.ravel()[len(models) :]:
         ax.set_visible(False)
     for r in range(rows):
         axes[r, 0].set_ylabel(ylabel)
@@ -77,12 +104,16 @@ def _model_figure(input, output, metric, ylabel, baseline=False, ylim=None, mode
 
 def fig6_3(input, output) -> None:
     """MMD vs epsilon, all six algorithms: flat and tempered banana, d = 2 and 10; dashed: exact samples."""
-    _model_figure(input, output, "mmd", "MMD", baseline=True, ylim=(0, 0.9), models=BANANA_MODELS, cols=2)
+    _model_figure(
+        input, output, "mmd", "MMD", baseline=True, ylim=(0, 0.9), models=BANANA_MODELS, cols=2
+    )
 
 
 def fig6_5(input, output) -> None:
     """Fraction of log-likelihood ratios clipped, same models as fig6_3."""
-    _model_figure(input, output, "llr_clip", "fraction of ratios clipped", models=BANANA_MODELS, cols=2)
+    _model_figure(
+        input, output, "llr_clip", "fraction of ratios clipped", models=BANANA_MODELS, cols=2
+    )
 
 
 def fig6_2(input, output) -> None:
@@ -105,19 +136,34 @@ def fig6_2(input, output) -> None:
                 if f"{key}/mmd" not in c:
                     continue
                 y = c[f"{key}/mmd"]
-                jitter = (np.linspace(-0.15, 0.15, y.size) if y.size > 1 else np.zeros(1)) + (j - 0.5) * 0.35
-                axes[0, col].scatter(i + jitter, y, s=5, color=colour, alpha=0.7,
-                                     label=method_label(CLIPPING_METHODS[algo]) if i == 0 else None)
+                jitter = (np.linspace(-0.15, 0.15, y.size) if y.size > 1 else np.zeros(1)) + (
+                    j - 0.5
+                ) * 0.35
+                axes[0, col].scatter(
+                    i + jitter,
+                    y,
+                    s=5,
+                    color=colour,
+                    alpha=0.7,
+                    label=method_label(CLIPPING_METHODS[algo]) if i == 0 else None,
+                )
                 axes[1, col].scatter(c[f"{key}/llr_clip"], y, s=5, color=colour, alpha=0.7)
         for ax in axes[:, col]:
             for k, b in enumerate(c[f"{dim}/baseline_mmd"]):
-                ax.axhline(b, color="black", linestyle="--", linewidth=0.6,
-                           label=_EXACT if k == 0 and ax is axes[0, 0] else None)
+                ax.axhline(
+                    b,
+                    color="black",
+                    linestyle="--",
+                    linewidth=0.6,
+                    label=_EXACT if k == 0 and ax is axes[0, 0] else None,
+                )
             ax.set_ylim(0, 0.6)
         axes[0, col].set_xticks(range(len(bounds)), [f"{b:g}" for b in bounds])
         axes[0, col].set_xlabel("clip bound")
         axes[0, col].set_title(f"d = {dim}")
-        axes[1, col].axvline(0.1, color="grey", linestyle=":", linewidth=0.8)  # the thesis's 10% rule of thumb
+        axes[1, col].axvline(
+            0.1, color="grey", linestyle=":", linewidth=0.8
+        )  # the thesis's 10% rule of thumb
         axes[1, col].set_xlim(left=0)
         axes[1, col].set_xlabel("fraction of ratios clipped (dotted: 10%)")
     for r in range(2):
@@ -143,7 +189,9 @@ def fig6_7(input, output) -> None:
     if "circle" not in settings:
         raise ValueError("fig6_7 needs the circle model (raisa2021.models)")
     fig, axes = subplots(1, 2, width=6.5, height=2.8, squeeze=False)
-    for ax, metric, ylabel in zip(axes[0], ("mean_error", "llr_clip"), ("mean error", "fraction of ratios clipped")):
+    for ax, metric, ylabel in zip(
+        axes[0], ("mean_error", "llr_clip"), ("mean error", "fraction of ratios clipped")
+    ):
         _box_panels(ax, summary, "circle", ("hmc", "dpps"), metric, settings)
         ax.set_ylabel(ylabel)
     legend_below(fig, axes[0, 0])
@@ -164,7 +212,7 @@ def fig6_8(input, output) -> None:
         _box_panels(ax, summary, model, ("hmc",), "grad_clip", settings)
         ax.set_ylim(0, 1)
         ax.set_title(NAMES.get(model, model))
-    for ax in axes.ravel()[len(models):]:
+    for ax in axes.ravel()[len(models) :]:
         ax.set_visible(False)
     for r in range(rows):
         axes[r, 0].set_ylabel("gradients clipped")
@@ -180,8 +228,22 @@ def fig5_1(input, output) -> None:
         d = load_npz(path)
         # density levels at exp(-k^2 / 2) of the mode: the k-sd contours of a Gaussian
         levels = np.exp(-0.5 * np.arange(3.0, 0.0, -0.5) ** 2)
-        ax.contour(d["grid_x"], d["grid_y"], np.exp(d["grid_logp"]), levels=levels, linewidths=0.6, cmap="viridis")
-        ax.scatter(d["starts"][:, 0], d["starts"][:, 1], s=4, color=COLORS[3], zorder=3, label="start points")
+        ax.contour(
+            d["grid_x"],
+            d["grid_y"],
+            np.exp(d["grid_logp"]),
+            levels=levels,
+            linewidths=0.6,
+            cmap="viridis",
+        )
+        ax.scatter(
+            d["starts"][:, 0],
+            d["starts"][:, 1],
+            s=4,
+            color=COLORS[3],
+            zorder=3,
+            label="start points",
+        )
         ax.set_title(NAMES.get(model, model))
         ax.set_xlabel(r"$\theta_1$")
     axes[0, 0].set_ylabel(r"$\theta_2$")
@@ -194,9 +256,11 @@ def fig6_1(input, output) -> None:
     c = load_npz(input.curves)
     eps = c["epsilons"]
     fig, axes = subplots(1, 3, width=7.5, height=2.6, squeeze=False)
-    panels = (("penalty", "zcdp", "zCDP (Thm 5)", "ADP (Thm 6)", "DP penalty"),
-              ("minibatch", "rdp", "RDP (Thm 8)", "numerical PLD", "minibatch DP penalty"),
-              ("hmc", "zcdp", "zCDP (Thm 10)", "ADP (Thm 11)", "DP HMC"))
+    panels = (
+        ("penalty", "zcdp", "zCDP (Thm 5)", "ADP (Thm 6)", "DP penalty"),
+        ("minibatch", "rdp", "RDP (Thm 8)", "numerical PLD", "minibatch DP penalty"),
+        ("hmc", "zcdp", "zCDP (Thm 10)", "ADP (Thm 11)", "DP HMC"),
+    )
     for ax, (fam, loose, loose_label, tight_label, title) in zip(axes[0], panels):
         ax.plot(eps, c[f"{fam}_{loose}"], color=COLORS[0], label=loose_label)
         ax.plot(eps, c[f"{fam}_pld"], color=COLORS[1], label=tight_label)
@@ -224,6 +288,6 @@ def fig4_1(input, output, first_position: int, every: int, panels: int) -> None:
         ax.scatter(path[0, 0], path[0, 1], color=COLORS[1], s=10, zorder=3)
         ax.set_title(f"after {stop} leapfrog steps", fontsize=7)
         ax.set_aspect("equal")
-    for ax in axes.ravel()[len(stops):]:
+    for ax in axes.ravel()[len(stops) :]:
         ax.set_visible(False)
     save_figure(fig, output.pdf, output.png)

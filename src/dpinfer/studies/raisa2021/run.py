@@ -23,8 +23,19 @@ from ...samplers.registry import sampler
 from ...seeding import rng_for
 from .settings import chain_setting
 
-__all__ = ["STUDY", "problem_of", "start_points", "mmd", "run_algorithm", "sample_errors", "reference_and_baselines", "model_reference",
-           "chains", "accountant_curves", "hmc_trajectory"]
+__all__ = [
+    "STUDY",
+    "problem_of",
+    "start_points",
+    "mmd",
+    "run_algorithm",
+    "sample_errors",
+    "reference_and_baselines",
+    "model_reference",
+    "chains",
+    "accountant_curves",
+    "hmc_trajectory",
+]
 
 STUDY = "raisa2021"
 log = logging.getLogger("dpinfer.raisa2021")
@@ -35,8 +46,15 @@ def problem_of(seed: int, model: str, spec: dict) -> Problem:
     return make_problem(model, spec, rng_for(seed, STUDY, model, 0, "simulate"))
 
 
-def start_points(seed: int, model: str, problem: Problem, spec: dict, rule: str, chains: int,
-                 reference: np.ndarray | None) -> np.ndarray:
+def start_points(
+    seed: int,
+    model: str,
+    problem: Problem,
+    spec: dict,
+    rule: str,
+    chains: int,
+    reference: np.ndarray | None,
+) -> np.ndarray:
     """(chains, d) starting points, shared by every algorithm and epsilon (Section 5.4).
 
     ``start_sd``: centre + N(0, s^2 I) with Table 5.1's start deviation s; ``ref_sd_1.5``:
@@ -44,7 +62,12 @@ def start_points(seed: int, model: str, problem: Problem, spec: dict, rule: str,
     ``ref_sd_mean``: centre + z * (mean of those sds) (final thesis). The circle has no reference
     sample: its ``ref_sd_*`` rules use sd 1, as the author's code did.
     """
-    z = np.stack([rng_for(seed, STUDY, model, i, "start").standard_normal(problem.dim) for i in range(chains)])
+    z = np.stack(
+        [
+            rng_for(seed, STUDY, model, i, "start").standard_normal(problem.dim)
+            for i in range(chains)
+        ]
+    )
     centre = np.asarray(problem.start_centre, float)
     if rule == "start_sd":
         scale = float(spec["start_sd_seed_text"])
@@ -59,22 +82,34 @@ def start_points(seed: int, model: str, problem: Problem, spec: dict, rule: str,
     return centre + z * scale
 
 
-def mmd(sample: np.ndarray, reference: np.ndarray, pairs: int, rng: np.random.Generator) -> tuple[float, float]:
+def mmd(
+    sample: np.ndarray, reference: np.ndarray, pairs: int, rng: np.random.Generator
+) -> tuple[float, float]:
     """(sqrt|MMD^2|, bandwidth): the unbiased MMD^2 with the paired median-heuristic bandwidth,
     reported as the author did (square root of its absolute value)."""
     h = paired_median_bandwidth(sample, reference, pairs, rng)
     return math.sqrt(abs(mmd2_unbiased(sample, reference, bandwidth=h))), h
 
 
-def sample_errors(x: np.ndarray, reference: np.ndarray, ref_mean: np.ndarray, ref_cov: np.ndarray, pairs: int,
-                  rng: np.random.Generator) -> dict:
+def sample_errors(
+    x: np.ndarray,
+    reference: np.ndarray,
+    ref_mean: np.ndarray,
+    ref_cov: np.ndarray,
+    pairs: int,
+    rng: np.random.Generator,
+) -> dict:
     """A kept sample against the reference: MMD (and its bandwidth), L2 error of the mean,
     Frobenius error of the covariance (FACTS 1: the author's per-chain record)."""
     m, h = mmd(x, reference, pairs, rng)
     d = reference.shape[1]
     cov = np.atleast_2d(np.cov(x, rowvar=False)) if x.shape[0] > 1 else np.zeros((d, d))
-    return {"mmd": m, "bandwidth": h, "mean_error": float(np.linalg.norm(x.mean(axis=0) - ref_mean)),
-            "cov_error": float(np.linalg.norm(cov - ref_cov))}
+    return {
+        "mmd": m,
+        "bandwidth": h,
+        "mean_error": float(np.linalg.norm(x.mean(axis=0) - ref_mean)),
+        "cov_error": float(np.linalg.norm(cov - ref_cov)),
+    }
 
 
 def _contour_window(model: str, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -93,28 +128,65 @@ def contour_grid(problem: Problem, lo, hi, size: int = 200) -> dict:
     return {"grid_x": gx, "grid_y": gy, "grid_logp": lp - lp.max()}
 
 
-def reference_and_baselines(seed: int, model: str, problem: Problem, reference_draws: int, baseline_samples: int,
-                            mmd_bandwidth_pairs: int) -> dict:
+def reference_and_baselines(
+    seed: int,
+    model: str,
+    problem: Problem,
+    reference_draws: int,
+    baseline_samples: int,
+    mmd_bandwidth_pairs: int,
+) -> dict:
     """The reference sample (Theorem 12) and the MMDs of fresh exact samples to it (the dashed
     baselines of the MMD figures)."""
-    reference = exact_posterior_draws(problem, reference_draws, rng_for(seed, STUDY, model, 0, "reference"))
+    reference = exact_posterior_draws(
+        problem, reference_draws, rng_for(seed, STUDY, model, 0, "reference")
+    )
     base = []
     for b in range(baseline_samples):
-        fresh = exact_posterior_draws(problem, reference_draws, rng_for(seed, STUDY, model, b, "baseline"))
-        base.append(mmd(fresh, reference, mmd_bandwidth_pairs, rng_for(seed, STUDY, model, b, "baseline_mmd"))[0])
-    log.info("%s: %d reference draws; baseline MMD %.4f .. %.4f", model, reference_draws, min(base), max(base))
+        fresh = exact_posterior_draws(
+            problem, reference_draws, rng_for(seed, STUDY, model, b, "baseline")
+        )
+        base.append(
+            mmd(
+                fresh,
+                reference,
+                mmd_bandwidth_pairs,
+                rng_for(seed, STUDY, model, b, "baseline_mmd"),
+            )[0]
+        )
+    log.info(
+        "%s: %d reference draws; baseline MMD %.4f .. %.4f",
+        model,
+        reference_draws,
+        min(base),
+        max(base),
+    )
     return {"reference": reference, "baseline_mmd": np.array(base)}
 
 
-def model_reference(input, output, seed: int, model: str, spec: dict, reference_draws: int,
-                    baseline_samples: int, chains: int, start_rule: str, mmd_bandwidth_pairs: int) -> None:
+def model_reference(
+    input,
+    output,
+    seed: int,
+    model: str,
+    spec: dict,
+    reference_draws: int,
+    baseline_samples: int,
+    chains: int,
+    start_rule: str,
+    mmd_bandwidth_pairs: int,
+) -> None:
     """One model's reference sample (Theorem 12), the MMDs of fresh exact samples to it (the
     dashed baselines), the chains' start points and, for 2-d models, Fig 5.1's contour grid."""
     problem = problem_of(seed, model, spec)
     out = {"n": np.int64(problem.n), "dim": np.int64(problem.dim)}
     reference = None
     if problem.family != "circle":
-        out.update(reference_and_baselines(seed, model, problem, reference_draws, baseline_samples, mmd_bandwidth_pairs))
+        out.update(
+            reference_and_baselines(
+                seed, model, problem, reference_draws, baseline_samples, mmd_bandwidth_pairs
+            )
+        )
         reference = out["reference"]
     starts = start_points(seed, model, problem, spec, start_rule, chains, reference)
     out["starts"] = starts
@@ -124,11 +196,21 @@ def model_reference(input, output, seed: int, model: str, spec: dict, reference_
     save_npz(output.reference, **out)
 
 
-def run_algorithm(problem: Problem, start, iterations: int, algo: str, hyper: dict, rng, *,
-                  hmc_gradients: str = "seed"):
+def run_algorithm(
+    problem: Problem,
+    start,
+    iterations: int,
+    algo: str,
+    hyper: dict,
+    rng,
+    *,
+    hmc_gradients: str = "seed",
+):
     """One chain of ``algo`` (registry model ``dp_mcmc``) with the params-file keys of ``hyper``;
     DP HMC releases kL + 1 gradients when ``hmc_gradients`` is "seed", k(L + 1) otherwise."""
-    return sampler("dp_mcmc", algo)(problem, start, iterations, _with_gradients(hyper, hmc_gradients), rng)
+    return sampler("dp_mcmc", algo)(
+        problem, start, iterations, _with_gradients(hyper, hmc_gradients), rng
+    )
 
 
 def _with_gradients(hyper: dict, hmc_gradients: str) -> dict:
@@ -136,8 +218,19 @@ def _with_gradients(hyper: dict, hmc_gradients: str) -> dict:
     return dict(hyper, gradient_reuse=hmc_gradients == "seed")
 
 
-def chains(input, output, seed: int, model: str, spec: dict, algo: str, epsilon: float, hyper: dict,
-           delta_factor: float, hmc_gradients: str, mmd_bandwidth_pairs: int) -> None:
+def chains(
+    input,
+    output,
+    seed: int,
+    model: str,
+    spec: dict,
+    algo: str,
+    epsilon: float,
+    hyper: dict,
+    delta_factor: float,
+    hmc_gradients: str,
+    mmd_bandwidth_pairs: int,
+) -> None:
     """Every chain of one (model, algorithm, epsilon): the iteration count from the accountant
     (Algorithm 2 over Theorem 6, 7, 11 or the numerical PLD), then per chain acceptance, clip
     fractions, MMD to the reference sample, mean and covariance error; R-hat and bulk ESS over
@@ -149,81 +242,178 @@ def chains(input, output, seed: int, model: str, spec: dict, algo: str, epsilon:
     starts = ref["starts"]
     reference = ref.get("reference")
     delta = delta_factor / problem.n
-    iterations = accounting.iteration_count(algo, hyper, problem.n, float(epsilon), delta, hmc_variant=hmc_gradients)
+    iterations = accounting.iteration_count(
+        algo, hyper, problem.n, float(epsilon), delta, hmc_variant=hmc_gradients
+    )
     if iterations < 3:
-        raise ValueError(f"{model} {algo} eps={epsilon}: the budget allows {iterations} iterations; "
-                         "need at least 3 to keep a second half (raise epsilon or n)")
+        raise ValueError(
+            f"{model} {algo} eps={epsilon}: the budget allows {iterations} iterations; "
+            "need at least 3 to keep a second half (raise epsilon or n)"
+        )
     setting = chain_setting(model, algo, fmt_eps(epsilon))
-    log.info("%s: n=%d delta=%.3g -> %d iterations x %d chains", setting, problem.n, delta, iterations, len(starts))
-    rows = {k: [] for k in ("acceptance", "llr_clip", "grad_clip", "mmd", "bandwidth", "mean_error",
-                            "cov_error", "cpu_seconds", "batch_variance_rejections")}
+    log.info(
+        "%s: n=%d delta=%.3g -> %d iterations x %d chains",
+        setting,
+        problem.n,
+        delta,
+        iterations,
+        len(starts),
+    )
+    rows = {
+        k: []
+        for k in (
+            "acceptance",
+            "llr_clip",
+            "grad_clip",
+            "mmd",
+            "bandwidth",
+            "mean_error",
+            "cov_error",
+            "cpu_seconds",
+            "batch_variance_rejections",
+        )
+    }
     kept = []
     if reference is not None:  # the reference's moments, once per job
         ref_mean, ref_cov = reference.mean(axis=0), np.atleast_2d(np.cov(reference, rowvar=False))
     for i, start in enumerate(starts):
-        chain = run_algorithm(problem, start, iterations, algo, hyper, rng_for(seed, STUDY, setting, i, "sample"),
-                              hmc_gradients=hmc_gradients)
+        chain = run_algorithm(
+            problem,
+            start,
+            iterations,
+            algo,
+            hyper,
+            rng_for(seed, STUDY, setting, i, "sample"),
+            hmc_gradients=hmc_gradients,
+        )
         x = chain.kept
         kept.append(x)
         rows["acceptance"].append(chain.info.acceptance)
         rows["llr_clip"].append(chain.info.extra["llr_clip_fraction"])
         rows["grad_clip"].append(chain.info.extra.get("grad_clip_fraction", 0.0))
         rows["cpu_seconds"].append(chain.info.cpu_seconds)
-        rows["batch_variance_rejections"].append(chain.info.extra.get("batch_variance_rejections", 0))
+        rows["batch_variance_rejections"].append(
+            chain.info.extra.get("batch_variance_rejections", 0)
+        )
         if reference is None:  # circle: distance of the kept mean from the true mean (0, 0)
             rows["mean_error"].append(float(np.linalg.norm(x.mean(axis=0) - problem.theta_true)))
             for k in ("mmd", "bandwidth", "cov_error"):  # undefined without a reference sample
                 rows[k].append(0.0)
         else:
-            errors = sample_errors(x, reference, ref_mean, ref_cov, mmd_bandwidth_pairs,
-                                   rng_for(seed, STUDY, setting, i, "mmd"))
+            errors = sample_errors(
+                x,
+                reference,
+                ref_mean,
+                ref_cov,
+                mmd_bandwidth_pairs,
+                rng_for(seed, STUDY, setting, i, "mmd"),
+            )
             for k, v in errors.items():
                 rows[k].append(v)
-        log.info("%s chain %d: acceptance %.3f, clipped %.4f, %s %.4f, %.2f s", setting, i, chain.info.acceptance,
-                 rows["llr_clip"][-1], "MMD" if reference is not None else "mean error",
-                 rows["mmd"][-1] if reference is not None else rows["mean_error"][-1], chain.info.cpu_seconds)
+        log.info(
+            "%s chain %d: acceptance %.3f, clipped %.4f, %s %.4f, %.2f s",
+            setting,
+            i,
+            chain.info.acceptance,
+            rows["llr_clip"][-1],
+            "MMD" if reference is not None else "mean error",
+            rows["mmd"][-1] if reference is not None else rows["mean_error"][-1],
+            chain.info.cpu_seconds,
+        )
     draws = np.stack(kept)  # (chains, kept, d)
-    save_npz(output.chains, iterations=np.int64(iterations), delta=np.float64(delta),
-             rhat=split_rhat(draws), ess=bulk_ess(draws), has_reference=np.bool_(reference is not None),
-             **{k: np.asarray(v, float) for k, v in rows.items()})
+    save_npz(
+        output.chains,
+        iterations=np.int64(iterations),
+        delta=np.float64(delta),
+        rhat=split_rhat(draws),
+        ess=bulk_ess(draws),
+        has_reference=np.bool_(reference is not None),
+        **{k: np.asarray(v, float) for k, v in rows.items()},
+    )
 
 
-def accountant_curves(input, output, n: int, delta: float, epsilon_min: float, epsilon_max: float, points: int,
-                      penalty: dict, minibatch: dict, hmc: dict, hmc_gradients: str) -> None:
+def accountant_curves(
+    input,
+    output,
+    n: int,
+    delta: float,
+    epsilon_min: float,
+    epsilon_max: float,
+    points: int,
+    penalty: dict,
+    minibatch: dict,
+    hmc: dict,
+    hmc_gradients: str,
+) -> None:
     """Fig 6.1: iteration counts vs epsilon with the loose (zCDP / RDP) and tight (PLD)
     accountants of DP penalty, minibatch DP penalty and DP HMC."""
     eps = np.linspace(epsilon_min, epsilon_max, points)
     B, tau_mb = int(minibatch["batch_size"]), float(minibatch["tau_variance_multiplier"])
     curves = {
-        "penalty_zcdp": [accounting.zcdp_iteration_count("dpps", penalty, n, e, delta) for e in eps],
+        "penalty_zcdp": [
+            accounting.zcdp_iteration_count("dpps", penalty, n, e, delta) for e in eps
+        ],
         "penalty_pld": [accounting.iteration_count("dpps", penalty, n, e, delta) for e in eps],
         "minibatch_rdp": [accounting.minibatch_rdp_iterations(e, delta, tau_mb, B, n) for e in eps],
         "minibatch_pld": [accounting.iteration_count("mdpps", minibatch, n, e, delta) for e in eps],
-        "hmc_zcdp": [accounting.zcdp_iteration_count("hmc", hmc, n, e, delta, hmc_variant=hmc_gradients) for e in eps],
-        "hmc_pld": [accounting.iteration_count("hmc", hmc, n, e, delta, hmc_variant=hmc_gradients) for e in eps],
+        "hmc_zcdp": [
+            accounting.zcdp_iteration_count("hmc", hmc, n, e, delta, hmc_variant=hmc_gradients)
+            for e in eps
+        ],
+        "hmc_pld": [
+            accounting.iteration_count("hmc", hmc, n, e, delta, hmc_variant=hmc_gradients)
+            for e in eps
+        ],
     }
     for k, v in curves.items():
         log.info("%s at epsilon %.3g: %d", k, eps[-1], v[-1])
     save_npz(output.curves, epsilons=eps, **{k: np.asarray(v, np.int64) for k, v in curves.items()})
 
 
-def hmc_trajectory(input, output, seed: int, spec: dict, hyper: dict, epsilon: float, delta_factor: float,
-                   steps: int, iteration: int, hmc_gradients: str) -> None:
+def hmc_trajectory(
+    input,
+    output,
+    seed: int,
+    spec: dict,
+    hyper: dict,
+    epsilon: float,
+    delta_factor: float,
+    steps: int,
+    iteration: int,
+    hmc_gradients: str,
+) -> None:
     """Fig 4.1: DP HMC on the circle with L = ``steps``, its leapfrog path at ``iteration``.
 
     The first ``iteration + 1`` iterations are run: a longer chain has the same first iterations.
     The accountant's count for the whole chain is stored for the caption."""
     problem = problem_of(seed, "circle", spec)
     hyper = dict(hyper, L=int(steps))
-    total = accounting.iteration_count("hmc", hyper, problem.n, float(epsilon), delta_factor / problem.n,
-                                       hmc_variant=hmc_gradients)
+    total = accounting.iteration_count(
+        "hmc", hyper, problem.n, float(epsilon), delta_factor / problem.n, hmc_variant=hmc_gradients
+    )
     if iteration >= total:
-        raise ValueError(f"fig4_1.iteration {iteration} is beyond the {total} iterations the budget allows")
+        raise ValueError(
+            f"fig4_1.iteration {iteration} is beyond the {total} iterations the budget allows"
+        )
     start = np.asarray(problem.start_centre, float)
-    chain = run_hmc(problem, start, iteration + 1, _with_gradients(hyper, hmc_gradients),
-                    rng_for(seed, STUDY, "fig4_1", 0, "sample"), record_trajectory=True)
+    chain = run_hmc(
+        problem,
+        start,
+        iteration + 1,
+        _with_gradients(hyper, hmc_gradients),
+        rng_for(seed, STUDY, "fig4_1", 0, "sample"),
+        record_trajectory=True,
+    )
     path = chain.info.traces["trajectory"][iteration]
-    mode = float(log_posterior(problem, np.array([[math.sqrt(float(problem.data.mean(dtype=np.float64))), 0.0]]))[0])
-    save_npz(output.trajectory, trajectory=path, total_iterations=np.int64(total),
-             path_logp=log_posterior(problem, path) - mode,  # log density relative to the ring's crest
-             **contour_grid(problem, np.array([-5.0, -5.0]), np.array([5.0, 5.0]), size=100))  # as the thesis
+    mode = float(
+        log_posterior(
+            problem, np.array([[math.sqrt(float(problem.data.mean(dtype=np.float64))), 0.0]])
+        )[0]
+    )
+    save_npz(
+        output.trajectory,
+        trajectory=path,
+        total_iterations=np.int64(total),
+        path_logp=log_posterior(problem, path) - mode,  # log density relative to the ring's crest
+        **contour_grid(problem, np.array([-5.0, -5.0]), np.array([5.0, 5.0]), size=100),
+    )  # as the thesis

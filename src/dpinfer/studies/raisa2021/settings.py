@@ -12,14 +12,37 @@ from collections.abc import Mapping
 
 import yaml
 
-__all__ = ["ALGORITHMS", "CLIPPING_ALGORITHMS", "load_params", "hyperparameters", "model_spec", "author_iterations",
-           "chain_setting", "hmc_variant", "runs", "clipping_spec", "clipping_hyper"]
+__all__ = [
+    "ALGORITHMS",
+    "CLIPPING_ALGORITHMS",
+    "load_params",
+    "hyperparameters",
+    "model_spec",
+    "author_iterations",
+    "chain_setting",
+    "hmc_variant",
+    "runs",
+    "clipping_spec",
+    "clipping_hyper",
+]
 
 ALGORITHMS = ("dpps", "dppa", "hmc", "mdpps", "mdppa", "barker")
 CLIPPING_ALGORITHMS = ("rwmh", "hmc")  # the non-DP samplers of the clipping study (Fig 6.2)
 VERSIONS = ("seed", "head")
-_SPEC_KEYS = ("label", "family", "dim", "n", "n0", "temperature", "a", "likelihood_variance",
-              "likelihood_cov", "theta_true", "start_centre", "start_sd_seed_text")
+_SPEC_KEYS = (
+    "label",
+    "family",
+    "dim",
+    "n",
+    "n0",
+    "temperature",
+    "a",
+    "likelihood_variance",
+    "likelihood_cov",
+    "theta_true",
+    "start_centre",
+    "start_sd_seed_text",
+)
 
 
 def load_params(path) -> dict:
@@ -31,7 +54,9 @@ def _model(params: Mapping, model: str) -> Mapping:
     try:
         return params["models"][model]
     except KeyError:
-        raise ValueError(f"model {model!r} is not in the params file; known: {sorted(params['models'])}") from None
+        raise ValueError(
+            f"model {model!r} is not in the params file; known: {sorted(params['models'])}"
+        ) from None
 
 
 def hyperparameters(params: Mapping, model: str, algo: str, version: str) -> dict:
@@ -54,16 +79,22 @@ def model_spec(params: Mapping, model: str, data_fraction: float = 1.0) -> dict:
     spec = {k: entry[k] for k in _SPEC_KEYS if k in entry}
     # Table 5.1's prior variance; the correlated Gauss stores it under a longer key because the
     # author's sampler used another value (a bug we do not copy: docs/deviations.md)
-    spec["prior_variance"] = entry.get("prior_variance", entry.get("prior_variance_table_and_reference"))
+    spec["prior_variance"] = entry.get(
+        "prior_variance", entry.get("prior_variance_table_and_reference")
+    )
     spec["n"] = max(20, int(round(int(entry["n"]) * float(data_fraction))))
     if entry.get("n0") is not None:  # tempering T = n0 / n (Table 5.1), also when n is scaled
         spec["temperature"] = float(entry["n0"]) / spec["n"]
     return spec
 
 
-def author_iterations(params: Mapping, model: str, algo: str, epsilon: float, version: str) -> int | None:
+def author_iterations(
+    params: Mapping, model: str, algo: str, epsilon: float, version: str
+) -> int | None:
     """The author's iteration count for one setting (None when the params file has none)."""
-    table = _model(params, model).get("iterations_seed_version" if version == "seed" else "iterations_head", {})
+    table = _model(params, model).get(
+        "iterations_seed_version" if version == "seed" else "iterations_head", {}
+    )
     for eps, k in (table.get(algo) or {}).items():
         if abs(float(eps) - float(epsilon)) < 1e-12:
             return int(k)
@@ -98,8 +129,12 @@ def clipping_spec(params: Mapping, dim: int, n: int, data_fraction: float = 1.0)
     rows (the author's scripts: 1e5 for both dimensions, while the DP easy-10d has 2e5), n scaled
     by ``data_fraction``."""
     spec = model_spec(params, "easy-2d", data_fraction)
-    spec.update(dim=int(dim), n=max(20, int(round(n * float(data_fraction)))),
-                theta_true=[0.0, 3.0] + [0.0] * (int(dim) - 2), label=f"flat banana, d = {dim} (clipping study)")
+    spec.update(
+        dim=int(dim),
+        n=max(20, int(round(n * float(data_fraction)))),
+        theta_true=[0.0, 3.0] + [0.0] * (int(dim) - 2),
+        label=f"flat banana, d = {dim} (clipping study)",
+    )
     return spec
 
 
@@ -107,7 +142,9 @@ def clipping_hyper(params: Mapping, algo: str, dim: int) -> dict:
     """RWMH (3000 iterations, proposal sd) or HMC (500 iterations, exact gradients) of the
     clipping study for one dimension, as the author's scripts set them."""
     if algo not in CLIPPING_ALGORITHMS:
-        raise ValueError(f"clipping-study algorithm must be one of {CLIPPING_ALGORITHMS}, got {algo!r}")
+        raise ValueError(
+            f"clipping-study algorithm must be one of {CLIPPING_ALGORITHMS}, got {algo!r}"
+        )
     entry = _clipping(params)[algo]
     out = {"iterations": int(entry["iterations"])}
     if algo == "rwmh":

@@ -20,7 +20,9 @@ def setting_key(model: str, algo: str, epsilon: float) -> str:
     return f"{model}|{algo}|{float(epsilon)!r}"
 
 
-def summarise(input, output, settings: list, models: list, health: dict, delta_factor: float, version: str) -> None:
+def summarise(
+    input, output, settings: list, models: list, health: dict, delta_factor: float, version: str
+) -> None:
     """Gather the chain files: per setting the per-chain metrics (npz, for the figures and
     claims) and one table row of medians, the iteration count beside the author's (the thesis
     text's code state: printed only at its n, delta and hyperparameters,
@@ -36,24 +38,42 @@ def summarise(input, output, settings: list, models: list, health: dict, delta_f
         for k in PER_CHAIN + ("rhat", "ess"):
             rec[f"{key}/{k}"] = d[k]
         rec[f"{key}/iterations"] = d["iterations"]
-        flagged = bool(np.any(unconverged(d["rhat"], d["ess"], max_rhat=health["max_rhat"], min_ess=health["min_ess"])))
+        flagged = bool(
+            np.any(
+                unconverged(
+                    d["rhat"], d["ess"], max_rhat=health["max_rhat"], min_ess=health["min_ess"]
+                )
+            )
+        )
         has_ref = bool(d["has_reference"])
         rec[f"{key}/flagged"] = np.bool_(flagged)
         if s["author_iterations"] is not None:
             rec[f"{key}/author_iterations"] = np.int64(s["author_iterations"])
-        rows.append({
-            "model": s["model"], "algorithm": s["algo"], "epsilon": s["epsilon"],
-            "iterations": int(d["iterations"]),
-            "author iterations": ("" if s["author_iterations"] is None else "n/a" if s["model"] in differ
-                                  else int(s["author_iterations"])),
-            "median acceptance": float(np.median(d["acceptance"])),
-            "median llr clipped": float(np.median(d["llr_clip"])),
-            "median grad clipped": float(np.median(d["grad_clip"])) if s["algo"] == "hmc" else "",
-            "median MMD": float(np.median(d["mmd"])) if has_ref else "",
-            "median mean error": float(np.median(d["mean_error"])),
-            "max R-hat": _finite_or_note(d["rhat"].max()), "min bulk ESS": _finite_or_note(d["ess"].min()),
-            "flagged": flagged,
-        })
+        rows.append(
+            {
+                "model": s["model"],
+                "algorithm": s["algo"],
+                "epsilon": s["epsilon"],
+                "iterations": int(d["iterations"]),
+                "author iterations": (
+                    ""
+                    if s["author_iterations"] is None
+                    else "n/a"
+                    if s["model"] in differ
+                    else int(s["author_iterations"])
+                ),
+                "median acceptance": float(np.median(d["acceptance"])),
+                "median llr clipped": float(np.median(d["llr_clip"])),
+                "median grad clipped": float(np.median(d["grad_clip"]))
+                if s["algo"] == "hmc"
+                else "",
+                "median MMD": float(np.median(d["mmd"])) if has_ref else "",
+                "median mean error": float(np.median(d["mean_error"])),
+                "max R-hat": _finite_or_note(d["rhat"].max()),
+                "min bulk ESS": _finite_or_note(d["ess"].min()),
+                "flagged": flagged,
+            }
+        )
     for m in models:
         ref = load_npz(next(f for f in input.references if f.endswith(f"/{m}.npz")))
         if "baseline_mmd" in ref:
@@ -61,19 +81,33 @@ def summarise(input, output, settings: list, models: list, health: dict, delta_f
     rec["keys"] = np.array([setting_key(s["model"], s["algo"], s["epsilon"]) for s in settings])
     save_npz(output.summary, **rec)
     n_flag = sum(r["flagged"] for r in rows)
-    log.info("%d settings, %d flagged by R-hat > %.3g or bulk ESS < %g", len(rows), n_flag,
-             health["max_rhat"], health["min_ess"])
-    write_table(output.csv, output.md, rows, list(rows[0]), digits=4,
-                title="raisa2021: chains per (model, algorithm, epsilon) (intermediate)",
-                notes="Medians over the chains of a setting; the second half of each chain is kept. "
-                      "R-hat (rank-normalised split) and bulk ESS are computed over all chains of a "
-                      f"setting, which start at different points; 'flagged' = R-hat > {health['max_rhat']} "
-                      f"or ESS < {health['min_ess']} for some coordinate. The thesis reports neither: "
-                      "a chain of a biased (clipped) or slowly mixing sampler is flagged, not hidden. "
-                      "Author iterations: the author's counts for the thesis text's hyperparameters (code "
-                      "state 9c834d7, FACTS.md 5)"
-                      + ("." if not differ else "; n/a where this run's setting is another: "
-                         + "; ".join(differ.values()) + "."))
+    log.info(
+        "%d settings, %d flagged by R-hat > %.3g or bulk ESS < %g",
+        len(rows),
+        n_flag,
+        health["max_rhat"],
+        health["min_ess"],
+    )
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        list(rows[0]),
+        digits=4,
+        title="raisa2021: chains per (model, algorithm, epsilon) (intermediate)",
+        notes="Medians over the chains of a setting; the second half of each chain is kept. "
+        "R-hat (rank-normalised split) and bulk ESS are computed over all chains of a "
+        f"setting, which start at different points; 'flagged' = R-hat > {health['max_rhat']} "
+        f"or ESS < {health['min_ess']} for some coordinate. The thesis reports neither: "
+        "a chain of a biased (clipped) or slowly mixing sampler is flagged, not hidden. "
+        "Author iterations: the author's counts for the thesis text's hyperparameters (code "
+        "state 9c834d7, FACTS.md 5)"
+        + (
+            "."
+            if not differ
+            else "; n/a where this run's setting is another: " + "; ".join(differ.values()) + "."
+        ),
+    )
 
 
 def tab5_1(input, output, models: list, specs: dict, start_rule: str) -> None:
@@ -90,13 +124,18 @@ def tab5_1(input, output, models: list, specs: dict, start_rule: str) -> None:
             row[f"{col} (thesis)"] = _g(paper[col])
         row["same as thesis"] = all(x.same for x in at.values())
         rows.append(row)
-    write_table(output.csv, output.md, rows, list(rows[0]),
-                title="Table 5.1: model parameters (ours beside the thesis)",
-                notes="n0 sets the tempering T = n0 / n (blank: T = 1); start deviation is the sd of the "
-                      "random starting points (start_rule: start_sd"
-                      + ("" if start_rule == "start_sd" else f"; this run: {start_rule}")
-                      + "); sigma_0^2 is the prior variance (blank: flat prior). Ours are read from "
-                      "config/data/raisa2021/params.yaml.")
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        list(rows[0]),
+        title="Table 5.1: model parameters (ours beside the thesis)",
+        notes="n0 sets the tempering T = n0 / n (blank: T = 1); start deviation is the sd of the "
+        "random starting points (start_rule: start_sd"
+        + ("" if start_rule == "start_sd" else f"; this run: {start_rule}")
+        + "); sigma_0^2 is the prior variance (blank: flat prior). Ours are read from "
+        "config/data/raisa2021/params.yaml.",
+    )
 
 
 def _finite_or_note(value):
