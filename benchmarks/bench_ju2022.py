@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from dpinfer.mechanisms import Laplace  # noqa: E402
 from dpinfer.models import gaussian_linreg, naive_bayes  # noqa: E402
 from dpinfer.samplers.data_augmentation import run_linreg, run_loglinear  # noqa: E402
-from dpinfer.studies.ju2022.paper import PAPER_SECONDS  # noqa: E402
+from dpinfer.studies.ju2022.paper_values import PAPER_SECONDS  # noqa: E402
 
 DATA = ROOT / "config" / "data" / "ju2022"
 ITER = 10_000

@@ -1,7 +1,7 @@
 """What ju2022 prints and claims, and the step that checks it against our runs.
 
-Constants: every number the paper (main text, supplement S-5 and S-6) prints for the unit's
-targets, plus the authors' R code re-measured (FACTS.md) for the runtime table.
+The paper's numbers and settings are in :mod:`.paper_values` (with the authors' R code
+re-measured, FACTS.md, for the runtime table).
 
 :func:`claims` turns each printed number and each qualitative statement around the targets into
 a computed :class:`~dpinfer.studies.scorecard.Claim`:
@@ -29,103 +29,32 @@ import numpy as np
 
 from ...grid import fmt_eps
 from ...io import load_npz
-from ..scorecard import Claim, Setting, setting, write_claims
-
-# ----------------------------------------------------------------------------- printed numbers
-PAPER_EPSILONS = [0.1, 0.3, 1.0, 3.0, 10.0]
-PAPER_ITERATIONS = 10_000  # sweeps per chain, the first half burn-in (Sec. 4, S-5)
-PAPER_BURNIN = 5_000
-PAPER_LEVEL = 0.9  # central credible intervals of Table 1 and supplement Table 1
-PAPER_REPLICATES = 100
-PAPER_N_RECORDS = 100  # records per confidential data set (both models)
-# the model settings the paper prints (Sec. 4 and S-5): mechanism sensitivity and prior
-PAPER_MODEL = {
-    "loglinear": {"mechanism": "laplace", "sensitivity": 10, "prior_concentration": 2.0},
-    "linreg": {"mechanism": "laplace", "sensitivity": 13, "clamp": [-10.0, 10.0], "prior_sd": 2.0},
-}
-# Table 1 (log-linear, p_1..p_5) and the supplement's Table 1 (regression, beta_0..beta_2):
-# "truth" is the header row, then coverage per epsilon.
-PAPER_COVERAGE = {
-    "loglinear": {
-        "truth": [0.097, 0.148, 0.145, 0.446, 0.163],
-        0.1: [1, 1, 1, 0.36, 1],
-        0.3: [0.97, 1, 1, 0.59, 1],
-        1.0: [0.94, 0.99, 0.97, 0.83, 0.98],
-        3.0: [0.95, 0.91, 0.97, 0.89, 0.93],
-        10.0: [0.92, 0.88, 0.94, 0.92, 0.90],
-    },
-    "linreg": {
-        "truth": [-1.79, -2.89, -0.66],
-        0.1: [0.99, 0.60, 0.99],
-        0.3: [1, 0.66, 0.94],
-        1.0: [1, 0.84, 0.80],
-        3.0: [1, 0.84, 0.75],
-        10.0: [0.93, 0.87, 0.85],
-    },
-}
-# decimals printed in the headers of the two tables
-PAPER_TRUTH_DECIMALS = {"loglinear": 3, "linreg": 2}
-# Sec. S-6: R on a pair of 64-core AMD Epyc 7662, seconds per 10,000-iteration chain
-PAPER_SECONDS = {"loglinear": 404.0, "linreg": 330.0}
-# The authors' R code re-measured on a 2-core machine (FACTS.md Sec. 6), CPU s per 10,000 sweeps.
-AUTHORS_R_2CORE_SECONDS = {"loglinear": (231.0, 306.0), "linreg": (132.0, 140.0)}
-
-TABLE_OF = {"loglinear": "tab1", "linreg": "tabS1"}
-MEANS_FIGURE_OF = {"loglinear": "fig1a", "linreg": "fig2"}
-ACCEPTANCE_FIGURE_OF = {"loglinear": "fig1b", "linreg": "figS1"}
-
-# headings of docs/deviations.md (GitHub anchors) that explain a difference
-DEV_RUNTIME = "runtime-compiled-kernels-on-another-machine"
-DEV_MIXING = "mixing-of-the-regression-chain-fig2-tabs1-kept-as-in-the-paper"
-DEV_CONVERGENCE = "convergence-diagnostics-of-the-ju2022-chains"
-
-
-# ----------------------------------------------------------------------------- settings
-def paper_settings(
-    model: str,
-    summary: dict,
-    *,
-    level: float,
-    burnin: int,
-    model_cfg: dict,
-    n_records: int | None = None,
-) -> dict[str, Setting]:
-    """The paper's settings beside this run's, by kind: ``cell`` (what one coverage cell or
-    posterior mean refers to: level, chain length, replicates, N, mechanism, prior), ``chain``
-    (chain length, mechanism, prior: what a chain's acceptance and mixing refer to) and
-    ``grid`` (the epsilon grid a statement over "every epsilon" refers to)."""
-    R = int(summary["post_mean"].shape[1])
-    chain = [
-        setting("sweeps per chain", PAPER_ITERATIONS, int(summary["iterations"])),
-        setting("burn-in sweeps", PAPER_BURNIN, int(burnin)),
-    ]
-    chain += [
-        setting(key.replace("_", " "), value, model_cfg.get(key))
-        for key, value in PAPER_MODEL[model].items()
-    ]
-    cell = chain + [setting("replicates per epsilon", PAPER_REPLICATES, R, at_least=True)]
-    if n_records is not None:
-        cell.append(setting("records per data set", PAPER_N_RECORDS, int(n_records)))
-    level_setting = setting("credible level", PAPER_LEVEL, float(level))
-    grid = setting("epsilon grid", PAPER_EPSILONS, [float(e) for e in summary["epsilons"]])
-    return {
-        "chain": tuple(chain),
-        "cell": tuple(cell),
-        "interval": tuple([level_setting] + cell),
-        "grid": (grid,),
-    }
-
-
-def cell_is_at_paper_setting(model: str, summary: dict, **run) -> bool:
-    """Whether a coverage cell of this run is computed at the paper's setting (tables print the
-    paper's value beside it only then)."""
-    return all(s.same for s in paper_settings(model, summary, **run)["interval"])
+from ..scorecard import Claim, setting, write_claims
+from .paper_values import (
+    ACCEPTANCE_FIGURE_OF,
+    DEV_CONVERGENCE,
+    DEV_MIXING,
+    DEV_RUNTIME,
+    MEANS_FIGURE_OF,
+    PAPER_COVERAGE,
+    PAPER_EPSILONS,
+    PAPER_REPLICATES,
+    PAPER_SECONDS,
+    PAPER_TRUTH_DECIMALS,
+    TABLE_OF,
+    paper_settings,
+)
+from .summarise import (
+    coverage_rows,
+    degenerate_chains,
+    param_labels,
+    seconds_per_chain,
+    unconverged_chains,
+)
 
 
 # ----------------------------------------------------------------------------- tables
 def _coverage_claims(summary: dict, model: str, level: float, at: dict) -> list[Claim]:
-    from .summarise import coverage_rows, param_labels  # summarise imports this module's constants
-
     target = TABLE_OF[model]
     rows = coverage_rows(summary, model, level)
     ours = {(float(r["epsilon"]), r["parameter"]): r for r in rows}
@@ -371,8 +300,6 @@ def _posterior_mean_claims(summary: dict, model: str, at: dict) -> list[Claim]:
 
 # ----------------------------------------------------------------------------- runtime
 def _runtime_claims(summaries: dict) -> list[Claim]:
-    from .summarise import seconds_per_chain
-
     out = []
     for model, name in (("loglinear", "log-linear"), ("linreg", "linear regression")):
         ours = seconds_per_chain(summaries[model])
@@ -397,11 +324,6 @@ def _health_claims(summaries: dict, health: dict, at: dict) -> list[Claim]:
     """The paper's chains mix (its figures and tables summarise them as posteriors): per
     experiment, every chain passes split-chain R-hat and bulk ESS, and none is degenerate (mean
     acceptance or minimum ESS collapsed)."""
-    from .summarise import (  # summarise imports this module's constants
-        degenerate_chains,
-        unconverged_chains,
-    )
-
     out = []
     for name, summary in summaries.items():
         where = at[name]["cell"] + at[name]["grid"]

@@ -21,7 +21,7 @@ import numpy as np
 from ... import diagnostics
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_csv, write_markdown, write_table
-from .paper import (
+from .paper_values import (
     AUTHORS_R_2CORE_SECONDS,
     PAPER_COVERAGE,
     PAPER_REPLICATES,
@@ -93,7 +93,7 @@ def coverage_rows(
     """One row per (epsilon, parameter): our coverage, its SE, the paper's, and their gap in SEs
     of the difference (binomial SEs of both, the paper's from its 100 replicates). The paper's
     value is left out (None) unless ``at_paper_setting``: it refers to the paper's level, chain
-    length, replicates and model (:func:`.paper.cell_is_at_paper_setting`)."""
+    length, replicates and model (:func:`.paper_values.cell_is_at_paper_setting`)."""
     hits = interval_hits(summary, level)  # (E, R, D)
     eps = summary["epsilons"]
     R = hits.shape[1]
