@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from dpinfer.models import dp_mcmc as M  # noqa: E402
-from dpinfer.samplers.dp_barker import load_vcorr  # noqa: E402
+from dpinfer.models.barker_correction import load_vcorr  # noqa: E402
 from dpinfer.samplers.dp_hmc import run_dp_hmc  # noqa: E402
 from dpinfer.samplers.dp_penalty import run_dp_penalty  # noqa: E402
 from dpinfer.samplers.registry import sampler  # noqa: E402

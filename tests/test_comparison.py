@@ -15,13 +15,14 @@ from scipy import integrate, stats
 
 from dpinfer.io import load_npz
 from dpinfer.mechanisms import Laplace
+from dpinfer.methods import stream_stage
 from dpinfer.models.private_binomial import (
     exact_cdf,
     exact_draws,
     exact_moments,
     mixture_weights,
 )
-from dpinfer.samplers.pooled import run_pooled, stream_stage
+from dpinfer.samplers.pooled import run_pooled
 from dpinfer.samplers.record_wise_binomial import run_record_wise_binomial
 from dpinfer.studies.comparison.paper import exact_mean_error_bound
 from dpinfer.studies.comparison.run import run_chunk

@@ -13,14 +13,13 @@ import pytest
 from scipy import stats
 
 from dpinfer.models import dp_mcmc
-from dpinfer.models.dp_mcmc_batch import clipped_llr_batch, draw_batch
-from dpinfer.samplers.dp_barker import (
+from dpinfer.models.barker_correction import (
     acceptance_probability,
-    barker_accepts,
     correction_density_error,
     load_vcorr,
-    run_dp_barker,
 )
+from dpinfer.models.dp_mcmc_batch import clipped_llr_batch, draw_batch
+from dpinfer.samplers.dp_barker import barker_accepts, run_dp_barker
 from dpinfer.samplers.dp_hmc import run_dp_hmc
 from dpinfer.samplers.dp_minibatch import minibatch_sensitivity, run_minibatch_penalty
 from dpinfer.samplers.dp_penalty import run_dp_penalty

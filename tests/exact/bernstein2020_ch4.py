@@ -303,16 +303,16 @@ def non_private_exponential() -> ExactCase:
 
 
 CASES = {
-    ("binomial", "noise_aware_gibbs"): binomial_gibbs,
+    ("binomial", "gibbs"): binomial_gibbs,
     ("binomial", "naive"): naive_binomial,
     ("binomial", "non_private"): non_private_binomial,
     ("binomial", "ops"): ops_binomial,
     ("binomial", "record_wise"): binomial_record_wise,
     ("binomial", "exact"): binomial_exact,
-    ("multinomial", "noise_aware_gibbs"): multinomial_gibbs,
+    ("multinomial", "gibbs"): multinomial_gibbs,
     ("multinomial", "naive"): naive_multinomial,
     ("multinomial", "non_private"): non_private_multinomial,
-    ("truncated_exponential", "noise_aware_gibbs"): truncated_exponential_gibbs,
-    ("truncated_exponential", "naive"): naive_exponential,
-    ("truncated_exponential", "non_private"): non_private_exponential,
+    ("exponential", "gibbs"): truncated_exponential_gibbs,
+    ("exponential", "naive"): naive_exponential,
+    ("exponential", "non_private"): non_private_exponential,
 }

@@ -1,9 +1,9 @@
 """Exact targets of the ju2022 samplers (Algorithm 1).
 
-- ``("naive_bayes_loglinear", "privacy_aware_gibbs")``: a tiny log-linear problem (K = J = I = 2,
+- ``("loglinear", "record_wise")``: a tiny log-linear problem (K = J = I = 2,
   N = 3) whose private posterior E[p | s_dp] and sd(p | s_dp) are computed by enumerating every
   confidential data set, at two noise scales.
-- ``("clamped_linreg", "privacy_aware_gibbs")``: one record, nothing clamped and a vanishing noise
+- ``("linreg", "record_wise")``: one record, nothing clamped and a vanishing noise
   scale, so beta | s_dp is the conjugate posterior given the record (supplement S-5), up to an
   O(noise) slack.
 """
@@ -125,6 +125,6 @@ def linreg_case() -> ExactCase:
 
 
 CASES = {
-    ("naive_bayes_loglinear", "privacy_aware_gibbs"): loglinear_cases,
-    ("clamped_linreg", "privacy_aware_gibbs"): linreg_case,
+    ("loglinear", "record_wise"): loglinear_cases,
+    ("linreg", "record_wise"): linreg_case,
 }

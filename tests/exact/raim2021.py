@@ -4,9 +4,9 @@ Both are checked against the posterior of (beta_1, beta_2, sigma^2) given noise-
 quadrature over sigma^2 with beta integrated exactly
 (:func:`dpinfer.models.lognormal_regression.exact_posterior_moments`):
 
-- ``("lognormal_regression", "non_private")``: Algorithm 4 on the confidential data; means
+- ``("lognormal_regression", "alg4_noise_free")``: Algorithm 4 on the confidential data; means
   and sds.
-- ``("lognormal_regression", "noise_aware_gibbs")``: Algorithm 2 with both noises negligible
+- ``("lognormal_regression", "alg2_noisy")``: Algorithm 2 with both noises negligible
   (rho = 0.9999, lambda = 1e-6), so every direct-sampler step runs on near-degenerate
   conditionals and the posterior is the noise-free one up to an O(noise) slack.
 
@@ -58,6 +58,6 @@ def noise_aware_gibbs() -> ExactCase:
 
 
 CASES = {
-    (MODEL, "non_private"): non_private,
-    (MODEL, "noise_aware_gibbs"): noise_aware_gibbs,
+    (MODEL, "alg4_noise_free"): non_private,
+    (MODEL, "alg2_noisy"): noise_aware_gibbs,
 }

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from dpinfer.models import dp_mcmc
-from dpinfer.samplers.dp_barker import load_vcorr
+from dpinfer.models.barker_correction import load_vcorr
 from dpinfer.samplers.registry import sampler
 
 from ..harness import ExactCase
@@ -149,6 +149,19 @@ def _batch_case(algo: str, hyper: dict, seed: int) -> ExactCase:
     return _case(algo, hyper, 300_000, seed, identical_rows(), identical_moments)
 
 
+def _clipping_case(algo: str, hyper: dict, iterations: int, seed: int) -> ExactCase:
+    """The clipping study's non-DP samplers with a bound no ratio reaches: exact MH and HMC."""
+    problem = small_banana()
+    hyper = dict(hyper, clip_bound=1e6, clip_rule="euclidean")
+    chain = sampler("dp_mcmc", algo)(
+        problem, problem.theta_true, iterations, hyper, np.random.default_rng(seed)
+    )
+    assert all(v == 0 for v in chain.info.clipped.values()), chain.info.clipped
+    assert 0.05 < chain.info.acceptance < 0.99, chain.info.acceptance
+    mean, sd = exact_moments()
+    return ExactCase(chain.kept, mean, sd)
+
+
 CASES = {
     ("dp_mcmc", "dpps"): lambda: _case("dpps", penalty_hyper(False), 400_000, 21),
     ("dp_mcmc", "dppa"): lambda: _case("dppa", penalty_hyper(True), 400_000, 21),
@@ -159,4 +172,10 @@ CASES = {
     ("dp_mcmc", "mdpps"): lambda: _batch_case("mdpps", minibatch_hyper(False), 23),
     ("dp_mcmc", "mdppa"): lambda: _batch_case("mdppa", minibatch_hyper(True), 23),
     ("dp_mcmc", "barker"): lambda: _batch_case("barker", barker_hyper(), 24),
+    ("dp_mcmc", "rwmh_nondp"): lambda: _clipping_case(
+        "rwmh_nondp", {"prop_sd": exact_moments()[1]}, 300_000, 25
+    ),
+    ("dp_mcmc", "hmc_nondp"): lambda: _clipping_case(
+        "hmc_nondp", {"L": 2, "eta": 0.3, "mass_diag": 1.0}, 100_000, 26
+    ),
 }

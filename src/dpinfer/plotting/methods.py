@@ -1,4 +1,4 @@
-"""Every method's look, in one place: colour, marker, line style and display label.
+"""Every method's look: colour, marker, line style and display label (from :mod:`dpinfer.methods`).
 
 Every figure of every study draws a method through :func:`method_style`, so a method looks the
 same wherever it appears (Naive is always vermillion squares, Non-Private always black crosses).
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..methods import METHODS, PALETTE
+
 __all__ = [
     "PALETTE",
     "MethodStyle",
@@ -20,24 +22,6 @@ __all__ = [
     "method_label",
     "method_color",
 ]
-
-# seaborn's "colorblind" palette, written out so that a figure job need not import seaborn (two
-# seconds per job); tests/test_figures.py checks it against seaborn. In order: blue, orange,
-# green, vermillion, purple, brown, pink, grey, yellow, sky blue.
-PALETTE = (
-    "#0173b2",
-    "#de8f05",
-    "#029e73",
-    "#d55e00",
-    "#cc78bc",
-    "#ca9161",
-    "#fbafe4",
-    "#949494",
-    "#ece133",
-    "#56b4e9",
-)
-BLUE, ORANGE, GREEN, VERMILLION, PURPLE, BROWN, PINK, GREY, YELLOW, SKY = PALETTE
-BLACK = "#000000"
 
 
 @dataclass(frozen=True)
@@ -48,41 +32,9 @@ class MethodStyle:
     linestyle: str | tuple
 
 
+# every method's look, from the one method table (dpinfer.methods.METHODS)
 METHOD_STYLES: dict[str, MethodStyle] = {
-    # references and plug-ins, shared by every study
-    "non_private": MethodStyle("Non-Private", BLACK, "x", ":"),
-    "naive": MethodStyle("Naive", VERMILLION, "s", "--"),
-    # exact posterior draws (the comparison study's binomial problem)
-    "exact": MethodStyle("Exact (Beta mixture)", ORANGE, "*", "-"),
-    # ju2022's record-wise data augmentation: the colour of MCMC-Ind, the same algorithm for chapter 5
-    "record_wise": MethodStyle("Algorithm 1 (record-wise MCMC)", GREEN, "D", "-."),
-    # bernstein2020 chapter 3 (the thesis's names; naive MLE is chapter 3's Naive)
-    "naive_mle": MethodStyle("Naive MLE", VERMILLION, "s", "--"),
-    "naive_mle_unprojected": MethodStyle("Naive MLE, no projection", PINK, "v", ":"),
-    "cgm": MethodStyle("CGM", BLUE, "o", "-"),
-    "psgd": MethodStyle("PSGD", GREEN, "^", "-."),
-    "random": MethodStyle("Random", GREY, "+", (0, (1, 1))),
-    # bernstein2020 chapter 4
-    "gibbs": MethodStyle("Gibbs (noise-aware)", BLUE, "o", "-"),
-    "ops": MethodStyle("OPS", BROWN, "^", "-."),
-    # bernstein2020 chapter 5 and the case study
-    "gibbs_ss_update": MethodStyle("Gibbs-SS-Update", BLUE, "o", "-"),
-    "gibbs_ss_noisy": MethodStyle("Gibbs-SS-Noisy", SKY, "v", "-"),
-    "gibbs_ss_prior": MethodStyle("Gibbs-SS-Prior", PURPLE, "^", "-"),
-    "mcmc_ind": MethodStyle("MCMC-Ind", GREEN, "D", "-."),
-    "oi": MethodStyle("OI", ORANGE, "P", "--"),
-    # raim2021
-    "alg2_noisy": MethodStyle("Algorithm 2 (noisy)", BLACK, "o", "-"),
-    "alg4_noise_free": MethodStyle("Algorithm 4 (noise-free)", GREY, "s", "--"),
-    # raisa2021: the six DP samplers, and the non-DP samplers of the clipping study
-    "hmc": MethodStyle("DP HMC", BLUE, "o", "-"),
-    "dpps": MethodStyle("DP penalty", ORANGE, "s", "-"),
-    "dppa": MethodStyle("DP penalty OCU+GWMH", GREEN, "^", "-"),
-    "mdpps": MethodStyle("minibatch DP penalty", VERMILLION, "v", "--"),
-    "mdppa": MethodStyle("minibatch DP penalty OCU+GWMH", PURPLE, "D", "--"),
-    "barker": MethodStyle("DP Barker", BROWN, "P", "-."),
-    "rwmh_nondp": MethodStyle("RWMH", SKY, "o", "-"),
-    "hmc_nondp": MethodStyle("HMC", PINK, "s", "-"),
+    name: MethodStyle(m.label, m.color, m.marker, m.linestyle) for name, m in METHODS.items()
 }
 
 
@@ -91,7 +43,7 @@ def _look(method: str) -> MethodStyle:
         return METHOD_STYLES[method]
     except KeyError:
         raise KeyError(
-            f"method {method!r} has no style; add it to dpinfer.plotting.methods.METHOD_STYLES"
+            f"method {method!r} has no style; add it to dpinfer.methods.METHODS"
         ) from None
 
 

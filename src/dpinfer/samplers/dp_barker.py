@@ -20,11 +20,9 @@ iterations (the author's bookkeeping).
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 from numba import njit
-from scipy.special import ndtr
 
 from ..models.dp_mcmc import Problem, log_prior
 from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
@@ -35,49 +33,11 @@ from .dp_penalty import burnin_rows, chain_inputs, propose
 __all__ = [
     "run_dp_barker",
     "run_barker",
-    "load_vcorr",
     "barker_accepts",
-    "acceptance_probability",
-    "correction_density_error",
     "CLIP_FACTOR",
 ]
 
 CLIP_FACTOR = 0.99  # ratios clipped at 0.99 sqrt(B) / (T n), as the author's code
-
-
-def load_vcorr(path) -> dict:
-    """The V_corr mixture of a TSV with columns component, mean, std, weight; weights
-    renormalised to sum 1 (they are stored to 17 digits)."""
-    table = np.loadtxt(Path(path), comments="#", delimiter="\t", ndmin=2)
-    if table.shape[1] != 4 or table.shape[0] < 1:
-        raise ValueError(f"{path}: expected columns component, mean, std, weight")
-    means, sds, weights = (np.ascontiguousarray(table[:, k]) for k in (1, 2, 3))
-    if not (np.all(sds > 0) and np.all(weights >= 0) and weights.sum() > 0):
-        raise ValueError(f"{path}: need positive sds and non-negative weights")
-    return {"means": means, "sds": sds, "weights": weights / weights.sum()}
-
-
-def acceptance_probability(
-    lam, vcorr: dict, total_variance: float = 2.0, batch_variance: float = 0.0
-):
-    """Exact P(lambda + N(0, C - sigma_b^2) + V_corr > 0) for fixed lambda (and a Gaussian
-    batch error of variance sigma_b^2 already in lambda: pass it to get the test's own law)."""
-    lam = np.asarray(lam, float)[..., None]
-    scale = np.sqrt(total_variance - batch_variance + vcorr["sds"] ** 2)
-    return (vcorr["weights"] * ndtr((lam + vcorr["means"]) / scale)).sum(axis=-1)
-
-
-def correction_density_error(
-    vcorr: dict, total_variance: float = 2.0, half_width: float = 10.0, points: int = 2001
-) -> float:
-    """max |density of N(0, C) + V_corr - logistic density| on [-half_width, half_width]."""
-    x = np.linspace(-half_width, half_width, points)[:, None]
-    var = total_variance + vcorr["sds"] ** 2
-    mix = (
-        vcorr["weights"] * np.exp(-0.5 * (x - vcorr["means"]) ** 2 / var) / np.sqrt(2 * np.pi * var)
-    ).sum(axis=1)
-    logistic = 0.25 / np.cosh(0.5 * x[:, 0]) ** 2
-    return float(np.abs(mix - logistic).max())
 
 
 @njit(cache=True)
@@ -154,7 +114,7 @@ def run_dp_barker(
     total_variance: float = 2.0,
 ) -> Chain:
     """DP Barker chain; draws has iterations + 1 rows (row 0 = start), burn-in =
-    :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``vcorr`` from :func:`load_vcorr`, fitted
+    :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``vcorr`` from :func:`dpinfer.models.barker_correction.load_vcorr`, fitted
     for ``total_variance`` (C)."""
     start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
     batch = checked_batch_size(problem, batch_size)
@@ -194,7 +154,7 @@ def run_dp_barker(
 
 def run_barker(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
     """Registry entry ``barker``: params-file keys prop_sd, batch_size,
-    gaussian_noise_total_variance_C, and ``vcorr`` (the mixture, from :func:`load_vcorr`)."""
+    gaussian_noise_total_variance_C, and ``vcorr`` (the mixture, from :func:`dpinfer.models.barker_correction.load_vcorr`)."""
     return run_dp_barker(
         problem,
         start,

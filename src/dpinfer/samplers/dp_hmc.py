@@ -43,7 +43,7 @@ from ..models.dp_mcmc import (
 from .base import Chain, CpuTimer, Info
 from .dp_penalty import burnin_rows, clip_rule_code
 
-__all__ = ["run_dp_hmc", "run_hmc"]
+__all__ = ["run_dp_hmc", "run_hmc", "run_clipped_hmc"]
 
 
 @njit(cache=True)
@@ -257,12 +257,11 @@ def run_hmc(
     iterations: int,
     hyper,
     rng: np.random.Generator,
-    *,
-    record_trajectory: bool = False,
 ) -> Chain:
     """Registry entry ``hmc``: DP HMC with the params-file keys tau_l, tau_g, L, eta, mass_diag,
     clip_bound_llr, clip_bound_grad; ``hyper.get("gradient_reuse", True)``: kL + 1 gradient
-    releases (the thesis text) or, when False, k(L + 1) (the final thesis)."""
+    releases (the thesis text) or, when False, k(L + 1) (the final thesis);
+    ``hyper.get("record_trajectory", False)``: keep every leapfrog path (Fig 4.1)."""
     return run_dp_hmc(
         problem,
         start,
@@ -276,5 +275,28 @@ def run_hmc(
         clip_grad=hyper["clip_bound_grad"],
         rng=rng,
         gradient_reuse=bool(hyper.get("gradient_reuse", True)),
-        record_trajectory=record_trajectory,
+        record_trajectory=bool(hyper.get("record_trajectory", False)),
+    )
+
+
+def run_clipped_hmc(
+    problem: Problem, start, iterations: int, hyper, rng: np.random.Generator
+) -> Chain:
+    """Registry entry ``hmc_nondp`` (the clipping study): HMC with exact gradients, not DP
+    (tau_l = tau_g = 0, gradients unclipped), the log-likelihood ratios clipped at
+    ``hyper["clip_bound"]`` x distance under ``hyper["clip_rule"]``; keys L, eta, mass_diag."""
+    return run_dp_hmc(
+        problem,
+        start,
+        iterations,
+        tau_l=0.0,
+        tau_g=0.0,
+        steps=hyper["L"],
+        step_size=hyper["eta"],
+        mass=hyper["mass_diag"],
+        clip_llr=hyper["clip_bound"],
+        clip_grad=np.inf,
+        rng=rng,
+        gradient_reuse=True,
+        clip_rule=hyper["clip_rule"],
     )

@@ -34,6 +34,7 @@ __all__ = [
     "run_dp_penalty",
     "run_dpps",
     "run_dppa",
+    "run_clipped_rwmh",
     "burnin_rows",
     "chain_inputs",
     "clip_rule_code",
@@ -254,4 +255,22 @@ def run_dppa(problem: Problem, start, iterations: int, hyper, rng: np.random.Gen
         clip_bound=hyper["clip_bound"],
         rng=rng,
         one_component=True,
+    )
+
+
+def run_clipped_rwmh(
+    problem: Problem, start, iterations: int, hyper, rng: np.random.Generator
+) -> Chain:
+    """Registry entry ``rwmh_nondp`` (the clipping study): random-walk Metropolis, not DP
+    (tau = 0), with the log-likelihood ratios clipped at ``hyper["clip_bound"]`` x distance
+    under ``hyper["clip_rule"]``; proposal sd ``hyper["prop_sd"]``."""
+    return run_dp_penalty(
+        problem,
+        start,
+        iterations,
+        tau=0.0,
+        prop_sd=hyper["prop_sd"],
+        clip_bound=hyper["clip_bound"],
+        rng=rng,
+        clip_rule=hyper["clip_rule"],
     )

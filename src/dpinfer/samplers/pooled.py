@@ -16,9 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..diagnostics import bulk_ess, split_rhat
+from ..methods import stream_stage
 from .base import Chain, CpuTimer
 
-__all__ = ["Pooled", "run_pooled", "thin", "stream_stage"]
+__all__ = ["Pooled", "run_pooled", "thin"]
 
 
 @dataclass(frozen=True)
@@ -36,12 +37,6 @@ class Pooled:
         return self.draws, self.rhat, self.ess, self.cpu, self.iterations
 
 
-def stream_stage(method: str, chain: int) -> str:
-    """Seed-key stage of chain ``chain`` of ``method``: ``sample_<method>`` for the first chain,
-    ``sample_<method>_chain<c>`` after it, so adding a chain or a method changes no other draws."""
-    return f"sample_{method}" + (f"_chain{chain}" if chain else "")
-
-
 def run_pooled(
     run_one: Callable[[np.random.Generator], Chain],
     method: str,
@@ -51,7 +46,8 @@ def run_pooled(
     iid: bool = False,
     diagnostic_draws: int | None = None,
 ) -> Pooled:
-    """``chains`` runs of ``run_one``, chain c on ``stream(stream_stage(method, c))``, pooled.
+    """``chains`` runs of ``run_one``, chain c on ``stream(stream_stage(method, c))`` (the stage
+    :func:`dpinfer.methods.stream_stage` gives), pooled.
 
     ``diagnostic_draws``: R-hat and ESS read each chain thinned evenly to at most that many
     draws (cheaper; the ESS does not rise, up to estimation noise). Non-finite draws raise."""

@@ -19,6 +19,7 @@ from ...diagnostics import MmdReference, bulk_ess, quantile_of_truth, split_rhat
 from ...grid import ch4_experiment
 from ...io import save_npz
 from ...mechanisms import Laplace
+from ...methods import stream_stage
 from ...models import expfam
 from ...samplers.registry import sampler
 from ...seeding import rng_for
@@ -41,26 +42,7 @@ STUDY = "bernstein2020"
 # Method names of the tables and figures (Section 4.4.1), in column order.
 METHODS = ("gibbs", "naive", "ops", "non_private")
 MMD_METHODS = ("gibbs", "naive")
-# Config model name -> sampler-registry model, and table method -> registry method.
-REGISTRY_MODEL = {
-    "binomial": "binomial",
-    "multinomial": "multinomial",
-    "exponential": "truncated_exponential",
-}
-REGISTRY_METHOD = {
-    "gibbs": "noise_aware_gibbs",
-    "naive": "naive",
-    "ops": "ops",
-    "non_private": "non_private",
-}
-# Seed-key stage of each method's sampling stream. "sample_nonprivate" predates the rename of
-# the method to non_private: keeping the stage keeps every draw (and table) as it was.
-STREAMS = {
-    "gibbs": "sample_gibbs",
-    "naive": "sample_naive",
-    "ops": "sample_ops",
-    "non_private": "sample_nonprivate",
-}
+UNIT = "bernstein2020_ch4"  # the study unit whose seed streams dpinfer.methods may override
 log = logging.getLogger("dpinfer.bernstein2020_ch4")
 
 
@@ -190,7 +172,7 @@ def trial(
     rel = release(model, n, epsilon, settings.model, rng("simulate"), rng("release"))
     chains = {}
     for method in methods_for(model):
-        run = sampler(REGISTRY_MODEL[model], REGISTRY_METHOD[method])
+        run = sampler(model, method)
         keep, kw = _call_settings(model, method, rel, settings)
         chains[method] = run(
             rel.statistics[method],
@@ -198,7 +180,7 @@ def trial(
             rel.prior,
             rel.mechanism,
             keep=keep,
-            rng=rng(STREAMS[method]),
+            rng=rng(stream_stage(method, study=UNIT)),
             **kw,
         )
     draws = {m: c.kept for m, c in chains.items()}
@@ -304,7 +286,7 @@ def run_traces(input, output, *, seed, trace, binomial, exponential):
 
             rel = release(model, n, eps, settings, rng("simulate"), rng("release"))
             kw = dict(rel.gibbs_settings, init="prior") if model == "exponential" else {}
-            run = sampler(REGISTRY_MODEL[model], "noise_aware_gibbs")
+            run = sampler(model, "gibbs")
             chain = run(
                 rel.statistics["gibbs"],
                 n,
@@ -312,7 +294,7 @@ def run_traces(input, output, *, seed, trace, binomial, exponential):
                 rel.mechanism,
                 burnin=0,
                 keep=iters,
-                rng=rng("sample_gibbs"),
+                rng=rng(stream_stage("gibbs", study=UNIT)),
                 **kw,
             )
             tr[c] = chain.draws[:, 0]

@@ -7,7 +7,7 @@ mean and sd in reference sds and the MMD^2 of the standardised draws to the refe
 
 Random streams (``stream(stage)``, keyed by seed, study, experiment, trial, stage): "simulate"
 (shared by every epsilon of an n), "release", "reference" and one per method and chain
-(:func:`dpinfer.samplers.pooled.stream_stage`), so adding a method changes no other number.
+(:func:`dpinfer.methods.stream_stage`), so adding a method changes no other number.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from ...models.private_binomial import exact_draws, exact_moments
 from ...samplers.pooled import Pooled, run_pooled, thin
 from ...samplers.registry import sampler
 from .. import nig_methods
-from ..bernstein2020_ch4.run import REGISTRY_METHOD
 from ..bernstein2020_ch4.run import release as ch4_release
 
 __all__ = [
@@ -121,7 +120,7 @@ def binomial_trial(
         )
     records = {}
     for method in settings["methods"]:
-        run = sampler("binomial", REGISTRY_METHOD.get(method, method))
+        run = sampler("binomial", method)
         stat = rel.statistics["non_private" if method == "non_private" else "gibbs"]
         iid = method in IID_METHODS
         burnin, keep = (0, settings["draws"]) if iid else (settings["burnin"], settings["keep"])

@@ -22,13 +22,10 @@ from ...models import gaussian_linreg, naive_bayes
 from ...samplers.registry import sampler
 from ...seeding import rng_for
 
-__all__ = ["MODEL_KEYS", "stream_key", "truth_levels", "run_chunk"]
+__all__ = ["stream_key", "truth_levels", "run_chunk"]
 
 log = logging.getLogger("dpinfer.ju2022")
 STUDY = "ju2022"
-
-# config model name -> model name of the sampler registry
-MODEL_KEYS = {"loglinear": "naive_bayes_loglinear", "linreg": "clamped_linreg"}
 
 
 def stream_key(experiment: str, epsilon: float) -> str:
@@ -68,7 +65,7 @@ def _loglinear_replicate(
         tables, truth = naive_bayes.count_tables(cls, ans, J, I), ref.p
     mech = calibrate(cfg["mechanism"], epsilon, cfg["sensitivity"])
     released = mech.release(rng_for(seed, STUDY, key, rep, "release"), tables)
-    run = sampler(MODEL_KEYS["loglinear"], cfg["sampler"])
+    run = sampler("loglinear", cfg["sampler"])
     chain = run(
         released,
         scale=mech.scale,
@@ -113,7 +110,7 @@ def _linreg_replicate(
     released = mech.release(
         rng_for(seed, STUDY, key, rep, "release"), gaussian_linreg.released_statistic(X, y, clamp)
     )
-    run = sampler(MODEL_KEYS["linreg"], cfg["sampler"])
+    run = sampler("linreg", cfg["sampler"])
     chain = run(
         released,
         scale=mech.scale,

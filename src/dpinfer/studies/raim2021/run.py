@@ -15,6 +15,7 @@ import numpy as np
 from ...diagnostics import bulk_ess, split_rhat
 from ...grid import fmt_eps, raim_setting
 from ...io import save_npz, write_json
+from ...methods import stream_stage
 from ...models.lognormal_regression import (
     Prior,
     ReleaseNoise,
@@ -33,7 +34,7 @@ from ...samplers.direct import (
     psi_over_c,
     stepdown,
 )
-from ...samplers.lognormal_gibbs import run_noise_free, run_noisy
+from ...samplers.registry import sampler
 from ...seeding import rng_for
 
 __all__ = ["STUDY", "simulate_replicate", "envelopes", "gibbs_chunk", "trace_chains", "timing_run"]
@@ -41,6 +42,11 @@ __all__ = ["STUDY", "simulate_replicate", "envelopes", "gibbs_chunk", "trace_cha
 STUDY = "raim2021"
 METHODS = ("equal_steps", "small_rects")  # the knots figure's columns
 log = logging.getLogger("dpinfer.raim2021")
+
+# Algorithm 2 (noisy data) and Algorithm 4 (confidential data), through the one registry
+MODEL = "lognormal_regression"
+NOISY, FREE = "alg2_noisy", "alg4_noise_free"
+NOISY_STREAM, FREE_STREAM = stream_stage(NOISY), stream_stage(FREE)
 
 
 def _truth(model: dict) -> Truth:
@@ -201,22 +207,22 @@ def gibbs_chunk(
     for rep in range(*replicates):
         data = simulate_replicate(seed, setting, rep, noise, truth)
         noisy = _checked(
-            run_noisy(
+            sampler(MODEL, NOISY)(
                 data["y_noisy"],
                 data["X_noisy"],
                 noise,
                 **lengths,
-                rng=rng_for(seed, STUDY, setting, rep, "sample"),
+                rng=rng_for(seed, STUDY, setting, rep, NOISY_STREAM),
                 prior=prior,
                 direct=ds,
             ),
             f"{setting} rep {rep}",
         )
-        free = run_noise_free(
+        free = sampler(MODEL, FREE)(
             data["y"],
             data["X"],
             **lengths,
-            rng=rng_for(seed, STUDY, setting, rep, "sample_free"),
+            rng=rng_for(seed, STUDY, setting, rep, FREE_STREAM),
             prior=prior,
         )
         out["replicate"].append(rep)
@@ -264,23 +270,23 @@ def trace_chains(
             outcome_experiment="traces",
         )
         chain = _checked(
-            run_noisy(
+            sampler(MODEL, NOISY)(
                 data["y_noisy"],
                 data["X_noisy"],
                 noise,
                 **lengths,
-                rng=rng_for(seed, STUDY, f"traces_{name}", 0, "sample"),
+                rng=rng_for(seed, STUDY, f"traces_{name}", 0, NOISY_STREAM),
                 prior=prior,
                 direct=ds,
             ),
             f"traces {name}",
         )
         rec[f"noisy_{fmt_eps(lam)}"] = chain.draws
-    free = run_noise_free(
+    free = sampler(MODEL, FREE)(
         data["y"],
         data["X"],
         **lengths,
-        rng=rng_for(seed, STUDY, "traces", 0, "sample_free"),
+        rng=rng_for(seed, STUDY, "traces", 0, FREE_STREAM),
         prior=prior,
     )
     rec["free"] = free.draws
@@ -298,7 +304,7 @@ def timing_run(
     noise = ReleaseNoise.of(rho, lam)
     data = simulate_replicate(seed, f"timing_{name}", 0, noise, truth)
     args = (data["y_noisy"], data["X_noisy"], noise)
-    run_noisy(
+    sampler(MODEL, NOISY)(
         *args,
         burnin=0,
         keep=3,
@@ -308,23 +314,23 @@ def timing_run(
         timed=True,
     )
     chain = _checked(
-        run_noisy(
+        sampler(MODEL, NOISY)(
             *args,
             burnin=0,
             keep=int(iterations),
-            rng=rng_for(seed, STUDY, f"timing_{name}", 0, "sample"),
+            rng=rng_for(seed, STUDY, f"timing_{name}", 0, NOISY_STREAM),
             prior=prior,
             direct=ds,
             timed=True,
         ),
         f"timing {name}",
     )
-    free = run_noise_free(
+    free = sampler(MODEL, FREE)(
         data["y"],
         data["X"],
         burnin=0,
         keep=int(iterations),
-        rng=rng_for(seed, STUDY, f"timing_{name}", 0, "sample_free"),
+        rng=rng_for(seed, STUDY, f"timing_{name}", 0, FREE_STREAM),
         prior=prior,
     )
     x = chain.info.extra

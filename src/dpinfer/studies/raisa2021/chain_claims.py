@@ -13,18 +13,17 @@ import math
 import numpy as np
 
 from ..scorecard import Claim, setting
-from .thesis_settings import IN_THESIS, NAMES, THESIS_CIRCLE_EPSILONS, RunSettings
+from .thesis_settings import BANANA_MODELS, IN_THESIS, NAMES, THESIS_CIRCLE_EPSILONS, RunSettings
 
 __all__ = ["iteration_claims", "ordering_claims", "minibatch_claims", "health_claims"]
 
 _PLD_ANCHOR = (
     "numerical-accountant-of-the-minibatch-dp-penalty-dp-accounting-instead-of-fourier-accountant"
 )
-_BANANAS = ("easy-2d", "tempered-2d", "easy-10d", "tempered-10d")
 ALGOS_ALL = ("dpps", "dppa", "hmc", "mdpps", "mdppa", "barker")
 _FULL_DATA = ("dpps", "dppa", "hmc")
 # the models each algorithm runs on in the thesis (circle: DP penalty and DP HMC; Fig 6.7 shows dpps, hmc)
-_ALGO_MODELS = {a: (tuple(NAMES) if a in _FULL_DATA else _BANANAS) for a in ALGOS_ALL}
+_ALGO_MODELS = {a: (tuple(NAMES) if a in _FULL_DATA else BANANA_MODELS) for a in ALGOS_ALL}
 
 
 def iteration_claims(summary, keys, at: RunSettings) -> list[Claim]:
@@ -44,7 +43,9 @@ def iteration_claims(summary, keys, at: RunSettings) -> list[Claim]:
             if f"{k}/author_iterations" in summary
         ]
         known = len(theirs) == len(ours)
-        target = "fig6_7" if model == "circle" else ("fig6_3" if model in _BANANAS else "fig6_4")
+        target = (
+            "fig6_7" if model == "circle" else ("fig6_3" if model in BANANA_MODELS else "fig6_4")
+        )
         # the minibatch counts come from another numerical accountant: one iteration apart is a tie
         tol = 1 if algo in ("mdpps", "mdppa") else 0
         same = known and all(abs(a - b) <= tol for a, b in zip(ours, theirs))
@@ -330,7 +331,7 @@ def minibatch_claims(summary, at: RunSettings) -> list[Claim]:
         a: np.concatenate(
             [
                 summary[f"{mo}|{a}|{e!r}/llr_clip"]
-                for mo in _BANANAS
+                for mo in BANANA_MODELS
                 for e in eps
                 if f"{mo}|{a}|{e!r}" in have
             ]
@@ -341,7 +342,7 @@ def minibatch_claims(summary, at: RunSettings) -> list[Claim]:
     others = np.concatenate([v for a, v in runs.items() if a != "barker"])
     if others.size and runs["barker"].size:
         ran_algos = [a for a in ALGOS_ALL if runs[a].size]
-        where = at.panels(_BANANAS, ran) + (
+        where = at.panels(BANANA_MODELS, ran) + (
             setting("algorithms", list(ALGOS_ALL), ran_algos, source=IN_THESIS),
         )
         share = float(np.mean(others < 0.1))

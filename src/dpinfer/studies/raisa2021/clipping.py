@@ -15,10 +15,10 @@ import logging
 import numpy as np
 
 from ...io import load_npz, save_npz, write_table
-from ...samplers.dp_hmc import run_dp_hmc
-from ...samplers.dp_penalty import run_dp_penalty
+from ...samplers.registry import sampler
 from ...seeding import rng_for
 from .run import STUDY, problem_of, reference_and_baselines, sample_errors
+from .settings import CLIPPING_ALGORITHMS
 
 __all__ = [
     "model_key",
@@ -71,35 +71,6 @@ def clipping_reference(
     )
 
 
-def _run(problem, algo: str, hyper: dict, bound: float, threshold: str, rng):
-    if algo == "rwmh":
-        return run_dp_penalty(
-            problem,
-            problem.theta_true,
-            hyper["iterations"],
-            tau=0.0,
-            prop_sd=hyper["prop_sd"],
-            clip_bound=bound,
-            rng=rng,
-            clip_rule=threshold,
-        )
-    return run_dp_hmc(
-        problem,
-        problem.theta_true,
-        hyper["iterations"],
-        tau_l=0.0,
-        tau_g=0.0,
-        steps=hyper["L"],
-        step_size=hyper["eta"],
-        mass=hyper["mass_diag"],
-        clip_llr=bound,
-        clip_grad=np.inf,
-        rng=rng,
-        gradient_reuse=True,
-        clip_rule=threshold,
-    )
-
-
 def clipping_chains(
     input,
     output,
@@ -122,13 +93,14 @@ def clipping_chains(
     ref_mean, ref_cov = reference.mean(axis=0), np.atleast_2d(np.cov(reference, rowvar=False))
     setting = f"clipping/{algo}/d{int(dim)}/bound{float(bound):g}"
     rows = {k: [] for k in PER_CHAIN}
+    run = sampler("dp_mcmc", CLIPPING_ALGORITHMS[algo])
+    clipping = dict(hyper, clip_bound=float(bound), clip_rule=threshold)
     for i in range(chains):
-        chain = _run(
+        chain = run(
             problem,
-            algo,
-            hyper,
-            float(bound),
-            threshold,
+            problem.theta_true,
+            hyper["iterations"],
+            clipping,
             rng_for(seed, STUDY, setting, i, "sample"),
         )
         errors = sample_errors(

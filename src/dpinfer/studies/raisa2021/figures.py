@@ -8,7 +8,8 @@ import numpy as np
 
 from ...io import load_npz
 from ...plotting import COLORS, legend_below, method_color, method_label, save_figure, subplots
-from .thesis_settings import NAMES, shown_positions
+from .settings import CLIPPING_ALGORITHMS, CURVE_FAMILIES
+from .thesis_settings import BANANA_MODELS, HARD_MODELS, NAMES, shown_positions
 
 __all__ = [
     "fig5_1",
@@ -24,13 +25,7 @@ __all__ = [
 ]
 
 ALGO_ORDER = ("hmc", "dpps", "dppa", "mdpps", "mdppa", "barker")  # box order within an epsilon
-HARD_MODELS = ("gauss-30d", "hard-2d", "hard-gauss-2d")
-BANANA_MODELS = ("easy-2d", "tempered-2d", "easy-10d", "tempered-10d")
 _EXACT = "exact samples vs the reference (dashed)"
-CLIPPING_METHODS = {
-    "rwmh": "rwmh_nondp",
-    "hmc": "hmc_nondp",
-}  # the clipping study's samplers are not DP
 
 
 def _settings(summary) -> dict:
@@ -127,10 +122,10 @@ def fig6_2(input, output) -> None:
     dims = sorted(found)
     fig, axes = subplots(2, len(dims), width=3.4 * len(dims), height=2.6, squeeze=False)
     for col, dim in enumerate(dims):
-        algos = [a for a in CLIPPING_METHODS if a in found[dim]]
+        algos = [a for a in CLIPPING_ALGORITHMS if a in found[dim]]
         bounds = sorted({b for a in algos for b in found[dim][a]})
         for j, algo in enumerate(algos):
-            colour = method_color(CLIPPING_METHODS[algo])
+            colour = method_color(CLIPPING_ALGORITHMS[algo])
             for i, b in enumerate(bounds):
                 key = f"{algo}|{dim}|{b!r}"
                 if f"{key}/mmd" not in c:
@@ -145,7 +140,7 @@ def fig6_2(input, output) -> None:
                     s=5,
                     color=colour,
                     alpha=0.7,
-                    label=method_label(CLIPPING_METHODS[algo]) if i == 0 else None,
+                    label=method_label(CLIPPING_ALGORITHMS[algo]) if i == 0 else None,
                 )
                 axes[1, col].scatter(c[f"{key}/llr_clip"], y, s=5, color=colour, alpha=0.7)
         for ax in axes[:, col]:
@@ -257,11 +252,12 @@ def fig6_1(input, output) -> None:
     eps = c["epsilons"]
     fig, axes = subplots(1, 3, width=7.5, height=2.6, squeeze=False)
     panels = (
-        ("penalty", "zcdp", "zCDP (Thm 5)", "ADP (Thm 6)", "DP penalty"),
-        ("minibatch", "rdp", "RDP (Thm 8)", "numerical PLD", "minibatch DP penalty"),
-        ("hmc", "zcdp", "zCDP (Thm 10)", "ADP (Thm 11)", "DP HMC"),
+        ("penalty", "zcdp", "zCDP (Thm 5)", "ADP (Thm 6)"),
+        ("minibatch", "rdp", "RDP (Thm 8)", "numerical PLD"),
+        ("hmc", "zcdp", "zCDP (Thm 10)", "ADP (Thm 11)"),
     )
-    for ax, (fam, loose, loose_label, tight_label, title) in zip(axes[0], panels):
+    for ax, (fam, loose, loose_label, tight_label) in zip(axes[0], panels):
+        title = method_label(CURVE_FAMILIES[fam])
         ax.plot(eps, c[f"{fam}_{loose}"], color=COLORS[0], label=loose_label)
         ax.plot(eps, c[f"{fam}_pld"], color=COLORS[1], label=tight_label)
         ax.set_title(title)

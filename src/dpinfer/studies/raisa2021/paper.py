@@ -18,8 +18,10 @@ import numpy as np
 from scipy.stats import mannwhitneyu
 
 from ...io import load_npz
+from ...methods import method
 from ..scorecard import Claim, write_claims
 from .chain_claims import health_claims, iteration_claims, minibatch_claims, ordering_claims
+from .settings import CURVE_FAMILIES
 from .thesis_settings import NAMES, VERSION, RunSettings, shown_positions, table_5_1_settings
 
 __all__ = ["FIG6_1_AT_6", "claims"]
@@ -46,12 +48,11 @@ FIG6_1_AT_6 = {
     },
 }
 
-_CURVE_NAMES = {"penalty": "DP penalty", "minibatch": "minibatch DP penalty", "hmc": "DP HMC"}
-
 
 def _fig6_1_claims(curves, at: RunSettings) -> list[Claim]:
     out = []
-    for family, name in _CURVE_NAMES.items():
+    for family, algo in CURVE_FAMILIES.items():
+        name = method(algo).label
         loose = "rdp" if family == "minibatch" else "zcdp"
         tight, weak = curves[f"{family}_pld"], curves[f"{family}_{loose}"]
         out.append(

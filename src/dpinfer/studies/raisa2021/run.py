@@ -16,9 +16,8 @@ from ... import accounting
 from ...diagnostics import bulk_ess, mmd2_unbiased, paired_median_bandwidth, split_rhat
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz
+from ...models.barker_correction import load_vcorr
 from ...models.dp_mcmc import Problem, exact_posterior_draws, log_posterior, make_problem
-from ...samplers.dp_barker import load_vcorr
-from ...samplers.dp_hmc import run_hmc
 from ...samplers.registry import sampler
 from ...seeding import rng_for
 from .settings import chain_setting
@@ -396,13 +395,12 @@ def hmc_trajectory(
             f"fig4_1.iteration {iteration} is beyond the {total} iterations the budget allows"
         )
     start = np.asarray(problem.start_centre, float)
-    chain = run_hmc(
+    chain = sampler("dp_mcmc", "hmc")(
         problem,
         start,
         iteration + 1,
-        _with_gradients(hyper, hmc_gradients),
+        dict(_with_gradients(hyper, hmc_gradients), record_trajectory=True),
         rng_for(seed, STUDY, "fig4_1", 0, "sample"),
-        record_trajectory=True,
     )
     path = chain.info.traces["trajectory"][iteration]
     mode = float(

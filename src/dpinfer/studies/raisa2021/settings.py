@@ -15,6 +15,7 @@ import yaml
 __all__ = [
     "ALGORITHMS",
     "CLIPPING_ALGORITHMS",
+    "CURVE_FAMILIES",
     "load_params",
     "hyperparameters",
     "model_spec",
@@ -27,7 +28,11 @@ __all__ = [
 ]
 
 ALGORITHMS = ("dpps", "dppa", "hmc", "mdpps", "mdppa", "barker")
-CLIPPING_ALGORITHMS = ("rwmh", "hmc")  # the non-DP samplers of the clipping study (Fig 6.2)
+# the clipping study's samplers (Fig 6.2), not DP: its ``algo`` wildcard (in file names and seed
+# keys) -> the method (dpinfer.methods) that runs it
+CLIPPING_ALGORITHMS = {"rwmh": "rwmh_nondp", "hmc": "hmc_nondp"}
+# Fig 6.1's accountant curves: family (the curves' key prefix) -> the algorithm it accounts for
+CURVE_FAMILIES = {"penalty": "dpps", "minibatch": "mdpps", "hmc": "hmc"}
 VERSIONS = ("seed", "head")
 _SPEC_KEYS = (
     "label",
@@ -143,7 +148,7 @@ def clipping_hyper(params: Mapping, algo: str, dim: int) -> dict:
     clipping study for one dimension, as the author's scripts set them."""
     if algo not in CLIPPING_ALGORITHMS:
         raise ValueError(
-            f"clipping-study algorithm must be one of {CLIPPING_ALGORITHMS}, got {algo!r}"
+            f"clipping-study algorithm must be one of {tuple(CLIPPING_ALGORITHMS)}, got {algo!r}"
         )
     entry = _clipping(params)[algo]
     out = {"iterations": int(entry["iterations"])}

@@ -33,6 +33,8 @@ __all__ = [
     "FIG6_1",
     "FIG4_1",
     "CLIPPING_DIMS",
+    "BANANA_MODELS",
+    "HARD_MODELS",
     "CLIPPING",
     "IN_THESIS",
     "IN_TABLE_5_1",
@@ -152,6 +154,10 @@ FIG4_1 = {
 # Fig 6.2: the scripts' n = 1e5 for both dimensions and bounds (FACTS.md 3.5), 20 chains per bound
 # and the Euclidean threshold (the text)
 CLIPPING_DIMS = (2, 10)
+# the model groups of the thesis's figures: the bananas of Fig 6.3 (MMD, clipping), the harder
+# posteriors of Fig 6.4
+BANANA_MODELS = ("easy-2d", "tempered-2d", "easy-10d", "tempered-10d")
+HARD_MODELS = ("gauss-30d", "hard-2d", "hard-gauss-2d")
 CLIPPING = {
     "n": 100000,
     "bounds": [0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0, 1000.0],
