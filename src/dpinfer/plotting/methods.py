@@ -54,7 +54,8 @@ METHOD_STYLES: dict[str, MethodStyle] = {
     "naive": MethodStyle("Naive", VERMILLION, "s", "--"),
     # exact posterior draws (the comparison study's binomial problem)
     "exact": MethodStyle("Exact (Beta mixture)", ORANGE, "*", "-"),
-    # ju2022's record-wise data augmentation: the colour of MCMC-Ind, the same algorithm for chapter 5
+    # ju2022's record-wise data augmentation: the colour of MCMC-Ind, the same algorithm for
+    # chapter 5
     "record_wise": MethodStyle("Algorithm 1 (record-wise MCMC)", GREEN, "D", "-."),
     # bernstein2020 chapter 3 (the thesis's names; naive MLE is chapter 3's Naive)
     "naive_mle": MethodStyle("Naive MLE", VERMILLION, "s", "--"),

@@ -107,7 +107,8 @@ def _barker_kernel(
     out,
     counts,
 ):
-    """Fill out[1:] (out[0] = start); counts = [accepts, clipped ratios, batch-variance rejections]."""
+    """Fill out[1:] (out[0] = start); counts = [accepts, clipped ratios, batch-variance
+    rejections]."""
     iters = out.shape[0] - 1
     d = out.shape[1]
     n = data.shape[1]
