@@ -62,7 +62,8 @@ def main(argv=None) -> None:
         best = min(run(args.iterations, rng).info.cpu_seconds for _ in range(args.repeats))
         ips = args.iterations / best
         print(
-            f"{name:24s} {ips:14,.0f} {PEER_CPU_IT_PER_S[name]:10,.0f} {ips / PEER_CPU_IT_PER_S[name]:8,.0f}x"
+            f"{name:24s} {ips:14,.0f} {PEER_CPU_IT_PER_S[name]:10,.0f} "
+            f"{ips / PEER_CPU_IT_PER_S[name]:8,.0f}x"
         )
 
     cfg = yaml.safe_load(
@@ -70,8 +71,8 @@ def main(argv=None) -> None:
     )
     cfg = cfg["bernstein2020"]["chapter4"]
     print(
-        f"\none calibration trial at paper settings ({cfg['iterations']} kept + {cfg['burnin']} burn-in, all "
-        f"methods, MMD m = {cfg['mmd_draws']}):"
+        f"\none calibration trial at paper settings ({cfg['iterations']} kept + {cfg['burnin']} "
+        f"burn-in, all methods, MMD m = {cfg['mmd_draws']}):"
     )
     for model in ("binomial", "multinomial", "exponential"):
         settings = ch4.TrialSettings.from_section(cfg, model)

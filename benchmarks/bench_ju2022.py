@@ -116,8 +116,8 @@ def main() -> None:
     args = ap.parse_args()
     print(f"# ju2022 benchmark: CPU seconds per {ITER:,}-iteration chain, N = 100")
     print(
-        f"{'model':10s} {'eps':>5s} {'ours_s':>8s} {'authors_R_s':>12s} {'source':>22s} {'ratio':>8s} "
-        f"{'ratio_vs_paper':>15s}"
+        f"{'model':10s} {'eps':>5s} {'ours_s':>8s} {'authors_R_s':>12s} {'source':>22s} "
+        f"{'ratio':>8s} {'ratio_vs_paper':>15s}"
     )
     for (model, eps), facts_s in FACTS_R.items():
         t_ours = ours(model, eps, args.repeats)

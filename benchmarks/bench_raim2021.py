@@ -132,8 +132,8 @@ def bench_direct(cur: Impl):
         t2 = _best(lambda: d.direct_sample(10_000, w, b, rng, st, rebuild=False))
         print(
             f"   {st.method:11s} N={st.n_knots:3d} levels={len(st.levels)} "
-            f"sds={len(st.weight_sds)}: 10,000 calls n=1 {t1:.4f} s ({PEER_CALLS_N1 / t1:5.0f}x peer); one call"
-            f" n=10,000 {t2:.4f} s ({PEER_ONE_CALL / t2:4.1f}x peer)"
+            f"sds={len(st.weight_sds)}: 10,000 calls n=1 {t1:.4f} s ({PEER_CALLS_N1 / t1:5.0f}x "
+            f"peer); one call n=10,000 {t2:.4f} s ({PEER_ONE_CALL / t2:4.1f}x peer)"
         )
 
 

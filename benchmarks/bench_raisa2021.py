@@ -47,7 +47,7 @@ VCORR = ROOT / "config" / "data" / "raisa2021" / "vcorr_C2.0_K100.tsv"
 AUTHOR_NS_PER_ROW = 4.0
 AUTHOR_FIXED_S = (8.0, 10.0)
 
-FRESH = r"""
+FRESH = """
 import json, sys, time
 t0 = time.perf_counter()
 import numpy as np
@@ -59,9 +59,11 @@ t1 = time.perf_counter()
 spec = json.loads(sys.argv[1])
 pb = M.make_problem("easy-2d", spec, np.random.default_rng(0))
 t2 = time.perf_counter()
-run_dp_penalty(pb, pb.theta_true, 2, tau=0.1, prop_sd=0.008, clip_bound=2.0, rng=np.random.default_rng(1))
+run_dp_penalty(pb, pb.theta_true, 2, tau=0.1, prop_sd=0.008, clip_bound=2.0, \
+rng=np.random.default_rng(1))
 t3 = time.perf_counter()
-run_dp_hmc(pb, pb.theta_true, 2, tau_l=0.1, tau_g=0.4, steps=10, step_size=5e-4, mass=1.0, clip_llr=2.0,
+run_dp_hmc(pb, pb.theta_true, 2, tau_l=0.1, tau_g=0.4, steps=10, step_size=5e-4, \
+mass=1.0, clip_llr=2.0,
            clip_grad=1.0, rng=np.random.default_rng(2))
 t4 = time.perf_counter()
 print(json.dumps({"import": t1 - t0, "build": t2 - t1, "penalty": t3 - t2, "hmc": t4 - t3}))
@@ -149,29 +151,35 @@ def clipping_rates(params: dict) -> None:
             h = clipping_hyper(params, algo, dim)
             for bound in (2.0, 1000.0):
                 if algo == "rwmh":
-                    fn = lambda: run_dp_penalty(
-                        pb,
-                        pb.theta_true,
-                        h["iterations"],
-                        tau=0.0,
-                        prop_sd=h["prop_sd"],  # noqa: E731
-                        clip_bound=bound,
-                        rng=np.random.default_rng(5),
-                    )
+
+                    def fn():
+                        return run_dp_penalty(
+                            pb,
+                            pb.theta_true,
+                            h["iterations"],
+                            tau=0.0,
+                            prop_sd=h["prop_sd"],
+                            clip_bound=bound,
+                            rng=np.random.default_rng(5),
+                        )
+
                 else:
-                    fn = lambda: run_dp_hmc(
-                        pb,
-                        pb.theta_true,
-                        h["iterations"],
-                        tau_l=0.0,
-                        tau_g=0.0,
-                        steps=h["L"],  # noqa: E731
-                        step_size=h["eta"],
-                        mass=h["mass_diag"],
-                        clip_llr=bound,
-                        clip_grad=np.inf,
-                        rng=np.random.default_rng(5),
-                    )
+
+                    def fn():
+                        return run_dp_hmc(
+                            pb,
+                            pb.theta_true,
+                            h["iterations"],
+                            tau_l=0.0,
+                            tau_g=0.0,
+                            steps=h["L"],
+                            step_size=h["eta"],
+                            mass=h["mass_diag"],
+                            clip_llr=bound,
+                            clip_grad=np.inf,
+                            rng=np.random.default_rng(5),
+                        )
+
                 seconds = _median_seconds(fn, 3)
                 print(
                     f"# clipping study d = {dim} {algo} bound {bound:g}: {seconds:.3f} s per chain "
@@ -196,8 +204,8 @@ def main() -> None:
         f"{args.repeats}); author ~{AUTHOR_NS_PER_ROW:g} ns/row"
     )
     print(
-        f"{'model':14s} {'n':>8s} {'llr':>8s} {'llr_1coord':>11s} {'grad':>8s}  clipped fraction llr / grad "
-        "(bounds from dpps / hmc params)"
+        f"{'model':14s} {'n':>8s} {'llr':>8s} {'llr_1coord':>11s} {'grad':>8s}  clipped fraction "
+        "llr / grad (bounds from dpps / hmc params)"
     )
     problems = {}
     for name in ("easy-2d", "hard-2d", "hard-gauss-2d", "circle", "easy-10d", "gauss-30d"):
@@ -214,8 +222,8 @@ def main() -> None:
             args.repeats,
         )
         print(
-            f"{name:14s} {pb.n:8d} {ns['llr']:8.3f} {ns['llr_one_coordinate']:11.3f} {ns['grad']:8.3f}  "
-            f"{ns['clipped_llr']:.3f} / {ns['clipped_grad']:.3f}",
+            f"{name:14s} {pb.n:8d} {ns['llr']:8.3f} {ns['llr_one_coordinate']:11.3f} "
+            f"{ns['grad']:8.3f}  {ns['clipped_llr']:.3f} / {ns['clipped_grad']:.3f}",
             flush=True,
         )
 
@@ -236,7 +244,8 @@ def main() -> None:
     seconds = _median_seconds(chain, 3)
     print(
         f"# dpps easy-2d: {args.dpps_iterations / seconds:,.0f} iterations/s "
-        f"({1e9 * seconds / args.dpps_iterations / pb.n:.3f} ns per row and iteration; author ~1200-1400 it/s)"
+        f"({1e9 * seconds / args.dpps_iterations / pb.n:.3f} ns per row and iteration; author "
+        "~1200-1400 it/s)"
     )
     batch_rates(yaml.safe_load(PARAMS.read_text()), args.batch_iterations)
     clipping_rates(yaml.safe_load(PARAMS.read_text()))
@@ -248,9 +257,9 @@ def main() -> None:
         }
     )
     print(
-        f"# fixed cost per chain, fresh process with warm cache: import {fc['import']:.2f} s, build easy-2d "
-        f"{fc['build']:.2f} s, 2-iteration dpps call {fc['penalty']:.3f} s, 2-iteration DP HMC call "
-        f"{fc['hmc']:.3f} s; whole process {fc['process_total']:.2f} s "
+        f"# fixed cost per chain, fresh process with warm cache: import {fc['import']:.2f} s, "
+        f"build easy-2d {fc['build']:.2f} s, 2-iteration dpps call {fc['penalty']:.3f} s, "
+        f"2-iteration DP HMC call {fc['hmc']:.3f} s; whole process {fc['process_total']:.2f} s "
         f"(author {AUTHOR_FIXED_S[0]:g}-{AUTHOR_FIXED_S[1]:g} s)"
     )
 

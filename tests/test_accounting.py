@@ -83,7 +83,8 @@ def _minibatch_delta(k: int, eps: float, tau: float, batch: int, n: int) -> floa
 
 
 # ----------------------------------------------------------------------- closed form vs library
-PLD_CASES = [  # (epsilon, mu): penalty easy-2d k = 56 and 1431, circle k = 89646, HMC easy-2d seed k = 880
+# (epsilon, mu): penalty easy-2d k = 56 and 1431, circle k = 89646, HMC easy-2d seed k = 880
+PLD_CASES = [
     (1.0, acc.penalty_mu(56, 0.1, 100_000)),
     (6.0, acc.penalty_mu(1431, 0.1, 100_000)),
     (1.0, acc.penalty_mu(89646, 4.0, 100_000)),

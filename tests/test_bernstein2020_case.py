@@ -241,7 +241,7 @@ def test_capped_diagnostics_never_raise_the_ess():
     assert np.all(np.abs(capped[1] - full[1]) < 0.02)
 
 
-# ----------------------------------------------------------------------------- Gibbs-SS without the flip
+# ------------------------------------------------------------------------ Gibbs-SS without the flip
 def test_gibbs_ss_without_the_sign_flip_matches_the_exact_posterior():
     """Negligible noise: the private posterior is the conjugate one given s (tests/exact)."""
     rng, x, y = _data()

@@ -1,4 +1,5 @@
-"""Synthetic wifi data of bernstein2020 figure 3.6: generator, split, 1/K normalisation, holdout likelihood."""
+"""Synthetic wifi data of bernstein2020 figure 3.6: generator, split, 1/K normalisation, holdout
+likelihood."""
 
 from __future__ import annotations
 

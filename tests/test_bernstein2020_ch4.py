@@ -134,7 +134,8 @@ def test_bounds_and_sensitivity():
 
 # ----------------------------------------------------------------------------- exponential pieces
 def test_outer_sums_given_centre_match_simulation():
-    """E and Var of s_l + s_u given s_c (joint RS-CLT) against a regression on simulated region sums."""
+    """E and Var of s_l + s_u given s_c (joint RS-CLT) against a regression on simulated region
+    sums."""
     n, lam, a, b = 400, 1.5, 0.05, 1.0
     x = np.random.default_rng(6).exponential(1.0 / lam, size=(20000, n))
     centre = (x >= a) & (x <= b)
@@ -193,9 +194,7 @@ def test_every_sampler_returns_a_chain_with_its_burnin():
         ("exponential", "non_private"): (20.0, 100, (8.0, 2.0), {}),
     }
     ch4_samplers = {
-        k: f
-        for k, f in SAMPLERS.items()
-        if k[0] in ("binomial", "multinomial", "exponential")
+        k: f for k, f in SAMPLERS.items() if k[0] in ("binomial", "multinomial", "exponential")
     }
     assert set(calls) == set(ch4_samplers) == set(exact.CASES)
     for key, (statistic, n, prior, kw) in calls.items():
@@ -287,7 +286,8 @@ def test_schema_accepts_config_and_rejects_bad_values():
 
 
 def test_figure_settings_reach_no_compute_rule():
-    """The compute rules' params name only what their steps read; ``ecdf`` (fig4_3) is not among them."""
+    """The compute rules' params name only what their steps read; ``ecdf`` (fig4_3) is not among
+    them."""
     import re
 
     text = (ROOT / "workflow" / "rules" / "bernstein2020_ch4.smk").read_text()
@@ -301,7 +301,7 @@ def test_figure_settings_reach_no_compute_rule():
         assert "ecdf" not in params and "CH4," not in params and "cfg" not in params
 
 
-# ----------------------------------------------------------------------------- claims and their settings
+# ------------------------------------------------------------------------ claims and their settings
 SMOKE = load_config("smoke")["bernstein2020"]["chapter4"]
 
 

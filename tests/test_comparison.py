@@ -32,7 +32,8 @@ from tests.harness import assert_calibrated
 
 
 def _quadrature_posterior(y, n, a, b, scale):
-    """Unnormalised p(theta | y) on a grid, by summing the count out directly (no mixture algebra)."""
+    """Unnormalised p(theta | y) on a grid, by summing the count out directly
+    (no mixture algebra)."""
     grid = np.linspace(1e-6, 1 - 1e-6, 20001)
     s = np.arange(n + 1)
     lik = stats.binom.pmf(s[None, :], n, grid[:, None]) @ stats.laplace.pdf(y - s, scale=scale)

@@ -30,7 +30,8 @@ def test_wald_draw_matches_inverse_gaussian(mean, shape):
 
 @pytest.mark.parametrize("z,b", [(0.7, 1.0), (15.0, 100.0), (0.01, 10.0)])
 def test_laplace_mixture_precision_matches_full_conditional(z, b):
-    """Appendix B.2: p(t | z) proportional to t^{-3/2} exp(-z^2 t / 2 - 1 / (2 b^2 t)), t = 1/sigma^2."""
+    """Appendix B.2: p(t | z) proportional to t^{-3/2} exp(-z^2 t / 2 - 1 / (2 b^2 t)),
+    t = 1/sigma^2."""
     rng = np.random.default_rng(5)
     t = laplace_mixture_precisions(rng, np.full(20000, z), b)
     log_k = lambda u: -1.5 * np.log(u) - 0.5 * z * z * u - 1.0 / (2 * b * b * u)  # noqa: E731

@@ -18,7 +18,8 @@ def test_interval_and_coverage():
 
 
 def test_mmd_against_closed_form(rng):
-    """Unbiased MMD^2 of N(0,1) vs N(mu,1) with a Gaussian kernel of bandwidth h has a closed form."""
+    """Unbiased MMD^2 of N(0,1) vs N(mu,1) with a Gaussian kernel of bandwidth h has a closed
+    form."""
     h, mu = 1.0, 0.7
     x = rng.normal(size=(3000, 1))
     y = rng.normal(mu, 1.0, size=(3000, 1))
@@ -159,8 +160,8 @@ def test_rhat_with_ties_matches_arviz_and_imports_no_scipy_stats():
 
     code = (
         "import sys, numpy as np; from dpinfer.diagnostics import split_rhat; "
-        "x = np.round(np.random.default_rng(0).normal(size=(4, 200)), 1); split_rhat(x[..., None]); "
-        "print('scipy.stats' in sys.modules)"
+        "x = np.round(np.random.default_rng(0).normal(size=(4, 200)), 1); "
+        "split_rhat(x[..., None]); print('scipy.stats' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

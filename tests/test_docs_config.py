@@ -74,7 +74,8 @@ def resolve(key: str, config_paths=None) -> list[tuple[str, ...]]:
             raise QuoteError(f"`{one}` names no key of config/config.yaml")
         if not every and len(hits) > 1:
             raise QuoteError(
-                f"`{one}` is ambiguous: {', '.join('.'.join(h) for h in hits)}; write more of the key"
+                f"`{one}` is ambiguous: {', '.join('.'.join(h) for h in hits)}; write more of the "
+                "key"
             )
         out += hits
     return out

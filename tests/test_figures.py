@@ -116,7 +116,8 @@ def test_a_legend_over_a_line_is_found_and_one_beside_it_is_not():
 
 
 def test_tick_labels_of_ticks_outside_the_view_are_not_checked():
-    """Only drawn text counts: matplotlib keeps labels for ticks beyond the limits but skips them."""
+    """Only drawn text counts: matplotlib keeps labels for ticks beyond the limits but skips
+    them."""
     fig, axes = subplots(1, 1, width=3.0, height=2.5, squeeze=False)
     ax = axes[0, 0]
     ax.plot([0, 1], [0, 1])

@@ -112,7 +112,8 @@ def test_nlbp_without_noise_gives_bp_marginals():
 
 
 def test_nlbp_fixed_point_without_kinks():
-    """y far from every BP count: sign(y - n) is fixed, so n = N mu(theta + sign(y - n) / b) exactly."""
+    """y far from every BP count: sign(y - n) is fixed, so n = N mu(theta + sign(y - n) / b)
+    exactly."""
     model, N, b = chain(4, 3), 1000.0, 3.0
     theta = dirichlet_theta(model, np.random.default_rng(5))
     sgn = np.random.default_rng(6).choice([-1.0, 1.0], size=(model.n_edges, 3, 3))
@@ -158,7 +159,8 @@ def test_nlbp_with_laplace_noise_converges_to_the_map():
     for _ in range(30):
         other = N * exact_marginals(um, (lp + rng.normal(0, 0.5, lp.shape)).ravel()).edge
         for delta in (1e-1, 1e-2):
-            # allowance: the NLBP step tolerance times the largest |d objective / d n| (~ |log mu| + 1/b)
+            # allowance: the NLBP step tolerance times the largest |d objective / d n|
+            # (~ |log mu| + 1/b)
             assert (
                 _tree_objective(model, theta, n + delta * (other - n), y, mech.scale, N)
                 <= base + 1e-3
@@ -178,13 +180,15 @@ def test_cgm_em_objective_does_not_decrease():
     start = naive_mle(model, y, N, 1.0)
     fit = cgm_em(model, y, N, b, 1.0, theta0=start.theta, nlbp_tol=1e-6, em_max_iter=30)
     assert np.all(np.isfinite(fit.objective)) and len(fit.objective) >= 3
-    # each E-step is solved to step < nlbp_tol in L1 / N; its objective error is ~ N * tol * |d J / d n|
+    # each E-step is solved to step < nlbp_tol in L1 / N; its objective error is
+    # ~ N * tol * |d J / d n|
     assert np.diff(fit.objective).min() > -0.05, np.diff(fit.objective)
     assert fit.objective[-1] > fit.objective[0] + 1.0
 
 
 def test_cgm_beats_naive_mle_in_kl():
-    """Averaged over 4 seeds at eps = 0.2, N = 1000 (noise dominates): CGM at most 0.8 x naive KL."""
+    """Averaged over 4 seeds at eps = 0.2, N = 1000 (noise dominates): CGM at most 0.8 x naive
+    KL."""
     kl_naive, kl_cgm = [], []
     for seed in range(4):
         model, theta, y, b, N = _noisy_chain(100 + seed, T=5, K=3, N=1000, eps=0.2)

@@ -145,7 +145,8 @@ def _ch4(cfg: dict) -> dict:
         block = cfg[model]
         if model == "exponential":
             assert block["truncation"] == "prior_predictive", (
-                "docs/privacy.md quotes one sensitivity b for the exponential; oracle bounds vary per trial"
+                "docs/privacy.md quotes one sensitivity b for the exponential; oracle bounds vary "
+                "per trial"
             )
             a, b = expfam.prior_predictive_bounds(
                 block["prior_shape"], block["prior_rate"], block["truncation_mass"]
@@ -367,7 +368,8 @@ def test_quoted_grids_are_those_run(release):
     if "delta_factor" in EXPECTED[release]:
         factors = {float(f) for f in DELTA_PER_N.findall(row)}
         assert factors and all(_close(f, EXPECTED[release]["delta_factor"]) for f in factors), (
-            f"{release}: delta = c/n with c = {factors}, config delta_factor {EXPECTED[release]['delta_factor']}"
+            f"{release}: delta = c/n with c = {factors}, config delta_factor "
+            f"{EXPECTED[release]['delta_factor']}"
         )
     for text in EXPECTED[release].get("text", []):
         assert text in row, f"{release}: the row should say {text!r}"

@@ -286,9 +286,12 @@ def _claim_inputs(tmp_path: Path, cfg: dict) -> SimpleNamespace:
         )
     save_npz(tmp_path / "mse.npz", **mse)
     lams = cfg["traces"]["lambdas"]
-    draws = lambda sd: np.c_[
-        np.zeros((cfg["iterations"], 2)), 1.0 + sd * rng.standard_normal(cfg["iterations"])
-    ]
+
+    def draws(sd):
+        return np.c_[
+            np.zeros((cfg["iterations"], 2)), 1.0 + sd * rng.standard_normal(cfg["iterations"])
+        ]
+
     save_npz(
         tmp_path / "chains.npz",
         rho=np.array(cfg["traces"]["rho"]),

@@ -118,7 +118,8 @@ def _inputs(tmp_path: Path, cfg: dict, rng) -> SimpleNamespace:
 
 
 def _params(cfg: dict) -> dict:
-    """The claims rule's params for a config section (as workflow/rules/raisa2021.smk builds them)."""
+    """The claims rule's params for a config section (as workflow/rules/raisa2021.smk builds
+    them)."""
     clip_n = settings.clipping_spec(PARAMS, 2, cfg["clipping"]["n"], cfg["data_fraction"])["n"]
     return dict(
         version=cfg["version"],
@@ -182,7 +183,8 @@ def _smoke(cfg):
 def test_at_smoke_scale_no_row_is_judged_against_the_thesis_unless_at_its_setting(tmp_path):
     claims = _claims(tmp_path, edit=_smoke, data=_smoke)
     judged = [c for c in claims if verdict(c, set()) in ("holds", "differs (unexplained)")]
-    # only Fig 6.1's accountant values at epsilon 6 are at the thesis's setting here (n = 1e5, delta = 1e-6)
+    # only Fig 6.1's accountant values at epsilon 6 are at the thesis's setting here
+    # (n = 1e5, delta = 1e-6)
     assert judged and all(c.target == "fig6_1" and "epsilon = 6" in c.statement for c in judged)
     assert all(not mismatches(c) for c in judged)
     text = "; ".join(s.describe() for c in claims for s in mismatches(c))

@@ -40,7 +40,7 @@ def vcorr():
     return load_vcorr(VCORR_FILE)
 
 
-# --------------------------------------------------------------------------- V_corr and the Barker test
+# ----------------------------------------------------------------------- V_corr and the Barker test
 def test_vcorr_plus_gaussian_is_the_logistic_density(vcorr):
     assert correction_density_error(vcorr) < 5e-3  # on [-10, 10]; the author's fit: 4.5e-3
     var = float((vcorr["weights"] * (vcorr["means"] ** 2 + vcorr["sds"] ** 2)).sum())
@@ -242,7 +242,7 @@ def test_batch_samplers_are_deterministic(vcorr):
     assert np.array_equal(*runs)
 
 
-# --------------------------------------------------------------------------- the clipping study's samplers
+# -------------------------------------------------------------------- the clipping study's samplers
 def test_clip_threshold_rules():
     theta, new = np.array([0.0, 3.0, 1.0]), np.array([0.3, 2.6, 1.0])
     assert dp_mcmc.clip_threshold(theta, new, 2.0, 0) == pytest.approx(2.0 * 0.5)

@@ -111,7 +111,8 @@ def test_clip_fractions_are_zero_with_a_huge_bound_and_one_with_a_zero_bound(pro
     assert (
         huge.info.extra["llr_clip_fraction"] == 0.0 and huge.info.extra["grad_clip_fraction"] == 0.0
     )
-    # clip_grad = 0: zero gradients, so the trajectory still moves (momentum) and every ratio is clipped
+    # clip_grad = 0: zero gradients, so the trajectory still moves (momentum) and every ratio is
+    # clipped
     assert (
         zero.info.extra["llr_clip_fraction"] == 1.0 and zero.info.extra["grad_clip_fraction"] == 1.0
     )

@@ -160,8 +160,8 @@ def test_a_clipping_job_writes_every_metric_and_the_rule_matters(tmp_path):
             d = out[algo, rule] = load_npz(path)
             for key in clipping.PER_CHAIN:
                 assert d[key].shape == (2,) and np.all(np.isfinite(d[key])), (algo, rule, key)
-        # the author's |sum of differences| is at most sqrt(d) times the Euclidean distance, and often
-        # near 0: it never clips less here and usually more
+        # the author's |sum of differences| is at most sqrt(d) times the Euclidean distance, and
+        # often near 0: it never clips less here and usually more
         assert (
             out[algo, "sum_of_differences"]["llr_clip"].sum()
             > out[algo, "euclidean"]["llr_clip"].sum()

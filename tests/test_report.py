@@ -283,7 +283,10 @@ def _menu_order(names: list[str]) -> list[str]:
     node = shutil.which("node")
     if node is None:
         return sorted(names, key=str.casefold)
-    code = "console.log(JSON.stringify(JSON.parse(process.argv[1]).sort((a, b) => a.localeCompare(b))))"
+    code = (
+        "console.log(JSON.stringify(JSON.parse(process.argv[1]).sort((a, b) => "
+        "a.localeCompare(b))))"
+    )
     return json.loads(
         subprocess.run(
             [node, "-e", code, json.dumps(names)], capture_output=True, text=True, check=True

@@ -64,7 +64,8 @@ def _render(path: Path, config: dict, experiment: str = "loglinear_coverage") ->
     )
     problems = warnings.getvalue()
     assert "System Message" not in parts["whole"] and not problems, (
-        f"{path.relative_to(ROOT)}: docutils reports problems:\n{problems}\n--- rendered text ---\n{text}"
+        f"{path.relative_to(ROOT)}: docutils reports problems:\n{problems}\n"
+        f"--- rendered text ---\n{text}"
     )
     return text, parts["body"]
 
@@ -127,7 +128,8 @@ def test_each_target_has_its_own_caption(study, target, kind):
     if kind == "figure":
         words = " ".join(raw.split())
         assert "PNG preview" in words and f"{target}.pdf" in words, (
-            f"{path.relative_to(ROOT)}: a figure caption says its PNG is a preview of the PDF beside it"
+            f"{path.relative_to(ROOT)}: a figure caption says its PNG is a preview of the PDF "
+            "beside it"
         )
 
 

@@ -22,8 +22,8 @@ def test_readme_block_is_rendered_from_the_committed_digest():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start, end = readme.index(rs.README_BEGIN), readme.index(rs.README_END) + len(rs.README_END)
     assert readme[start:end] == rs.render_readme_block(_digest()), (
-        "README's results block differs from docs/results-digest.json: run python -m dpinfer.studies.results_summary "
-        "after a paper-scale run instead of editing it by hand"
+        "README's results block differs from docs/results-digest.json: run python -m "
+        "dpinfer.studies.results_summary after a paper-scale run instead of editing it by hand"
     )
 
 

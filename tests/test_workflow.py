@@ -295,7 +295,8 @@ def test_readme_command_for_one_target_at_smoke_scale_works(read_only):
 
 
 def test_smoke_run_says_it_shrinks_the_users_settings(read_only):
-    """Issue 30: smoke.yaml replaces no setting of config.yaml (no override note), it shrinks them."""
+    """Issue 30: smoke.yaml replaces no setting of config.yaml (no override note), it shrinks
+    them."""
     proc = read_only["dry run"]
     out = proc.stdout + proc.stderr
     assert re.search(

@@ -5,8 +5,9 @@ numbers are the thesis's (seed text = author's code state 9c834d7).
 
 - :func:`zcdp_rho`: total zCDP budget rho for an (epsilon, delta) target (Theorems 5 and 10).
 - :func:`zcdp_iterations_penalty`: DP penalty count floor(2 tau^2 n rho) (Theorem 5, alpha = 1/2).
-- :func:`zcdp_iterations_hmc`: DP HMC count (Theorem 10): seed floor((rho - rho_g)/(rho_l + L rho_g))
-  (kL + 1 gradient releases); HEAD floor(rho / (rho_l + (L + 1) rho_g)) (k(L + 1) releases).
+- :func:`zcdp_iterations_hmc`: DP HMC count (Theorem 10): seed
+  floor((rho - rho_g)/(rho_l + L rho_g)) (kL + 1 gradient releases); HEAD
+  floor(rho / (rho_l + (L + 1) rho_g)) (k(L + 1) releases).
 - :func:`gaussian_pld_delta`: tight delta(epsilon) of a Gaussian privacy-loss distribution
   N(mu, 2 mu) (Theorem 4 / Theorem 6, and Theorem 11 with summed mu), computed in log space.
 - :func:`penalty_mu`, :func:`hmc_mu`: the total mu of k iterations (Theorems 6 and 11).
@@ -86,7 +87,7 @@ def zcdp_iterations_hmc(
     raise ValueError(f"unknown HMC variant {variant!r}")
 
 
-# --------------------------------------------------------------------------- Gaussian PLD (Thms 6, 11)
+# ------------------------------------------------------------------------ Gaussian PLD (Thms 6, 11)
 def gaussian_pld_delta(epsilon: float, mu: float | np.ndarray) -> float | np.ndarray:
     """Tight delta(epsilon) of the privacy-loss distribution N(mu, 2 mu).
 
@@ -124,7 +125,7 @@ def hmc_mu(k: float, tau_l: float, tau_g: float, L: int, n: int, *, variant: str
     return k / (2.0 * tau_l**2 * n) + grads / (2.0 * tau_g**2 * n)
 
 
-# --------------------------------------------------------------------------- subsampled RDP (Thms 7, 8)
+# ----------------------------------------------------------------------- subsampled RDP (Thms 7, 8)
 def _log_binom(a: np.ndarray, j: np.ndarray) -> np.ndarray:
     return gammaln(a + 1.0) - gammaln(j + 1.0) - gammaln(a - j + 1.0)
 
@@ -171,7 +172,8 @@ def subsampled_rdp(
 
 
 def gaussian_step_rdp(tau: float) -> Callable[[np.ndarray], np.ndarray]:
-    """Theorem 8: the normalised minibatch release (sensitivity 1, variance tau) has e'(j) = j/(2 tau)."""
+    """Theorem 8: the normalised minibatch release (sensitivity 1, variance tau) has
+    e'(j) = j/(2 tau)."""
     return lambda j: np.asarray(j, dtype=float) / (2.0 * tau)
 
 
@@ -198,7 +200,8 @@ def _barker_orders(batch_size: int, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def barker_epsilon(k: float, delta: float, batch_size: int, n: int) -> float:
-    """epsilon after k DP Barker steps: min_alpha k eps(alpha) - ln(delta)/(alpha - 1) (Thms 7, 1)."""
+    """epsilon after k DP Barker steps: min_alpha k eps(alpha) - ln(delta)/(alpha - 1)
+    (Thms 7, 1)."""
     alphas, rdp = _barker_orders(batch_size, n)
     return float(np.min(k * rdp - math.log(delta) / (alphas - 1.0)))
 
@@ -314,7 +317,8 @@ def zcdp_iteration_count(
     *,
     hmc_variant: str = "seed",
 ) -> int:
-    """zCDP-only count (Theorem 5 for dpps/dppa, Theorem 10 for hmc), the loose accountant of Fig 6.1."""
+    """zCDP-only count (Theorem 5 for dpps/dppa, Theorem 10 for hmc), the loose accountant
+    of Fig 6.1."""
     _check(algorithm)
     if algorithm in ("dpps", "dppa"):
         return zcdp_iterations_penalty(epsilon, delta, params["tau"], n)

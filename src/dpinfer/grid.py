@@ -183,8 +183,8 @@ def ch3_cell_name(
     """File stem of one cell of a chapter-3 figure grid (``runs/<figure>/<stem>.npz``).
 
     fig3_1 ``n100_eps0.1``; fig3_2 ``n1000``; fig3_3 ``lam0.01``; fig3_4 ``chain1_n100_eps0.1``
-    (``chain1_n100_ref`` for the release-free references); fig3_5 ``cell``; fig3_6 ``size10000_eps1``
-    (``size10000_ref``), where n is the number of training individuals.
+    (``chain1_n100_ref`` for the release-free references); fig3_5 ``cell``; fig3_6
+    ``size10000_eps1`` (``size10000_ref``), where n is the number of training individuals.
     """
     ref = "ref" if epsilon is None else f"eps{fmt_eps(epsilon)}"
     if figure == "fig3_1":
@@ -313,7 +313,7 @@ def ch3_cells(ch3: dict) -> dict:
     return cells
 
 
-# ----------------------------------------------------------------------------- bernstein2020 case study
+# ------------------------------------------------------------------------- bernstein2020 case study
 def case_batches(count: int, per_job: int) -> list[list[int]]:
     """Tract-index ranges [start, stop) of the case study's batch jobs; a job runs the tracts
     of its range that the filter keeps (which ones is known only after the state is drawn)."""

@@ -139,8 +139,9 @@ def _md_table(rows: dict, key: str) -> list[str]:
     ]
     for name, s in rows.items():
         lines.append(
-            f"| {name} | {s['jobs']} | {s['wall_s']:.1f} | {s['cpu_s']:.1f} | {s['kernel_cpu_s']:.1f} | "
-            f"{s['overhead_s']:.1f} | {_share(s['kernel_cpu_s'], s['wall_s'])} |"
+            f"| {name} | {s['jobs']} | {s['wall_s']:.1f} | {s['cpu_s']:.1f} | "
+            f"{s['kernel_cpu_s']:.1f} | {s['overhead_s']:.1f} | "
+            f"{_share(s['kernel_cpu_s'], s['wall_s'])} |"
         )
     return lines
 
@@ -150,18 +151,20 @@ def render(p: dict) -> tuple[str, str]:
     md = [
         "# Cost profile of the run",
         "",
-        "Per job: wall time of its process (start-up and imports included), its CPU time, the CPU time "
-        "inside the samplers' and estimators' kernels, and the overhead CPU - kernel CPU (dpinfer.job_cost). "
-        "Measured time: differs between runs; not a scorecard input.",
+        "Per job: wall time of its process (start-up and imports included), its CPU time, the CPU "
+        "time inside the samplers' and estimators' kernels, and the overhead CPU - kernel CPU "
+        "(dpinfer.job_cost). Measured time: differs between runs; not a scorecard input.",
         "",
     ]
     if p["run"]:
         r = p["run"]
         md += [
-            f"This invocation: {r['jobs']} jobs in {r['run_wall_s'] / 60:.1f} minutes on {r['cores']} cores; "
-            f"kernel CPU {r['kernel_cpu_s']:.0f} s; efficiency kernel CPU / (cores x wall) = {r['efficiency']}."
+            f"This invocation: {r['jobs']} jobs in {r['run_wall_s'] / 60:.1f} minutes on "
+            f"{r['cores']} cores; kernel CPU {r['kernel_cpu_s']:.0f} s; efficiency kernel CPU / "
+            f"(cores x wall) = {r['efficiency']}."
             + (
-                f" The Snakemake process itself (parsing, scheduling) used {r['workflow_cpu_s']:.0f} CPU-s."
+                " The Snakemake process itself (parsing, scheduling) used "
+                f"{r['workflow_cpu_s']:.0f} CPU-s."
                 if r.get("workflow_cpu_s") is not None
                 else ""
             ),

@@ -1,4 +1,5 @@
-"""Exact targets of the bernstein2020 Chapter-4 samplers (noise-aware Gibbs, Naive, Non-private, OPS).
+"""Exact targets of the bernstein2020 Chapter-4 samplers
+(noise-aware Gibbs, Naive, Non-private, OPS).
 
 - binomial Gibbs: p(theta | y) by quadrature over theta of Beta(theta) sum_s Binom(s) Lap(y - s);
 - multinomial Gibbs: enumeration of every count vector (a Dirichlet mixture);
@@ -39,7 +40,8 @@ def _grid_moments(grid, dens):
 
 # ----------------------------------------------------------------------------- noise-aware Gibbs
 def binomial_exact_posterior(y, n, a, b, scale):
-    """(mean, sd) of p(theta | y) proportional to Beta(theta) sum_s Binom(s | n, theta) Lap(y | s)."""
+    """(mean, sd) of p(theta | y) proportional to Beta(theta) sum_s Binom(s | n, theta)
+    Lap(y | s)."""
     grid = np.linspace(1e-5, 1 - 1e-5, 4001)
     s = np.arange(n + 1)
     lik = stats.binom.pmf(s[None, :], n, grid[:, None]) @ stats.laplace.pdf(y - s, scale=scale)
@@ -86,7 +88,8 @@ def binomial_exact() -> ExactCase:
 
 
 def multinomial_gibbs() -> ExactCase:
-    """Exact posterior = mixture over all counts c of Dir(alpha + c), weights DirMult(c) Lap(y | c)."""
+    """Exact posterior = mixture over all counts c of Dir(alpha + c), weights DirMult(c)
+    Lap(y | c)."""
     n, alpha = 60, np.array([5.0, 5.0, 5.0])
     mech = Laplace.calibrated(0.2, 1.0)
     y = np.array([6.0, 30.0])

@@ -57,7 +57,8 @@ def small_banana() -> dp_mcmc.Problem:
 
 @lru_cache(maxsize=1)
 def exact_moments() -> tuple[np.ndarray, np.ndarray]:
-    """Mean and sd of 10^6 Theorem-12 draws (their Monte Carlo error is 1/1000 of a posterior sd)."""
+    """Mean and sd of 10^6 Theorem-12 draws (their Monte Carlo error is 1/1000 of a posterior
+    sd)."""
     draws = dp_mcmc.exact_posterior_draws(small_banana(), 1_000_000, np.random.default_rng(4))
     return draws.mean(axis=0), draws.std(axis=0)
 

@@ -9,7 +9,8 @@ Modules:
   the true tables, and the "random" reference estimator; plus the Duchi et al. (2008) projection.
 - :mod:`dpinfer.estimators.cgm`: collective-graphical-model EM (Algorithm 2) around non-linear
   belief propagation (Algorithm 1) for Laplace-noised edge tables.
-- :mod:`dpinfer.estimators.psgd`: DP-SGD (Abadi et al. 2016) on the records, with its RDP accountant.
+- :mod:`dpinfer.estimators.psgd`: DP-SGD (Abadi et al. 2016) on the records, with its RDP
+  accountant.
 
 The models and inference they call are in :mod:`dpinfer.models.pairwise_mrf` and
 :mod:`dpinfer.models.mrf_inference`.

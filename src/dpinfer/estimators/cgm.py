@@ -71,20 +71,22 @@ def nlbp(
     min_damping=1e-3,
     damp_on="gradient",
 ):
-    """Non-linear belief propagation (Algorithm 1 of bernstein2020; Sun et al. 2015) for Laplace noise.
+    """Non-linear belief propagation (Algorithm 1 of bernstein2020; Sun et al. 2015) for Laplace
+    noise.
 
     Iterates theta' = theta_e + g / scale per edge cell, n' = N mu(theta') by ``inference`` (each
-    edge table sums to N), where g = sign(y - n) is b times the gradient of log p(y | n) (0 at n = y).
+    edge table sums to N), where g = sign(y - n) is b times the gradient of log p(y | n) (0 at
+    n = y).
 
     damp_on="counts" is Algorithm 1 literally: g = sign(y - n), n <- (1 - alpha) n + alpha n'.
-    damp_on="gradient" (default) damps the gradient term instead: g <- (1 - alpha) g + alpha sign(y - n),
-    n = n'. Both have the same fixed points away from kinks, but the sign is discontinuous: at the
-    MAP some cells sit exactly at n_c = y_c, their sign flips every step and n' jumps by ~2 n_c / b.
-    Damping g keeps n an exact BP output, so (i) the kink cells settle on an averaged g_c in (-1, 1),
-    which is the subgradient optimality condition of Eq. (3.6), and (ii) H(n) = N (A(theta') -
-    theta'.mu') is exact. Damping n mixes BP outputs instead; H(n) is then only approximated by
-    N A(theta') - theta'.n, and on a T = 5, K = 3, eps = 1 chain EM's objective then fell by up to
-    60 nats between iterations, against < 1 nat with gradient damping.
+    damp_on="gradient" (default) damps the gradient term instead: g <- (1 - alpha) g + alpha
+    sign(y - n), n = n'. Both have the same fixed points away from kinks, but the sign is
+    discontinuous: at the MAP some cells sit exactly at n_c = y_c, their sign flips every step and
+    n' jumps by ~2 n_c / b. Damping g keeps n an exact BP output, so (i) the kink cells settle on an
+    averaged g_c in (-1, 1), which is the subgradient optimality condition of Eq. (3.6), and (ii)
+    H(n) = N (A(theta') - theta'.mu') is exact. Damping n mixes BP outputs instead; H(n) is then
+    only approximated by N A(theta') - theta'.n, and on a T = 5, K = 3, eps = 1 chain EM's objective
+    then fell by up to 60 nats between iterations, against < 1 nat with gradient damping.
     alpha starts at ``damping`` and halves (not below ``min_damping``) whenever the residual
     r = max_e ||n'_e - n_e||_1 / N grows (a sign of oscillation).
     Convergence: the step max_e ||n_e - n_prev,e||_1 / N < tol (per-edge max: every table settled).
@@ -135,8 +137,8 @@ def nlbp(
 
 
 def _tied_step(model, g, untied):
-    """The E-step's perturbation g (E, K, K) in the model's flat layout: itself when untied, else each
-    block's mean over its edges (node parameters unchanged): the M-step's start."""
+    """The E-step's perturbation g (E, K, K) in the model's flat layout: itself when untied, else
+    each block's mean over its edges (node parameters unchanged): the M-step's start."""
     if untied:
         return g.ravel()
     step = np.zeros(model.dim)
@@ -193,13 +195,15 @@ def cgm_em(
     Over-relaxation: with Laplace noise each EM step moves a cell's parameter by at most 1 / b, so
     plain EM needs hundreds of steps at small epsilon. Each iteration first tries theta + omega d
     (d = M-step minus theta, omega doubling up to ``max_overrelaxation``) and keeps it only if the
-    objective F(theta) = max_n J(theta, n) (the E-step's value) does not decrease; otherwise it takes
-    the plain EM step and resets omega. F is therefore non-decreasing up to the E-step tolerance.
+    objective F(theta) = max_n J(theta, n) (the E-step's value) does not decrease; otherwise it
+    takes the plain EM step and resets omega. F is therefore non-decreasing up to the E-step
+    tolerance.
 
-    Objective trace: F after every iteration, F = theta.stats(n) - N A(theta) - lam ||theta||^2 + H(n)
-    + log p(y | n) at the E-step's n. Stops when the last change is at most em_tol * N (nats per
-    individual); ``converged`` is False on the cap. An M-step capped at ``mstep_max_iter`` L-BFGS
-    steps still ascends J (its line search is monotone): a generalised EM, same fixed points.
+    Objective trace: F after every iteration,
+    F = theta.stats(n) - N A(theta) - lam ||theta||^2 + H(n) + log p(y | n) at the E-step's n. Stops
+    when the last change is at most em_tol * N (nats per individual); ``converged`` is False on the
+    cap. An M-step capped at ``mstep_max_iter`` L-BFGS steps still ascends J (its line search is
+    monotone): a generalised EM, same fixed points.
     """
     mstep_inference = inference if mstep_inference is None else mstep_inference
     noise = Laplace(scale=float(scale), sensitivity=float(model.n_cliques))

@@ -1,7 +1,8 @@
 """The record every point estimator of :mod:`dpinfer.estimators` returns.
 
 A fit is a point estimate, not a chain, so it is not the samplers' ``Chain``: it holds the flat
-parameter vector in the model's layout (``PairwiseMRF.dim``), how the optimiser ended and what it cost.
+parameter vector in the model's layout (``PairwiseMRF.dim``), how the optimiser ended and what it
+cost.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ class Fit:
     theta: flat parameters in the model layout (blocks of K*K edge entries, then node entries).
     iterations: optimiser iterations (MLE) or EM iterations (CGM-EM).
     converged: False when the optimiser stopped on its iteration cap or reported trouble.
-    objective: finite objective trace; one entry (the final value) for MLE, one per EM iteration for CGM.
+    objective: finite objective trace; one entry (the final value) for MLE, one per EM iteration for
+    CGM.
     seconds: CPU seconds (``time.process_time``) spent in the fit (set by :func:`timed_fit`).
     """
 

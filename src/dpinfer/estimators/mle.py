@@ -2,16 +2,19 @@
 
 All estimators here maximise Eq. (3.2) with an L2 penalty, written as in the thesis::
 
-    f(theta) = theta . s - N A(theta) - lam ||theta||^2,        grad = s - N mu(theta) - 2 lam theta,
+    f(theta) = theta . s - N A(theta) - lam ||theta||^2,
+    grad = s - N mu(theta) - 2 lam theta,
 
 on flat parameters in the model layout, where ``s = statistics(model, tables)`` are the sufficient
 statistics in the same layout (tied edge tables summed per block, node tables from the edge table a
 free node is attached to). Working on flat vectors makes tying and node potentials need no special
-case. The optimiser is L-BFGS on -f / N (same argmax; the gradient is then a difference of marginals,
-so ``tol`` reads as a marginal-probability error); scipy's L-BFGS-B is kept as a cross-check. Estimators:
+case. The optimiser is L-BFGS on -f / N (same argmax; the gradient is then a difference of
+marginals, so ``tol`` reads as a marginal-probability error); scipy's L-BFGS-B is kept as a
+cross-check. Estimators:
 
 - :func:`naive_mle`: noisy tables used as if true (Section 3.2.2), optionally after projecting each
-  pseudo-marginal y_C / N onto the simplex (Section 3.2.3, Duchi et al. 2008, :func:`project_simplex`);
+  pseudo-marginal y_C / N onto the simplex (Section 3.2.3, Duchi et al. 2008,
+  :func:`project_simplex`);
 - :func:`nonprivate_mle`: the true tables;
 - :func:`random_estimator`: the "random" reference: Dirichlet(1) marginals per edge table, fitted.
 """
@@ -49,12 +52,13 @@ def project_simplex(v) -> np.ndarray:
 
 
 def _lbfgs(fun, x0, gtol, max_iter, memory=10):
-    """Minimise a smooth function by L-BFGS (Nocedal & Wright 2006, Alg. 7.4/7.5) with Armijo backtracking.
+    """Minimise a smooth function by L-BFGS (Nocedal & Wright 2006, Alg. 7.4/7.5) with Armijo
+    backtracking.
 
     fun(x) -> (f, g). Stops when max|g| <= gtol (status 0), on a failed line search (status 2) or on
-    max_iter (status 1). Returns (x, f, g, iterations, status). A non-finite f (inf) is backtracked from.
-    Written here because scipy's L-BFGS-B driver costs ~1 ms per call at dim ~ 10^3, more than the
-    junction-tree inference it wraps; the numpy two-loop recursion costs microseconds.
+    max_iter (status 1). Returns (x, f, g, iterations, status). A non-finite f (inf) is backtracked
+    from. Written here because scipy's L-BFGS-B driver costs ~1 ms per call at dim ~ 10^3, more than
+    the junction-tree inference it wraps; the numpy two-loop recursion costs microseconds.
     """
     x = np.array(x0, dtype=float)
     f, g = fun(x)
@@ -110,7 +114,8 @@ def fit_mle(
     max_iter=1000,
     method="lbfgs",
 ) -> Fit:
-    """Maximise theta . s - N A(theta) - lam ||theta||^2 over flat theta (Eq. 3.2 plus the L2 penalty).
+    """Maximise theta . s - N A(theta) - lam ||theta||^2 over flat theta
+    (Eq. 3.2 plus the L2 penalty).
 
     stats_flat: sufficient statistics in the model's flat layout (``statistics(model, tables)``).
     N: population size; lam: penalty weight (not divided by N, as in the thesis).

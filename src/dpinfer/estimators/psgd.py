@@ -22,15 +22,15 @@ E block entries (plus one node entry per free node potential), so
 kernel. The record -> index map is read off the model's own linear maps
 (``edge_log_potentials`` is the adjoint of ``statistics``) and checked against both.
 
-Privacy: ``steps = round(epochs / q)`` compositions of PoissonSampledDpEvent(q, GaussianDpEvent(sigma))
-under dp-accounting's RDP accountant (its default orders densified above 64, see ``_rdp_orders``)
-with the accountant's default relation ADD_OR_REMOVE_ONE (that of Abadi et al.'s moments
-accountant); the clipped-sum L2 sensitivity is ``clip``. The chapter's Laplace releases refer to
-the same relation: Laplace(|C| / eps) on the clique tables (Eq. 3.3, Proposition 2) is eps-DP when
-one record is added or removed (L1 change |C|), so PSGD and the table methods are compared at the
-same epsilon. Under the thesis's own definition (Chapter 2: one record replaced, n fixed) both
-guarantees are weaker: the tables are 2 eps-DP (L1 change 2 |C|) and PSGD is
-(2 eps, (1 + e^eps) delta)-DP by group privacy (docs/privacy.md).
+Privacy: ``steps = round(epochs / q)`` compositions of PoissonSampledDpEvent(q,
+GaussianDpEvent(sigma)) under dp-accounting's RDP accountant (its default orders densified above 64,
+see ``_rdp_orders``) with the accountant's default relation ADD_OR_REMOVE_ONE (that of Abadi et
+al.'s moments accountant); the clipped-sum L2 sensitivity is ``clip``. The chapter's Laplace
+releases refer to the same relation: Laplace(|C| / eps) on the clique tables
+(Eq. 3.3, Proposition 2) is eps-DP when one record is added or removed (L1 change |C|), so PSGD and
+the table methods are compared at the same epsilon. Under the thesis's own definition
+(Chapter 2: one record replaced, n fixed) both guarantees are weaker: the tables are 2 eps-DP
+(L1 change 2 |C|) and PSGD is (2 eps, (1 + e^eps) delta)-DP by group privacy (docs/privacy.md).
 Returned iterate: the average of the iterates over the second half of the run (Polyak-Ruppert
 tail averaging, post-processing, so free of privacy cost); it damps the noise random walk that
 the final iterate carries, which at these noise levels lowers KL (see ``average=False``).
@@ -71,7 +71,8 @@ _START_NOISE_MULTIPLIER = 0.3
 
 @lru_cache(maxsize=64)
 def _rdp_orders(max_order: float = 4096.0) -> tuple[float, ...]:
-    """dp-accounting's default RDP orders, densified above 64 and extended to 4096, up to ``max_order``.
+    """dp-accounting's default RDP orders, densified above 64 and extended to 4096, up to
+    ``max_order``.
 
     The defaults jump from 63 to 128 to 256 ... 1024, so epsilon(sigma) drops by ~40% within 1% of
     sigma where the optimal order crosses such a gap (seen at q = 1e-3, 3000 steps, delta = 1e-6),
@@ -109,7 +110,8 @@ def dpsgd_epsilon(
     *,
     max_order: float = 4096.0,
 ) -> float:
-    """epsilon(delta) of ``steps`` Poisson-subsampled Gaussian steps, dp-accounting's RdpAccountant."""
+    """epsilon(delta) of ``steps`` Poisson-subsampled Gaussian steps, dp-accounting's
+    RdpAccountant."""
     # Imported here: dp-accounting takes about a second to import (as in dpinfer.accounting).
     from dp_accounting import dp_event
     from dp_accounting.rdp import rdp_privacy_accountant
@@ -181,7 +183,8 @@ def psgd_steps(n_records: int, lot_size: int, epochs: float) -> tuple[float, int
 
 
 def tuning_grid(n_records: int, epsilon: float) -> list[dict]:
-    """The PSGD settings to grid-search for one (N, epsilon): lot, epochs and clip fixed, 3 learning rates.
+    """The PSGD settings to grid-search for one (N, epsilon): lot, epochs and clip fixed, 3 learning
+    rates.
 
     - clip = 1: a record's gradient s_i - mu has norm ~ sqrt(E) (>= 3 on the T = 10 chain), so every
       record is clipped and the update depends on lr * clip alone; tuning lr covers both.
@@ -201,7 +204,8 @@ def tuning_grid(n_records: int, epsilon: float) -> list[dict]:
 # --------------------------------------------------------------------------- per-example gradients
 @lru_cache(maxsize=64)
 def record_index_map(model) -> tuple[np.ndarray, np.ndarray]:
-    """Flat-theta rows touched by each edge-table cell: (block_row (E,K,K), node_row (E,K,K), -1 = none).
+    """Flat-theta rows touched by each edge-table cell:
+    (block_row (E,K,K), node_row (E,K,K), -1 = none).
 
     Read off ``edge_log_potentials`` (the adjoint of ``statistics``) on two probes: block
     entries numbered 1.. with node entries 0, and the other way round. The map is then checked
@@ -325,13 +329,15 @@ def psgd(
     lam: float = 0.0,
     average: bool = True,
 ) -> Fit | None:
-    """DP-SGD fit of the flat theta from ``records`` (N, T) ints; None if (epsilon, delta) is unreachable.
+    """DP-SGD fit of the flat theta from ``records`` (N, T) ints; None if (epsilon, delta) is
+    unreachable.
 
     Starts at theta = 0; ``steps = round(epochs N / lot_size)`` Poisson lots of expected size
     ``lot_size``; noise N(0, (sigma clip)^2 I) from ``Gaussian(sigma=sigma clip, sensitivity=clip)``
     with sigma = :func:`dpsgd_noise_multiplier` (``max_noise_multiplier``, ``max_order`` passed on).
     Returns the tail average of the iterates (second half) when ``average`` else the final iterate.
-    ``inference`` maps (model, theta) to marginals (``loopy_bp`` for graphs without a small junction tree).
+    ``inference`` maps (model, theta) to marginals (``loopy_bp`` for graphs without a small junction
+    tree).
 
     Fit.objective is the mean log-likelihood of the records at theta_t after every step plus, last,
     at the returned theta: a diagnostic computed from the non-private data, never released.

@@ -50,11 +50,12 @@ def dirichlet_posterior(alpha, counts) -> np.ndarray:
 
 
 def gamma_posterior(shape: float, rate: float, s: float, n: int) -> tuple[float, float]:
-    """Gamma(shape, rate) prior on an exponential rate, sum s of n draws -> Gamma(shape+n, rate+s)."""
+    """Gamma(shape, rate) prior on an exponential rate,
+    sum s of n draws -> Gamma(shape+n, rate+s)."""
     return shape + n, rate + s
 
 
-# ----------------------------------------------------------------------------- truncated exponential
+# ---------------------------------------------------------------------------- truncated exponential
 @njit(cache=True)
 def truncated_exponential_moments(lam, v, w):
     """Mass q, mean and variance of t(x) = x for x ~ Exp(lam) restricted to [v, w] (Lemma 1).

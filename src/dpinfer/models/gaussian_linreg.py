@@ -7,7 +7,8 @@ the clamped and rescaled records (Definition 5.1 and Sec. 5 of ju2022), d = (p+1
 
 Samplers of this model (registry model name ``"clamped_linreg"``) share one call:
 
-    run(released, *, scale, mean_x, cov_x, sigma2, tau, clamp, n_records, burnin, keep, rng) -> Chain
+    run(released, *, scale, mean_x, cov_x, sigma2, tau, clamp, n_records, burnin, keep, rng)
+    -> Chain
 
 ``released`` the d noisy statistics in :func:`stat_labels` order, ``scale`` the Laplace scale
 (the release record's ``scale``), ``clamp`` = (a, b) for every covariate and the response,

@@ -79,7 +79,8 @@ class NIGPrior:
 
 @dataclass(frozen=True)
 class NIWPrior:
-    """Scalar NIW(m0, kappa, psi, nu): tau^2 ~ InvGamma(nu/2, psi/2), mu_x | tau^2 ~ N(m0, tau^2/kappa)."""
+    """Scalar NIW(m0, kappa, psi, nu): tau^2 ~ InvGamma(nu/2, psi/2),
+    mu_x | tau^2 ~ N(m0, tau^2/kappa)."""
 
     m0: float
     kappa: float
@@ -105,7 +106,8 @@ def sufficient_statistics(x, y) -> np.ndarray:
 
 
 def sensitivity_statistics(width_x: float, width_y: float, d: int = 2) -> float:
-    """Thesis Sec. 5.2.1: Delta_s = w_x^2 d(d+1)/2 + w_x w_y d + w_y^2 (d counts the unit feature)."""
+    """Thesis Sec. 5.2.1: Delta_s = w_x^2 d(d+1)/2 + w_x w_y d + w_y^2
+    (d counts the unit feature)."""
     return width_x**2 * d * (d + 1) / 2 + width_x * width_y * d + width_y**2
 
 
@@ -285,7 +287,8 @@ def nig_draws(rng: np.random.Generator, s, n: int, prior: NIGPrior, size: int) -
 # ----------------------------------------------------------------------------- log prior densities
 @njit(cache=True)
 def _log_nig(theta0, theta1, sigma2, mu0, lam0, a0, b0):
-    """log NIG(theta, sigma^2) density up to a constant, plus log sigma^2 (Jacobian of log sigma^2)."""
+    """log NIG(theta, sigma^2) density up to a constant, plus log sigma^2
+    (Jacobian of log sigma^2)."""
     d0 = theta0 - mu0[0]
     d1 = theta1 - mu0[1]
     q = lam0[0, 0] * d0 * d0 + 2.0 * lam0[0, 1] * d0 * d1 + lam0[1, 1] * d1 * d1

@@ -1,12 +1,14 @@
-"""Exact simulation from pairwise MRFs (bernstein2020 ch. 3): population tables and individual records.
+"""Exact simulation from pairwise MRFs (bernstein2020 ch. 3): population tables and individual
+records.
 
-Both samplers walk the calibrated junction tree of :func:`dpinfer.models.mrf_inference.clique_marginals`
-from the root: the root clique's variables are drawn from its marginal, then every child clique's
-new variables from their conditional given the separator (the running intersection property makes
-them independent of everything drawn earlier given the separator). This is exact forward sampling.
+Both samplers walk the calibrated junction tree of
+:func:`dpinfer.models.mrf_inference.clique_marginals` from the root: the root clique's variables are
+drawn from its marginal, then every child clique's new variables from their conditional given the
+separator (the running intersection property makes them independent of everything drawn earlier
+given the separator). This is exact forward sampling.
 
-* :func:`sample_tables` never materialises records: the root clique's contingency table of N draws is
-  Multinomial(N, P_root), and a child clique's table, given the counts of each separator
+* :func:`sample_tables` never materialises records: the root clique's contingency table of N draws
+  is Multinomial(N, P_root), and a child clique's table, given the counts of each separator
   configuration s, is Multinomial(count_s, P_child(. | s)) row by row. Edge tables are margins of
   clique tables. Cost does not grow with N (N = 1e7 is as cheap as N = 10).
 * :func:`sample_records` draws (N, T) uint8 records with a numba kernel (inverse-CDF look-ups with
@@ -25,7 +27,8 @@ __all__ = ["sample_tables", "sample_records", "conditional_tables"]
 
 
 def conditional_tables(model: PairwiseMRF, theta: np.ndarray) -> list[tuple]:
-    """Per clique (root first): (separator nodes, new nodes, (n_sep_configs, n_new_configs) conditional).
+    """Per clique (root first): (separator nodes, new nodes, (n_sep_configs, n_new_configs)
+    conditional).
 
     Rows index separator configurations and columns the new nodes' configurations, both C order
     over the listed (sorted) nodes. A separator configuration of probability 0 gets a uniform row;
@@ -50,7 +53,8 @@ def _conditionals(jt, probs: list, k: int) -> list[tuple]:
 def sample_tables(
     model: PairwiseMRF, theta: np.ndarray, n_records: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """(E, K, K) int64 edge contingency tables of ``n_records`` iid draws from p(x; theta), by nested multinomials.
+    """(E, K, K) int64 edge contingency tables of ``n_records`` iid draws from p(x; theta), by
+    nested multinomials.
 
     Each table sums to ``n_records``; tables of edges sharing nodes are mutually consistent, as if
     computed from one set of records.

@@ -1,4 +1,5 @@
-"""Pairwise discrete Markov random fields of bernstein2020 chapter 3 (Eq. 3.1): structure and parameters.
+"""Pairwise discrete Markov random fields of bernstein2020 chapter 3 (Eq. 3.1): structure and
+parameters.
 
 A model has T nodes with K states each and a set of edges (i, j), i < j; the cliques C of the thesis
 are the edges, so the released sufficient statistics are one K x K contingency table per edge and
@@ -127,7 +128,8 @@ class PairwiseMRF:
 
 
 def chain(n_nodes: int, n_states: int, order: int = 1) -> PairwiseMRF:
-    """Chain of the given order: edge (i, j) iff 1 <= j - i <= order (order 3: the third-order chain)."""
+    """Chain of the given order: edge (i, j) iff 1 <= j - i <= order
+    (order 3: the third-order chain)."""
     edges = [(i, j) for i in range(n_nodes) for j in range(i + 1, min(i + order, n_nodes - 1) + 1)]
     return PairwiseMRF(n_nodes, n_states, np.array(edges, dtype=np.int64))
 
@@ -150,7 +152,8 @@ def is_connected(n_nodes: int, edges: np.ndarray) -> bool:
 def erdos_renyi(
     n_nodes: int, n_states: int, p: float, rng: np.random.Generator, max_tries: int = 10_000
 ) -> PairwiseMRF:
-    """Connected Erdos-Renyi graph G(n_nodes, p): resample all edges until the graph is connected."""
+    """Connected Erdos-Renyi graph G(n_nodes, p): resample all edges until the graph is
+    connected."""
     iu, ju = np.triu_indices(n_nodes, k=1)
     for _ in range(max_tries):
         keep = rng.random(len(iu)) < p
@@ -161,13 +164,15 @@ def erdos_renyi(
 
 
 def tied_chain(n_nodes: int, n_states: int) -> PairwiseMRF:
-    """Time-homogeneous first-order chain (Fig 3.6): every edge shares block 0, node potential at node 0."""
+    """Time-homogeneous first-order chain (Fig 3.6): every edge shares block 0, node potential at
+    node 0."""
     base = chain(n_nodes, n_states)
     return PairwiseMRF(n_nodes, n_states, base.edges, np.zeros(base.n_edges, dtype=np.int64), (0,))
 
 
 def dirichlet_theta(model: PairwiseMRF, rng: np.random.Generator) -> np.ndarray:
-    """Synthetic truth of Sec. 3.3.2: per block theta = log of a flat Dirichlet(1) over its K*K entries.
+    """Synthetic truth of Sec. 3.3.2: per block theta = log of a flat Dirichlet(1) over its K*K
+    entries.
 
     Node parameters are 0. A Dirichlet(1) draw is a normalised vector of Exp(1) draws, which are
     positive, so the logs are finite.
@@ -190,7 +195,8 @@ def _split(model: PairwiseMRF, theta: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def edge_log_potentials(model: PairwiseMRF, theta: np.ndarray) -> np.ndarray:
-    """(E, K, K) log-potentials theta_e[x_i, x_j]: the edge's block plus any folded node potential."""
+    """(E, K, K) log-potentials theta_e[x_i, x_j]: the edge's block plus any folded node
+    potential."""
     blocks, nodes = _split(model, theta)
     lp = blocks[model.ties].copy()
     for a, v in enumerate(model.node_params):

@@ -62,7 +62,7 @@ def _stats_mean_cov(e, mu_t, cov_t):
             cov_t[j, i] = v
 
 
-# ----------------------------------------------------------------------------- without clamping: Eqs. 5.2-5.3
+# ------------------------------------------------------------------- without clamping: Eqs. 5.2-5.3
 @njit(cache=True)
 def _clt_mean_cov(theta0, theta1, sigma2, m, mu_t, cov_t, work):
     """Mean (5) and covariance (5, 5) of t(x, y) = [x, x^2, y, xy, y^2] for one individual.

@@ -125,7 +125,8 @@ def laplace_mixture_precisions(rng, residuals, scale):
 
 @njit(cache=True)
 def initial_mixture_precision(rng, scale):
-    """1/omega^2 with omega^2 from its prior Exp(rate 1 / (2 scale^2)): the released code's start."""
+    """1/omega^2 with omega^2 from its prior Exp(rate 1 / (2 scale^2)): the released code's
+    start."""
     sig2 = rng.exponential(2.0 * scale * scale)
     if sig2 < 1e-300:
         sig2 = 1e-300

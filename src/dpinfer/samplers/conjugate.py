@@ -1,4 +1,5 @@
-"""Conjugate baselines of bernstein2020: Naive and Non-Private, iid draws from a conjugate posterior.
+"""Conjugate baselines of bernstein2020: Naive and Non-Private, iid draws from a conjugate
+posterior.
 
 Chapter 4 (Section 4.4.1; Conjugate-Update, Appendix B.1.1), binomial, multinomial and
 exponential models:

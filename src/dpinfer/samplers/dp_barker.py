@@ -67,7 +67,8 @@ def _barker_kernel(
     out,
     counts,
 ):
-    """Fill out[1:] (out[0] = start); counts = [accepts, clipped ratios, batch-variance rejections]."""
+    """Fill out[1:] (out[0] = start); counts = [accepts, clipped ratios, batch-variance
+    rejections]."""
     iters = out.shape[0] - 1
     d = out.shape[1]
     n = data.shape[1]
@@ -114,8 +115,8 @@ def run_dp_barker(
     total_variance: float = 2.0,
 ) -> Chain:
     """DP Barker chain; draws has iterations + 1 rows (row 0 = start), burn-in =
-    :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``vcorr`` from :func:`dpinfer.models.barker_correction.load_vcorr`, fitted
-    for ``total_variance`` (C)."""
+    :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``vcorr`` from
+    :func:`dpinfer.models.barker_correction.load_vcorr`, fitted for ``total_variance`` (C)."""
     start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
     batch = checked_batch_size(problem, batch_size)
     if not 1.0 <= total_variance < math.pi**2 / 3:
@@ -154,7 +155,8 @@ def run_dp_barker(
 
 def run_barker(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
     """Registry entry ``barker``: params-file keys prop_sd, batch_size,
-    gaussian_noise_total_variance_C, and ``vcorr`` (the mixture, from :func:`dpinfer.models.barker_correction.load_vcorr`)."""
+    gaussian_noise_total_variance_C, and ``vcorr`` (the mixture, from
+    :func:`dpinfer.models.barker_correction.load_vcorr`)."""
     return run_dp_barker(
         problem,
         start,

@@ -1,7 +1,8 @@
 """DP HMC (raisa2021 Sec. 4.4 / FACTS 3.4): HMC with clipped, Gaussian-noised gradients in the
 leapfrog and a DP-penalty accept step.
 
-Noisy gradient: g(theta) = T (sum_j clip_{b_g}(grad log p(x_j|theta)) + N(0, (2 tau_g sqrt(n) b_g)^2 I))
+Noisy gradient:
+g(theta) = T (sum_j clip_{b_g}(grad log p(x_j|theta)) + N(0, (2 tau_g sqrt(n) b_g)^2 I))
 + grad log prior, per-example gradients clipped to Euclidean norm b_g.
 One iteration from theta_0 with momentum p_0 ~ N(0, M) (M diagonal, ``mass``): L leapfrog steps
 p <- p + eta/2 g; theta <- theta + eta p / M; g <- g(theta); p <- p + eta/2 g. Accept step with
@@ -21,8 +22,9 @@ tau_g (with reuse, the stored gradient noise is part of the state and its densit
 gradient noise and clipping only lower the acceptance rate.
 ``Chain.info``: acceptance; ``clipped`` = {"llr", "grad"}; ``extra`` = llr_clip_fraction
 (llr / n / iterations), grad_clip_fraction (grad / n / gradient_evaluations),
-gradient_evaluations, decisions_changed (as in DP penalty); ``record_trajectory=True`` adds ``traces["trajectory"]`` (iterations,
-steps + 1, d), the leapfrog positions of every iteration (position 0 = its start).
+gradient_evaluations, decisions_changed (as in DP penalty); ``record_trajectory=True`` adds
+``traces["trajectory"]`` (iterations, steps + 1, d), the leapfrog positions of every iteration
+(position 0 = its start).
 """
 
 from __future__ import annotations

@@ -38,7 +38,8 @@ and starts from the best of the Naive draw and 20 prior draws (a Naive start dee
 tail would trap the walk). Gibbs-SS-Noisy and -Prior do not model clamping.
 
 Flavours (Sec. 5.2.4.4), one public function each with the model's call signature
-``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True) -> Chain``
+``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True)
+-> Chain``
 (``sign_flip=False`` leaves out the flip of step 0, e.g. where the data fix the sign of theta):
 :func:`run_gibbs_ss_noisy` (moments released with half the budget, statistics with the other
 half; ``moments="exact"`` uses the confidential moments as the released code did),
@@ -168,7 +169,8 @@ def _same(a, b):
 
 @njit(cache=True)
 def _pack(phi, theta, sigma2, mu_x, tau2, update):
-    """phi = (theta_0, theta_1, log sigma^2[, mu_x, log tau^2]): the collapsed move's coordinates."""
+    """phi = (theta_0, theta_1, log sigma^2[, mu_x, log tau^2]): the collapsed move's
+    coordinates."""
     phi[0] = theta[0]
     phi[1] = theta[1]
     phi[2] = math.log(sigma2)

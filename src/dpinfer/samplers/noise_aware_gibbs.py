@@ -49,7 +49,8 @@ __all__ = [
 # ----------------------------------------------------------------------------- binomial (Alg. 3)
 @njit(cache=True)
 def _binomial_kernel(rng, y, n, a0, b0, scale, theta, prec, out):
-    """Algorithm 3 (bounded Delta_s) for Bernoulli data, Beta(a0, b0) prior; order s, sigma^2, theta.
+    """Algorithm 3 (bounded Delta_s) for Bernoulli data, Beta(a0, b0) prior;
+    order s, sigma^2, theta.
 
     s | theta, sigma^2, y ~ NormProduct(n theta, n theta (1 - theta), y, sigma^2) restricted to
     [0, n]; 1/sigma^2 | s ~ Wald(1 / (b |y - s|), 1 / b^2) (Appendix B.2);
@@ -87,7 +88,8 @@ def run_binomial(
 # ----------------------------------------------------------------------------- multinomial (Alg. 3)
 @njit(cache=True)
 def _multinomial_kernel(rng, y, n, alpha, scale, p, prec, max_tries, out):
-    """Algorithm 3 (bounded Delta_s) for K-category data; s = the first K-1 counts; order s, sigma^2, p.
+    """Algorithm 3 (bounded Delta_s) for K-category data; s = the first K-1 counts;
+    order s, sigma^2, p.
 
     s | p, sigma^2, y ~ NormProduct(n p, n (diag p - p p^T), y, diag(sigma^2)) restricted to the
     simplex {s >= 0, sum s <= n}: joint draws until valid (at most ``max_tries``), else one sweep
@@ -283,7 +285,8 @@ def clt_log_marginal(lam, y, n, bounds, scale):
     """log p(y | lam) under the RS-CLT: N(s_c; m_c, V_c) convolved with Lap(scale), closed form.
 
     Vectorised over ``lam``. With d = y - m_c and sd = sqrt(V_c):
-    p = e^{V_c / (2 scale^2)} / (2 scale) [e^{-d/scale} Phi(d/sd - sd/scale) + e^{d/scale} Phi(-d/sd - sd/scale)].
+    p = e^{V_c / (2 scale^2)} / (2 scale) [e^{-d/scale} Phi(d/sd - sd/scale)
+    + e^{d/scale} Phi(-d/sd - sd/scale)].
     Used for the start of the exponential chain and by the tests as the CLT posterior.
     """
     from scipy.special import log_ndtr
@@ -303,7 +306,8 @@ def clt_log_marginal(lam, y, n, bounds, scale):
 
 
 def clt_posterior_mode(y, n, prior, bounds, scale, points: int = 4000) -> float:
-    """Mode of Gamma prior x :func:`clt_log_marginal` on a log grid over the prior's 1e-9..1-1e-9 range.
+    """Mode of Gamma prior x :func:`clt_log_marginal` on a log grid over the prior's 1e-9..1-1e-9
+    range.
 
     m_c(lam) rises and then falls in lam (a small rate puts most individuals above b), so p(y | lam)
     can have a second, tiny mode at small lam; a chain started there stays for >> 10^5 iterations.
@@ -332,7 +336,8 @@ def run_truncated_exponential(
     thin: int = 1,
     init: str = "mode",
 ) -> Chain:
-    """Noise-aware Gibbs for lam | y, y = sum of x_i in [a, b] + Lap(mechanism.scale), x_i ~ Exp(lam).
+    """Noise-aware Gibbs for lam | y, y = sum of x_i in [a, b] + Lap(mechanism.scale),
+    x_i ~ Exp(lam).
 
     ``prior`` = (shape, rate) of the Gamma prior; ``bounds`` = (a, b) with 0 <= a < b, public.
     Stores every ``thin``-th iteration: draws of lam (burnin + keep, 1) from

@@ -43,7 +43,8 @@ def pooled_chain(
     spec: dict, release, prior, data_prior, stream: Callable[[str], np.random.Generator]
 ) -> Pooled:
     """Pooled kept draws, per-parameter R-hat and bulk ESS, CPU seconds and iterations (both
-    summed over chains) of one method's ``spec`` on one release (:func:`dpinfer.samplers.pooled.run_pooled`).
+    summed over chains) of one method's ``spec`` on one release
+    (:func:`dpinfer.samplers.pooled.run_pooled`).
 
     ``stream(stage)`` gives the generator of a random stream: chain c draws from
     ``sample_<method>`` (c = 0) or ``sample_<method>_chain<c>``, so adding or dropping a method

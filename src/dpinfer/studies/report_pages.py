@@ -47,7 +47,8 @@ VERDICT_COLOURS = {
 }
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 _STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: 14px; color: #1f2937;
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: 14px; \
+color: #1f2937;
        margin: 1.2em; line-height: 1.4; }
 h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.6em; } h3 { font-size: 1em; }
 table { border-collapse: collapse; margin: 0.8em 0; }
@@ -168,16 +169,19 @@ def render_table_page(
     markdown: str = "",
 ) -> str:
     """One table as a self-contained HTML page: title, the table, the file it renders (``source``)
-    and the notes of its Markdown version (``markdown``, which may lay the numbers out otherwise)."""
+    and the notes of its Markdown version (``markdown``, which may lay the numbers out
+    otherwise)."""
     body = [f"<h1>{_e(title)}</h1>"] if title else []
     body += _table(columns, rows)
     if source:
         body.append(
-            f'<p class="small">{len(rows)} rows of <code>{_e(source)}</code>; the cells are its text as written.</p>'
+            f'<p class="small">{len(rows)} rows of <code>{_e(source)}</code>; the cells are its '
+            "text as written.</p>"
         )
     if notes:
         lead = (
-            f'<p class="small">Notes of <code>{_e(markdown)}</code>, the same numbers laid out for reading:</p>'
+            f'<p class="small">Notes of <code>{_e(markdown)}</code>, the same numbers laid out for '
+            "reading:</p>"
             if markdown
             else ""
         )
@@ -222,13 +226,15 @@ def render_scorecard_page(
     title = "Fidelity scorecard"
     body = [
         f"<h1>{title}</h1>",
-        f"<p>{len(recs)} checkable statements of the source documents. A row is judged only when this run "
-        "is at the setting the document's value refers to; the Monte Carlo error is that of our value. "
-        "A coloured verdict that is underlined links to its entry of docs/deviations.md below.</p>",
+        f"<p>{len(recs)} checkable statements of the source documents. A row is judged only when "
+        "this run is at the setting the document's value refers to; the Monte Carlo error is that "
+        "of our value. A coloured verdict that is underlined links to its entry of "
+        "docs/deviations.md below.</p>",
         "<table><thead><tr><th>verdict</th><th>rows</th></tr></thead><tbody>",
     ]
     body += [
-        f'<tr><td class="{_verdict_class(v)}">{_e(v)}</td><td class="num">{counts.get(v, 0)}</td></tr>'
+        f'<tr><td class="{_verdict_class(v)}">{_e(v)}</td><td '
+        f'class="num">{counts.get(v, 0)}</td></tr>'
         for v in VERDICT_COLOURS
     ]
     body.append("</tbody></table>")

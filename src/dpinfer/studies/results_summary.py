@@ -98,7 +98,8 @@ def _verdict_cell(h: dict) -> str:
 
 def _table(d: dict) -> list[str]:
     lines = [
-        "| study | targets built | hold | differ, explained | differ, unexplained | not comparable | not run |",
+        "| study | targets built | hold | differ, explained | differ, unexplained | not comparable "
+        "| not run |",
         "|---|---|---|---|---|---|---|",
     ]
     for study in _order(d["counts"]):
@@ -124,8 +125,8 @@ def _headlines(d: dict, studies=None) -> list[str]:
         for h in (h for h in d["headlines"] if h["study"] == study):
             err = f" (MC error {h['mc_error']})" if h["mc_error"] else ""
             lines.append(
-                f"  - `{h['target']}`: {h['statement']}. Paper: {h['paper']}; ours: {h['ours']}{err}: "
-                f"**{_verdict_cell(h)}**."
+                f"  - `{h['target']}`: {h['statement']}. Paper: {h['paper']}; ours: "
+                f"{h['ours']}{err}: **{_verdict_cell(h)}**."
             )
     return lines
 
@@ -155,9 +156,10 @@ def _smoke_line(d: dict) -> str:
     if not smoke:
         return ""
     return (
-        f"The smoke scale (`--configfile config/smoke.yaml`, every rule) took {smoke['minutes']:.1f} minutes "
-        f"with `--cores 2` on a 2-core machine, as the first run of a fresh clone and install (numba compiles "
-        f"its kernels on the way; commit {smoke['commit']}, from its Snakemake log)."
+        "The smoke scale (`--configfile config/smoke.yaml`, every rule) took "
+        f"{smoke['minutes']:.1f} minutes with `--cores 2` on a 2-core machine, as the first run of "
+        "a fresh clone and install (numba compiles its kernels on the way; commit "
+        f"{smoke['commit']}, from its Snakemake log)."
     )
 
 
@@ -208,18 +210,19 @@ def _glance(d: dict) -> list[str]:
 
 
 VERDICT_GUIDE = [
-    "Every checkable statement of the documents (each printed number, each figure's claim) is a row of "
-    "the fidelity scorecard (`results/fidelity.md`, first in the HTML report's menu), with the paper's value, "
-    "ours, our Monte Carlo error and a verdict:",
+    "Every checkable statement of the documents (each printed number, each figure's claim) is a "
+    "row of the fidelity scorecard (`results/fidelity.md`, first in the HTML report's menu), with "
+    "the paper's value, ours, our Monte Carlo error and a verdict:",
     "",
-    "- **holds**: our value agrees with the document's at the document's setting, within the rule the "
-    "statement gives (usually 2-3 standard errors);",
-    "- **differs (explained)**: it does not, and the row names the entry of `docs/deviations.md` that says "
-    "why, with the measured evidence that our side is right at that setting (a converged optimiser, chains "
-    "that pass the diagnostics, an independent check);",
+    "- **holds**: our value agrees with the document's at the document's setting, within the rule "
+    "the statement gives (usually 2-3 standard errors);",
+    "- **differs (explained)**: it does not, and the row names the entry of `docs/deviations.md` "
+    "that says why, with the measured evidence that our side is right at that setting (a converged "
+    "optimiser, chains that pass the diagnostics, an independent check);",
     "- **differs (unexplained)**: it does not, and nothing explains it (none at paper scale);",
-    "- **not comparable**: this run is not at the setting the document's value refers to (another credible "
-    "level, fewer replicates, shorter chains, another grid); the row names what differs and is never judged;",
+    "- **not comparable**: this run is not at the setting the document's value refers to (another "
+    "credible level, fewer replicates, shorter chains, another grid); the row names what differs "
+    "and is never judged;",
     "- **not run**: the run does not compute what the statement is about.",
 ]
 
@@ -235,8 +238,8 @@ def render_summary(d: dict, title: str = "Results at a glance") -> str:
         lines += [smoke, ""]
     lines += VERDICT_GUIDE + [""]
     lines += [
-        "Scorecard verdicts per study (`results/fidelity.md` lists every row; a row is judged only at the "
-        'setting the document\'s value refers to, otherwise it is "not comparable"):',
+        "Scorecard verdicts per study (`results/fidelity.md` lists every row; a row is judged only "
+        'at the setting the document\'s value refers to, otherwise it is "not comparable"):',
         "",
     ]
     lines += _table(d)
@@ -244,9 +247,9 @@ def render_summary(d: dict, title: str = "Results at a glance") -> str:
         "",
         "## Headline results",
         "",
-        "Each line is a scorecard row: the document's statement, its value, ours with its Monte Carlo error, "
-        'and the verdict ("differs (explained)" rows name their entry of `docs/deviations.md` in the '
-        "scorecard).",
+        "Each line is a scorecard row: the document's statement, its value, ours with its Monte "
+        'Carlo error, and the verdict ("differs (explained)" rows name their entry of '
+        "`docs/deviations.md` in the scorecard).",
         "",
     ]
     lines += _headlines(d)
@@ -264,7 +267,8 @@ def render_readme_block(d: dict) -> str:
 
 
 def _built(targets: dict[str, list[str]]) -> dict[str, list[int]]:
-    """study -> [targets whose every file exists, targets] (``targets``: study -> [paths of each target])."""
+    """study -> [targets whose every file exists, targets]
+    (``targets``: study -> [paths of each target])."""
     out = {}
     for study, groups in targets.items():
         n_ok = sum(all(Path(p).is_file() for p in paths) for paths in groups)
@@ -297,7 +301,8 @@ def _wall_minutes(log_dir: Path) -> float | None:
 
 
 def _study_minutes(cost_csv: Path, cores: int = 2) -> dict[str, float] | None:
-    """Per study, its jobs' wall time summed over its units (dpinfer.job_cost), / cores, in minutes."""
+    """Per study, its jobs' wall time summed over its units
+    (dpinfer.job_cost), / cores, in minutes."""
     if not cost_csv.exists():
         return None
     out = {}
@@ -341,7 +346,8 @@ def refresh(
     if results is not None:
         d = read_json(results / "summary.json")
         d["minutes"] = _wall_minutes(log_dir) if log_dir else None
-        # the commit of the checkout that ran (the results folder's parent), not of the one that renders
+        # the commit of the checkout that ran (the results folder's parent), not of the one that
+        # renders
         d["commit"] = _commit(results.resolve().parent)
         d["study_minutes"] = (
             _study_minutes(results / "cost.csv") if d["minutes"] is not None else None
@@ -392,8 +398,8 @@ def main(argv=None) -> None:
     ap.add_argument(
         "--smoke-log-dir",
         default=None,
-        help="the Snakemake logs (.snakemake/log) of a smoke run that ran alone as the first run of a "
-        "fresh clone and install, for its wall time",
+        help="the Snakemake logs (.snakemake/log) of a smoke run that ran alone as the first run "
+        "of a fresh clone and install, for its wall time",
     )
     ap.add_argument("--root", default=".", help="the repository (README.md, docs/)")
     a = ap.parse_args(argv)

@@ -282,12 +282,12 @@ def fidelity(input, output) -> None:
         f"{len(rows)} checkable statements of the source documents: "
         f"{counts['holds']} hold, {counts['differs (explained)']} differ with an explanation in "
         f"docs/deviations.md, {counts['differs (unexplained)']} differ without one, "
-        f"{counts['not comparable']} are not comparable (this run's setting is not the document's) and "
-        f"{counts['not run']} are about settings this run does not compute.",
+        f"{counts['not comparable']} are not comparable (this run's setting is not the document's) "
+        f"and {counts['not run']} are about settings this run does not compute.",
         "",
         "Each row is a printed number or a figure's claim turned into a computed check "
-        "(the rule is in the statement) at the setting the document's value refers to; the Monte Carlo "
-        "error is that of our value. A row is judged only when this run is at that setting.",
+        "(the rule is in the statement) at the setting the document's value refers to; the Monte "
+        "Carlo error is that of our value. A row is judged only when this run is at that setting.",
         "",
         "| study | target | statement | paper | ours | MC error | verdict |",
         "|---|---|---|---|---|---|---|",

@@ -70,8 +70,8 @@ def _state_claims(s, at: CaseSettings) -> list[Claim]:
         ),
         Claim(
             "fig5_10",
-            f"tracts kept by the filter (median kir in [.1, .9]) within {100 * KEPT_TOLERANCE:g}% of the "
-            "thesis's count",
+            f"tracts kept by the filter (median kir in [.1, .9]) within {100 * KEPT_TOLERANCE:g}% "
+            "of the thesis's count",
             f"{PAPER_STATE['kept']} kept, {PAPER_STATE['dropped']} dropped",
             f"{kept} kept, {dropped} dropped",
             "",
@@ -128,7 +128,8 @@ def _settings_claims(
                 f"(ours at {', '.join(fmt_eps(e) for e in grid)})",
                 "5000 + 20000",
                 f"{grid_gibbs['burnin']} + {grid_gibbs['keep']} x {gibbs['chains']} chain(s), "
-                f"{grid_gibbs.get('collapsed_moves', gibbs['collapsed_moves'])} collapsed move(s) per iteration",
+                f"{grid_gibbs.get('collapsed_moves', gibbs['collapsed_moves'])} collapsed move(s) "
+                "per iteration",
                 "",
                 (grid_gibbs["burnin"], grid_gibbs["keep"] * gibbs["chains"]) == (5000, 20000),
                 "case-study-chain-lengths",
@@ -180,9 +181,10 @@ def _interval_claims(s, at: CaseSettings, headline) -> list[Claim]:
         out.append(
             Claim(
                 "fig5_11",
-                f"epsilon = {fmt_eps(eps)}: Naive's {lev} predictive intervals at pir = .25 are biased "
-                f"and too tight, holding under half of a tract's records near pir = .25, while Non-Private's and "
-                f"Gibbs-SS-Update's hold at least half (mean share over tracts)",
+                f"epsilon = {fmt_eps(eps)}: Naive's {lev} predictive intervals at pir = .25 are "
+                "biased and too tight, holding under half of a tract's records near pir = .25, "
+                "while Non-Private's and Gibbs-SS-Update's hold at least half (mean share over "
+                "tracts)",
                 "Naive misses the data; Non-Private, Gibbs-SS-Update span it",
                 f"Naive {naive:.2f}, Non-Private {np_share:.2f}, Gibbs-SS-Update {update:.2f}",
                 "",
@@ -216,8 +218,8 @@ def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
                 Claim(
                     "fig5_13",
                     f"{LABELS[m]}: coverage of the Non-Private estimate by the "
-                    f"{' and '.join(f'{100 * v:g}%' for v in levels)} intervals within {COVERAGE_TOLERANCE} of nominal "
-                    f"{where}",
+                    f"{' and '.join(f'{100 * v:g}%' for v in levels)} intervals within "
+                    f"{COVERAGE_TOLERANCE} of nominal {where}",
                     "near nominal at every epsilon",
                     "; ".join(
                         f"eps {fmt_eps(eps[i])}: " + "/".join(f"{c:.2f}" for c in cov[m][i])
@@ -240,8 +242,8 @@ def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
         out.append(
             Claim(
                 "fig5_13",
-                f"Naive: {100 * levels[-1]:g}% coverage rises with epsilon (largest minus smallest epsilon by "
-                "2 SE)",
+                f"Naive: {100 * levels[-1]:g}% coverage rises with epsilon (largest minus smallest "
+                "epsilon by 2 SE)",
                 "Naive improves only with epsilon",
                 " -> ".join(f"{v:.2f}" for v in nv),
                 f"2 SE <= {se:.3f}",
@@ -254,8 +256,8 @@ def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
             out.append(
                 Claim(
                     "fig5_13",
-                    f"at the smallest epsilon ({fmt_eps(eps[0])}) Naive's {100 * levels[-1]:g}% coverage lies "
-                    "below every Gibbs-SS flavour's by 2 SE",
+                    f"at the smallest epsilon ({fmt_eps(eps[0])}) Naive's {100 * levels[-1]:g}% "
+                    "coverage lies below every Gibbs-SS flavour's by 2 SE",
                     "Gibbs-SS near nominal, Naive not",
                     f"Naive {nv[0]:.2f}; "
                     + ", ".join(f"{LABELS[m]} {g:.2f}" for m, g in zip(flavours, gibbs)),
@@ -280,7 +282,8 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
             out.append(
                 Claim(
                     "fig5_14",
-                    f"{LABELS[m]}: MAE against Non-Private falls from the smallest to the largest epsilon by 2 SE",
+                    f"{LABELS[m]}: MAE against Non-Private falls from the smallest to the largest "
+                    "epsilon by 2 SE",
                     "MAE falls with epsilon",
                     " -> ".join(f"{mae(s, e, i)[0]:.4f}" for e in range(E)),
                     f"SE {sa:.4f} / {sb:.4f}",
@@ -299,7 +302,8 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
                 out.append(
                     Claim(
                         "fig5_14",
-                        f"{LABELS[m]} has a lower MAE than Naive {where} (paired over tracts, by 2 SE)",
+                        f"{LABELS[m]} has a lower MAE than Naive {where} (paired over tracts, by 2 "
+                        "SE)",
                         "Gibbs-SS significantly better than Naive",
                         "; ".join(
                             f"eps {fmt_eps(eps[e])}: {d:+.4f}" for e, (d, _) in zip(idx, diffs)
@@ -317,8 +321,8 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
     out.append(
         Claim(
             "fig5_14",
-            f"epsilon = {fmt_eps(headline)}: OI's point estimate beats Gibbs-SS-Update's (Ch. 6: OI 'outperforms "
-            "the more general Bayesian methods'; paired MAE difference by 2 SE)",
+            f"epsilon = {fmt_eps(headline)}: OI's point estimate beats Gibbs-SS-Update's (Ch. 6: "
+            "OI 'outperforms the more general Bayesian methods'; paired MAE difference by 2 SE)",
             "OI better",
             f"OI {mae(s, e, 'oi')[0]:.4f} vs {mae(s, e, up)[0]:.4f} (difference {d:+.4f})",
             f"SE {se:.4f}",
@@ -340,8 +344,8 @@ def _size_claims(s, at: CaseSettings, headline) -> list[Claim]:
         out.append(
             Claim(
                 "fig5_15",
-                f"Gibbs-SS-Update's residual shrinks with tract size {where} (slope of log|residual| on "
-                "log size below 0 by 2 SE)",
+                f"Gibbs-SS-Update's residual shrinks with tract size {where} (slope of "
+                "log|residual| on log size below 0 by 2 SE)",
                 "decreasing error vs sample size",
                 "; ".join(f"eps {fmt_eps(eps[e])}: {slopes[e][0]:.2f}" for e in idx),
                 "SE " + "/".join(f"{slopes[e][1]:.2f}" for e in idx),
@@ -355,8 +359,8 @@ def _size_claims(s, at: CaseSettings, headline) -> list[Claim]:
         out.append(
             Claim(
                 "fig5_15",
-                "the rate changes favourably as epsilon increases: the slope at the largest epsilon is below "
-                "the slope at the smallest by 2 SE",
+                "the rate changes favourably as epsilon increases: the slope at the largest "
+                "epsilon is below the slope at the smallest by 2 SE",
                 "steeper at larger epsilon",
                 f"{b0:.2f} -> {b1:.2f}",
                 f"SE {s0:.2f} / {s1:.2f}",
@@ -378,8 +382,8 @@ def _decile_claims(s, at: CaseSettings, headline) -> list[Claim]:
     return [
         Claim(
             "fig5_16",
-            f"epsilon = {fmt_eps(headline)}: the decile confusion matrix of Gibbs-SS-Update vs Non-Private "
-            "is diagonal-heavy (every row's largest count on the diagonal)",
+            f"epsilon = {fmt_eps(headline)}: the decile confusion matrix of Gibbs-SS-Update vs "
+            "Non-Private is diagonal-heavy (every row's largest count on the diagonal)",
             "diagonal heavy",
             f"diagonal share {np.trace(c) / c.sum():.2f}; rows with the diagonal largest: "
             f"{sum(c[r, r] == c[r].max() for r in range(10))} of 10",
@@ -390,8 +394,8 @@ def _decile_claims(s, at: CaseSettings, headline) -> list[Claim]:
         ),
         Claim(
             "fig5_16",
-            f"epsilon = {fmt_eps(headline)}: the bottom and top Non-Private deciles are almost fully "
-            "(>= 90%) contained in the two bottom and two top Gibbs-SS-Update deciles",
+            f"epsilon = {fmt_eps(headline)}: the bottom and top Non-Private deciles are almost "
+            "fully (>= 90%) contained in the two bottom and two top Gibbs-SS-Update deciles",
             "almost fully contained",
             f"bottom {bottom:.2f}, top {top:.2f}",
             "",
@@ -415,8 +419,9 @@ def _convergence_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
             out.append(
                 Claim(
                     "fig5_13",
-                    f"{LABELS[m]}: every one of the {total} tract chains {where} passes the convergence "
-                    f"diagnostics (split R-hat <= {health['max_rhat']}, bulk ESS >= {health['min_ess']})",
+                    f"{LABELS[m]}: every one of the {total} tract chains {where} passes the "
+                    f"convergence diagnostics (split R-hat <= {health['max_rhat']}, bulk ESS >= "
+                    f"{health['min_ess']})",
                     "(not reported)",
                     "failing per epsilon: "
                     + ", ".join(f"{fmt_eps(eps[e])}: {bad[e]}" for e in idx),
@@ -467,7 +472,8 @@ def claims(
 ) -> None:
     """Rule step: every checkable statement of Sec. 5.4 -> the study unit's claims CSV. The
     keywords are the config keys of ``bernstein2020.case_study`` the claims depend on: each row
-    records, beside the thesis's, the settings its statement refers to (:class:`.settings.CaseSettings`)."""
+    records, beside the thesis's, the settings its statement refers to
+    (:class:`.settings.CaseSettings`)."""
     s = load_npz(input.summary)
     at = CaseSettings(
         tracts=tracts,

@@ -47,7 +47,7 @@ __all__ = [
     "state_table_settings",
 ]
 
-# ----------------------------------------------------------------------------- printed in the thesis
+# ---------------------------------------------------------------------------- printed in the thesis
 # Sec. 5.4.1: 3,108 tracts of 20-446 individuals, 363 dropped by the median-kir filter, 2,745 kept
 PAPER_STATE = {"tracts": 3108, "dropped": 363, "kept": 2745, "min_size": 20, "max_size": 446}
 PAPER_DROP = [0.1, 0.9]  # drop a tract whose median kir is below .1 or above .9
@@ -69,7 +69,7 @@ PAPER_NOISY_MOMENTS = "released"  # Gibbs-SS-Noisy's moments (Ch. 5)
 PAPER_HEADLINE_EPSILON = 4.0  # Figs 5.11, 5.12, 5.16 (Chetty and Friedman's)
 PAPER_LEVELS = [0.5, 0.9]  # Figs 5.12, 5.13; Fig 5.11 shows the 90% ones
 
-# ----------------------------------------------------------------------------- free choices, at paper scale
+# --------------------------------------------------------------------- free choices, at paper scale
 AT_PAPER_SCALE = "at paper scale (the thesis gives none)"
 SAMPLER_CHOICE = "at paper scale (a sampler choice the thesis does not make)"
 PAPER_SCALE = {
@@ -186,7 +186,8 @@ class CaseSettings:
         }
 
     def _spec(self, epsilon: float, method: str = "gibbs_ss_update") -> dict:
-        """The chain spec the batch jobs run at ``epsilon`` (:func:`dpinfer.grid.case_chain_specs`)."""
+        """The chain spec the batch jobs run at ``epsilon``
+        (:func:`dpinfer.grid.case_chain_specs`)."""
         return case_chain_specs(self._case, epsilon)[self._case["methods"].index(method)]
 
     def _scopes(self, epsilons):

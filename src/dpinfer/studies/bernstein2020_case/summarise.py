@@ -11,8 +11,9 @@ Tables: ``summary.{csv,md}`` per (epsilon, method): the mean absolute error of t
 estimate against Non-Private's with its SE over tracts, coverage of Non-Private's point estimate
 by the central intervals, the share of the data near pir = x0 inside them, and the chains that
 fail R-hat or ESS; ``state.{csv,md}``: the synthetic state's counts beside the thesis's, the
-thesis's value printed only where our state is at its setting (:func:`.settings.state_table_settings`,
-the claims' settings too), "n/a" otherwise with a note naming what differs.
+thesis's value printed only where our state is at its setting
+(:func:`.settings.state_table_settings`, the claims' settings too), "n/a" otherwise with a note
+naming what differs.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ __all__ = [
 
 
 def abs_errors(summary: dict, e: int, m) -> np.ndarray:
-    """Per tract, |method m's point estimate - Non-Private's| at epsilon index e (m = "oi" for OI)."""
+    """Per tract, |method m's point estimate - Non-Private's| at epsilon index e
+    (m = "oi" for OI)."""
     est = summary["oi"][e] if m == "oi" else summary["point"][e, m]
     return np.abs(est - summary["np_point"])
 
@@ -70,7 +72,8 @@ def flagged(summary: dict, e: int, m: int, health: dict) -> np.ndarray:
 
 def summarise(input, output, *, epsilons, health: dict, tracts: dict, drop) -> None:
     """Rule step: merge the batches of every epsilon into ``summary.npz`` and write the tables
-    (``tracts``, ``drop``: the state's config, what the thesis's counts in the state table refer to)."""
+    (``tracts``, ``drop``: the state's config, what the thesis's counts in the state table refer
+    to)."""
     st, ref = load_npz(input.state), load_npz(input.reference)
     kept = ref["tracts"]
     batches = [load_npz(p) for p in input.batches]
@@ -169,13 +172,15 @@ def _tables(s: dict, output, health: dict) -> None:
         output.md,
         rows,
         cols,
-        title="Case study: private point estimates and intervals of kir at pir = 0.25 against Non-Private",
+        title="Case study: private point estimates and intervals of kir at pir = 0.25 against "
+        "Non-Private",
         notes=(
-            "mae: mean |private - Non-Private| point estimate over the kept tracts (SE over tracts); "
-            "covers_np: share of tracts whose central predictive interval covers the Non-Private point "
-            f"estimate; data_in: share of a tract's records near pir = 0.25 inside the interval; "
-            f"unconverged: chains with R-hat > {health['max_rhat']} or bulk ESS < {health['min_ess']}. "
-            "Synthetic tract data (the thesis's are not public); the thesis prints no numbers here."
+            "mae: mean |private - Non-Private| point estimate over the kept tracts (SE over "
+            "tracts); covers_np: share of tracts whose central predictive interval covers the "
+            "Non-Private point estimate; data_in: share of a tract's records near pir = 0.25 "
+            f"inside the interval; unconverged: chains with R-hat > {health['max_rhat']} or bulk "
+            f"ESS < {health['min_ess']}. Synthetic tract data (the thesis's are not public); the "
+            "thesis prints no numbers here."
         ),
     )
 

@@ -27,7 +27,8 @@ MODEL_TITLES = {"chain1": "first-order chain", "chain3": "third-order chain", "e
 
 
 def _style(name: str, label: str | None = None) -> dict:
-    """The plot style of the method a summary calls ``name``, labelled ``label`` (default: its own)."""
+    """The plot style of the method a summary calls ``name``, labelled ``label``
+    (default: its own)."""
     from ...plotting import method_style
 
     st = method_style(METHOD[name])
@@ -96,7 +97,8 @@ def fig3_1(input, output, *, settings):
     ax.set_xlabel("population size N")
     ax.set_ylabel("MSE of learned marginals")
     ax.set_title(
-        f"naive MLE, {MODEL_TITLES.get(settings['model'], settings['model'])}, |X| = {settings['states']}"
+        f"naive MLE, {MODEL_TITLES.get(settings['model'], settings['model'])}, |X| = "
+        f"{settings['states']}"
     )
     legend_below(fig, ax, ncol=2, fontsize=7)
     save_figure(fig, output.pdf, output.png)
@@ -129,7 +131,8 @@ def _title(settings, *extra) -> str:
 
 
 def fig3_2(input, output, *, settings):
-    """Fig. 3.2: KL of naive MLE with and without projecting the noisy marginals onto the simplex."""
+    """Fig. 3.2: KL of naive MLE with and without projecting the noisy marginals onto the
+    simplex."""
     ns = [int(n) for n in settings["n_grid"]]
     cells = [ch3_cell_name("fig3_2", n=n) for n in ns]
     lines = [(f"{m}_kl", _label(m), m) for m in ("naive", "naive_unprojected")]
@@ -201,7 +204,8 @@ def fig3_4(input, output, *, settings):
 
 
 def fig3_5(input, output, *, settings):
-    """Fig. 3.5: true vs inferred edge marginals (first trial) for naive MLE, CGM and non-private."""
+    """Fig. 3.5: true vs inferred edge marginals (first trial) for naive MLE, CGM and
+    non-private."""
     from ...plotting import save_figure, subplots
 
     d = load_npz(input.summary)

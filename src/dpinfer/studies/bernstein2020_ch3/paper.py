@@ -73,10 +73,11 @@ def _privacy_claim() -> Claim:
     """Which neighbouring relation every chapter-3 epsilon refers to (docs/privacy.md)."""
     return Claim(
         "fig3_4",
-        "privacy of the releases: Eq. 3.3's Laplace(|C|/epsilon) clique tables (Prop. 2) are epsilon-DP "
-        "under the thesis's own neighbouring relation (Ch. 2: one record replaced, N fixed). Epsilon is the "
-        "add/remove-one guarantee of the tables (Prop. 2) and of PSGD's RDP accountant; under replace-one the same "
-        "releases are 2 epsilon-DP (PSGD (2 epsilon, (1 + e^epsilon) delta))",
+        "privacy of the releases: Eq. 3.3's Laplace(|C|/epsilon) clique tables (Prop. 2) are "
+        "epsilon-DP under the thesis's own neighbouring relation (Ch. 2: one record replaced, N "
+        "fixed). Epsilon is the add/remove-one guarantee of the tables (Prop. 2) and of PSGD's RDP "
+        "accountant; under replace-one the same releases are 2 epsilon-DP "
+        "(PSGD (2 epsilon, (1 + e^epsilon) delta))",
         "epsilon-DP (Prop. 2)",
         "epsilon-DP under add/remove-one; 2 epsilon-DP under replace-one (exact: one "
         "replaced record moves 2|C| table units)",
@@ -129,8 +130,9 @@ def _fig3_1(d, s, at) -> list[Claim]:
         out.append(
             Claim(
                 "fig3_1",
-                f"Prop. 3: MSE of the noisy pseudo-marginals y/N falls with slope {target:g} at the {label} epsilon "
-                f"({fmt_eps(eps)}): least-squares slope over N = {ns[0]}..{ns[-1]} within +-{SLOPE_TOLERANCE}",
+                f"Prop. 3: MSE of the noisy pseudo-marginals y/N falls with slope {target:g} at "
+                f"the {label} epsilon ({fmt_eps(eps)}): least-squares slope over N = "
+                f"{ns[0]}..{ns[-1]} within +-{SLOPE_TOLERANCE}",
                 f"slope {target:g}",
                 f"{kn:.2f}",
                 f"{len(ns)} N values x {int(s.get('trials', 25))} trials",
@@ -142,8 +144,9 @@ def _fig3_1(d, s, at) -> list[Claim]:
         out.append(
             Claim(
                 "fig3_1",
-                f"MSE of naive MLE's marginals falls with slope {target:g} on the log-log plot at the {label} "
-                f"epsilon ({fmt_eps(eps)}): least-squares slope over N = {ns[0]}..{ns[-1]} within +-{SLOPE_TOLERANCE}",
+                f"MSE of naive MLE's marginals falls with slope {target:g} on the log-log plot at "
+                f"the {label} epsilon ({fmt_eps(eps)}): least-squares slope over N = "
+                f"{ns[0]}..{ns[-1]} within +-{SLOPE_TOLERANCE}",
                 f"slope {target:g}",
                 f"{k:.2f}",
                 f"{len(ns)} N values x {int(s.get('trials', 25))} trials",
@@ -167,8 +170,8 @@ def _fig3_2(d, s, at) -> list[Claim]:
     return [
         Claim(
             "fig3_2",
-            "projecting the noisy marginals onto the simplex helps naive MLE at every N: KL without projection "
-            "minus KL with it above 2 SE (paired over the trials)",
+            "projecting the noisy marginals onto the simplex helps naive MLE at every N: KL "
+            "without projection minus KL with it above 2 SE (paired over the trials)",
             "projection very helpful",
             f"{better}/{len(ns)} N values; smallest margin {worst[1]:.3g} at N={worst[0]}",
             f"SE {worst[2]:.2g} ({worst[3]} trials)",
@@ -197,12 +200,12 @@ def _fig3_3(d, s, at) -> list[Claim]:
     out = [
         Claim(
             "fig3_3",
-            "naive MLE must be tuned 'just right': its KL has an interior minimum over the lambda grid, "
-            "with the KL at the smallest lambda (overfits to zeros) and at the largest (underfits) above it by more "
-            "than 2 SE (paired over the trials)",
+            "naive MLE must be tuned 'just right': its KL has an interior minimum over the lambda "
+            "grid, with the KL at the smallest lambda (overfits to zeros) and at the largest "
+            "(underfits) above it by more than 2 SE (paired over the trials)",
             "overfits for small lambda, underfits for large",
-            f"min {noisy[best]:.3g} at lambda={lams[best]:g}; {noisy[0]:.3g} at {lams[0]:g}, {noisy[-1]:.3g} at "
-            f"{lams[-1]:g}",
+            f"min {noisy[best]:.3g} at lambda={lams[best]:g}; {noisy[0]:.3g} at {lams[0]:g}, "
+            f"{noisy[-1]:.3g} at {lams[-1]:g}",
             f"SE {lo[1]:.2g} / {hi[1]:.2g}",
             bool(0 < best < len(lams) - 1 and lo[0] > 2 * lo[1] and hi[0] > 2 * hi[1]),
             _DEV,
@@ -215,8 +218,8 @@ def _fig3_3(d, s, at) -> list[Claim]:
     out.append(
         Claim(
             "fig3_3",
-            "learning from the true statistics does not overfit: KL within a factor 1.5 of its minimum at every "
-            "lambda below its best",
+            "learning from the true statistics does not overfit: KL within a factor 1.5 of its "
+            "minimum at every lambda below its best",
             "good for a broad range of lambda approaching zero",
             f"max ratio {ratio:.2f} over lambda {lams[0]:g}..{lams[tb]:g} (best)",
             "",
@@ -255,12 +258,12 @@ def _tuning_claim(d, figure, cells, at) -> Claim:
     n = inner + edge
     return Claim(
         figure,
-        "naive MLE's tuned lambda (oracle KL on each cell's first trial) lies inside the grid, or at an edge "
-        f"where the KL is flat: within {PLATEAU:.0%} of the uniform model's (the lambda -> infinity limit) at the "
-        "top, of the next lambda's at the bottom",
+        "naive MLE's tuned lambda (oracle KL on each cell's first trial) lies inside the grid, or "
+        f"at an edge where the KL is flat: within {PLATEAU:.0%} of the uniform model's "
+        "(the lambda -> infinity limit) at the top, of the next lambda's at the bottom",
         "(the thesis gives no grid)",
-        f"{inner} interior, {edge - len(short)} at a flat edge, {len(short)} at an edge still falling, of {n} cells"
-        + (f" ({', '.join(short[:3])})" if short else ""),
+        f"{inner} interior, {edge - len(short)} at a flat edge, {len(short)} at an edge still "
+        f"falling, of {n} cells" + (f" ({', '.join(short[:3])})" if short else ""),
         "",
         not short if n else None,
         _DEV_NAIVE,
@@ -298,11 +301,13 @@ def _converged_claim(d, figure, cells, where, cgm) -> Claim:
     capped = int(np.sum(conv == 0))
     return Claim(
         figure,
-        f"every CGM-EM fit of {where} converged: its last change of the EM objective is at most em_tol = "
-        f"{float(cgm['em_tol']):g} nats per individual before the cap of {int(cgm['em_max_iter'])} iterations",
+        f"every CGM-EM fit of {where} converged: its last change of the EM objective is at most "
+        f"em_tol = {float(cgm['em_tol']):g} nats per individual before the cap of "
+        f"{int(cgm['em_max_iter'])} iterations",
         "(the thesis reports no convergence)",
-        f"{capped} of {conv.size} fits capped; iterations median {np.median(its):.0f}, max {its.max():.0f}; largest "
-        f"final change {change[np.isfinite(change)].max() if np.isfinite(change).any() else float('nan'):.2g}",
+        f"{capped} of {conv.size} fits capped; iterations median {np.median(its):.0f}, max "
+        f"{its.max():.0f}; largest final change "
+        f"{change[np.isfinite(change)].max() if np.isfinite(change).any() else float('nan'):.2g}",
         "",
         capped == 0 if conv.size else None,
         _DEV_CGM,
@@ -329,12 +334,12 @@ def _fig3_4(d, s, at, s_cgm) -> list[Claim]:
         out.append(
             Claim(
                 "fig3_4",
-                f"CGM improves upon naive MLE for the {model} model at every (N, epsilon): mean paired KL "
-                "difference naive - CGM > 0",
+                f"CGM improves upon naive MLE for the {model} model at every (N, epsilon): mean "
+                "paired KL difference naive - CGM > 0",
                 "CGM better for all models, privacy levels and N",
-                f"{lower}/{len(cells)} cells ({sig} beyond 2 SE, {worse} worse beyond 2 SE); smallest difference "
-                f"{res[worst][0]:.3g} at N={cells[worst][0]}, eps={fmt_eps(cells[worst][1])}"
-                + _capped_note(d, "fig3_4", names),
+                f"{lower}/{len(cells)} cells ({sig} beyond 2 SE, {worse} worse beyond 2 SE); "
+                f"smallest difference {res[worst][0]:.3g} at N={cells[worst][0]}, "
+                f"eps={fmt_eps(cells[worst][1])}" + _capped_note(d, "fig3_4", names),
                 f"SE {res[worst][1]:.2g}",
                 lower == len(cells),
                 _DEV,
@@ -358,8 +363,8 @@ def _fig3_4(d, s, at, s_cgm) -> list[Claim]:
         out.append(
             Claim(
                 "fig3_4",
-                f"PSGD is not attainable at some smaller epsilon ({model}): cells where no setting reaches "
-                "(epsilon, delta = 1/N) with noise multiplier <= the cap",
+                f"PSGD is not attainable at some smaller epsilon ({model}): cells where no setting "
+                "reaches (epsilon, delta = 1/N) with noise multiplier <= the cap",
                 "some smaller epsilon not attainable",
                 f"{len(missing)}/{len(cells)} cells omitted"
                 + (f", e.g. N={missing[0][0]}, eps={fmt_eps(missing[0][1])}" if missing else ""),
@@ -419,11 +424,11 @@ def _fig3_5(d, s, at) -> list[Claim]:
     return [
         Claim(
             "fig3_5",
-            "CGM's edge marginals are closer than naive MLE's to the true marginals and to the non-private "
-            "ones (RMSE over all edge cells, first trial)",
+            "CGM's edge marginals are closer than naive MLE's to the true marginals and to the "
+            "non-private ones (RMSE over all edge cells, first trial)",
             "CGM much closer to true and non-private",
-            f"to true: CGM {rmse['cgm']:.2g} vs naive {rmse['naive']:.2g}; to non-private: CGM {to_np['cgm']:.2g} vs "
-            f"naive {to_np['naive']:.2g}",
+            f"to true: CGM {rmse['cgm']:.2g} vs naive {rmse['naive']:.2g}; to non-private: CGM "
+            f"{to_np['cgm']:.2g} vs naive {to_np['naive']:.2g}",
             "one trial",
             bool(rmse["cgm"] < rmse["naive"] and to_np["cgm"] < to_np["naive"]),
             _DEV,
@@ -476,8 +481,8 @@ def _fig3_6(d, s, at) -> list[Claim]:
         ),
         Claim(
             "fig3_6",
-            "CGM's holdout log-likelihood improves with weaker privacy (largest vs smallest epsilon) and "
-            "with N (largest vs smallest training size, at the largest epsilon)",
+            "CGM's holdout log-likelihood improves with weaker privacy (largest vs smallest "
+            "epsilon) and with N (largest vs smallest training size, at the largest epsilon)",
             "improves with N and epsilon",
             "; ".join(f"N={z}: {a:.3f} -> {b:.3f}" for z, a, b in zip(sizes, lo, hi)),
             "",

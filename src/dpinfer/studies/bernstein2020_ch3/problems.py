@@ -56,7 +56,8 @@ def instance_name(model: str, states: int) -> str:
 
 
 def build_instance(seed: int, model: str, spec: dict, nodes: int, states: int) -> Instance:
-    """The true model ``model`` (its config block ``spec``) with ``nodes`` nodes and ``states`` states."""
+    """The true model ``model`` (its config block ``spec``) with ``nodes`` nodes and ``states``
+    states."""
     return _build(int(seed), model, tuple(sorted(spec.items())), int(nodes), int(states))
 
 
@@ -106,7 +107,8 @@ def release(
     tables: np.ndarray,
     sensitivity: float,
 ):
-    """Laplace(|C| / epsilon) on every cell of every edge table (Eq. 3.3): (noisy tables, mechanism)."""
+    """Laplace(|C| / epsilon) on every cell of every edge table (Eq. 3.3):
+    (noisy tables, mechanism)."""
     mech = Laplace.calibrated(float(epsilon), float(sensitivity))
     rng = rng_for(int(seed), STUDY, release_key(inst_name, n, epsilon), int(trial), "release")
     return mech.release(rng, np.asarray(tables, dtype=float)), mech

@@ -8,8 +8,9 @@ edge marginals, the MSE of the noisy pseudo-marginals y/N (Prop. 3), CPU seconds
 whether the optimiser converged and its last change of the objective per individual (CGM-EM's
 stopping quantity; NaN for a one-entry trace). Naive MLE's tuning scores (-KL per lambda of the
 grid, first trial) are kept, so an edge of the grid chosen by the tuning shows, with the KL of the
-uniform model (theta = 0, the fit's limit as lambda grows) beside them. A reference cell (``epsilon`` None) fits only the
-release-free methods (non-private MLE on the true tables, the random estimator).
+uniform model (theta = 0, the fit's limit as lambda grows) beside them. A reference cell
+(``epsilon`` None) fits only the release-free methods (non-private MLE on the true tables, the
+random estimator).
 
 Methods: ``naive`` (projected pseudo-marginals), ``naive_unprojected``, ``cgm`` (EM around
 NLBP, started from the naive fit of the same trial; its time includes that start), ``psgd``
@@ -93,7 +94,8 @@ def tune_naive(fit_at, lams, score):
 
 def psgd_fit(model, records, epsilon, scale, psgd, rng):
     """PSGD at learning rate ``scale`` x 3 sqrt(N epsilon / 1e4) (the rate that grows with the
-    signal-to-noise ratio, :func:`dpinfer.estimators.psgd.tuning_grid`); None when not attainable."""
+    signal-to-noise ratio, :func:`dpinfer.estimators.psgd.tuning_grid`); None when not
+    attainable."""
     n = records.shape[0]
     return psgd_est.psgd(
         model,

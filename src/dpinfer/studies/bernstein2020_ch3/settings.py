@@ -15,7 +15,8 @@ __all__ = ["NODES", "TRIALS", "MODELS", "PRINTED", "PAPER_SCALE", "figure_settin
 
 NODES = 10  # Section 3.3.2: graphs of 10 nodes
 TRIALS = (5, 5)  # 5 populations x 5 releases
-# Section 3.3.2: first-order chains, third-order chains (edge iff 1 <= |i - j| <= 3), connected ER graphs
+# Section 3.3.2: first-order chains, third-order chains (edge iff 1 <= |i - j| <= 3),
+# connected ER graphs
 MODELS = {
     "chain1": {"structure": "chain", "order": 1},
     "chain3": {"structure": "chain", "order": 3},
@@ -119,7 +120,8 @@ def em_settings(cgm: dict) -> list[Setting]:
 
 def figure_settings(s: dict) -> dict[str, tuple[Setting, ...]]:
     """figure -> the settings its claims refer to (the thesis's printed ones, and the paper-scale
-    config's free choices where it is silent), each beside this run's (``s``: the chapter's config)."""
+    config's free choices where it is silent), each beside this run's (``s``: the chapter's
+    config)."""
     at = {}
     for fig in ("fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6"):
         f, printed, scale = s[fig], PRINTED[fig], PAPER_SCALE[fig]

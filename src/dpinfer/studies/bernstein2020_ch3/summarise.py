@@ -73,10 +73,11 @@ def summarise(input, output):
     if not rows:
         raise ValueError("no fitted method in any cell: nothing to summarise")
     notes = (
-        "mean = mean KL(p_true || p_learned) over the cell's trials (fig3_6: mean holdout log-likelihood per "
-        "test individual), se = its standard error; mse_marginals = mean squared error of the learned edge "
-        "marginals; converged = share of fits whose optimiser met its tolerance. The thesis prints no numbers "
-        "for these figures (only plots): nothing to print beside them."
+        "mean = mean KL(p_true || p_learned) over the cell's trials (fig3_6: mean holdout "
+        "log-likelihood per test individual), se = its standard error; mse_marginals = mean "
+        "squared error of the learned edge marginals; converged = share of fits whose optimiser "
+        "met its tolerance. The thesis prints no numbers for these figures (only plots): nothing "
+        "to print beside them."
     )
     write_table(
         output.csv,
@@ -108,9 +109,9 @@ def summarise(input, output):
         ["figure", "model", "method", "fits", "mean_cpu_seconds", "ratio_to_naive"],
         title="bernstein2020 chapter 3: CPU seconds per fit",
         notes=(
-            "Thesis (Section 3.3.3): CGM about 4x / 8x and PSGD about 27x / 40x the time of naive MLE on "
-            "third-order chains / ER graphs; wifi: CGM 15x, PSGD 46x. CGM's time includes the naive fit "
-            "it starts from. Measured on this run's machine: differs between runs."
+            "Thesis (Section 3.3.3): CGM about 4x / 8x and PSGD about 27x / 40x the time of naive "
+            "MLE on third-order chains / ER graphs; wifi: CGM 15x, PSGD 46x. CGM's time includes "
+            "the naive fit it starts from. Measured on this run's machine: differs between runs."
         ),
         digits=4,
     )

@@ -1,4 +1,5 @@
-"""Synthetic stand-in for the wifi mobility data of thesis figure 3.6 (bernstein2020, section 3.3.4).
+"""Synthetic stand-in for the wifi mobility data of thesis figure 3.6
+(bernstein2020, section 3.3.4).
 
 The thesis fits a time-homogeneous first-order chain over 24 hourly locations (one transition
 potential psi(x_t, x_{t+1}) shared by all 23 edges plus a node potential phi(x_1)) to proprietary
@@ -130,7 +131,8 @@ def wifi_model(gen: WifiGenerator) -> PairwiseMRF:
 
 
 def generate(gen: WifiGenerator, n_individuals: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_individuals, n_hours) uint8 records of hourly locations, 0 = null (see the module docstring).
+    """(n_individuals, n_hours) uint8 records of hourly locations, 0 = null
+    (see the module docstring).
 
     Vectorised over individuals: the only loop is over the hours.
     """
@@ -171,7 +173,8 @@ def generate(gen: WifiGenerator, n_individuals: int, rng: np.random.Generator) -
 
 
 def split(n: int, train_fraction: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Seeded random split of ``n`` individuals: sorted (train_idx, test_idx), round(n*fraction) in train."""
+    """Seeded random split of ``n`` individuals: sorted (train_idx, test_idx),
+    round(n*fraction) in train."""
     if not 0.0 < train_fraction < 1.0:
         raise ValueError("train_fraction must be in (0, 1)")
     perm = rng.permutation(int(n))
@@ -186,7 +189,8 @@ def edge_activity(records: np.ndarray) -> np.ndarray:
 
 
 def weights(records: np.ndarray) -> np.ndarray:
-    """(n,) w_i = 1 / max(K_i, 1): the thesis' normalisation, so each table moves by <= 1 per individual."""
+    """(n,) w_i = 1 / max(K_i, 1): the thesis' normalisation, so each table moves by <= 1 per
+    individual."""
     return 1.0 / np.maximum(edge_activity(records), 1)
 
 

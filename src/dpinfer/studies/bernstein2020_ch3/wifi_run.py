@@ -61,7 +61,8 @@ def wifi_data(input, output, *, seed, individuals, train_fraction, locations):
 
 
 def wifi_cell(input, output, *, seed, cell, fit):
-    """Rule step: one (training size, epsilon) cell of Fig 3.6 (epsilon None: the non-private reference)."""
+    """Rule step: one (training size, epsilon) cell of Fig 3.6
+    (epsilon None: the non-private reference)."""
     d = load_npz(input.data)
     gen = generator(int(d["locations"]))
     model = wifi.wifi_model(gen)

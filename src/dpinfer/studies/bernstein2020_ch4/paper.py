@@ -86,7 +86,8 @@ def _settings_claims(
             "fig4_2",
             "Gibbs chain (exponential): kept iterations after burn-in, as printed (no thinning)",
             f"{GIBBS_ITERATIONS} after {GIBBS_BURNIN}",
-            f"{iterations} stored after {burnin}, every {thin}th of {(int(iterations) + int(burnin)) * thin}",
+            f"{iterations} stored after {burnin}, every {thin}th of "
+            f"{(int(iterations) + int(burnin)) * thin}",
             "",
             int(iterations) == GIBBS_ITERATIONS and int(burnin) == GIBBS_BURNIN and thin == 1,
             "ch-4-exponential-chain-thinned-by-20",
@@ -116,7 +117,8 @@ def _settings_claims(
             "fig4_2",
             "exponential truncation bounds keep the middle 95% of individuals of the true model",
             f"central {TRUNCATION_MASS:.0%} (of the true model)",
-            f"central {float(exponential['truncation_mass']):.0%} of the {exponential['truncation'].replace('_', ' ')}",
+            f"central {float(exponential['truncation_mass']):.0%} of the "
+            f"{exponential['truncation'].replace('_', ' ')}",
             "",
             float(exponential["truncation_mass"]) == TRUNCATION_MASS
             and exponential["truncation"] == "oracle",
@@ -138,7 +140,8 @@ def _settings_claims(
         Claim(
             "figB_1",
             "trace setting: iterations shown, n, epsilon",
-            f"{TRACE_SETTING['iterations']} iterations, {_setting(TRACE_SETTING['n'], TRACE_SETTING['epsilon'])}",
+            f"{TRACE_SETTING['iterations']} iterations, "
+            f"{_setting(TRACE_SETTING['n'], TRACE_SETTING['epsilon'])}",
             f"{trace['iterations']} iterations, {_setting(trace['n'], trace['epsilon'])}",
             "",
             int(trace["iterations"]) == TRACE_SETTING["iterations"]
@@ -166,11 +169,11 @@ def _calibrated_everywhere(d, model, method, label, n_grid, epsilons, at) -> Cla
     )
     return Claim(
         "fig4_2",
-        f"{label} calibrated for the {_MODEL_TITLES[model]} model in every (n, epsilon): KS of U below the "
-        f"familywise 5% critical value (Bonferroni over {len(settings)} settings)",
+        f"{label} calibrated for the {_MODEL_TITLES[model]} model in every (n, epsilon): KS of U "
+        f"below the familywise 5% critical value (Bonferroni over {len(settings)} settings)",
         "calibrated in all settings",
-        f"max KS {_fmt(ks[worst])} at {_setting(*settings[worst])}; {above}/{len(settings)} above the per-setting "
-        f"5% value {_fmt(ks_critical_value(M))}",
+        f"max KS {_fmt(ks[worst])} at {_setting(*settings[worst])}; {above}/{len(settings)} above "
+        f"the per-setting 5% value {_fmt(ks_critical_value(M))}",
         f"critical value {_fmt(crit)} (M = {M})",
         bool(max(ks) < crit),
         deviation,
@@ -200,8 +203,8 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
         out.append(
             Claim(
                 "fig4_2",
-                f"Naive miscalibrated for the {_MODEL_TITLES[model]} model at the smallest epsilon ({fmt_eps(eps_min)}), "
-                "every n: KS of U above the 5% critical value",
+                f"Naive miscalibrated for the {_MODEL_TITLES[model]} model at the smallest epsilon "
+                f"({fmt_eps(eps_min)}), every n: KS of U above the 5% critical value",
                 "miscalibrated where noise is not negligible",
                 f"min KS {_fmt(ks[low])} at n={n_grid[low]}",
                 f"critical value {_fmt(crit)} (M = {M})",
@@ -214,8 +217,9 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
         out.append(
             Claim(
                 "fig4_2",
-                f"Naive's calibration improves with n and epsilon ({_MODEL_TITLES[model]}): KS at the largest (n, epsilon) "
-                "below KS at the smallest by more than the 5% critical value",
+                f"Naive's calibration improves with n and epsilon ({_MODEL_TITLES[model]}): KS at "
+                "the largest (n, epsilon) below KS at the smallest by more than the 5% critical "
+                "value",
                 "well calibrated only with increasing n and epsilon",
                 f"{_fmt(ks_hi)} at {_setting(*hi)} vs {_fmt(ks_lo)} at {_setting(*lo)}",
                 f"critical value {_fmt(crit)} (M = {M})",
@@ -230,7 +234,8 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
             out.append(
                 Claim(
                     "fig4_2",
-                    "OPS miscalibrated (over-dispersed) in every (n, epsilon): KS of U above the 5% critical value",
+                    "OPS miscalibrated (over-dispersed) in every (n, epsilon): KS of U above the "
+                    "5% critical value",
                     "not calibrated",
                     f"min KS {_fmt(ks[low])} at {_setting(*settings[low])}",
                     f"critical value {_fmt(crit)} (M = {M})",
@@ -254,8 +259,8 @@ def _fig4_3_claims(d, models, ecdf, at) -> list[Claim]:
         out.append(
             Claim(
                 "fig4_3",
-                f"Gibbs and Non-private both calibrated ({_MODEL_TITLES[model]}, {_setting(n, eps)}): KS of U below the "
-                "5% critical value for both",
+                f"Gibbs and Non-private both calibrated ({_MODEL_TITLES[model]}, "
+                f"{_setting(n, eps)}): KS of U below the 5% critical value for both",
                 "both perfectly calibrated",
                 f"Gibbs {_fmt(ks_g)}, Non-private {_fmt(ks_np)}",
                 f"critical value {_fmt(crit)} (M = {M})",
@@ -268,8 +273,8 @@ def _fig4_3_claims(d, models, ecdf, at) -> list[Claim]:
         out.append(
             Claim(
                 "fig4_3",
-                f"Naive puts too much mass near 0 and 1 ({_MODEL_TITLES[model]}): fraction of U in [0, 0.05) or (0.95, 1] "
-                "above its calibrated value 0.10 by more than 2 binomial SE",
+                f"Naive puts too much mass near 0 and 1 ({_MODEL_TITLES[model]}): fraction of U in "
+                "[0, 0.05) or (0.95, 1] above its calibrated value 0.10 by more than 2 binomial SE",
                 "true parameter in a tail of the naive posterior",
                 _fmt(tails),
                 f"binomial SE {_fmt(se)} (M = {M})",
@@ -283,8 +288,8 @@ def _fig4_3_claims(d, models, ecdf, at) -> list[Claim]:
             out.append(
                 Claim(
                     "fig4_3",
-                    f"OPS too diffuse ({_MODEL_TITLES[model]}): fraction of U in [0.25, 0.75] above its calibrated value "
-                    "0.5 by more than 2 binomial SE",
+                    f"OPS too diffuse ({_MODEL_TITLES[model]}): fraction of U in [0.25, 0.75] "
+                    "above its calibrated value 0.5 by more than 2 binomial SE",
                     "true parameter close to the middle of the OPS posterior",
                     _fmt(middle),
                     f"binomial SE {_fmt(se)} (M = {M})",
@@ -308,8 +313,9 @@ def _fig4_4_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
                 out.append(
                     Claim(
                         "fig4_4",
-                        f"Gibbs utility at least as good as Naive's ({model}, {_setting(n, eps)}): mean MMD^2 to the "
-                        "non-private posterior of Gibbs minus Naive's at most 2 SE of the paired difference",
+                        f"Gibbs utility at least as good as Naive's ({model}, {_setting(n, eps)}): "
+                        "mean MMD^2 to the non-private posterior of Gibbs minus Naive's at most 2 "
+                        "SE of the paired difference",
                         "Gibbs MMD^2 <= Naive MMD^2",
                         f"Gibbs {g.mean():.3g} vs Naive {nv.mean():.3g}",
                         f"2 SE {2 * se:.2g} (M = {diff.size})",
@@ -342,8 +348,9 @@ def _figB_1_claims(t, at) -> list[Claim]:
         out.append(
             Claim(
                 "figB_1",
-                f"{model} chains started from the prior reach the posterior within the first {CONVERGENCE_ITERATIONS} "
-                f"iterations: first draw inside the central 95% interval of the chain's second half (the kept part)",
+                f"{model} chains started from the prior reach the posterior within the first "
+                f"{CONVERGENCE_ITERATIONS} iterations: first draw inside the central 95% interval "
+                "of the chain's second half (the kept part)",
                 "samples quickly converge",
                 f"latest first entry: iteration {max(reach)} of {tr.shape[1]} "
                 f"({tr.shape[0]} chains)",
@@ -355,8 +362,8 @@ def _figB_1_claims(t, at) -> list[Claim]:
         out.append(
             Claim(
                 "figB_1",
-                f"{model} chains settle in the vicinity of the true {name}: |kept mean - truth| below 3 kept-part sd "
-                "in every chain",
+                f"{model} chains settle in the vicinity of the true {name}: |kept mean - truth| "
+                "below 3 kept-part sd in every chain",
                 "vicinity of the true parameter",
                 f"max |mean - truth| / sd = {max(dist):.2f}",
                 f"kept-part sd {min(sds):.3g}..{max(sds):.3g}",
@@ -387,10 +394,12 @@ def _health_claims(d: dict, models, n_grid, epsilons, health: dict, at) -> list[
         out.append(
             Claim(
                 "fig4_2",
-                f"{model}: every trial's noise-aware Gibbs chain passes the convergence diagnostics ({limit})",
+                f"{model}: every trial's noise-aware Gibbs chain passes the convergence "
+                f"diagnostics ({limit})",
                 "(the thesis reports no diagnostics)",
-                f"{sum(bad.values())} of {total} flagged; max R-hat {rh[worst_r].max():.4f} (n={worst_r[0]}, "
-                f"eps={fmt_eps(worst_r[1])}), min ESS {es[worst_e].min():.0f} (n={worst_e[0]}, eps={fmt_eps(worst_e[1])})",
+                f"{sum(bad.values())} of {total} flagged; max R-hat {rh[worst_r].max():.4f} "
+                f"(n={worst_r[0]}, eps={fmt_eps(worst_r[1])}), min ESS {es[worst_e].min():.0f} "
+                f"(n={worst_e[0]}, eps={fmt_eps(worst_e[1])})",
                 limit,
                 sum(bad.values()) == 0,
                 "ch-4-convergence-diagnostics",
@@ -401,7 +410,8 @@ def _health_claims(d: dict, models, n_grid, epsilons, health: dict, at) -> list[
 
 
 def trials_of(d: dict, models, n_grid, epsilons) -> int:
-    """The calibration trials M of a summary (every cell has the same M: the summary step checks)."""
+    """The calibration trials M of a summary (every cell has the same M: the summary step
+    checks)."""
     return int(_u(d, models[0], n_grid[0], epsilons[0], "gibbs").size)
 
 

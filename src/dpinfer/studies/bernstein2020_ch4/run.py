@@ -77,7 +77,8 @@ def methods_for(model: str) -> tuple[str, ...]:
 
 
 def exponential_bounds(settings: dict, lam_true: float) -> tuple[float, float]:
-    """Truncation [a, b]: central mass of the prior predictive (public) or of Exp(lam_true) (oracle)."""
+    """Truncation [a, b]: central mass of the prior predictive (public) or of Exp(lam_true)
+    (oracle)."""
     mass = float(settings["truncation_mass"])
     if settings["truncation"] == "prior_predictive":
         return expfam.prior_predictive_bounds(settings["prior_shape"], settings["prior_rate"], mass)
@@ -247,7 +248,8 @@ def run_chunk(
     settings,
     ops=None,
 ):
-    """Rule step: calibration trials ``replicates`` = [start, stop) of one (model, n, epsilon) -> npz.
+    """Rule step: calibration trials ``replicates`` = [start, stop) of one
+    (model, n, epsilon) -> npz.
 
     ``settings`` is the model's config block; ``ops`` the OPS block (binomial only).
     """

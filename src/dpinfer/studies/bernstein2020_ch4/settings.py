@@ -40,7 +40,7 @@ __all__ = [
     "cell",
 ]
 
-# ----------------------------------------------------------------------------- printed in the thesis
+# ---------------------------------------------------------------------------- printed in the thesis
 # Section 4.4.1: "5000 iterations after 2000 burnin iterations"
 GIBBS_ITERATIONS = 5000
 GIBBS_BURNIN = 2000
@@ -60,7 +60,7 @@ TRACE_SETTING = {"n": 1000, "epsilon": 0.1, "iterations": 500}
 # Section 4.4.2: MMD with a "standard normal kernel" (Gaussian, bandwidth 1)
 MMD_BANDWIDTH = 1.0
 
-# ----------------------------------------------------------------------------- free choices, at paper scale
+# --------------------------------------------------------------------- free choices, at paper scale
 # Settings the thesis leaves open but a claim's outcome (its power) depends on: our paper-scale
 # values (config/config.yaml; a test holds them equal) stand for the thesis's.
 AT_PAPER_SCALE = "at paper scale (the thesis gives none)"
@@ -188,7 +188,8 @@ def paper_settings(
 
 
 def cell(n: int, eps: float) -> tuple[Setting, ...]:
-    """One (n, epsilon) cell of Figs 4.2 / 4.4: at the thesis's setting when both are in its grids."""
+    """One (n, epsilon) cell of Figs 4.2 / 4.4: at the thesis's setting when both are in its
+    grids."""
     return (
         setting_in("n", N_GRID, int(n), source=AT_PAPER_SCALE),
         setting_in("epsilon", EPSILONS, float(eps)),

@@ -41,7 +41,8 @@ def calibration_utility(input, output, *, replicates, mmd_bandwidth, health):
         reps = np.concatenate([d["replicates"] for d in parts])
         if not np.array_equal(reps, np.arange(M)):
             raise ValueError(
-                f"{model} n={n} eps={eps}: replicates {reps.min()}..{reps.max()} do not cover 0..{M - 1}"
+                f"{model} n={n} eps={eps}: replicates {reps.min()}..{reps.max()} do not cover "
+                f"0..{M - 1}"
             )
         methods = [str(m) for m in parts[0]["methods"]]
         u = np.concatenate([d["u"] for d in parts], axis=1)
@@ -76,10 +77,10 @@ def calibration_utility(input, output, *, replicates, mmd_bandwidth, health):
         f"KS statistic of the posterior quantiles of the true parameter over M = {M} trials "
         f"(5% critical value {ks_critical_value(M):.3f}); mean unbiased MMD^2 (bandwidth "
         f"{mmd_bandwidth}) to the non-private posterior. Noise-aware Gibbs chains (one per trial): "
-        f"largest split-chain R-hat, smallest bulk ESS, and trials with R-hat > {health['max_rhat']} or "
-        f"ESS < {health['min_ess']:g} (flagged). The thesis reports these only as "
-        "figures (4.2, 4.4): no paper values to print beside them. Timings are in the run files and "
-        "benchmarks/, never in this table, so it is byte-identical across runs."
+        "largest split-chain R-hat, smallest bulk ESS, and trials with R-hat > "
+        f"{health['max_rhat']} or ESS < {health['min_ess']:g} (flagged). The thesis reports these "
+        "only as figures (4.2, 4.4): no paper values to print beside them. Timings are in the run "
+        "files and benchmarks/, never in this table, so it is byte-identical across runs."
     )
     write_table(
         output.csv,

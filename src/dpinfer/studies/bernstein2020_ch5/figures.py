@@ -62,7 +62,8 @@ def _two_panel_figure(summary: dict, metric: str, ylabel: str, title: str, skip=
 
 
 def fig5_4(input, output) -> None:
-    """Fig 5.4: calibration, KS of the posterior quantiles of the truth, with the 5% critical value."""
+    """Fig 5.4: calibration, KS of the posterior quantiles of the truth, with the 5% critical
+    value."""
     summary = load_npz(input.summary)
     trials = int(summary["trials"])
     fig, axes = _two_panel_figure(
@@ -77,13 +78,15 @@ def fig5_4(input, output) -> None:
 
 
 def fig5_5(input, output) -> None:
-    """Fig 5.5: QQ plot (empirical CDF) of the posterior quantiles at the setting both panels share."""
+    """Fig 5.5: QQ plot (empirical CDF) of the posterior quantiles at the setting both panels
+    share."""
     summary = load_npz(input.summary)
     trials = int(summary["trials"])
     n0, e0 = common_setting(summary)
     methods = setting_methods(summary, n0, e0)
     u = summary[f"{ch5_setting(n0, e0)}__u"]
-    import seaborn as sns  # here, not at the top: seaborn (with scipy.stats, pandas) costs 1.5 s per job
+    # here, not at the top: seaborn (with scipy.stats, pandas) costs 1.5 s per job
+    import seaborn as sns
 
     fig, axes = subplots(1, 3, width=7.5, height=2.6, squeeze=False)
     for p in range(3):
@@ -128,7 +131,8 @@ def fig5_7(input, output, *, bandwidth: float) -> None:
         summary,
         "mmd",
         "mean MMD$^2$",
-        f"Utility: unbiased MMD$^2$ (RBF, bandwidth {bandwidth}) to the Non-Private posterior, mean over trials",
+        f"Utility: unbiased MMD$^2$ (RBF, bandwidth {bandwidth}) to the Non-Private posterior, "
+        "mean over trials",
         skip=("non_private",),
     )
     save_figure(fig, output.pdf, output.png)

@@ -69,7 +69,7 @@ GRIDS = "regression-epsilon-grids-and-trials"
 DIAGNOSTICS = "convergence-diagnostics-of-the-regression-chains"
 
 
-# ----------------------------------------------------------------------------- the settings, as printed
+# ------------------------------------------------------------------------- the settings, as printed
 def _settings_claims(
     at: PaperSettings, syn: dict, cir: dict, gibbs: dict, mcmc_ind: dict, conjugate_draws: int
 ) -> list[Claim]:
@@ -89,8 +89,8 @@ def _settings_claims(
     )
     ours_gibbs = (
         f"{pooled[0]} pooled ({c} chains of {gibbs['keep']}) after {pooled[1]} per chain (n < "
-        f"{pooled[4]}) / {pooled[2]} pooled after {pooled[3]}; {gibbs['collapsed_moves']} collapsed "
-        "move(s) per iteration"
+        f"{pooled[4]}) / {pooled[2]} pooled after {pooled[3]}; {gibbs['collapsed_moves']} "
+        "collapsed move(s) per iteration"
     )
     mc = int(mcmc_ind["chains"])
     return [
@@ -108,7 +108,8 @@ def _settings_claims(
             "fig5_4",
             "n grid of the vs-n panels (epsilon = 0.1) and n of the vs-epsilon panels, as printed",
             f"{list(N_VALUES)} at eps {EPS_VS_N}; n = {N_VS_EPS}",
-            f"{n_values} at eps {fmt_eps(panel(syn, 'vs_n')[0][1])}; n = {panel(syn, 'vs_eps')[0][0]}",
+            f"{n_values} at eps {fmt_eps(panel(syn, 'vs_n')[0][1])}; n = "
+            f"{panel(syn, 'vs_eps')[0][0]}",
             "",
             tuple(n_values) == N_VALUES
             and panel(syn, "vs_n")[0][1] == EPS_VS_N
@@ -236,8 +237,8 @@ def _health_claims(syn: dict, cir: dict, health: dict, at: PaperSettings) -> lis
             out.append(
                 Claim(
                     target,
-                    f"{LABELS[method]}: every one of the {total} {what} passes the convergence diagnostics "
-                    f"({limit}) for every parameter",
+                    f"{LABELS[method]}: every one of the {total} {what} passes the convergence "
+                    f"diagnostics ({limit}) for every parameter",
                     "(the thesis reports no diagnostics)",
                     f"{bad} of {total} flagged; max R-hat {worst_r[1].max():.4f} ({worst_r[0]}), "
                     f"min ESS {worst_e[2].min():.0f} ({worst_e[0]})",
@@ -274,8 +275,9 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
         out.append(
             Claim(
                 "fig5_9",
-                f"{LABELS[method]}: coverage of the central 50% and 90% posterior-predictive intervals "
-                "within 3 binomial SE of nominal at every epsilon (SE from the pooled test points)",
+                f"{LABELS[method]}: coverage of the central 50% and 90% posterior-predictive "
+                "intervals within 3 binomial SE of nominal at every epsilon (SE from the pooled "
+                "test points)",
                 "near nominal",
                 f"farthest {worst[1]:.3f} at level {worst[2]:g}, eps={fmt_eps(worst[3])} "
                 f"({worst[0]:.1f} SE)",
@@ -297,7 +299,8 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
         out.append(
             Claim(
                 "fig5_9",
-                "Gibbs-SS-Noisy: coverage within 3 SE of Non-Private's at both levels and every epsilon",
+                "Gibbs-SS-Noisy: coverage within 3 SE of Non-Private's at both levels and every "
+                "epsilon",
                 "nearly the coverage of Non-Private",
                 f"largest gap {worst[0]:.3f} (level {worst[1]:g}, eps={fmt_eps(worst[2])})",
                 f"SE {se:.3f}",
@@ -316,11 +319,11 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
         out.append(
             Claim(
                 "fig5_9",
-                f"Naive: further from nominal coverage than Gibbs-SS-Noisy at both levels at the smallest "
-                f"epsilon ({fmt_eps(eps[0])})",
+                "Naive: further from nominal coverage than Gibbs-SS-Noisy at both levels at the "
+                f"smallest epsilon ({fmt_eps(eps[0])})",
                 "Naive drastically worse",
-                f"|coverage - nominal| Naive {off['naive'][0]:.3f}/{off['naive'][1]:.3f}, Gibbs-SS-Noisy "
-                f"{off['noisy'][0]:.3f}/{off['noisy'][1]:.3f} (50%/90%)",
+                f"|coverage - nominal| Naive {off['naive'][0]:.3f}/{off['naive'][1]:.3f}, "
+                f"Gibbs-SS-Noisy {off['noisy'][0]:.3f}/{off['noisy'][1]:.3f} (50%/90%)",
                 "",
                 all(x > y for x, y in zip(off["naive"], off["noisy"])),
                 "",

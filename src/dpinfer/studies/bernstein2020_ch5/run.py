@@ -6,7 +6,8 @@ data sets; "release" on (n, epsilon, trial); each method samples from its own st
 cirrhosis splits depend on the split index only, releases on (epsilon, split).
 
 Every method runs through the model's one method table (:mod:`dpinfer.studies.nig_methods`);
-a job's ``chains`` param lists one chain spec per method it runs (:func:`dpinfer.grid.nig_chain_spec`).
+a job's ``chains`` param lists one chain spec per method it runs
+(:func:`dpinfer.grid.nig_chain_spec`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ STUDY = "bernstein2020"
 
 
 def run_chain(spec: dict, release, prior, data_prior, seed: int, exp: str, rep: int):
-    """:func:`dpinfer.studies.nig_methods.run_chain` with the streams of trial ``rep`` of ``exp``."""
+    """:func:`dpinfer.studies.nig_methods.run_chain` with the streams of trial ``rep`` of
+    ``exp``."""
     return nig_methods.run_chain(
         spec, release, prior, data_prior, lambda stage: rng_for(seed, STUDY, exp, rep, stage)
     )

@@ -60,13 +60,14 @@ __all__ = [
     "PaperSettings",
 ]
 
-# ----------------------------------------------------------------------------- printed in the thesis
+# ---------------------------------------------------------------------------- printed in the thesis
 # Sec. 5.3.2 and Figs 5.4-5.8: n in {10, 100, 1000}; vs n at eps = 0.1, vs eps at n = 10; M = 300
 N_VALUES = (10, 100, 1000)
 EPS_VS_N = 0.1
 N_VS_EPS = 10
 TRIALS = 300
-# Sec. 5.3.2: theta, sigma^2 ~ NIG([0, 0], diag(.5/19, .5/19), 20, .5); (mu_x, tau^2) ~ NIW(0, 1, 1, 50)
+# Sec. 5.3.2: theta, sigma^2 ~ NIG([0, 0], diag(.5/19, .5/19), 20, .5);
+# (mu_x, tau^2) ~ NIW(0, 1, 1, 50)
 PRIOR_CONFIG = {"mu0": [0.0, 0.0], "lambda0_diag": [0.5 / 19, 0.5 / 19], "a0": 20.0, "b0": 0.5}
 DATA_PRIOR_CONFIG = {"m0": 0.0, "kappa": 1.0, "psi": 1.0, "nu": 50.0}
 PRIOR = NIGPrior.from_config(PRIOR_CONFIG)
@@ -97,7 +98,7 @@ CIRRHOSIS_PRIOR_CONFIG = {"mu0": [1.0, 0.0], "lambda0_diag": [0.25, 0.25], "a0":
 CIRRHOSIS_PRIOR = NIGPrior.from_config(CIRRHOSIS_PRIOR_CONFIG)
 CIRRHOSIS_RESPONSE = "cirrhosis_death_rate"  # "cirrhosis rate"
 
-# ----------------------------------------------------------------------------- free choices, at paper scale
+# --------------------------------------------------------------------- free choices, at paper scale
 # Settings the thesis leaves open but a claim's outcome (its power) depends on: our paper-scale
 # values (config/config.yaml; a test holds them equal) stand for the thesis's.
 AT_PAPER_SCALE = "at paper scale (the thesis gives none)"

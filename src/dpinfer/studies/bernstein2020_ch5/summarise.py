@@ -87,14 +87,14 @@ def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dic
             "ess_min",
             "flagged",
         ],
-        title="bernstein2020 Ch. 5 synthetic: calibration KS, 95% coverage, mean MMD^2 to Non-Private, "
-        "convergence diagnostics",
+        title="bernstein2020 Ch. 5 synthetic: calibration KS, 95% coverage, mean MMD^2 to "
+        "Non-Private, convergence diagnostics",
         notes=f"{trials} trials per setting; KS critical value (alpha = 0.05) "
         f"{ks_critical_value(trials):.3f}; binomial sd of a 95% coverage "
         f"{math.sqrt(0.95 * 0.05 / trials):.3f}. rhat_max: largest rank-normalised R-hat over the "
         f"trials (across the pooled chains); ess_min: smallest bulk ESS of a trial's pooled draws "
-        f"(Non-Private and Naive draw independently: ESS = draws, never flagged); flagged: trials with R-hat > "
-        f"{health['max_rhat']} or ESS < {health['min_ess']:g}. "
+        "(Non-Private and Naive draw independently: ESS = draws, never flagged); flagged: trials "
+        f"with R-hat > {health['max_rhat']} or ESS < {health['min_ess']:g}. "
         f"The thesis gives these only as plots (Figs 5.4, 5.6, 5.7).",
         digits=4,
     )

@@ -88,8 +88,8 @@ def calibration_claims(syn: dict, at: PaperSettings) -> list[Claim]:
                 Claim(
                     "fig5_4",
                     f"{LABELS[method]}: KS of the posterior quantiles of the truth below the 5% "
-                    f"critical value (Bonferroni over the {3 * len(ks)} tests) for every parameter and "
-                    f"setting of the {desc}",
+                    f"critical value (Bonferroni over the {3 * len(ks)} tests) for every parameter "
+                    f"and setting of the {desc}",
                     "exact posterior (reference)"
                     if method == "non_private"
                     else "at or near Non-Private's calibration",
@@ -184,8 +184,9 @@ def coverage_claims(syn: dict, at: PaperSettings) -> list[Claim]:
             out.append(
                 Claim(
                     "fig5_6",
-                    f"{LABELS[method]}: coverage of the central {100 * level:g}% credible intervals within "
-                    f"3 binomial SE of {level:g} for every parameter and setting of the {desc}",
+                    f"{LABELS[method]}: coverage of the central {100 * level:g}% credible "
+                    f"intervals within 3 binomial SE of {level:g} for every parameter and setting "
+                    f"of the {desc}",
                     f"near {CREDIBLE_LEVEL:g}",
                     f"farthest {worst[1]:.3f} ({setting_label(*worst[2:])})",
                     f"binomial SE {se:.3f}",
@@ -216,10 +217,11 @@ def utility_claims(syn: dict, at: PaperSettings) -> list[Claim]:
         out.append(
             Claim(
                 "fig5_7",
-                f"{LABELS[method]}: mean MMD^2 to Non-Private (summed over the parameters) not above "
-                "Naive's by more than 3 SE of the paired difference, in every setting",
+                f"{LABELS[method]}: mean MMD^2 to Non-Private (summed over the parameters) not "
+                "above Naive's by more than 3 SE of the paired difference, in every setting",
                 "at least as good utility as Naive",
-                f"largest difference to Naive {worst[0]:+.4f} ({setting_label(worst[2], worst[3])})",
+                f"largest difference to Naive {worst[0]:+.4f} "
+                f"({setting_label(worst[2], worst[3])})",
                 f"SE {worst[1]:.4f}",
                 all(d <= 3 * s for d, s, _, _ in diffs),
                 "",

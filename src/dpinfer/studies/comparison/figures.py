@@ -1,4 +1,5 @@
-"""Comparison study figures: accuracy vs epsilon, accuracy vs n, effective samples per CPU second vs n.
+"""Comparison study figures: accuracy vs epsilon, accuracy vs n, effective samples per CPU second vs
+n.
 
 One row per problem, methods as lines in their one look (:mod:`dpinfer.plotting.methods`).
 A point whose trials fail the health check (R-hat or bulk ESS) more often than the
@@ -70,7 +71,8 @@ def _accuracy(summary, x_key, fixed_key, fixed, max_flagged, pdf, png):
             ax.set_title(PROBLEM_TITLES[problem], fontsize=8)
     fixed_text = f"n = {int(fixed)}" if fixed_key == "n" else f"epsilon = {fmt_eps(fixed)}"
     fig.suptitle(
-        f"Accuracy against the reference ({fixed_text}; hollow: flagged by R-hat/ESS; dotted: KS critical)",
+        f"Accuracy against the reference ({fixed_text}; hollow: flagged by R-hat/ESS; dotted: KS "
+        "critical)",
         fontsize=9,
     )
     legend_below(fig, axes[0, 0], fontsize=7)

@@ -238,7 +238,8 @@ def _where(s: dict, problem: str, method: str) -> np.ndarray:
 
 
 def _familywise_ks(s, idx, problem: str) -> float:
-    """The 5% KS critical value Bonferroni over the settings of ``idx`` and the problem's parameters."""
+    """The 5% KS critical value Bonferroni over the settings of ``idx`` and the problem's
+    parameters."""
     if idx.size == 0:
         return 0.0
     return ks_critical_value(
@@ -296,15 +297,17 @@ def claims(
     out = []
     i = _where(s, "binomial", "exact")
     if i.size:
-        # Monte Carlo error of exact draws: the bound holds at any draw and trial count (no settings)
+        # Monte Carlo error of exact draws: the bound holds at any draw and trial count
+        # (no settings)
         bound = exact_mean_error_bound(int(exact_draws), int(s["accuracy_trials"][i].min()))
         out.append(
             _all(
                 s,
                 i,
                 s["mean_err"][i] <= bound,
-                f"binomial: exact draws match the closed-form posterior mean within {bound:.3f} reference "
-                f"sds, their Monte Carlo error ({int(exact_draws)} draws, 3 SE), every setting",
+                f"binomial: exact draws match the closed-form posterior mean within {bound:.3f} "
+                f"reference sds, their Monte Carlo error ({int(exact_draws)} draws, 3 SE), every "
+                "setting",
                 "accuracy_vs_eps",
             )
         )
@@ -317,9 +320,9 @@ def claims(
             (s["mean_err"][i] <= max_mean_error)
             & (s["sd_err"][i] <= max_mean_error)
             & (s["ks"][i] <= crit),
-            f"binomial: {method_label('record_wise')} matches the exact posterior (mean and sd errors "
-            f"<= {max_mean_error:g} reference sds) and is calibrated (KS <= {crit:.3f}, the 5% critical "
-            "value Bonferroni over settings and parameters), every setting",
+            f"binomial: {method_label('record_wise')} matches the exact posterior (mean and sd "
+            f"errors <= {max_mean_error:g} reference sds) and is calibrated (KS <= {crit:.3f}, the "
+            "5% critical value Bonferroni over settings and parameters), every setting",
             "accuracy_vs_n",
             of("grid", "binomial")
             + of("model", "binomial")
@@ -340,8 +343,8 @@ def claims(
                 s,
                 smallest,
                 short,
-                f"{problem}: Naive's {float(s['level']):g} intervals under-cover (more than 3 binomial SE "
-                "below nominal) at the smallest epsilon, every n",
+                f"{problem}: Naive's {float(s['level']):g} intervals under-cover (more than 3 "
+                "binomial SE below nominal) at the smallest epsilon, every n",
                 "metrics",
                 of("smallest_eps", problem)
                 + of("n_grid", problem)
@@ -359,8 +362,8 @@ def claims(
             s,
             small,
             s["ks"][small] <= crit,
-            f"regression: MCMC-Ind (Algorithm 1, exact target) is calibrated (KS <= {crit:.3f}, familywise "
-            "5%), every setting with n <= 100",
+            f"regression: MCMC-Ind (Algorithm 1, exact target) is calibrated (KS <= {crit:.3f}, "
+            "familywise 5%), every setting with n <= 100",
             "metrics",
             of("n_up_to_100", "regression")
             + of("grid", "regression")[1:]

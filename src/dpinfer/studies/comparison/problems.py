@@ -101,8 +101,8 @@ def binomial_trial(
 ) -> tuple[np.ndarray, dict, Reference | None]:
     """theta ~ Beta(prior), s ~ Binomial(n, theta), y = s + Laplace(sensitivity / epsilon): chapter
     4's binomial release (:func:`dpinfer.studies.bernstein2020_ch4.run.release`), and its
-    method names. Every private method sees y; Non-Private sees s. The reference is exact (its moments in
-    closed form, ``mmd_draws`` exact draws for MMD^2)."""
+    method names. Every private method sees y; Non-Private sees s. The reference is exact
+    (its moments in closed form, ``mmd_draws`` exact draws for MMD^2)."""
     rel = ch4_release("binomial", n, epsilon, settings, sim_stream("simulate"), stream("release"))
     (a, b), mech, y = rel.prior, rel.mechanism, rel.statistics["gibbs"]
     truth = np.array([rel.truth])
@@ -133,7 +133,7 @@ def binomial_trial(
     return truth, records, reference
 
 
-# ----------------------------------------------------------------------------- problem 1: regression
+# ---------------------------------------------------------------------------- problem 1: regression
 def regression_trial(
     n: int,
     epsilon: float,

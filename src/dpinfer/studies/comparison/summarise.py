@@ -270,8 +270,8 @@ def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
             "KS over all trials beside its critical value; coverage of the central "
             f"{credible_level:g} interval (parameter farthest from nominal) +- binomial SE; "
             f"flagged = fraction of trials with R-hat > {health['max_rhat']:g} or bulk ESS < "
-            f"{health['min_ess']:g}. No source document has these numbers: the paper column is empty "
-            "by design (docs/deviations.md, comparison study)."
+            f"{health['min_ess']:g}. No source document has these numbers: the paper column is "
+            "empty by design (docs/deviations.md, comparison study)."
         ),
     )
     write_table(
@@ -280,8 +280,8 @@ def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
         rows,
         COST_COLUMNS,
         title="Comparison: cost, effective samples per CPU second",
-        notes="Median over trials of the bulk ESS of the slowest parameter over the CPU seconds of all "
-        "chains; measured time, so it varies between machines and runs.",
+        notes="Median over trials of the bulk ESS of the slowest parameter over the CPU seconds of "
+        "all chains; measured time, so it varies between machines and runs.",
     )
     write_table(
         output.recommended_csv,
@@ -304,13 +304,14 @@ def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
 
 def _rule_text(rule: dict, health: dict) -> str:
     return (
-        "Rule: among the private methods (Non-Private is the reference, not a candidate), keep those "
-        f"whose trials are flagged by R-hat > {health['max_rhat']:g} or bulk ESS < {health['min_ess']:g} "
-        f"at most {rule['max_flagged']:g} of the time; that are calibrated (KS of the posterior quantiles "
-        f"below its {rule['ks_alpha']:g} critical value, Bonferroni over parameters); and, where the "
-        f"reference passes the same health check, whose mean error is at most {rule['max_mean_error']:g} "
-        f"and sd error at most {rule['max_sd_error']:g} reference sds for every parameter. Recommend the "
-        "one with the most effective samples per CPU second; 'none qualifies' when no method passes. "
-        "rhat_max and flagged: the recommended method's largest R-hat over trials and parameters and "
-        "its fraction of flagged trials (0 for independent draws)."
+        "Rule: among the private methods (Non-Private is the reference, not a candidate), keep "
+        f"those whose trials are flagged by R-hat > {health['max_rhat']:g} or bulk ESS < "
+        f"{health['min_ess']:g} at most {rule['max_flagged']:g} of the time; that are calibrated "
+        f"(KS of the posterior quantiles below its {rule['ks_alpha']:g} critical value, Bonferroni "
+        "over parameters); and, where the reference passes the same health check, whose mean error "
+        f"is at most {rule['max_mean_error']:g} and sd error at most {rule['max_sd_error']:g} "
+        "reference sds for every parameter. Recommend the one with the most effective samples per "
+        "CPU second; 'none qualifies' when no method passes. rhat_max and flagged: the recommended "
+        "method's largest R-hat over trials and parameters and its fraction of flagged trials (0 "
+        "for independent draws)."
     )

@@ -66,9 +66,9 @@ def _coverage_claims(summary: dict, model: str, level: float, at: dict) -> list[
             r = ours.get((eps, lab))
             pv = paper[eps][j]
             rule = (
-                f"coverage of the {level:.0%} central credible interval of {lab} at epsilon = {fmt_eps(eps)}: "
-                f"|ours - paper| <= 3 SE of the difference (binomial SEs; the paper's from "
-                f"{PAPER_REPLICATES} replicates)"
+                f"coverage of the {level:.0%} central credible interval of {lab} at epsilon = "
+                f"{fmt_eps(eps)}: |ours - paper| <= 3 SE of the difference (binomial SEs; the "
+                f"paper's from {PAPER_REPLICATES} replicates)"
             )
             if r is None:
                 out.append(
@@ -99,11 +99,12 @@ def _coverage_claims(summary: dict, model: str, level: float, at: dict) -> list[
         out.append(
             Claim(
                 target,
-                f"every printed coverage cell of the {level:.0%} intervals ({len(labels)} parameters x "
-                f"{len(PAPER_EPSILONS)} epsilons) within 3 SE of the difference from the paper's value",
+                f"every printed coverage cell of the {level:.0%} intervals ({len(labels)} "
+                f"parameters x {len(PAPER_EPSILONS)} epsilons) within 3 SE of the difference from "
+                "the paper's value",
                 f"{len(PAPER_EPSILONS) * len(labels)} cells",
-                f"{sum(bool(c.holds) for c in cells)} of {len(cells)} cells within 3 SE; largest gap "
-                f"{max(gaps):.1f} SE",
+                f"{sum(bool(c.holds) for c in cells)} of {len(cells)} cells within 3 SE; largest "
+                f"gap {max(gaps):.1f} SE",
                 "binomial SEs",
                 all(c.holds for c in cells),
                 "",
@@ -118,8 +119,8 @@ def _coverage_claims(summary: dict, model: str, level: float, at: dict) -> list[
     out.append(
         Claim(
             target,
-            f"true parameters in the table header agree with ours to one unit of the last printed digit "
-            f"(|ours - printed| <= {tol:g})",
+            "true parameters in the table header agree with ours to one unit of the last printed "
+            f"digit (|ours - printed| <= {tol:g})",
             ", ".join(f"{v:g}" for v in printed),
             ", ".join(f"{v:.4f}" for v in truth),
             "",
@@ -137,8 +138,8 @@ def _coverage_claims(summary: dict, model: str, level: float, at: dict) -> list[
         out.append(
             Claim(
                 target,
-                f"most coverage values are at least 0.9: more than half of the cells, over every epsilon run, "
-                f"at {level:.0%} intervals",
+                "most coverage values are at least 0.9: more than half of the cells, over every "
+                f"epsilon run, at {level:.0%} intervals",
                 f"{n_paper} of {len(PAPER_EPSILONS) * len(labels)}",
                 f"{n_ours} of {len(cov)}",
                 "",
@@ -152,8 +153,8 @@ def _coverage_claims(summary: dict, model: str, level: float, at: dict) -> list[
         out.append(
             Claim(
                 target,
-                "the notable exception is p_4 at small epsilon: at the smallest epsilon run, p_4 has the "
-                "lowest coverage of p_1..p_5 and it is below 0.9",
+                "the notable exception is p_4 at small epsilon: at the smallest epsilon run, p_4 "
+                "has the lowest coverage of p_1..p_5 and it is below 0.9",
                 f"0.36 at epsilon = {fmt_eps(PAPER_EPSILONS[0])}",
                 f"{p4:.2f} at epsilon = {fmt_eps(e0)}",
                 f"{se[(e0, 'p_4')]:.3f}",
@@ -169,7 +170,8 @@ def _coverage_claims(summary: dict, model: str, level: float, at: dict) -> list[
         out.append(
             Claim(
                 target,
-                "the coverage of beta_1 is lower than 90%: its mean over the epsilon grid is below 0.9",
+                "the coverage of beta_1 is lower than 90%: its mean over the epsilon grid is below "
+                "0.9",
                 f"{np.mean(paper_b1):.2f} (mean of {', '.join(f'{v:.2f}' for v in paper_b1)})",
                 f"{np.mean(b1):.2f} (mean over {len(b1)} epsilons)",
                 f"{b1_se:.3f}",
@@ -217,8 +219,9 @@ def _acceptance_claims(summary: dict, model: str, at: dict) -> list[Claim]:
         out.append(
             Claim(
                 target,
-                f"Proposition 3.1: every single acceptance probability of step 2 is at least exp(-epsilon) "
-                f"at epsilon = {fmt_eps(epsilon)} (smallest over all proposals of all {R} chains)",
+                "Proposition 3.1: every single acceptance probability of step 2 is at least "
+                f"exp(-epsilon) at epsilon = {fmt_eps(epsilon)} (smallest over all proposals of "
+                f"all {R} chains)",
                 f">= {math.exp(-epsilon):.4g}",
                 f"{math.exp(smallest):.4g}",
                 "",
@@ -230,8 +233,8 @@ def _acceptance_claims(summary: dict, model: str, at: dict) -> list[Claim]:
     out.append(
         Claim(
             target,
-            "the average acceptance rate is well above the bound: every chain's mean per-sweep acceptance "
-            "exceeds exp(-epsilon) at every epsilon (smallest margin shown)",
+            "the average acceptance rate is well above the bound: every chain's mean per-sweep "
+            "acceptance exceeds exp(-epsilon) at every epsilon (smallest margin shown)",
             "mean above exp(-epsilon)",
             f"margin {margin[worst]:.3f} at epsilon = {fmt_eps(eps[worst])}",
             "",
@@ -272,9 +275,9 @@ def _posterior_mean_claims(summary: dict, model: str, at: dict) -> list[Claim]:
     out = [
         Claim(
             target,
-            "as epsilon approaches zero the posterior mean approaches the prior mean: at the smallest epsilon "
-            "the chains' posterior means are on average closer (Euclidean) to the prior mean than to the "
-            "confidential-data posterior mean",
+            "as epsilon approaches zero the posterior mean approaches the prior mean: at the "
+            "smallest epsilon the chains' posterior means are on average closer (Euclidean) to the "
+            "prior mean than to the confidential-data posterior mean",
             "closer to the prior mean",
             f"{to_prior[0].mean():.3f} vs {to_conf[0].mean():.3f} at epsilon = {fmt_eps(eps[0])}",
             f"{gap.std(ddof=1) / math.sqrt(R) if R > 1 else 0.0:.3f}",
@@ -308,8 +311,9 @@ def _runtime_claims(summaries: dict) -> list[Claim]:
         out.append(
             Claim(
                 "runtime",
-                f"a typical 10,000-iteration chain of the {name} model takes about {paper:.0f} s: ours "
-                "(median CPU seconds per chain on the machine that ran the pipeline) within a factor of 2",
+                f"a typical 10,000-iteration chain of the {name} model takes about {paper:.0f} s: "
+                "ours (median CPU seconds per chain on the machine that ran the pipeline) within a "
+                "factor of 2",
                 f"{paper:.0f} s",
                 f"{ours:.3f} s",
                 "",
@@ -337,11 +341,13 @@ def _health_claims(summaries: dict, health: dict, at: dict) -> list[Claim]:
         out.append(
             Claim(
                 target,
-                f"experiment {name}: every chain passes the convergence diagnostics (split-chain R-hat <= "
-                f"{health['max_rhat']}, bulk ESS >= {health['converged_ess']:g}, every epsilon)",
+                f"experiment {name}: every chain passes the convergence diagnostics (split-chain "
+                f"R-hat <= {health['max_rhat']}, bulk ESS >= {health['converged_ess']:g}, every "
+                "epsilon)",
                 "(the paper reports no diagnostics)",
-                f"{int(slow.sum())} of {slow.size} flagged; max R-hat {float(summary['rhat_max'].max()):.3f}, "
-                f"min ESS {float(summary['ess_min'].min()):.1f}",
+                f"{int(slow.sum())} of {slow.size} flagged; max R-hat "
+                f"{float(summary['rhat_max'].max()):.3f}, min ESS "
+                f"{float(summary['ess_min'].min()):.1f}",
                 "",
                 not slow.any(),
                 DEV_MIXING if name.startswith("linreg") else DEV_CONVERGENCE,
@@ -351,10 +357,12 @@ def _health_claims(summaries: dict, health: dict, at: dict) -> list[Claim]:
         out.append(
             Claim(
                 target,
-                f"experiment {name}: no chain degenerate (mean acceptance >= {health['min_acceptance']} and ESS of every "
-                f"parameter >= {health['min_ess']} over the kept sweeps, every epsilon)",
+                f"experiment {name}: no chain degenerate (mean acceptance >= "
+                f"{health['min_acceptance']} and ESS of every parameter >= {health['min_ess']} "
+                "over the kept sweeps, every epsilon)",
                 "chains mix",
-                f"{int(bad.sum())} of {bad.size} degenerate; smallest ESS {float(summary['ess_min'].min()):.1f}",
+                f"{int(bad.sum())} of {bad.size} degenerate; smallest ESS "
+                f"{float(summary['ess_min'].min()):.1f}",
                 "",
                 not bad.any(),
                 DEV_MIXING if name.startswith("linreg") else "",

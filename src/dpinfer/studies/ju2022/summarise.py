@@ -162,9 +162,10 @@ def _coverage_table(input, output, model: str, level: float, run: dict) -> None:
         ["epsilon"] + list(columns.values()),
         title=f"Coverage of {round(level * 100)}% credible intervals ({name} model)",
         notes=(
-            f"Cells: ours (paper). {d['truth'].shape[1]} replicates per epsilon here, {PAPER_REPLICATES} in the "
-            "paper. * marks a gap larger than three standard errors of the difference (explained in "
-            "docs/deviations.md). Header: the true parameter values used here."
+            f"Cells: ours (paper). {d['truth'].shape[1]} replicates per epsilon here, "
+            f"{PAPER_REPLICATES} in the paper. * marks a gap larger than three standard errors of "
+            "the difference (explained in docs/deviations.md). Header: the true parameter values "
+            "used here."
             + (
                 ""
                 if not differ
@@ -223,10 +224,10 @@ def runtime(input, output) -> None:
         digits=3,
         title="Seconds per 10,000-iteration chain (N = 100)",
         notes=(
-            "Ours: median CPU time (process time) of the sampler kernel over the fixed-data chains of "
-            "this run, scaled to 10,000 iterations, on the machine that ran the pipeline (numba). "
-            "Paper: R on AMD EPYC 7662 (Sec. S-6). Authors' R code re-measured on a 2-core machine: "
-            "reference/ju2022/FACTS.md. "
+            "Ours: median CPU time (process time) of the sampler kernel over the fixed-data chains "
+            "of this run, scaled to 10,000 iterations, on the machine that ran the pipeline "
+            "(numba). Paper: R on AMD EPYC 7662 (Sec. S-6). Authors' R code re-measured on a "
+            "2-core machine: reference/ju2022/FACTS.md. "
             "This is the one ju2022 table that differs between runs: it measures time."
         ),
     )

@@ -130,7 +130,7 @@ def step_function(input, output) -> None:
         ax.set_xlim(lo, hi)
         ax.set_xlabel("u")
         ax.set_ylabel("h*(u)")
-        ax.set_title("step function, N = %d" % (ku.size - 1) if c == 0 else "zoom on [u_L, u_H]")
+        ax.set_title(f"step function, N = {ku.size - 1}" if c == 0 else "zoom on [u_L, u_H]")
     axes[0, 0].text(
         0.04,
         0.6,

@@ -2,8 +2,8 @@
 
 Every scorecard row of :mod:`.paper` records the settings its reference value refers to, from
 :func:`paper_settings` (by kind), :func:`study_settings` (the MSE study) and
-:func:`~dpinfer.studies.scorecard.setting_in` (one panel's value); the ``timing`` table and the timing claims use
-:func:`timing_settings`. A row at another setting is "not comparable".
+:func:`~dpinfer.studies.scorecard.setting_in` (one panel's value); the ``timing`` table and the
+timing claims use :func:`timing_settings`. A row at another setting is "not comparable".
 
 The slides print the model (n, truth, prior), the chain lengths, the replicate count and the
 (rho, lambda) grid, the traces' setting, the knot figure's and the code example's inputs and the
@@ -31,7 +31,7 @@ __all__ = [
 
 IN_SLIDES = "in the slides"
 
-# ----------------------------------------------------------------------------- printed in the slides
+# ---------------------------------------------------------------------------- printed in the slides
 # Slides "Simulation" and "Regression model application".
 SIMULATION = {
     "n": 200,
@@ -47,7 +47,8 @@ SIMULATION = {
 PRIOR = {"sigma_beta": 10.0, "a_sigma": 2.0, "b_sigma": 10.0}
 # Slides "Traceplots of sigma^2": rho = 0.01 with lambda = 0.2 and 0.05 (one data realisation).
 TRACES = {"rho": 0.01, "lambdas": (0.2, 0.05)}
-# Slides "Conclusions": the timed run is the regression example at rho = .01, lambda = .2 (FACTS.md 6).
+# Slides "Conclusions": the timed run is the regression example at rho = .01, lambda = .2
+# (FACTS.md 6).
 TIMING = {"n": 200, "iterations": 2000, "rho": 0.01, "lambda": 0.2}
 # Slides "Knot selection example": LN(0, 1) weight, Laplace(0, 0.4) base, N + 1 = 6 knots; the
 # package re-run that gives PACKAGE_KNOTS used tol = 1e-10 (FACTS.md 5).

@@ -22,7 +22,8 @@ _PLD_ANCHOR = (
 )
 ALGOS_ALL = ("dpps", "dppa", "hmc", "mdpps", "mdppa", "barker")
 _FULL_DATA = ("dpps", "dppa", "hmc")
-# the models each algorithm runs on in the thesis (circle: DP penalty and DP HMC; Fig 6.7 shows dpps, hmc)
+# the models each algorithm runs on in the thesis (circle: DP penalty and DP HMC; Fig 6.7 shows
+# dpps, hmc)
 _ALGO_MODELS = {a: (tuple(NAMES) if a in _FULL_DATA else BANANA_MODELS) for a in ALGOS_ALL}
 
 
@@ -136,7 +137,8 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
         out.append(
             Claim(
                 "fig6_4",
-                "hard-2d: at epsilon >= 5 the median MMD of dppa is more than twice the best other's",
+                "hard-2d: at epsilon >= 5 the median MMD of dppa is more than twice the best "
+                "other's",
                 "DP penalty OCU+GWMH performs extremely poorly at the higher epsilons",
                 " ".join(f"{w:.3f}/{b:.3f}" for w, b in zip(worse, best)),
                 f"medians of {chains} chains",
@@ -188,7 +190,8 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
         out.append(
             Claim(
                 "fig6_7",
-                f"circle, epsilon = {e0:g}: median distance of the mean from the origin, HMC below DP penalty",
+                f"circle, epsilon = {e0:g}: median distance of the mean from the origin, HMC below "
+                "DP penalty",
                 "HMC slightly beats DP penalty on epsilon = 0.5",
                 f"{np.median(h):.3f} vs {np.median(p):.3f}",
                 f"{se:.3f}",
@@ -216,7 +219,8 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
         out.append(
             Claim(
                 "fig6_7",
-                "circle: the clipped fraction varies more between HMC runs than DP penalty runs (sd)",
+                "circle: the clipped fraction varies more between HMC runs than DP penalty runs "
+                "(sd)",
                 "HMC has a fairly large variance in clipping",
                 " / ".join(f"{v.std(ddof=1):.4f}" for v in clips.values()),
                 "",
@@ -255,7 +259,8 @@ def _gradient_clip_claims(summary, have, at: RunSettings) -> list[Claim]:
     out = [
         Claim(
             "fig6_8",
-            "every model: the median fraction of gradients clipped moves by less than 0.1 across epsilon",
+            "every model: the median fraction of gradients clipped moves by less than 0.1 across "
+            "epsilon",
             "fairly constant across values of epsilon",
             f"largest change {spans[worst]:.3f} ({worst})",
             "",
@@ -269,7 +274,8 @@ def _gradient_clip_claims(summary, have, at: RunSettings) -> list[Claim]:
         out.append(
             Claim(
                 "fig6_8",
-                "hard-2d has the widest spread (mean IQR over epsilon) of gradient clipping across chains",
+                "hard-2d has the widest spread (mean IQR over epsilon) of gradient clipping across "
+                "chains",
                 "in the narrow banana there is very large variance in clipping",
                 f"hard-2d {iqrs['hard-2d']:.3f}; widest {widest} {iqrs[widest]:.3f}",
                 "",

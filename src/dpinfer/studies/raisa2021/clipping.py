@@ -168,8 +168,9 @@ def summarise_clipping(input, output, settings: list, dims: list, threshold: str
         rows,
         list(rows[0]),
         digits=4,
-        title="raisa2021: clipping study, non-DP chains per (sampler, dimension, clip bound) (intermediate)",
-        notes=f"Medians over the chains of a setting; clip threshold = bound x {threshold} distance between "
-        "the current and proposed (or trajectory end) point; 'decisions changed' counts accept "
-        "decisions that the unclipped ratio sum would have reversed (same uniform).",
+        title="raisa2021: clipping study, non-DP chains per (sampler, dimension, clip bound) "
+        "(intermediate)",
+        notes=f"Medians over the chains of a setting; clip threshold = bound x {threshold} "
+        "distance between the current and proposed (or trajectory end) point; 'decisions changed' "
+        "counts accept decisions that the unclipped ratio sum would have reversed (same uniform).",
     )

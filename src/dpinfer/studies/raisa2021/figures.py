@@ -98,7 +98,8 @@ def _model_figure(
 
 
 def fig6_3(input, output) -> None:
-    """MMD vs epsilon, all six algorithms: flat and tempered banana, d = 2 and 10; dashed: exact samples."""
+    """MMD vs epsilon, all six algorithms: flat and tempered banana, d = 2 and 10; dashed: exact
+    samples."""
     _model_figure(
         input, output, "mmd", "MMD", baseline=True, ylim=(0, 0.9), models=BANANA_MODELS, cols=2
     )

@@ -2,12 +2,13 @@
 trajectory of Fig 4.1, the accountant values of Fig 6.1 and the clipping study's findings
 (Section 6.2); those on the DP chains of Section 6.3 are in :mod:`.chain_claims`.
 
-Every claim carries the settings its thesis value refers to (:class:`~.thesis_settings.RunSettings`):
-each model's n (Table 5.1), delta = 0.1 / n, the epsilon grids, the 20 chains, the start rule, the
-hyperparameter version, the MMD's reference sample and bandwidth pairs, the clipping study's grid
-and the figures' own settings (Fig 6.1's accountant grid, Fig 4.1's trajectory and panels). A run
-at other settings (the smoke scale, an edited config) gets "not comparable" rows naming what
-differs, never a verdict against the thesis.
+Every claim carries the settings its thesis value refers to
+(:class:`~.thesis_settings.RunSettings`): each model's n (Table 5.1), delta = 0.1 / n, the epsilon
+grids, the 20 chains, the start rule, the hyperparameter version, the MMD's reference sample and
+bandwidth pairs, the clipping study's grid and the figures' own settings
+(Fig 6.1's accountant grid, Fig 4.1's trajectory and panels). A run at other settings
+(the smoke scale, an edited config) gets "not comparable" rows naming what differs, never a verdict
+against the thesis.
 """
 
 from __future__ import annotations
@@ -70,8 +71,8 @@ def _fig6_1_claims(curves, at: RunSettings) -> list[Claim]:
         )
     for key, paper in FIG6_1_AT_6[VERSION].items():
         ours = int(curves[key][-1])
-        # the minibatch PLD comes from another numerical accountant than the author's (dp-accounting vs
-        # fourier-accountant): one iteration of difference is within their discretisation
+        # the minibatch PLD comes from another numerical accountant than the author's (dp-accounting
+        # vs fourier-accountant): one iteration of difference is within their discretisation
         tol = 1 if key == "minibatch_pld" else 0
         out.append(
             Claim(
@@ -112,11 +113,12 @@ def _clipping_claims(c, at: RunSettings) -> list[Claim]:
             out.append(
                 Claim(
                     "fig6_2",
-                    f"d = 2, {algo}: MMD at the lowest bound above the largest bound's, and at every "
-                    "other bound no different (Mann-Whitney, level 0.01)",
+                    f"d = 2, {algo}: MMD at the lowest bound above the largest bound's, and at "
+                    "every other bound no different (Mann-Whitney, level 0.01)",
                     "no effect of clipping on MMD for all but the lowest clip bounds",
                     f"lowest p = {p[bounds[0]]:.1e}; {len(same)} of "
-                    f"{len(bounds) - 2} other bounds alike (smallest p {min(p[b] for b in bounds[1:-1]):.3f})",
+                    f"{len(bounds) - 2} other bounds alike (smallest p "
+                    f"{min(p[b] for b in bounds[1:-1]):.3f})",
                     f"{len(free)} chains per bound",
                     higher and len(same) == len(bounds) - 2,
                     "raisa2021-clipping-study",
@@ -128,9 +130,11 @@ def _clipping_claims(c, at: RunSettings) -> list[Claim]:
             out.append(
                 Claim(
                     "fig6_2",
-                    f"d = {dim}, {algo}: MMD at the lowest bound above the largest bound's (Mann-Whitney, "
-                    "level 0.01), whose median is within 2x the worst exact-sample baseline",
-                    "chains with most clip bounds did not converge, those with the higher bounds did",
+                    f"d = {dim}, {algo}: MMD at the lowest bound above the largest bound's "
+                    "(Mann-Whitney, level 0.01), whose median is within 2x the worst exact-sample "
+                    "baseline",
+                    "chains with most clip bounds did not converge, those with the higher bounds "
+                    "did",
                     f"p = {p[bounds[0]]:.1e}; median {conv:.3f} (baseline {base:.3f})",
                     f"{len(free)} chains per bound",
                     higher and conv <= 2 * base,
@@ -145,8 +149,8 @@ def _clipping_claims(c, at: RunSettings) -> list[Claim]:
             out.append(
                 Claim(
                     "fig6_2",
-                    f"d = {dim}, {algo}: chains clipping between 0 and 10% have MMDs no different from "
-                    "the largest bound's (Mann-Whitney, level 0.01)",
+                    f"d = {dim}, {algo}: chains clipping between 0 and 10% have MMDs no different "
+                    "from the largest bound's (Mann-Whitney, level 0.01)",
                     "if the clip fraction is less than 10%, clipping is likely undetectable",
                     f"p = {q:.3f}; medians {np.median(low):.3f} vs {np.median(free):.3f}",
                     f"{low.size} vs {free.size} chains",
@@ -167,7 +171,8 @@ def _table_claims(specs: dict, start_rule: str) -> list[Claim]:
         out.append(
             Claim(
                 "tab5_1",
-                f"{NAMES.get(model, model)}: dim, n, n0, start deviation, a and sigma_0^2 as printed",
+                f"{NAMES.get(model, model)}: dim, n, n0, start deviation, a and sigma_0^2 as "
+                "printed",
                 "Table 5.1",
                 "same" if all(s.same for s in where) else "differs (see table)",
                 "",
@@ -224,8 +229,8 @@ def _trajectory_claims(t, at: RunSettings) -> list[Claim]:
         ),
         Claim(
             "fig4_1",
-            f"the trajectory shown (leapfrog positions 0 to {last}) moves at least 0.5 radian along "
-            "the circle",
+            f"the trajectory shown (leapfrog positions 0 to {last}) moves at least 0.5 radian "
+            "along the circle",
             "moving a substantial distance on the circle",
             f"{moved:.2f} rad",
             "",

@@ -45,7 +45,7 @@ __all__ = [
     "RunSettings",
 ]
 
-# ----------------------------------------------------------------------------- printed in the thesis
+# ---------------------------------------------------------------------------- printed in the thesis
 # the models' names in Table 5.1 (figure titles use them too)
 NAMES = {
     "easy-2d": "Flat banana, d = 2",
@@ -133,7 +133,7 @@ THESIS_CHAINS = 20
 THESIS_DELTA_FACTOR = 0.1
 THESIS_BASELINES = 10
 
-# ----------------------------------------------------------------------------- from the author's code, at paper scale
+# ----------------------------------------------------------- from the author's code, at paper scale
 # Where the text gives none, the author's code (FACTS.md) and our paper-scale config:
 VERSION = "seed"  # hyperparameters of the thesis text's code state 9c834d7 (FACTS.md 0)
 START_RULE = "start_sd"  # Table 5.1's start deviation (the text)
