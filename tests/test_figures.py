@@ -61,7 +61,7 @@ def test_the_palette_is_seaborns_colour_blind_palette():
 
 
 def test_an_unknown_method_is_refused_with_a_pointer_to_the_map():
-    with pytest.raises(KeyError, match="METHOD_STYLES"):
+    with pytest.raises(KeyError, match=r"dpinfer\.methods\.METHODS"):
         method_style("no_such_method")
 
 
