@@ -19,12 +19,12 @@ import numpy as np
 
 from ...diagnostics import MmdReference, central_interval, quantile_of_truth
 from ...grid import nig_chain_spec
+from ...models.expfam_release import release as ch4_release
 from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics, simulate_dataset
 from ...models.private_binomial import exact_draws, exact_moments
 from ...samplers.pooled import Pooled, run_pooled, thin
 from ...samplers.registry import sampler
 from .. import nig_methods
-from ..bernstein2020_ch4.run import release as ch4_release
 
 __all__ = [
     "PROBLEMS",
@@ -100,7 +100,7 @@ def binomial_trial(
     mmd_draws: int,
 ) -> tuple[np.ndarray, dict, Reference | None]:
     """theta ~ Beta(prior), s ~ Binomial(n, theta), y = s + Laplace(sensitivity / epsilon): chapter
-    4's binomial release (:func:`dpinfer.studies.bernstein2020_ch4.run.release`), and its
+    4's binomial release (:func:`dpinfer.models.expfam_release.release`), and its
     method names. Every private method sees y; Non-Private sees s. The reference is exact
     (its moments in closed form, ``mmd_draws`` exact draws for MMD^2)."""
     rel = ch4_release("binomial", n, epsilon, settings, sim_stream("simulate"), stream("release"))
