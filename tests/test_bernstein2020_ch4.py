@@ -198,9 +198,8 @@ def test_every_sampler_returns_a_chain_with_its_burnin():
     }
     assert set(calls) == set(ch4_samplers) == set(exact.CASES)
     for key, (statistic, n, prior, kw) in calls.items():
-        chain = ch4_samplers[key](
-            statistic, n, prior, mech, burnin=3, keep=7, rng=np.random.default_rng(0), **kw
-        )
+        problem = expfam.Problem(statistic, n, prior, mech)
+        chain = ch4_samplers[key](problem, np.random.default_rng(0), burnin=3, keep=7, **kw)
         assert isinstance(chain, Chain) and chain.burnin == 3 and chain.kept.shape[0] == 7, key
         assert chain.info.cpu_seconds >= 0 and chain.info.iterations >= 10, key
         assert np.all(np.isfinite(chain.draws)), key

@@ -14,6 +14,7 @@ from dpinfer.mechanisms import Laplace
 from dpinfer.models.linreg_nig import (
     NIGPrior,
     NIWPrior,
+    Problem,
     Release,
     clean_noisy_moments,
     gaussian_moments,
@@ -166,9 +167,8 @@ def _release(seed: int, n: int, eps: float) -> Release:
 @pytest.mark.parametrize("method", METHODS)
 def test_every_method_has_the_model_signature_and_returns_burnin_plus_kept(method):
     assert {m for model, m in SAMPLERS if model == "nig_linreg"} == set(METHODS)
-    chain = SAMPLERS[("nig_linreg", method)](
-        _release(13, 100, 0.1), PRIOR, DATA_PRIOR, np.random.default_rng(0), burnin=30, keep=70
-    )
+    problem = Problem(_release(13, 100, 0.1), PRIOR, DATA_PRIOR)
+    chain = SAMPLERS[("nig_linreg", method)](problem, np.random.default_rng(0), burnin=30, keep=70)
     assert (
         isinstance(chain, Chain) and chain.draws.shape == (100, 3) and chain.kept.shape == (70, 3)
     )
@@ -202,7 +202,8 @@ def _calibration(method: str, trials: int, n: int = 10, eps: float = 1.0, seed: 
         rng = np.random.default_rng([seed, r])
         sim = simulate_dataset(rng, n, PRIOR, DATA_PRIOR)
         release = release_statistics(rng, sim["x"], sim["y"], eps, BOUNDS)
-        chain = SAMPLERS[("nig_linreg", method)](release, PRIOR, DATA_PRIOR, rng, **LENGTHS[method])
+        problem = Problem(release, PRIOR, DATA_PRIOR)
+        chain = SAMPLERS[("nig_linreg", method)](problem, rng, **LENGTHS[method])
         return chain.kept, np.array([sim["theta"][0], sim["theta"][1], sim["sigma2"]])
 
     return posterior_quantiles(trial, trials)
@@ -274,12 +275,12 @@ def test_bad_inputs_are_refused():
     for method in ("mcmc_ind", "gibbs_ss_prior", "gibbs_ss_update"):
         with pytest.raises(ValueError):
             SAMPLERS[("nig_linreg", method)](
-                bad, PRIOR, DATA_PRIOR, np.random.default_rng(0), burnin=1, keep=1
+                Problem(bad, PRIOR, DATA_PRIOR), np.random.default_rng(0), burnin=1, keep=1
             )
     for method in METHODS:
         with pytest.raises(ValueError):
             SAMPLERS[("nig_linreg", method)](
-                rel, PRIOR, DATA_PRIOR, np.random.default_rng(0), burnin=-1, keep=1
+                Problem(rel, PRIOR, DATA_PRIOR), np.random.default_rng(0), burnin=-1, keep=1
             )
 
 

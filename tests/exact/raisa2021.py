@@ -24,7 +24,7 @@ import numpy as np
 
 from dpinfer.models import dp_mcmc
 from dpinfer.models.barker_correction import load_vcorr
-from dpinfer.samplers.registry import sampler
+from dpinfer.samplers.registry import dp_chain_lengths, sampler
 
 from ..harness import ExactCase
 
@@ -132,7 +132,11 @@ def _case(
 ) -> ExactCase:
     problem = problem or small_banana()
     chain = sampler("dp_mcmc", algo)(
-        problem, problem.theta_true, iterations, hyper, np.random.default_rng(seed)
+        problem,
+        np.random.default_rng(seed),
+        start=problem.theta_true,
+        hyper=hyper,
+        **dp_chain_lengths(iterations),
     )
     if algo == "barker":  # clipped only where |lambda| > 19.8: the test's answer moves by < 3e-9
         assert (
@@ -155,7 +159,11 @@ def _clipping_case(algo: str, hyper: dict, iterations: int, seed: int) -> ExactC
     problem = small_banana()
     hyper = dict(hyper, clip_bound=1e6, clip_rule="euclidean")
     chain = sampler("dp_mcmc", algo)(
-        problem, problem.theta_true, iterations, hyper, np.random.default_rng(seed)
+        problem,
+        np.random.default_rng(seed),
+        start=problem.theta_true,
+        hyper=hyper,
+        **dp_chain_lengths(iterations),
     )
     assert all(v == 0 for v in chain.info.clipped.values()), chain.info.clipped
     assert 0.05 < chain.info.acceptance < 0.99, chain.info.acceptance

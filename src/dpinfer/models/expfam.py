@@ -13,17 +13,22 @@ mean and variance of Lemma 1 (Eqs. 4.3, 4.4) are exact closed forms for the expo
 ``tests/test_bernstein2020_ch4.py`` checks them against quadrature and against finite
 differences of the truncated log-partition function A(eta) + log(F(w) - F(v)).
 The samplers over these models are in :mod:`dpinfer.samplers.noise_aware_gibbs` (noise-aware),
-:mod:`dpinfer.samplers.conjugate` (Naive, Non-private) and :mod:`dpinfer.samplers.ops`.
+:mod:`dpinfer.samplers.conjugate` (Naive, Non-private) and :mod:`dpinfer.samplers.ops`; the
+registry calls them as ``run(problem, rng, *, burnin, keep, **options) -> Chain`` with
+:class:`Problem` (options: ``bounds`` and ``thin`` of the truncated exponential's Gibbs sampler,
+OPS's ``support_lower`` and ``tempering``).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 __all__ = [
+    "Problem",
     "beta_posterior",
     "dirichlet_posterior",
     "gamma_posterior",
@@ -36,6 +41,18 @@ __all__ = [
     "simulate_multinomial",
     "simulate_exponential",
 ]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a sampler of these models conditions on: the statistic it sees (the release y for
+    the private methods, the confidential s for Non-Private and OPS), the public n, the prior
+    ((a, b), Dirichlet alpha or (shape, rate)) and the release's mechanism."""
+
+    statistic: object
+    n: int
+    prior: object
+    mechanism: object = None
 
 
 # ----------------------------------------------------------------------------- conjugate updates

@@ -5,15 +5,12 @@ known. The released statistic is s = (x~'y~, y~'y~, unique entries of x~'x~ exce
 the clamped and rescaled records (Definition 5.1 and Sec. 5 of ju2022), d = (p+1) + 1 +
 (p+1)(p+2)/2 - 1 entries, each with Laplace noise.
 
-Samplers of this model (registry model name ``"clamped_linreg"``) share one call:
-
-    run(released, *, scale, mean_x, cov_x, sigma2, tau, clamp, n_records, burnin, keep, rng)
-    -> Chain
-
-``released`` the d noisy statistics in :func:`stat_labels` order, ``scale`` the Laplace scale
-(the release record's ``scale``), ``clamp`` = (a, b) for every covariate and the response,
-``n_records`` the number of latent records; the chain's draws are beta (iterations, p+1).
-Method ``"privacy_aware_gibbs"``: :func:`dpinfer.samplers.data_augmentation.run_linreg`.
+Samplers of this model (registry model ``"linreg"``) are called through the registry as
+``run(problem, rng, *, burnin, keep) -> Chain`` with :class:`Problem`: ``released`` the d noisy
+statistics in :func:`stat_labels` order, ``scale`` the Laplace scale (the release record's
+``scale``), ``clamp`` = (a, b) for every covariate and the response, ``n_records`` the number
+of latent records; the chain's draws are beta (iterations, p+1). Method ``"record_wise"``:
+:func:`dpinfer.samplers.data_augmentation.run_linreg`.
 """
 
 from __future__ import annotations
@@ -27,6 +24,7 @@ from ..io import read_json
 from ..mechanisms import ClampRescale
 
 __all__ = [
+    "Problem",
     "PARAMETER_FILE",
     "DATA_FILE",
     "LinregTruth",
@@ -40,6 +38,21 @@ __all__ = [
     "sensitivity_l1_printed",
     "sensitivity_l1_entrywise",
 ]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a sampler of this model conditions on: the release, its noise scale, the known
+    covariate law and variance, the prior sd and the clamp."""
+
+    released: np.ndarray
+    scale: float
+    mean_x: np.ndarray
+    cov_x: np.ndarray
+    sigma2: float
+    tau: float
+    clamp: tuple
+    n_records: int
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,9 @@ Every method of this model (registry model ``"nig_linreg"``: ``non_private``, ``
 
     run(release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin, keep) -> Chain
 
-with draws of (theta_0 = slope, theta_1 = intercept, sigma^2), burn-in rows first.
+and the registry calls it as ``run(problem, rng, *, burnin, keep, **options)`` with
+:class:`Problem` (the release and both priors); draws of (theta_0 = slope, theta_1 =
+intercept, sigma^2), burn-in rows first.
 Non-Private and Naive are in ``dpinfer.samplers.conjugate``, the noise-aware samplers in
 ``dpinfer.samplers.mcmc_ind`` and ``dpinfer.samplers.gibbs_ss`` (which share the kernels here).
 
@@ -36,6 +38,7 @@ from numba import njit
 from ..mechanisms import ClampRescale, Laplace
 
 __all__ = [
+    "Problem",
     "N_STATS",
     "NIGPrior",
     "NIWPrior",
@@ -432,3 +435,12 @@ def simulate_dataset(rng: np.random.Generator, n: int, prior: NIGPrior, data_pri
     x = mu_x + math.sqrt(tau2) * rng.standard_normal(n)
     y = theta[0] * x + theta[1] + math.sqrt(sigma2) * rng.standard_normal(n)
     return {"theta": theta, "sigma2": sigma2, "mu_x": mu_x, "tau2": tau2, "x": x, "y": y}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a sampler of this model conditions on: the release and the two priors."""
+
+    release: Release
+    prior: NIGPrior
+    data_prior: NIWPrior

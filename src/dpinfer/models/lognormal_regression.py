@@ -15,8 +15,9 @@ Samplers of this model (``dpinfer.samplers.lognormal_gibbs``) share one call sig
 
     run(y, X, noise, *, burnin, keep, rng, prior=Prior(), **settings) -> Chain
 
-with draws (beta_1, beta_2, sigma^2). ``noise_aware_gibbs`` (Algorithm 2, ``run_noisy``)
-takes the release (y~, X~) and its ``ReleaseNoise``; ``non_private`` (Algorithm 4,
+and the registry calls them as ``run(problem, rng, *, burnin, keep, **settings)`` with
+:class:`Problem`; draws (beta_1, beta_2, sigma^2). ``alg2_noisy`` (Algorithm 2, ``run_noisy``)
+takes the release (y~, X~) and its ``ReleaseNoise``; ``alg4_noise_free`` (Algorithm 4,
 ``run_noise_free``) takes the confidential (y, X) and ``noise=None``.
 """
 
@@ -30,6 +31,7 @@ import numpy as np
 from ..mechanisms import DoubleGeometric, Laplace
 
 __all__ = [
+    "Problem",
     "Prior",
     "Truth",
     "ReleaseNoise",
@@ -166,3 +168,14 @@ def exact_posterior_moments(
         wgt[:, None] * (np.diagonal(covs, axis1=1, axis2=2) + means**2), t, axis=0
     )
     return {"mean": np.array([*e_b, e_s2]), "sd": np.sqrt(np.array([*(second - e_b**2), v_s2]))}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a sampler of this model conditions on: the data it sees (the release for Algorithm
+    2, the confidential data for Algorithm 4), the noise law (None: no noise) and the prior."""
+
+    y: np.ndarray
+    X: np.ndarray
+    noise: ReleaseNoise | None = None
+    prior: Prior = Prior()

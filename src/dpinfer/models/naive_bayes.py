@@ -7,14 +7,12 @@ Priors: p ~ Dirichlet(alpha_p), pi[k, :, i] ~ Dirichlet(alpha[k, :, i]).
 
 Arrays are (K, J, I) as in the authors' data files (values[k][j][i]).
 
-Samplers of this model (registry model name ``"naive_bayes_loglinear"``) share one call:
-
-    run(released, *, scale, alpha_p, alpha, n_records, burnin, keep, rng) -> Chain
-
-``released`` (K, J, I) noisy counts, ``scale`` the Laplace scale of each cell's noise (the
-release record's ``scale``), ``alpha_p`` (I,) and ``alpha`` (K, J, I) the Dirichlet parameters,
-``n_records`` the number of latent records; the chain's draws are p (iterations, I).
-Method ``"privacy_aware_gibbs"``: :func:`dpinfer.samplers.data_augmentation.run_loglinear`.
+Samplers of this model (registry model ``"loglinear"``) are called through the registry as
+``run(problem, rng, *, burnin, keep) -> Chain`` with :class:`Problem`: ``released`` (K, J, I)
+noisy counts, ``scale`` the Laplace scale of each cell's noise (the release record's ``scale``),
+``alpha_p`` (I,) and ``alpha`` (K, J, I) the Dirichlet parameters, ``n_records`` the number of
+latent records; the chain's draws are p (iterations, I). Method ``"record_wise"``:
+:func:`dpinfer.samplers.data_augmentation.run_loglinear`.
 """
 
 from __future__ import annotations
@@ -27,6 +25,7 @@ import numpy as np
 from ..io import read_json
 
 __all__ = [
+    "Problem",
     "PARAMETER_FILE",
     "DATA_FILE",
     "NaiveBayesTruth",
@@ -38,6 +37,17 @@ __all__ = [
     "posterior_mean_p",
     "sensitivity_l1",
 ]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a sampler of this model conditions on: the release, its noise scale and the prior."""
+
+    released: np.ndarray
+    scale: float
+    alpha_p: np.ndarray
+    alpha: np.ndarray
+    n_records: int
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..models.linreg_nig import Problem
 from ..plotting.methods import method_label
 from ..samplers.pooled import Pooled, run_pooled
 from ..samplers.registry import sampler
@@ -54,15 +55,11 @@ def pooled_chain(
     method = spec["method"]
     run = sampler(MODEL, method)
 
+    problem = Problem(release, prior, data_prior)
+
     def run_one(rng):
         return run(
-            release,
-            prior,
-            data_prior,
-            rng,
-            burnin=spec["burnin"],
-            keep=spec["keep"],
-            **spec.get("options", {}),
+            problem, rng, burnin=spec["burnin"], keep=spec["keep"], **spec.get("options", {})
         )
 
     return run_pooled(

@@ -19,6 +19,7 @@ from ...diagnostics import MmdReference, bulk_ess, quantile_of_truth, split_rhat
 from ...grid import ch4_experiment
 from ...io import save_npz
 from ...methods import stream_stage
+from ...models import expfam
 from ...models.expfam_release import Release, release
 from ...samplers.registry import sampler
 from ...seeding import rng_for
@@ -110,15 +111,8 @@ def trial(
     for method in methods_for(model):
         run = sampler(model, method)
         keep, kw = _call_settings(model, method, rel, settings)
-        chains[method] = run(
-            rel.statistics[method],
-            n,
-            rel.prior,
-            rel.mechanism,
-            keep=keep,
-            rng=rng(stream_stage(method, study=UNIT)),
-            **kw,
-        )
+        problem = expfam.Problem(rel.statistics[method], n, rel.prior, rel.mechanism)
+        chains[method] = run(problem, rng(stream_stage(method, study=UNIT)), keep=keep, **kw)
     draws = {m: c.kept for m, c in chains.items()}
     u = {m: float(quantile_of_truth(draws[m][:, 0], rel.truth)[0]) for m in draws}
     ref = MmdReference.of(_thin(draws["non_private"], settings.mmd_draws), settings.mmd_bandwidth)
@@ -224,16 +218,8 @@ def run_traces(input, output, *, seed, trace, binomial, exponential):
             rel = release(model, n, eps, settings, rng("simulate"), rng("release"))
             kw = dict(rel.gibbs_settings, init="prior") if model == "exponential" else {}
             run = sampler(model, "gibbs")
-            chain = run(
-                rel.statistics["gibbs"],
-                n,
-                rel.prior,
-                rel.mechanism,
-                burnin=0,
-                keep=iters,
-                rng=rng(stream_stage("gibbs", study=UNIT)),
-                **kw,
-            )
+            problem = expfam.Problem(rel.statistics["gibbs"], n, rel.prior, rel.mechanism)
+            chain = run(problem, rng(stream_stage("gibbs", study=UNIT)), burnin=0, keep=iters, **kw)
             tr[c] = chain.draws[:, 0]
             truth[c] = rel.truth
         out[f"{model}_trace"] = tr

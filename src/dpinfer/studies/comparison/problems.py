@@ -19,6 +19,7 @@ import numpy as np
 
 from ...diagnostics import MmdReference, central_interval, quantile_of_truth
 from ...grid import nig_chain_spec
+from ...models import expfam
 from ...models.expfam_release import release as ch4_release
 from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics, simulate_dataset
 from ...models.private_binomial import exact_draws, exact_moments
@@ -125,8 +126,10 @@ def binomial_trial(
         iid = method in IID_METHODS
         burnin, keep = (0, settings["draws"]) if iid else (settings["burnin"], settings["keep"])
 
-        def run_one(rng, run=run, stat=stat, burnin=burnin, keep=keep):
-            return run(stat, n, (a, b), mech, burnin=burnin, keep=keep, rng=rng)
+        problem = expfam.Problem(stat, n, (a, b), mech)
+
+        def run_one(rng, run=run, problem=problem, burnin=burnin, keep=keep):
+            return run(problem, rng, burnin=burnin, keep=keep)
 
         pooled = run_pooled(run_one, method, 1 if iid else settings["chains"], stream, iid=iid)
         records[method] = method_record(pooled, truth, level, reference, mmd_draws)

@@ -65,17 +65,9 @@ def _loglinear_replicate(
         tables, truth = naive_bayes.count_tables(cls, ans, J, I), ref.p
     mech = calibrate(cfg["mechanism"], epsilon, cfg["sensitivity"])
     released = mech.release(rng_for(seed, STUDY, key, rep, "release"), tables)
+    problem = naive_bayes.Problem(released, mech.scale, ref.alpha_p, ref.alpha, n_records)
     run = sampler("loglinear", cfg["sampler"])
-    chain = run(
-        released,
-        scale=mech.scale,
-        alpha_p=ref.alpha_p,
-        alpha=ref.alpha,
-        n_records=n_records,
-        burnin=burnin,
-        keep=keep,
-        rng=rng_for(seed, STUDY, key, rep, "sample"),
-    )
+    chain = run(problem, rng_for(seed, STUDY, key, rep, "sample"), burnin=burnin, keep=keep)
     return chain, truth
 
 
@@ -110,20 +102,11 @@ def _linreg_replicate(
     released = mech.release(
         rng_for(seed, STUDY, key, rep, "release"), gaussian_linreg.released_statistic(X, y, clamp)
     )
-    run = sampler("linreg", cfg["sampler"])
-    chain = run(
-        released,
-        scale=mech.scale,
-        mean_x=ref.mean_x,
-        cov_x=ref.cov_x,
-        sigma2=ref.sigma2,
-        tau=tau,
-        clamp=clamp,
-        n_records=len(y),
-        burnin=burnin,
-        keep=keep,
-        rng=rng_for(seed, STUDY, key, rep, "sample"),
+    problem = gaussian_linreg.Problem(
+        released, mech.scale, ref.mean_x, ref.cov_x, ref.sigma2, tau, clamp, len(y)
     )
+    run = sampler("linreg", cfg["sampler"])
+    chain = run(problem, rng_for(seed, STUDY, key, rep, "sample"), burnin=burnin, keep=keep)
     return chain, truth
 
 

@@ -18,6 +18,7 @@ from ...io import save_npz, write_json
 from ...methods import stream_stage
 from ...models.lognormal_regression import (
     Prior,
+    Problem,
     ReleaseNoise,
     Truth,
     mse_of_chain,
@@ -208,22 +209,17 @@ def gibbs_chunk(
         data = simulate_replicate(seed, setting, rep, noise, truth)
         noisy = _checked(
             sampler(MODEL, NOISY)(
-                data["y_noisy"],
-                data["X_noisy"],
-                noise,
+                Problem(data["y_noisy"], data["X_noisy"], noise, prior),
+                rng_for(seed, STUDY, setting, rep, NOISY_STREAM),
                 **lengths,
-                rng=rng_for(seed, STUDY, setting, rep, NOISY_STREAM),
-                prior=prior,
                 direct=ds,
             ),
             f"{setting} rep {rep}",
         )
         free = sampler(MODEL, FREE)(
-            data["y"],
-            data["X"],
+            Problem(data["y"], data["X"], None, prior),
+            rng_for(seed, STUDY, setting, rep, FREE_STREAM),
             **lengths,
-            rng=rng_for(seed, STUDY, setting, rep, FREE_STREAM),
-            prior=prior,
         )
         out["replicate"].append(rep)
         out["mse_noisy"].append(mse_of_chain(noisy.kept, truth.theta))
@@ -271,23 +267,18 @@ def trace_chains(
         )
         chain = _checked(
             sampler(MODEL, NOISY)(
-                data["y_noisy"],
-                data["X_noisy"],
-                noise,
+                Problem(data["y_noisy"], data["X_noisy"], noise, prior),
+                rng_for(seed, STUDY, f"traces_{name}", 0, NOISY_STREAM),
                 **lengths,
-                rng=rng_for(seed, STUDY, f"traces_{name}", 0, NOISY_STREAM),
-                prior=prior,
                 direct=ds,
             ),
             f"traces {name}",
         )
         rec[f"noisy_{fmt_eps(lam)}"] = chain.draws
     free = sampler(MODEL, FREE)(
-        data["y"],
-        data["X"],
+        Problem(data["y"], data["X"], None, prior),
+        rng_for(seed, STUDY, "traces", 0, FREE_STREAM),
         **lengths,
-        rng=rng_for(seed, STUDY, "traces", 0, FREE_STREAM),
-        prior=prior,
     )
     rec["free"] = free.draws
     save_npz(output.chains, **rec)
@@ -303,35 +294,31 @@ def timing_run(
     name = raim_setting(rho, lam)
     noise = ReleaseNoise.of(rho, lam)
     data = simulate_replicate(seed, f"timing_{name}", 0, noise, truth)
-    args = (data["y_noisy"], data["X_noisy"], noise)
+    noisy = Problem(data["y_noisy"], data["X_noisy"], noise, prior)
     sampler(MODEL, NOISY)(
-        *args,
+        noisy,
+        rng_for(seed, STUDY, f"timing_{name}", 0, "warmup"),
         burnin=0,
         keep=3,
-        rng=rng_for(seed, STUDY, f"timing_{name}", 0, "warmup"),
-        prior=prior,
         direct=ds,
         timed=True,
     )
     chain = _checked(
         sampler(MODEL, NOISY)(
-            *args,
+            noisy,
+            rng_for(seed, STUDY, f"timing_{name}", 0, NOISY_STREAM),
             burnin=0,
             keep=int(iterations),
-            rng=rng_for(seed, STUDY, f"timing_{name}", 0, NOISY_STREAM),
-            prior=prior,
             direct=ds,
             timed=True,
         ),
         f"timing {name}",
     )
     free = sampler(MODEL, FREE)(
-        data["y"],
-        data["X"],
+        Problem(data["y"], data["X"], None, prior),
+        rng_for(seed, STUDY, f"timing_{name}", 0, FREE_STREAM),
         burnin=0,
         keep=int(iterations),
-        rng=rng_for(seed, STUDY, f"timing_{name}", 0, FREE_STREAM),
-        prior=prior,
     )
     x = chain.info.extra
     split = {"y": x["cpu_seconds_y"], "xi_x": x["cpu_seconds_xi_x"], "rest": x["cpu_seconds_rest"]}

@@ -15,7 +15,7 @@ import logging
 import numpy as np
 
 from ...io import load_npz, save_npz, write_table
-from ...samplers.registry import sampler
+from ...samplers.registry import dp_chain_lengths, sampler
 from ...seeding import rng_for
 from .run import STUDY, problem_of, reference_and_baselines, sample_errors
 from .settings import CLIPPING_ALGORITHMS
@@ -98,10 +98,10 @@ def clipping_chains(
     for i in range(chains):
         chain = run(
             problem,
-            problem.theta_true,
-            hyper["iterations"],
-            clipping,
             rng_for(seed, STUDY, setting, i, "sample"),
+            start=problem.theta_true,
+            hyper=clipping,
+            **dp_chain_lengths(hyper["iterations"]),
         )
         errors = sample_errors(
             chain.kept,

@@ -18,7 +18,7 @@ from ...grid import fmt_eps
 from ...io import load_npz, save_npz
 from ...models.barker_correction import load_vcorr
 from ...models.dp_mcmc import Problem, exact_posterior_draws, log_posterior, make_problem
-from ...samplers.registry import sampler
+from ...samplers.registry import dp_chain_lengths, sampler
 from ...seeding import rng_for
 from .settings import chain_setting
 
@@ -208,7 +208,11 @@ def run_algorithm(
     """One chain of ``algo`` (registry model ``dp_mcmc``) with the params-file keys of ``hyper``;
     DP HMC releases kL + 1 gradients when ``hmc_gradients`` is "seed", k(L + 1) otherwise."""
     return sampler("dp_mcmc", algo)(
-        problem, start, iterations, _with_gradients(hyper, hmc_gradients), rng
+        problem,
+        rng,
+        start=start,
+        hyper=_with_gradients(hyper, hmc_gradients),
+        **dp_chain_lengths(iterations),
     )
 
 
@@ -397,10 +401,10 @@ def hmc_trajectory(
     start = np.asarray(problem.start_centre, float)
     chain = sampler("dp_mcmc", "hmc")(
         problem,
-        start,
-        iteration + 1,
-        dict(_with_gradients(hyper, hmc_gradients), record_trajectory=True),
         rng_for(seed, STUDY, "fig4_1", 0, "sample"),
+        start=start,
+        hyper=dict(_with_gradients(hyper, hmc_gradients), record_trajectory=True),
+        **dp_chain_lengths(iteration + 1),
     )
     path = chain.info.traces["trajectory"][iteration]
     mode = float(

@@ -1,0 +1,179 @@
+"""The one method vocabulary (dpinfer.methods) and the one sampler contract (the registry).
+
+A method named in the config leads to its sampler function in one step (its ``runs`` entry),
+every registered method is called as ``run(problem, rng, *, burnin, keep, **options)``, studies
+reach samplers only through the registry, and the package's import graph has no cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpinfer.methods import METHODS, method, sampler_path, stream_stage
+from dpinfer.samplers.registry import SAMPLERS, dp_chain_lengths, sampler
+from tests.configs import config
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "dpinfer"
+
+
+def _config_methods(cfg: dict) -> set[str]:
+    """Every method name the config lists, study by study."""
+    b = cfg["bernstein2020"]
+    names = {cfg["ju2022"][m]["sampler"] for m in ("loglinear", "linreg")}
+    names |= set(b["chapter5"]["methods"]) | set(b["chapter5"]["cirrhosis"]["methods"])
+    names |= set(b["case_study"]["methods"])
+    names |= set(cfg["comparison"]["binomial"]["methods"])
+    names |= set(cfg["comparison"]["regression"]["methods"])
+    return names | set(cfg["raisa2021"]["algorithms"])
+
+
+def test_every_method_the_config_names_is_in_the_table_with_a_sampler():
+    names = _config_methods(config("paper"))
+    assert names <= set(METHODS), names - set(METHODS)
+    assert all(METHODS[n].runs for n in names), [n for n in names if not METHODS[n].runs]
+
+
+@pytest.mark.parametrize("key", sorted(SAMPLERS), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_a_method_leads_to_its_sampler_function_in_one_step(key):
+    """``runs`` names the module and the function; the module defines it (not an import)."""
+    module, name = sampler_path(*key).split(":")
+    mod = importlib.import_module(f"dpinfer.samplers.{module}")
+    tree = ast.parse(Path(mod.__file__).read_text(encoding="utf-8"))
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert name in defined, f"{name} is not defined in dpinfer/samplers/{module}.py"
+    assert SAMPLERS[key].implementation is getattr(mod, name)
+
+
+def test_every_registered_method_has_one_call_signature():
+    signatures = {
+        tuple((p.name, p.kind.name) for p in inspect.signature(SAMPLERS[key]).parameters.values())
+        for key in SAMPLERS
+    }
+    assert signatures == {
+        (
+            ("problem", "POSITIONAL_OR_KEYWORD"),
+            ("rng", "POSITIONAL_OR_KEYWORD"),
+            ("burnin", "KEYWORD_ONLY"),
+            ("keep", "KEYWORD_ONLY"),
+            ("options", "VAR_KEYWORD"),
+        )
+    }, signatures
+
+
+def test_an_unknown_method_or_model_is_refused_by_name():
+    with pytest.raises(KeyError, match="no_such_method"):
+        method("no_such_method")
+    with pytest.raises(ValueError, match="no sampler 'ops' for model 'multinomial'"):
+        sampler("multinomial", "ops")
+
+
+def test_streams_keep_their_historical_names():
+    """The seed-key stages each study used before the table: changing one changes results."""
+    assert stream_stage("non_private", 0, study="bernstein2020_ch4") == "sample_nonprivate"
+    assert stream_stage("non_private", 2) == "sample_non_private_chain2"
+    assert stream_stage("gibbs", study="bernstein2020_ch4") == "sample_gibbs"
+    assert (stream_stage("alg2_noisy"), stream_stage("alg4_noise_free")) == (
+        "sample",
+        "sample_free",
+    )
+
+
+def test_dp_chains_discard_their_first_half_and_refuse_another_split():
+    assert dp_chain_lengths(10) == {"burnin": 5, "keep": 6}  # start + 10 rows, rows 5..10 kept
+    from tests.exact.raisa2021 import small_banana
+
+    problem = small_banana()
+    run = sampler("dp_mcmc", "dpps")
+    hyper = {"tau": 0.01, "prop_sd": np.full(problem.dim, 0.1), "clip_bound": 1.0}
+    chain = run(
+        problem,
+        np.random.default_rng(0),
+        start=problem.theta_true,
+        hyper=hyper,
+        **dp_chain_lengths(10),
+    )
+    assert chain.draws.shape[0] == 11 and chain.kept.shape[0] == 6
+    with pytest.raises(ValueError, match="discard the first half"):
+        run(
+            problem,
+            np.random.default_rng(0),
+            start=problem.theta_true,
+            hyper=hyper,
+            burnin=2,
+            keep=9,
+        )
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    """dpinfer modules ``path`` imports, at any level of the file (function-level included)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+                names = [mod] + [f"{mod}.{a.name}" for a in node.names]
+            else:
+                names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+            out |= {n for n in names if n.startswith("dpinfer")}
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("dpinfer")}
+    return out
+
+
+def _module_graph() -> dict[str, set[str]]:
+    files = {}
+    for p in SRC.rglob("*.py"):
+        parts = p.relative_to(SRC.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        files[name] = p
+    graph = {}
+    for name, p in files.items():
+        package = name if p.name == "__init__.py" else name.rsplit(".", 1)[0]
+        graph[name] = {m for m in _imports(p, package) if m in files and m != name}
+    return graph
+
+
+def test_the_import_graph_has_no_cycle():
+    graph, state, cycles = _module_graph(), {}, []
+
+    def visit(node, stack):
+        state[node] = "open"
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == "open":
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
+            elif nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert not cycles, cycles
+
+
+# the direct sampler's envelope is itself what raim2021's knots, error-bound and step-function
+# figures show, so that study reads it directly; every other sampler call goes through the registry
+ENVELOPE_FIGURES = {("dpinfer.studies.raim2021.run", "dpinfer.samplers.direct")}
+THROUGH = {"dpinfer.samplers.registry", "dpinfer.samplers.pooled", "dpinfer.samplers.base"}
+
+
+def test_studies_reach_samplers_only_through_the_registry():
+    graph = _module_graph()
+    direct = sorted(
+        (mod, dep)
+        for mod, deps in graph.items()
+        if mod.startswith("dpinfer.studies")
+        for dep in deps
+        if dep.startswith("dpinfer.samplers")
+        and dep not in THROUGH
+        and (mod, dep) not in ENVELOPE_FIGURES
+        and dep != "dpinfer.samplers"
+    )
+    assert not direct, direct
