@@ -1,4 +1,5 @@
-"""Pairwise MRF structure, junction-tree and loopy-BP inference, KL, and exact samplers (bernstein2020 ch. 3).
+"""Pairwise MRF structure, junction-tree and loopy-BP inference, KL, and exact samplers
+(bernstein2020 ch. 3).
 
 Every inference result is checked against enumeration of all K^T states on tiny models; the samplers
 are checked with tests whose tolerances come from the multinomial variance (and shown to reject
@@ -13,12 +14,12 @@ from scipy import stats
 
 from dpinfer.models.mrf_inference import (
     Marginals,
-    _scaled_pass,
     exact_marginals,
     junction_tree,
     kl_divergence,
     log_partition,
     loopy_bp,
+    scaled_pass,
     treewidth,
 )
 from dpinfer.models.mrf_sampling import sample_records, sample_tables
@@ -120,7 +121,7 @@ def test_conflicting_potentials_fall_back_to_log_space():
     lp = np.full((2, 2, 2), -1000.0)
     lp[0, :, 0], lp[1, 1, :] = 0.0, 0.0
     theta = lp.ravel()
-    assert _scaled_pass(junction_tree(model), edge_log_potentials(model, theta), 2) is None
+    assert scaled_pass(junction_tree(model), edge_log_potentials(model, theta), 2) is None
     _close(exact_marginals(model, theta), brute_force_marginals(model, theta), tol=1e-9)
 
 
@@ -205,7 +206,8 @@ SMALL = PairwiseMRF(4, 3, np.array([[0, 1], [0, 2], [1, 2], [2, 3]]), node_param
 
 
 def _pearson(tables, n, mu):
-    """Largest Pearson chi-square p-value complement over edge tables (df = K^2 - 1), Bonferroni'd."""
+    """Largest Pearson chi-square p-value complement over edge tables (df = K^2 - 1),
+    Bonferroni'd."""
     expected = n * mu
     chi = ((tables - expected) ** 2 / expected).sum(axis=(1, 2))
     return stats.chi2.sf(chi, df=mu[0].size - 1).min() * len(chi)
@@ -218,7 +220,10 @@ def test_sample_tables_match_exact_marginals_and_reject_wrong_ones():
     rng = np.random.default_rng(12)
     reps, n = 100, 2000
     mean = np.mean([sample_tables(SMALL, theta, n, rng) for _ in range(reps)], axis=0)
-    z = lambda m: np.abs(mean - n * m) / np.sqrt(n * m * (1 - m) / reps)
+
+    def z(m):
+        return np.abs(mean - n * m) / np.sqrt(n * m * (1 - m) / reps)
+
     assert z(mu).max() < 4.5  # Bonferroni over 36 cells: false alarm rate ~2e-4
     assert z(wrong).max() > 6.0
     big = sample_tables(SMALL, theta, 200_000, rng)

@@ -1,4 +1,5 @@
-"""Marginal inference in pairwise MRFs (bernstein2020 ch. 3): junction tree, loopy BP, enumeration, KL.
+"""Marginal inference in pairwise MRFs (bernstein2020 ch. 3): junction tree, loopy BP,
+enumeration, KL.
 
 * :func:`exact_marginals` - sum-product on a junction tree in log space. The tree (elimination
   order, maximal cliques, separators, broadcasting shapes, which edge potential goes where) is built
@@ -8,8 +9,9 @@
 * :func:`loopy_bp` - damped pairwise loopy BP in log space with the Bethe log Z (exact on trees).
 * :func:`kl_divergence` - KL(p_true || p_hat) from marginals and log partition functions.
 
-The elimination order minimises the total clique-table size sum_C K^|C| exactly (dynamic programming
-over subsets of eliminated nodes) for T <= 12 nodes, else the better of greedy min-fill and min-degree.
+The elimination order minimises the total clique-table size sum_C K^|C| exactly (dynamic
+programming over subsets of eliminated nodes) for T <= 12 nodes, else the better of greedy
+min-fill and min-degree.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ __all__ = [
     "kl_divergence",
     "treewidth",
     "elimination_order",
+    "scaled_pass",
 ]
 
 _DP_MAX_NODES = 12
@@ -123,7 +126,8 @@ def _greedy(adj_sets: list[set], fill: bool) -> list[int]:
 
 
 def elimination_order(n_nodes: int, edges: np.ndarray, n_states: int) -> list[int]:
-    """Elimination order minimising sum_C K^|C| (exact DP for small T, else best greedy heuristic)."""
+    """Elimination order minimising sum_C K^|C| (exact DP for small T, else the best greedy
+    heuristic)."""
     adj_sets = [set() for _ in range(n_nodes)]
     for i, j in np.asarray(edges).reshape(-1, 2):
         adj_sets[i].add(int(j))
@@ -221,7 +225,8 @@ def _build(model: PairwiseMRF) -> JunctionTree:
 
 @lru_cache(maxsize=512)
 def junction_tree(model: PairwiseMRF) -> JunctionTree:
-    """Cached junction tree of a model structure (keyed by n_nodes, n_states, edges, ties, node_params)."""
+    """Cached junction tree of a model structure (keyed by n_nodes, n_states, edges, ties,
+    node_params)."""
     return _build(model)
 
 
@@ -231,7 +236,8 @@ def treewidth(model: PairwiseMRF) -> int:
 
 
 def _upward(jt: JunctionTree, lp: np.ndarray, k: int) -> tuple[list, list, float]:
-    """Collect pass: log clique tables t_c (potential + children's messages), log messages, log Z."""
+    """Collect pass: log clique tables t_c (potential + children's messages), log messages,
+    log Z."""
     t = []
     for cl, pots in zip(jt.cliques, jt.potentials):
         tab = np.zeros((k,) * len(cl))
@@ -256,18 +262,19 @@ def _log_pass(jt: JunctionTree, lp: np.ndarray, k: int) -> tuple[list, float]:
     probs = [np.exp(t[0] - log_z)]
     with np.errstate(divide="ignore"):
         for c in range(1, len(t)):
-            # log of the parent's belief summed to the separator, divided by c's own message;
-            # a separator configuration of probability < 1e-308 gives -inf, i.e. exact zeros below it
+            # log of the parent's belief summed to the separator, divided by c's own message; a
+            # separator configuration of probability < 1e-308 gives -inf, i.e. exact zeros below it
             s = probs[jt.parent[c]].sum(axis=jt.down_axes[c], keepdims=True)
             down = np.log(s) + log_z - up[c]
             probs.append(np.exp(t[c] + down.reshape(jt.in_child[c]) - log_z))
     return probs, log_z
 
 
-def _scaled_pass(
+def scaled_pass(
     jt: JunctionTree, lp: np.ndarray, k: int, downward: bool = True
 ) -> tuple[list, float] | None:
-    """HUGIN calibration on max-scaled potentials with explicit log normalisers (one exp per edge entry).
+    """HUGIN calibration on max-scaled potentials with explicit log normalisers (one exp per
+    edge entry).
 
     Every table and message is rescaled to max 1 and its log scale accumulated. Returns None (the
     caller then uses :func:`_log_pass`) when the edge tables' spans max - min add up to more than
@@ -325,7 +332,7 @@ def clique_marginals(
     """
     jt, k = junction_tree(model), model.n_states
     lp = edge_log_potentials(model, theta)
-    out = None if log_domain else _scaled_pass(jt, lp, k)
+    out = None if log_domain else scaled_pass(jt, lp, k)
     if out is not None and not all(np.isfinite(p.sum()) and p.sum() > 0 for p in out[0]):
         out = None  # a belief lost all its mass to underflow on the way down: redo in log space
     probs, log_z = _log_pass(jt, lp, k) if out is None else out
@@ -335,7 +342,7 @@ def clique_marginals(
 def log_partition(model: PairwiseMRF, theta: np.ndarray) -> float:
     """A(theta) = log Z(theta) by the collect pass alone (cheaper than :func:`exact_marginals`)."""
     jt, lp = junction_tree(model), edge_log_potentials(model, theta)
-    out = _scaled_pass(jt, lp, model.n_states, downward=False)
+    out = scaled_pass(jt, lp, model.n_states, downward=False)
     return _upward(jt, lp, model.n_states)[2] if out is None else out[1]
 
 
@@ -379,8 +386,8 @@ def loopy_bp(
 
     Directed message d = 2e (i -> j) and 2e+1 (j -> i) of edge e = (i, j). Each sweep computes
     m'_d(x_dst) = logsumexp_x_src(theta_e + sum of messages into src except the reverse one),
-    normalised, and sets m_d <- (1 - damping) m'_d + damping m_d (log domain). Stops when the largest
-    change is below tol. On a tree the fixed point gives the exact marginals and A(theta)
+    normalised, and sets m_d <- (1 - damping) m'_d + damping m_d (log domain). Stops when the
+    largest change is below tol. On a tree the fixed point gives the exact marginals and A(theta)
     (Wainwright & Jordan 2008, Sec. 4.1).
     """
     k, n, ne = model.n_states, model.n_nodes, model.n_edges
@@ -427,7 +434,8 @@ def kl_divergence(
     theta_hat: np.ndarray,
     true_marginals: Marginals | None = None,
 ) -> float:
-    """KL(p_true || p_hat) = theta_true.mu - A(theta_true) - (theta_hat.mu - A(theta_hat)), mu = true marginals.
+    """KL(p_true || p_hat) = theta_true.mu - A(theta_true) - (theta_hat.mu - A(theta_hat)),
+    mu = true marginals.
 
     Both log partition functions come from the junction tree, never enumeration. Round-off below
     zero is clipped to 0 so the value can go on a log axis; anything further below zero is an error

@@ -8,8 +8,9 @@ edge marginals, the MSE of the noisy pseudo-marginals y/N (Prop. 3), CPU seconds
 whether the optimiser converged and its last change of the objective per individual (CGM-EM's
 stopping quantity; NaN for a one-entry trace). Naive MLE's tuning scores (-KL per lambda of the
 grid, first trial) are kept, so an edge of the grid chosen by the tuning shows, with the KL of the
-uniform model (theta = 0, the fit's limit as lambda grows) beside them. A reference cell (``epsilon`` None) fits only the
-release-free methods (non-private MLE on the true tables, the random estimator).
+uniform model (theta = 0, the fit's limit as lambda grows) beside them. A reference cell
+(``epsilon`` None) fits only the release-free methods (non-private MLE on the true tables, the
+random estimator).
 
 Methods: ``naive`` (projected pseudo-marginals), ``naive_unprojected``, ``cgm`` (EM around
 NLBP, started from the naive fit of the same trial; its time includes that start), ``psgd``
@@ -36,6 +37,7 @@ __all__ = [
     "METHODS",
     "RELEASE_METHODS",
     "fit_metrics",
+    "cgm_inference",
     "cgm_fit",
     "tune_naive",
     "psgd_fit",
@@ -55,7 +57,7 @@ def fit_metrics(inst, theta) -> tuple[float, float]:
     return max(float(kl), 0.0), float(np.mean((learned.edge - inst.edge_marginals) ** 2))
 
 
-def _inference(spec: dict, cgm: dict):
+def cgm_inference(spec: dict, cgm: dict):
     """NLBP's inner BP: exact (junction tree) for chains; for ER graphs the configured choice
     (``exact``, or ``loopy_bp`` as in the thesis)."""
     loopy = spec["structure"] == "erdos_renyi" and cgm.get("inference") == "loopy_bp"
@@ -93,7 +95,8 @@ def tune_naive(fit_at, lams, score):
 
 def psgd_fit(model, records, epsilon, scale, psgd, rng):
     """PSGD at learning rate ``scale`` x 3 sqrt(N epsilon / 1e4) (the rate that grows with the
-    signal-to-noise ratio, :func:`dpinfer.estimators.psgd.tuning_grid`); None when not attainable."""
+    signal-to-noise ratio, :func:`dpinfer.estimators.psgd.tuning_grid`); None when not
+    attainable."""
     n = records.shape[0]
     return psgd_est.psgd(
         model,
@@ -252,7 +255,7 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                     lams["cgm"],
                     naive.theta,
                     cgm,
-                    _inference(spec, cgm),
+                    cgm_inference(spec, cgm),
                 )
                 rec.put(inst, "cgm", t, fit, extra_seconds=naive.seconds)
                 if t == 0 and cell.get("keep_marginals"):
