@@ -132,8 +132,9 @@ def bench_direct(cur: Impl):
         t2 = _best(lambda: d.direct_sample(10_000, w, b, rng, st, rebuild=False))
         print(
             f"   {st.method:11s} N={st.n_knots:3d} levels={len(st.levels)} "
-            f"sds={len(st.weight_sds)}: 10,000 calls n=1 {t1:.4f} s ({PEER_CALLS_N1 / t1:5.0f}x "
-            f"peer); one call n=10,000 {t2:.4f} s ({PEER_ONE_CALL / t2:4.1f}x peer)"
+            f"sds={len(st.weight_sds)}: 10,000 calls n=1 {t1:.4f} s "
+            f"({PEER_CALLS_N1 / t1:5.0f}x peer); one call"
+            f" n=10,000 {t2:.4f} s ({PEER_ONE_CALL / t2:4.1f}x peer)"
         )
 
 
@@ -184,9 +185,9 @@ def gibbs_state(impl: Impl, rho, lam, iterations=1000):
     xn, X, log_y, beta, s2 = Xn[:, 0].copy(), Xn.copy(), np.zeros(yn.size), np.zeros(2), 1.0
     dargs = (st.code, st.n_knots, st.tol)
     for _ in range(iterations):
-        lg._y_sweep(yn, X, beta, s2, rho, *dargs, qy, True, 100_000, lu, lh, ws, rng, log_y)
-        lg._x_sweep(xn, X, log_y, beta, s2, lam, *dargs, qx, True, 100_000, lu, lh, ws, rng)
-        s2 = lg._theta_step(X, log_y, beta, s2, 100.0, 2.0, 10.0, rng)
+        lg.y_sweep(yn, X, beta, s2, rho, *dargs, qy, True, 100_000, lu, lh, ws, rng, log_y)
+        lg.x_sweep(xn, X, log_y, beta, s2, lam, *dargs, qx, True, 100_000, lu, lh, ws, rng)
+        s2 = lg.theta_step(X, log_y, beta, s2, 100.0, 2.0, 10.0, rng)
     return ((yn, X @ beta, s2), (xn, (log_y - X[:, 1] * beta[1]) / beta[0], s2 / beta[0] ** 2))
 
 

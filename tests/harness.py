@@ -23,6 +23,7 @@ from dpinfer import diagnostics
 __all__ = [
     "ExactCase",
     "check_exact",
+    "z_scores",
     "assert_mean_matches",
     "posterior_quantiles",
     "ks_per_parameter",
@@ -42,7 +43,7 @@ class ExactCase:
     sd_slack: float | np.ndarray = 0.0
 
 
-def _z_scores(draws, exact_mean, exact_sd, mean_slack, sd_slack):
+def z_scores(draws, exact_mean, exact_sd, mean_slack, sd_slack):
     x = np.asarray(draws, float)
     if x.ndim == 1:
         x = x[:, None]
@@ -62,7 +63,7 @@ def _z_scores(draws, exact_mean, exact_sd, mean_slack, sd_slack):
 
 def check_exact(case: ExactCase, z_max: float = 5.0) -> None:
     """Assert the chain's mean (and sd) agree with the exact values within z_max MC errors."""
-    mean, sd, z_mean, z_sd = _z_scores(
+    mean, sd, z_mean, z_sd = z_scores(
         case.draws, case.mean, case.sd, case.mean_slack, case.sd_slack
     )
     assert np.all(z_mean < z_max), f"means {mean} vs exact {case.mean}: z = {z_mean}"

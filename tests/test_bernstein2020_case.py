@@ -29,8 +29,8 @@ from tests.exact.bernstein2020_ch5 import (
     NEGLIGIBLE_EPS,
     PRIOR,
     N,
-    _data,
     nig_moments,
+    simulated_data,
 )
 from tests.harness import ExactCase, check_exact
 
@@ -226,7 +226,7 @@ def test_chapter5_chain_spec_keeps_its_large_n_lengths():
 
 
 def test_capped_diagnostics_never_raise_the_ess():
-    rng, x, y = _data()
+    rng, x, y = simulated_data()
     release = release_statistics(rng, x, y, 10.0, BOUNDS)
     spec = {"method": "gibbs_ss_update", "burnin": 500, "keep": 8000, "chains": 1, "options": {}}
     stream = lambda stage: np.random.default_rng(zlib.crc32(stage.encode()))  # noqa: E731
@@ -241,10 +241,10 @@ def test_capped_diagnostics_never_raise_the_ess():
     assert np.all(np.abs(capped[1] - full[1]) < 0.02)
 
 
-# ------------------------------------------------------------------------ Gibbs-SS without the flip
+# ------------------------------------------------------------------ Gibbs-SS without the flip
 def test_gibbs_ss_without_the_sign_flip_matches_the_exact_posterior():
     """Negligible noise: the private posterior is the conjugate one given s (tests/exact)."""
-    rng, x, y = _data()
+    rng, x, y = simulated_data()
     release = release_statistics(rng, x, y, NEGLIGIBLE_EPS, BOUNDS)
     mean, sd = nig_moments(release.s, N, PRIOR)
     chain = run_gibbs_ss_update(

@@ -289,7 +289,7 @@ def test_collapsed_density_is_the_gaussian_marginal_of_the_release():
     parameter values exactly as scipy's N(z; n mu_t, n Sigma_t + diag(omega^2)) does."""
     from scipy.stats import multivariate_normal
 
-    from dpinfer.samplers.gibbs_ss import _log_gaussian_release
+    from dpinfer.samplers.gibbs_ss import log_gaussian_release
 
     n, z, omega2 = (
         50.0,
@@ -301,7 +301,7 @@ def test_collapsed_density_is_the_gaussian_marginal_of_the_release():
     ours, ref = [], []
     for theta0, theta1, sigma2 in ((0.5, -0.2, 0.3), (-1.0, 0.4, 0.05)):
         mu, cov = clt_mean_cov([theta0, theta1], sigma2, m[1:])
-        ours.append(_log_gaussian_release(n, z, omega2, mu, cov, *work))
+        ours.append(log_gaussian_release(n, z, omega2, mu, cov, *work))
         ref.append(multivariate_normal(n * mu, n * cov + np.diag(omega2)).logpdf(z))
     assert ours[0] - ours[1] == pytest.approx(ref[0] - ref[1], rel=1e-9, abs=1e-9)
 

@@ -43,11 +43,11 @@ def test_a_shared_reference_gives_the_same_mmd_bit_for_bit(rng):
         x = rng.normal(shift, 1.0, size=(300, 3))
         for p in range(3):
             a, b = x[:, p : p + 1], y[:, p : p + 1]
-            k = diagnostics._mean_kernel
+            k = diagnostics.mean_kernel
             direct = float(k(a, a, c, True) + k(b, b, c, True) - 2.0 * k(a, b, c, False))
             assert ref[p].mmd2(x[:, p]) == direct
             assert diagnostics.mmd2_unbiased(x[:, p], y[:, p], bandwidth=0.8) == direct
-        k = diagnostics._mean_kernel  # several dimensions: the general kernel
+        k = diagnostics.mean_kernel  # several dimensions: the general kernel
         direct = float(k(x, x, c, True) + k(y, y, c, True) - 2.0 * k(x, y, c, False))
         assert diagnostics.MmdReference.of(y, 0.8).mmd2(x) == direct
     with pytest.raises(ValueError, match="bandwidth"):
@@ -143,10 +143,10 @@ def test_rhat_and_ess_behave_as_theory_says():
 def test_average_ranks_are_scipys_and_need_no_scipy_stats(values):
     from scipy.stats import rankdata
 
-    from dpinfer.diagnostics import _average_ranks
+    from dpinfer.diagnostics import average_ranks
 
     x = np.asarray(values)
-    np.testing.assert_array_equal(_average_ranks(x), rankdata(x, method="average"))
+    np.testing.assert_array_equal(average_ranks(x), rankdata(x, method="average"))
 
 
 def test_rhat_with_ties_matches_arviz_and_imports_no_scipy_stats():
@@ -161,7 +161,8 @@ def test_rhat_with_ties_matches_arviz_and_imports_no_scipy_stats():
     code = (
         "import sys, numpy as np; from dpinfer.diagnostics import split_rhat; "
         "x = np.round(np.random.default_rng(0).normal(size=(4, 200)), 1); "
-        "split_rhat(x[..., None]); print('scipy.stats' in sys.modules)"
+        "split_rhat(x[..., None]); "
+        "print('scipy.stats' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -14,12 +14,12 @@ from scipy import stats
 
 from dpinfer.models.mrf_inference import (
     Marginals,
-    _scaled_pass,
     exact_marginals,
     junction_tree,
     kl_divergence,
     log_partition,
     loopy_bp,
+    scaled_pass,
     treewidth,
 )
 from dpinfer.models.mrf_sampling import sample_records, sample_tables
@@ -121,7 +121,7 @@ def test_conflicting_potentials_fall_back_to_log_space():
     lp = np.full((2, 2, 2), -1000.0)
     lp[0, :, 0], lp[1, 1, :] = 0.0, 0.0
     theta = lp.ravel()
-    assert _scaled_pass(junction_tree(model), edge_log_potentials(model, theta), 2) is None
+    assert scaled_pass(junction_tree(model), edge_log_potentials(model, theta), 2) is None
     _close(exact_marginals(model, theta), brute_force_marginals(model, theta), tol=1e-9)
 
 

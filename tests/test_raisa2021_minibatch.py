@@ -31,8 +31,8 @@ from tests.exact.raisa2021 import (
     minibatch_hyper,
     small_banana,
 )
-from tests.harness import ExactCase, _z_scores, check_exact
-from tests.test_raisa2021_models import _loglik_rows, _pair, _problem
+from tests.harness import ExactCase, check_exact, z_scores
+from tests.test_raisa2021_models import loglik_rows, random_pair, spec_problem
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def vcorr():
     return load_vcorr(VCORR_FILE)
 
 
-# ----------------------------------------------------------------------- V_corr and the Barker test
+# ----------------------------------------------------------------- V_corr and the Barker test
 def test_vcorr_plus_gaussian_is_the_logistic_density(vcorr):
     assert correction_density_error(vcorr) < 5e-3  # on [-10, 10]; the author's fit: 4.5e-3
     var = float((vcorr["weights"] * (vcorr["means"] ** 2 + vcorr["sds"] ** 2)).sum())
@@ -113,10 +113,10 @@ def test_barker_chain_on_a_discrete_target_has_the_exact_transition_probabilitie
 # --------------------------------------------------------------------------- batch passes
 @pytest.mark.parametrize("key", ["banana", "tempered-10d", "gauss", "circle"])
 def test_batch_pass_matches_per_row_numpy(key):
-    pb = _problem(key)
+    pb = spec_problem(key)
     rng = np.random.default_rng(2)
-    theta, new = _pair(pb, rng, 0.3 if pb.kind == 2 else 0.01)
-    full = _loglik_rows(pb, new)[0] - _loglik_rows(pb, theta)[0]
+    theta, new = random_pair(pb, rng, 0.3 if pb.kind == 2 else 0.01)
+    full = loglik_rows(pb, new)[0] - loglik_rows(pb, theta)[0]
     rows = rng.permutation(pb.n)
     for size, q in ((1, 0.5), (700, 0.9), (pb.n, 0.3)):
         thr = float(np.quantile(np.abs(full), q))
@@ -170,7 +170,7 @@ def test_minibatch_penalty_without_its_corrections_is_detected(one_component):
     )
     mean, sd = identical_moments()
     assert chain.info.clipped["llr"] == 0
-    _, _, z_mean, z_sd = _z_scores(chain.kept, mean, sd, 0.0, 0.0)
+    _, _, z_mean, z_sd = z_scores(chain.kept, mean, sd, 0.0, 0.0)
     assert max(z_mean.max(), z_sd.max()) > 5.0
 
 
@@ -242,7 +242,7 @@ def test_batch_samplers_are_deterministic(vcorr):
     assert np.array_equal(*runs)
 
 
-# -------------------------------------------------------------------- the clipping study's samplers
+# -------------------------------------------------------------- the clipping study's samplers
 def test_clip_threshold_rules():
     theta, new = np.array([0.0, 3.0, 1.0]), np.array([0.3, 2.6, 1.0])
     assert dp_mcmc.clip_threshold(theta, new, 2.0, 0) == pytest.approx(2.0 * 0.5)

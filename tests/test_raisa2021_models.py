@@ -50,11 +50,11 @@ SPECS = {
 }
 
 
-def _problem(key, seed=11):
+def spec_problem(key, seed=11):
     return M.make_problem(key, SPECS[key], np.random.default_rng(seed))
 
 
-def _loglik_rows(pb, theta):
+def loglik_rows(pb, theta):
     """(n,) per-row log-likelihood (constants dropped) and (n, d) per-row gradients, plain numpy."""
     x, p, d = pb.data.astype(np.float64), pb.params, pb.dim  # the data set: float32 values, exactly
     if pb.kind == 2:
@@ -73,7 +73,7 @@ def _loglik_rows(pb, theta):
     return -0.5 * np.einsum("ji,ik,jk->j", e, prec, e), e @ prec
 
 
-def _pair(pb, rng, scale):
+def random_pair(pb, rng, scale):
     theta = pb.start_centre + scale * rng.standard_normal(pb.dim)
     return theta, theta + scale * rng.standard_normal(pb.dim)
 
@@ -81,12 +81,12 @@ def _pair(pb, rng, scale):
 @pytest.mark.parametrize("key", list(SPECS))
 @pytest.mark.parametrize("bound", [0.3, 2.0])
 def test_clipped_llr_sum_matches_per_row_formula(key, bound):
-    pb = _problem(key)
+    pb = spec_problem(key)
     rng = np.random.default_rng(5)
     scale = 0.3 if pb.kind == 2 else 0.01
     for _ in range(3):
-        theta, theta_new = _pair(pb, rng, scale)
-        r = _loglik_rows(pb, theta_new)[0] - _loglik_rows(pb, theta)[0]
+        theta, theta_new = random_pair(pb, rng, scale)
+        r = loglik_rows(pb, theta_new)[0] - loglik_rows(pb, theta)[0]
         thr = bound * np.linalg.norm(theta_new - theta)
         total, count = M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, theta_new, bound)
         assert count == np.sum(np.abs(r) > thr)
@@ -97,12 +97,12 @@ def test_clipped_llr_sum_matches_per_row_formula(key, bound):
 
 @pytest.mark.parametrize("key", list(SPECS))
 def test_one_coordinate_move_reads_one_column_and_agrees(key):
-    pb = _problem(key)
+    pb = spec_problem(key)
     rng = np.random.default_rng(6)
     theta = pb.start_centre + 0.01 * rng.standard_normal(pb.dim)
     theta_new = theta.copy()
     theta_new[-1] += 0.02
-    r = _loglik_rows(pb, theta_new)[0] - _loglik_rows(pb, theta)[0]
+    r = loglik_rows(pb, theta_new)[0] - loglik_rows(pb, theta)[0]
     thr = 1.0 * 0.02
     total, count = M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, theta_new, 1.0)
     assert count == np.sum(np.abs(r) > thr)
@@ -112,10 +112,10 @@ def test_one_coordinate_move_reads_one_column_and_agrees(key):
 @pytest.mark.parametrize("key", list(SPECS))
 @pytest.mark.parametrize("quantile", [0.1, 0.5, 0.9])
 def test_clipped_grad_sum_matches_per_row_formula(key, quantile):
-    pb = _problem(key)
+    pb = spec_problem(key)
     rng = np.random.default_rng(7)
     theta = pb.start_centre + (0.3 if pb.kind == 2 else 0.01) * rng.standard_normal(pb.dim)
-    g = _loglik_rows(pb, theta)[1]
+    g = loglik_rows(pb, theta)[1]
     norms = np.linalg.norm(g, axis=1)
     bound = float(np.quantile(norms, quantile))
     expect = (g * np.minimum(1.0, bound / norms)[:, None]).sum(axis=0)
@@ -152,8 +152,8 @@ def test_optimised_passes_equal_the_plain_per_row_sums(key, quantile):
     rng = np.random.default_rng(22)
     scale = 0.3 if pb.kind == 2 else 0.05
     for _ in range(2):
-        theta, theta_new = _pair(pb, rng, scale)
-        _, g = _loglik_rows(pb, theta)
+        theta, theta_new = random_pair(pb, rng, scale)
+        _, g = loglik_rows(pb, theta)
         norms = np.sqrt((g * g).sum(axis=1))
         bound = float(np.quantile(norms, quantile)) * (1 + 1e-9)  # no row exactly on the bound
         out = np.empty(pb.dim)
@@ -164,7 +164,7 @@ def test_optimised_passes_equal_the_plain_per_row_sums(key, quantile):
             out, clipped.sum(axis=0), rtol=1e-12, atol=1e-12 * np.abs(g).sum()
         )
         for new in (theta_new, theta + np.eye(pb.dim)[-1] * scale):
-            r = _loglik_rows(pb, new)[0] - _loglik_rows(pb, theta)[0]
+            r = loglik_rows(pb, new)[0] - loglik_rows(pb, theta)[0]
             dist = np.linalg.norm(new - theta)
             b = float(np.quantile(np.abs(r), quantile)) / dist * (1 + 1e-9)
             total, cnt = M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, new, b)
@@ -176,10 +176,10 @@ def test_optimised_passes_equal_the_plain_per_row_sums(key, quantile):
 
 @pytest.mark.parametrize("key", list(SPECS))
 def test_clip_counts_are_zero_with_a_huge_bound_and_n_with_a_zero_bound(key):
-    pb = _problem(key)
-    theta, theta_new = _pair(pb, np.random.default_rng(8), 0.3 if pb.kind == 2 else 0.01)
+    pb = spec_problem(key)
+    theta, theta_new = random_pair(pb, np.random.default_rng(8), 0.3 if pb.kind == 2 else 0.01)
     out = np.empty(pb.dim)
-    r = _loglik_rows(pb, theta_new)[0] - _loglik_rows(pb, theta)[0]
+    r = loglik_rows(pb, theta_new)[0] - loglik_rows(pb, theta)[0]
     assert M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, theta_new, 1e12)[1] == 0
     assert M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, theta_new, 1e12)[
         0
@@ -189,20 +189,20 @@ def test_clip_counts_are_zero_with_a_huge_bound_and_n_with_a_zero_bound(key):
     assert M.clipped_grad_sum(pb.kind, pb.params, pb.data, theta, 1e12, out) == 0
     np.testing.assert_allclose(
         out,
-        _loglik_rows(pb, theta)[1].sum(axis=0),
+        loglik_rows(pb, theta)[1].sum(axis=0),
         rtol=1e-9,
-        atol=1e-9 * np.abs(_loglik_rows(pb, theta)[1]).sum(),
+        atol=1e-9 * np.abs(loglik_rows(pb, theta)[1]).sum(),
     )
     assert M.clipped_grad_sum(pb.kind, pb.params, pb.data, theta, 0.0, out) == pb.n
-    assert np.all(np.abs(out) <= 1e-9 * np.abs(_loglik_rows(pb, theta)[1]).sum())
+    assert np.all(np.abs(out) <= 1e-9 * np.abs(loglik_rows(pb, theta)[1]).sum())
 
 
 @pytest.mark.parametrize("key", list(SPECS))
 def test_log_posterior_differences_are_tempered_ratio_sums_plus_prior(key):
-    pb = _problem(key)
+    pb = spec_problem(key)
     rng = np.random.default_rng(9)
     for _ in range(3):
-        theta, theta_new = _pair(pb, rng, 0.3 if pb.kind == 2 else 0.01)
+        theta, theta_new = random_pair(pb, rng, 0.3 if pb.kind == 2 else 0.01)
         llr = M.clipped_llr_sum(pb.kind, pb.params, pb.data, theta, theta_new, 1e12)[0]
         prior = M.log_prior(pb.kind, pb.params, theta_new) - M.log_prior(pb.kind, pb.params, theta)
         lp = M.log_posterior(pb, np.stack([theta, theta_new]))
@@ -211,7 +211,7 @@ def test_log_posterior_differences_are_tempered_ratio_sums_plus_prior(key):
 
 @pytest.mark.parametrize("key", list(SPECS))
 def test_grad_log_prior_is_the_derivative_of_log_prior(key):
-    pb = _problem(key)
+    pb = spec_problem(key)
     theta = pb.start_centre + np.random.default_rng(10).standard_normal(pb.dim)
     out = np.empty(pb.dim)
     M.grad_log_prior(pb.kind, pb.params, theta, out)
@@ -245,7 +245,7 @@ def _banana_moments(pb):
 
 @pytest.mark.parametrize("key", ["banana", "tempered-10d", "gauss-30d"])
 def test_theorem_12_draws_have_the_closed_form_moments(key):
-    pb = _problem(key)
+    pb = spec_problem(key)
     m = 200_000
     draws = M.exact_posterior_draws(pb, m, np.random.default_rng(12))
     mean, sd, _, _ = _banana_moments(pb)
@@ -259,7 +259,7 @@ def test_theorem_12_draws_have_the_closed_form_moments(key):
 
 
 def test_gauss_draws_match_the_closed_form_posterior():
-    pb = _problem("gauss")
+    pb = spec_problem("gauss")
     cov_lik = np.array(SPECS["gauss"]["likelihood_cov"], float)
     prior_cov = 100 * np.eye(2)  # Table 5.1 variance, not the author's sd 100
     gain = prior_cov @ np.linalg.inv(prior_cov + cov_lik / pb.n)
@@ -278,7 +278,7 @@ def test_gauss_draws_match_the_closed_form_posterior():
 
 @pytest.mark.parametrize("key", ["banana", "tempered-10d", "gauss-30d", "gauss"])
 def test_log_posterior_is_the_log_density_of_the_exact_posterior(key):
-    pb = _problem(key)
+    pb = spec_problem(key)
     thetas = M.exact_posterior_draws(pb, 5, np.random.default_rng(14))
     lp = M.log_posterior(pb, thetas)
     if pb.kind == 0:
@@ -304,7 +304,7 @@ def test_log_posterior_is_the_log_density_of_the_exact_posterior(key):
 
 
 def test_circle_has_no_exact_sampler_and_its_layout():
-    pb = _problem("circle")
+    pb = spec_problem("circle")
     with pytest.raises(ValueError):
         M.exact_posterior_draws(pb, 10, np.random.default_rng(0))
     assert pb.data.shape == (1, pb.n) and np.all(np.diff(pb.data[0]) >= 0)

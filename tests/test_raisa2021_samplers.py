@@ -9,7 +9,7 @@ import pytest
 from dpinfer.samplers.dp_hmc import run_dp_hmc
 from dpinfer.samplers.dp_penalty import run_dp_penalty
 from tests.exact.raisa2021 import B_GRAD, B_LLR, exact_moments, penalty_hyper, small_banana
-from tests.harness import ExactCase, _z_scores, check_exact
+from tests.harness import ExactCase, check_exact, z_scores
 
 # The exact-posterior checks of the three samplers are in tests/exact/raisa2021.py (run by
 # tests/test_exact_targets.py); here: the same setting without the penalty must fail them.
@@ -55,7 +55,7 @@ def _hmc(problem, seed, reuse, correction, iterations=300_000, **kw):
 
 
 def _max_z(chain, exact):
-    _, _, z_mean, z_sd = _z_scores(chain.kept, exact[0], exact[1], 0.0, 0.0)
+    _, _, z_mean, z_sd = z_scores(chain.kept, exact[0], exact[1], 0.0, 0.0)
     return max(z_mean.max(), z_sd.max())
 
 

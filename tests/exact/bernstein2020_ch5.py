@@ -36,7 +36,14 @@ from dpinfer.samplers.mcmc_ind import run_mcmc_ind
 
 from ..harness import ExactCase
 
-__all__ = ["CASES", "PRIOR", "DATA_PRIOR", "nig_moments", "private_posterior_moments"]
+__all__ = [
+    "CASES",
+    "PRIOR",
+    "DATA_PRIOR",
+    "nig_moments",
+    "private_posterior_moments",
+    "simulated_data",
+]
 
 PRIOR = NIGPrior(np.zeros(2), np.diag([0.5 / 19, 0.5 / 19]), 20.0, 0.5)
 DATA_PRIOR = NIWPrior(0.0, 1.0, 1.0, 50.0)
@@ -54,14 +61,14 @@ def nig_moments(s, n: int, prior: NIGPrior) -> tuple[np.ndarray, np.ndarray]:
     return np.array([mu_n[0], mu_n[1], e_s2]), np.array([sd_theta[0], sd_theta[1], sd_s2])
 
 
-def _data(seed: int = 12):
+def simulated_data(seed: int = 12):
     rng = np.random.default_rng(seed)
     sim = simulate_dataset(rng, N, PRIOR, DATA_PRIOR)
     return rng, sim["x"], sim["y"]
 
 
 def non_private() -> ExactCase:
-    rng, x, y = _data()
+    rng, x, y = simulated_data()
     release = release_statistics(rng, x, y, 1.0, BOUNDS)
     mean, sd = nig_moments(release.s, N, PRIOR)
     chain = run_non_private(
@@ -71,7 +78,7 @@ def non_private() -> ExactCase:
 
 
 def naive() -> ExactCase:
-    rng, x, y = _data()
+    rng, x, y = simulated_data()
     release = release_statistics(rng, x, y, 1.0, BOUNDS)
     mean, sd = nig_moments(project_statistics(release.z, N), N, PRIOR)
     chain = run_naive(release, PRIOR, DATA_PRIOR, np.random.default_rng(22), burnin=0, keep=40000)
@@ -116,7 +123,7 @@ def mcmc_ind() -> ExactCase:
 
 
 def _negligible_noise(run, seed: int, burnin: int, keep: int) -> ExactCase:
-    rng, x, y = _data()
+    rng, x, y = simulated_data()
     release = release_statistics(rng, x, y, NEGLIGIBLE_EPS, BOUNDS)
     mean, sd = nig_moments(release.s, N, PRIOR)
     chain = run(release, PRIOR, DATA_PRIOR, np.random.default_rng(seed), burnin=burnin, keep=keep)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .dp_mcmc_kernels import _llr_coefficients
+from .dp_mcmc_kernels import llr_coefficients
 
 __all__ = ["draw_batch", "clipped_llr_batch", "uniform_below"]
 
@@ -51,7 +51,7 @@ def clipped_llr_batch(kind, params, data, theta, theta_new, thr, rows, size):
     digits when the mean is large against the spread."""
     p = data.shape[0]
     coef = np.empty(p)
-    c0 = _llr_coefficients(kind, params, theta, theta_new, coef)
+    c0 = llr_coefficients(kind, params, theta, theta_new, coef)
     shift = 0.0
     s = 0.0
     ss = 0.0

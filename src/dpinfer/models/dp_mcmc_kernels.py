@@ -46,7 +46,7 @@ def grad_log_prior(kind, params, theta, out):
 
 
 @njit(cache=True)
-def _llr_coefficients(kind, params, theta, theta_new, coef):
+def llr_coefficients(kind, params, theta, theta_new, coef):
     """Per-row ratio r_j = c0 + coef . x_j (x_j the stored data row); fills coef, returns c0."""
     d = theta.shape[0]
     if kind == 2:
@@ -176,7 +176,7 @@ def llr_sum(kind, params, n, theta, theta_new):
     """The unclipped sum_j r_j over the n stored rows, O(d) from the column sums S."""
     coef = np.empty(1 if kind == 2 else theta.shape[0])
     return _sum_from_column_sums(
-        params, n, _llr_coefficients(kind, params, theta, theta_new, coef), coef
+        params, n, llr_coefficients(kind, params, theta, theta_new, coef), coef
     )
 
 
@@ -190,7 +190,7 @@ def clipped_llr_sum(kind, params, data, theta, theta_new, bound, rule=0):
     p, n = data.shape
     thr = clip_threshold(theta, theta_new, bound, rule)
     coef = np.empty(p)
-    c0 = _llr_coefficients(kind, params, theta, theta_new, coef)
+    c0 = llr_coefficients(kind, params, theta, theta_new, coef)
     cols = np.empty(p, dtype=np.int64)
     nnz = _nonzero(coef, cols)
     total = _sum_from_column_sums(params, n, c0, coef)  # the coefficients once per pass

@@ -50,9 +50,16 @@ __all__ = [
     "clean_noisy_moments",
     "nig_posterior",
     "nig_draws",
+    "nig_update",
+    "nig_draw",
+    "log_nig",
+    "log_niw",
     "project_statistics",
+    "project_statistics_inplace",
     "niw_posterior",
+    "niw_draw",
     "gaussian_moments",
+    "gaussian_moments_into",
     "prior_predictive_moments",
     "simulate_dataset",
 ]
@@ -109,8 +116,8 @@ def sufficient_statistics(x, y) -> np.ndarray:
 
 
 def sensitivity_statistics(width_x: float, width_y: float, d: int = 2) -> float:
-    """Thesis Sec. 5.2.1: Delta_s = w_x^2 d(d+1)/2 + w_x w_y d + w_y^2
-    (d counts the unit feature)."""
+    """Thesis Sec. 5.2.1: Delta_s = w_x^2 d(d+1)/2 + w_x w_y d + w_y^2 (d counts the unit
+    feature)."""
     return width_x**2 * d * (d + 1) / 2 + width_x * width_y * d + width_y**2
 
 
@@ -218,7 +225,7 @@ def release_statistics(
 
 # ----------------------------------------------------------------------------- NIG conjugacy
 @njit(cache=True)
-def _nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n):
+def nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n):
     """Eq. (5.1) from s; fills mu_n (2) and lam_n (2, 2); returns (a_n, b_n)."""
     # X = [x, 1]: X'X = [[sxx, sx], [sx, n]], X'y = [sxy, sy]
     lam_n[0, 0] = s[1] + lam0[0, 0]
@@ -240,7 +247,7 @@ def _nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n):
 
 
 @njit(cache=True)
-def _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta):
+def nig_draw(rng, mu_n, lam_n, a_n, b_n, theta):
     """One (theta, sigma^2) ~ NIG(mu_n, lam_n, a_n, b_n); fills theta, returns sigma^2."""
     sigma2 = b_n / rng.gamma(a_n, 1.0)
     # theta = mu_n + sigma * L'^{-1} xi with lam_n = L L' (2x2 Cholesky)
@@ -262,7 +269,7 @@ def _nig_draws_kernel(rng, mu_n, lam_n, a_n, b_n, out):
     """out[k] = (theta_0, theta_1, sigma^2), independent draws of the NIG posterior (Eq. 5.1)."""
     theta = np.empty(2)
     for k in range(out.shape[0]):
-        out[k, 2] = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
+        out[k, 2] = nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
         out[k, 0] = theta[0]
         out[k, 1] = theta[1]
 
@@ -273,7 +280,7 @@ def nig_posterior(s, n: int, prior: NIGPrior):
     if s.shape != (N_STATS,):
         raise ValueError(f"s must have {N_STATS} entries")
     mu_n, lam_n = np.empty(2), np.empty((2, 2))
-    a_n, b_n = _nig_update(s, float(n), prior.mu0, prior.lam0, prior.a0, prior.b0, mu_n, lam_n)
+    a_n, b_n = nig_update(s, float(n), prior.mu0, prior.lam0, prior.a0, prior.b0, mu_n, lam_n)
     if not b_n > 0:
         raise ValueError("b_n <= 0: project the statistics first (project_statistics)")
     return mu_n, lam_n, a_n, b_n
@@ -289,9 +296,9 @@ def nig_draws(rng: np.random.Generator, s, n: int, prior: NIGPrior, size: int) -
 
 # ----------------------------------------------------------------------------- log prior densities
 @njit(cache=True)
-def _log_nig(theta0, theta1, sigma2, mu0, lam0, a0, b0):
-    """log NIG(theta, sigma^2) density up to a constant, plus log sigma^2
-    (Jacobian of log sigma^2)."""
+def log_nig(theta0, theta1, sigma2, mu0, lam0, a0, b0):
+    """log NIG(theta, sigma^2) density up to a constant, plus log sigma^2 (Jacobian of
+    log sigma^2)."""
     d0 = theta0 - mu0[0]
     d1 = theta1 - mu0[1]
     q = lam0[0, 0] * d0 * d0 + 2.0 * lam0[0, 1] * d0 * d1 + lam0[1, 1] * d1 * d1
@@ -299,7 +306,7 @@ def _log_nig(theta0, theta1, sigma2, mu0, lam0, a0, b0):
 
 
 @njit(cache=True)
-def _log_niw(mu, tau2, m0, kappa, psi, nu):
+def log_niw(mu, tau2, m0, kappa, psi, nu):
     """log NIW(mu, tau^2) density up to a constant, plus log tau^2 (Jacobian of log tau^2)."""
     return (
         -(0.5 * nu + 0.5) * math.log(tau2)
@@ -310,7 +317,7 @@ def _log_niw(mu, tau2, m0, kappa, psi, nu):
 
 # ----------------------------------------------------------------------------- PSD projection
 @njit(cache=True)
-def _project_statistics(s, n):
+def project_statistics_inplace(s, n):
     """Project s in place so A'A (A = [x, 1, y]) is PSD; returns True if s changed.
 
     With n > 0, A'A is PSD iff the Schur complement of n, the centred scatter matrix
@@ -355,17 +362,17 @@ def _project_statistics(s, n):
 
 
 def project_statistics(s, n: int) -> np.ndarray:
-    """Copy of s projected to valid sufficient statistics (see :func:`_project_statistics`)."""
+    """Copy of s projected to valid sufficient statistics (:func:`project_statistics_inplace`)."""
     out = np.array(s, dtype=float)
     if out.shape != (N_STATS,) or n < 1:
         raise ValueError("s must have 5 entries and n must be positive")
-    _project_statistics(out, float(n))
+    project_statistics_inplace(out, float(n))
     return out
 
 
 # ----------------------------------------------------------------------------- data prior
 @njit(cache=True)
-def _gaussian_moments(mu, tau2, m):
+def gaussian_moments_into(mu, tau2, m):
     """Raw moments E[x^k], k = 0..4, of N(mu, tau2) into m (closed form)."""
     m[0] = 1.0
     m[1] = mu
@@ -386,7 +393,7 @@ def _niw_params(sx, sxx, n, m0, kappa, psi, nu):
 
 
 @njit(cache=True)
-def _niw_draw(rng, sx, sxx, n, m0, kappa, psi, nu):
+def niw_draw(rng, sx, sxx, n, m0, kappa, psi, nu):
     """(mu_x, tau^2) ~ NIW posterior given sum x, sum x^2 and n (:func:`_niw_params`)."""
     mn, kn, psin, nun = _niw_params(sx, sxx, n, m0, kappa, psi, nu)
     tau2 = 0.5 * psin / rng.gamma(0.5 * nun, 1.0)
@@ -402,7 +409,7 @@ def niw_posterior(sx: float, sxx: float, n: int, prior: NIWPrior):
 def gaussian_moments(mu: float, tau2: float) -> np.ndarray:
     """E[x^k], k = 1..4, of N(mu, tau2)."""
     m = np.empty(5)
-    _gaussian_moments(float(mu), float(tau2), m)
+    gaussian_moments_into(float(mu), float(tau2), m)
     return m[1:]
 
 

@@ -1,5 +1,5 @@
-"""Marginal inference in pairwise MRFs (bernstein2020 ch. 3): junction tree, loopy BP, enumeration,
-KL.
+"""Marginal inference in pairwise MRFs (bernstein2020 ch. 3): junction tree, loopy BP,
+enumeration, KL.
 
 * :func:`exact_marginals` - sum-product on a junction tree in log space. The tree (elimination
   order, maximal cliques, separators, broadcasting shapes, which edge potential goes where) is built
@@ -9,9 +9,9 @@ KL.
 * :func:`loopy_bp` - damped pairwise loopy BP in log space with the Bethe log Z (exact on trees).
 * :func:`kl_divergence` - KL(p_true || p_hat) from marginals and log partition functions.
 
-The elimination order minimises the total clique-table size sum_C K^|C| exactly (dynamic programming
-over subsets of eliminated nodes) for T <= 12 nodes, else the better of greedy min-fill and
-min-degree.
+The elimination order minimises the total clique-table size sum_C K^|C| exactly (dynamic
+programming over subsets of eliminated nodes) for T <= 12 nodes, else the better of greedy
+min-fill and min-degree.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ __all__ = [
     "kl_divergence",
     "treewidth",
     "elimination_order",
+    "scaled_pass",
 ]
 
 _DP_MAX_NODES = 12
@@ -125,7 +126,7 @@ def _greedy(adj_sets: list[set], fill: bool) -> list[int]:
 
 
 def elimination_order(n_nodes: int, edges: np.ndarray, n_states: int) -> list[int]:
-    """Elimination order minimising sum_C K^|C| (exact DP for small T, else best greedy
+    """Elimination order minimising sum_C K^|C| (exact DP for small T, else the best greedy
     heuristic)."""
     adj_sets = [set() for _ in range(n_nodes)]
     for i, j in np.asarray(edges).reshape(-1, 2):
@@ -269,11 +270,11 @@ def _log_pass(jt: JunctionTree, lp: np.ndarray, k: int) -> tuple[list, float]:
     return probs, log_z
 
 
-def _scaled_pass(
+def scaled_pass(
     jt: JunctionTree, lp: np.ndarray, k: int, downward: bool = True
 ) -> tuple[list, float] | None:
-    """HUGIN calibration on max-scaled potentials with explicit log normalisers
-    (one exp per edge entry).
+    """HUGIN calibration on max-scaled potentials with explicit log normalisers (one exp per
+    edge entry).
 
     Every table and message is rescaled to max 1 and its log scale accumulated. Returns None (the
     caller then uses :func:`_log_pass`) when the edge tables' spans max - min add up to more than
@@ -331,7 +332,7 @@ def clique_marginals(
     """
     jt, k = junction_tree(model), model.n_states
     lp = edge_log_potentials(model, theta)
-    out = None if log_domain else _scaled_pass(jt, lp, k)
+    out = None if log_domain else scaled_pass(jt, lp, k)
     if out is not None and not all(np.isfinite(p.sum()) and p.sum() > 0 for p in out[0]):
         out = None  # a belief lost all its mass to underflow on the way down: redo in log space
     probs, log_z = _log_pass(jt, lp, k) if out is None else out
@@ -341,7 +342,7 @@ def clique_marginals(
 def log_partition(model: PairwiseMRF, theta: np.ndarray) -> float:
     """A(theta) = log Z(theta) by the collect pass alone (cheaper than :func:`exact_marginals`)."""
     jt, lp = junction_tree(model), edge_log_potentials(model, theta)
-    out = _scaled_pass(jt, lp, model.n_states, downward=False)
+    out = scaled_pass(jt, lp, model.n_states, downward=False)
     return _upward(jt, lp, model.n_states)[2] if out is None else out[1]
 
 

@@ -34,9 +34,9 @@ import math
 import numpy as np
 from numba import njit
 
-from ..models.linreg_nig import _gaussian_moments
+from ..models.linreg_nig import gaussian_moments_into
 
-__all__ = ["clt_mean_cov", "clamped_clt_mean_cov"]
+__all__ = ["clt_mean_cov", "clt_mean_cov_into", "clamped_clt_mean_cov", "moments_at"]
 
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
 _PIECE = 3.0  # longest quadrature piece, in units of tau
@@ -62,9 +62,9 @@ def _stats_mean_cov(e, mu_t, cov_t):
             cov_t[j, i] = v
 
 
-# ------------------------------------------------------------------- without clamping: Eqs. 5.2-5.3
+# ------------------------------------------------------------ without clamping: Eqs. 5.2-5.3
 @njit(cache=True)
-def _clt_mean_cov(theta0, theta1, sigma2, m, mu_t, cov_t, work):
+def clt_mean_cov_into(theta0, theta1, sigma2, m, mu_t, cov_t, work):
     """Mean (5) and covariance (5, 5) of t(x, y) = [x, x^2, y, xy, y^2] for one individual.
 
     ``m`` holds the raw moments E[x^k], k = 0..4. With l = theta0 x + theta1, the conditional
@@ -110,7 +110,7 @@ def clt_mean_cov(theta, sigma2: float, moments):
         raise ValueError("moments must hold E[x], E[x^2], E[x^3], E[x^4]")
     theta = np.asarray(theta, dtype=float)
     mu_t, cov_t = np.empty(5), np.empty((5, 5))
-    _clt_mean_cov(
+    clt_mean_cov_into(
         float(theta[0]), float(theta[1]), float(sigma2), m, mu_t, cov_t, np.empty((3, 5, 5))
     )
     return mu_t, cov_t
@@ -314,7 +314,7 @@ def clamped_clt_mean_cov(theta, sigma2: float, mu_x: float, tau2: float, bounds)
 
 
 @njit(cache=True)
-def _moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly):
+def moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly):
     """mu_t, Sigma_t of one record's statistics at phi = (theta_0, theta_1, log sigma^2[, mu_x,
     log tau^2]): of the clamped records when ``clamp`` (Update flavour only), otherwise
     Eqs. (5.2)-(5.3) with x-moments ``m`` (those of N(mu_x, tau^2) for Update, written into m)."""
@@ -324,5 +324,5 @@ def _moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly):
         if clamp:
             _clamped_clt_mean_cov(phi[0], phi[1], sigma2, phi[3], tau2, lo, hi, mu_t, cov_t, poly)
             return
-        _gaussian_moments(phi[3], tau2, m)
-    _clt_mean_cov(phi[0], phi[1], sigma2, m, mu_t, cov_t, poly)
+        gaussian_moments_into(phi[3], tau2, m)
+    clt_mean_cov_into(phi[0], phi[1], sigma2, m, mu_t, cov_t, poly)

@@ -1,9 +1,9 @@
 """DP HMC (raisa2021 Sec. 4.4 / FACTS 3.4): HMC with clipped, Gaussian-noised gradients in the
 leapfrog and a DP-penalty accept step.
 
-Noisy gradient:
-g(theta) = T (sum_j clip_{b_g}(grad log p(x_j|theta)) + N(0, (2 tau_g sqrt(n) b_g)^2 I))
-+ grad log prior, per-example gradients clipped to Euclidean norm b_g.
+Noisy gradient: g(theta) = T (sum_j clip_{b_g}(grad log p(x_j|theta))
++ N(0, (2 tau_g sqrt(n) b_g)^2 I)) + grad log prior, per-example gradients clipped to Euclidean
+norm b_g.
 One iteration from theta_0 with momentum p_0 ~ N(0, M) (M diagonal, ``mass``): L leapfrog steps
 p <- p + eta/2 g; theta <- theta + eta p / M; g <- g(theta); p <- p + eta/2 g. Accept step with
 d = ||theta_L - theta_0||, ratios clipped to +-b_l d, s ~ N(0, (tau_l sqrt(n) 2 b_l d)^2):
@@ -43,7 +43,7 @@ from ..models.dp_mcmc import (
     log_prior,
 )
 from .base import Chain, CpuTimer, Info
-from .dp_penalty import burnin_rows, clip_rule_code
+from .dp_penalty import burnin_rows, clip_rule_code, decision_changed, penalty_accept
 
 __all__ = ["run_dp_hmc", "run_hmc", "run_clipped_hmc"]
 
@@ -144,19 +144,14 @@ def _dp_hmc_kernel(
         clipped_l += cnt
         sigma = temperature * lsd_per_dist * dist
         lp_new = log_prior(kind, params, th)
-        noise = sigma * rng.standard_normal()
-        dh = kinetic + temperature * llr + noise + lp_new - lp
-        if penalty:
-            dh -= 0.5 * sigma * sigma
-        log_u = math.log(rng.random())
+        corr = 0.5 * sigma * sigma if penalty else 0.0
+        accept, noise, log_u = penalty_accept(
+            rng, kinetic + temperature * llr, sigma, corr, lp_new, lp
+        )
         if cnt > 0:  # would the unclipped sum have decided otherwise?
-            dh_exact = (
-                kinetic + temperature * llr_sum(kind, params, n, theta, th) + noise + lp_new - lp
-            )
-            if penalty:
-                dh_exact -= 0.5 * sigma * sigma
-            changed += np.int64((log_u < dh) != (log_u < dh_exact))
-        if log_u < dh:
+            exact = kinetic + temperature * llr_sum(kind, params, n, theta, th)
+            changed += decision_changed(accept, log_u, exact, noise, lp_new, lp, corr)
+        if accept:
             theta[:] = th
             lp = lp_new
             g_cur[:] = g

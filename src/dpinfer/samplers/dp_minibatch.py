@@ -29,7 +29,15 @@ from numba import njit
 from ..models.dp_mcmc import Problem, log_prior
 from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
 from .base import Chain, CpuTimer, Info
-from .dp_penalty import burnin_rows, chain_inputs, distance, init_directions, propose, settle
+from .dp_penalty import (
+    burnin_rows,
+    chain_inputs,
+    distance,
+    init_directions,
+    penalty_accept,
+    propose,
+    settle,
+)
 
 __all__ = [
     "run_minibatch_penalty",
@@ -92,10 +100,8 @@ def _minibatch_kernel(
         var_b = nt * nt / batch * var
         sd = sqrt_tau * minibatch_sensitivity(n, batch, temperature, bound, dist)
         lp_new = log_prior(kind, params, prop)
-        lam = nt * mean + sd * rng.standard_normal() + lp_new - lp
-        if penalty:
-            lam -= 0.5 * (sd * sd + var_b)
-        accept = math.log(rng.random()) < lam
+        corr = 0.5 * (sd * sd + var_b) if penalty else 0.0
+        accept = penalty_accept(rng, nt * mean, sd, corr, lp_new, lp)[0]
         settle(accept, theta, prop, direction, c, one_component)
         lp = lp_new if accept else lp
         accepts += accept

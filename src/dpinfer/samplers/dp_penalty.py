@@ -17,7 +17,8 @@ probability satisfy detailed balance, also for the guided walk's lifted kernel.
 ``Chain.info``: acceptance = accepts / iterations; ``clipped["llr"]`` = clipped ratios over all
 iterations; ``extra["llr_clip_fraction"]`` = that / n / iterations; ``extra["decisions_changed"]``
 = accept decisions the unclipped ratio sum would have reversed (same noise and uniform).
-The proposal and distance helpers are shared with the minibatch samplers.
+The proposal and distance helpers are shared with the minibatch samplers, the noisy accept step
+(:func:`penalty_accept`) with the minibatch and HMC samplers.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ __all__ = [
     "init_directions",
     "distance",
     "settle",
+    "penalty_accept",
+    "decision_changed",
     "CLIP_RULES",
 ]
 
@@ -98,6 +101,30 @@ def settle(accept, theta, prop, direction, c, one_component):
 
 
 @njit(cache=True)
+def _penalised_ratio(base, noise, lp_new, lp, correction):
+    """The log acceptance ratio base + noise + log prior ratio, minus the penalty correction."""
+    return base + noise + lp_new - lp - correction
+
+
+@njit(cache=True)
+def penalty_accept(rng, base, noise_sd, correction, lp_new, lp):
+    """The penalty method's test: accept iff log U < base + noise_sd N(0, 1) + lp_new - lp -
+    correction. Draws the normal, then the uniform, both even when noise_sd = 0 (the chain's
+    random stream does not depend on the noise level); returns (accept, noise, log U)."""
+    noise = noise_sd * rng.standard_normal()
+    lam = _penalised_ratio(base, noise, lp_new, lp, correction)
+    log_u = math.log(rng.random())
+    return log_u < lam, noise, log_u
+
+
+@njit(cache=True)
+def decision_changed(accept, log_u, base_exact, noise, lp_new, lp, correction):
+    """1 if the ratio with base_exact (the unclipped sum) in place of base would have reversed
+    the decision of :func:`penalty_accept` (same noise and uniform), else 0."""
+    return np.int64(accept != (log_u < _penalised_ratio(base_exact, noise, lp_new, lp, correction)))
+
+
+@njit(cache=True)
 def _dp_penalty_kernel(
     kind,
     params,
@@ -133,17 +160,11 @@ def _dp_penalty_kernel(
         clipped += cnt
         sigma = temperature * noise_per_dist * dist
         lp_new = log_prior(kind, params, prop)
-        noise = sigma * rng.standard_normal()
-        lam = temperature * llr + noise + lp_new - lp
-        if penalty:
-            lam -= 0.5 * sigma * sigma
-        log_u = math.log(rng.random())
-        accept = log_u < lam
+        corr = 0.5 * sigma * sigma if penalty else 0.0
+        accept, noise, log_u = penalty_accept(rng, temperature * llr, sigma, corr, lp_new, lp)
         if cnt > 0:  # would the unclipped sum have decided otherwise?
-            lam_exact = temperature * llr_sum(kind, params, n, theta, prop) + noise + lp_new - lp
-            if penalty:
-                lam_exact -= 0.5 * sigma * sigma
-            changed += np.int64(accept != (log_u < lam_exact))
+            exact = temperature * llr_sum(kind, params, n, theta, prop)
+            changed += decision_changed(accept, log_u, exact, noise, lp_new, lp, corr)
         settle(accept, theta, prop, direction, c, one_component)
         lp = lp_new if accept else lp
         accepts += accept

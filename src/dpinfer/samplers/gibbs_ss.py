@@ -38,9 +38,9 @@ and starts from the best of the Naive draw and 20 prior draws (a Naive start dee
 tail would trap the walk). Gibbs-SS-Noisy and -Prior do not model clamping.
 
 Flavours (Sec. 5.2.4.4), one public function each with the model's call signature
-``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True)
--> Chain``
-(``sign_flip=False`` leaves out the flip of step 0, e.g. where the data fix the sign of theta):
+``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True)``
+returning a ``Chain`` (``sign_flip=False`` leaves out the flip of step 0, e.g. where the data fix
+the sign of theta):
 :func:`run_gibbs_ss_noisy` (moments released with half the budget, statistics with the other
 half; ``moments="exact"`` uses the confidential moments as the released code did),
 :func:`run_gibbs_ss_prior` (moments of the data prior's predictive),
@@ -63,17 +63,17 @@ from ..models.linreg_nig import (
     NIGPrior,
     NIWPrior,
     Release,
-    _gaussian_moments,
-    _log_nig,
-    _log_niw,
-    _nig_draw,
-    _nig_update,
-    _niw_draw,
-    _project_statistics,
+    gaussian_moments_into,
+    log_nig,
+    log_niw,
+    nig_draw,
+    nig_update,
+    niw_draw,
     prior_predictive_moments,
+    project_statistics_inplace,
 )
 from .base import Chain, CpuTimer, Info, check_lengths
-from .clt_moments import _clt_mean_cov, _moments_at
+from .clt_moments import clt_mean_cov_into, moments_at
 from .conditionals import (
     laplace_mixture_precision,
     metropolis_accept,
@@ -84,12 +84,17 @@ from .linalg import cholesky_lower, make_psd
 
 _PRIOR_STARTS = 20  # prior draws that compete with the Naive draw for the start of a clamped chain
 
-__all__ = ["run_gibbs_ss_noisy", "run_gibbs_ss_prior", "run_gibbs_ss_update"]
+__all__ = [
+    "run_gibbs_ss_noisy",
+    "run_gibbs_ss_prior",
+    "run_gibbs_ss_update",
+    "log_gaussian_release",
+]
 
 
 # ----------------------------------------------------------------------------- collapsed move
 @njit(cache=True)
-def _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res):
+def log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res):
     """log N(z; n mu_t, n Sigma_t + diag(omega^2)) up to a constant (n Sigma_t made PSD as in
     step 1): the release's density with the statistics s integrated out, given the mixture
     variances omega^2. ``a``, ``l``, ``wb`` are (5, 5) work arrays, ``res`` (5) the residual."""
@@ -117,9 +122,9 @@ def _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res):
 @njit(cache=True)
 def _log_prior_phi(phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu):
     """log p(phi) up to a constant: the NIG[ and NIW] priors with the Jacobians of the logs."""
-    lp = _log_nig(phi[0], phi[1], math.exp(phi[2]), mu0, lam0, a0, b0)
+    lp = log_nig(phi[0], phi[1], math.exp(phi[2]), mu0, lam0, a0, b0)
     if update:
-        lp += _log_niw(phi[3], math.exp(phi[4]), m0x, kappa, psi, nu)
+        lp += log_niw(phi[3], math.exp(phi[4]), m0x, kappa, psi, nu)
     return lp
 
 
@@ -152,10 +157,10 @@ def _log_collapsed(
 ):
     """log p(phi | z, omega^2) up to a constant: the priors times the collapsed release density;
     leaves the moments at phi in mu_t, cov_t (the kernel keeps those of the current phi)."""
-    _moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
+    moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
     return _log_prior_phi(
         phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu
-    ) + _log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res)
+    ) + log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res)
 
 
 @njit(cache=True)
@@ -258,10 +263,10 @@ def _gibbs_ss_kernel(
     # only), omega^2 from its prior Exp(mean 2 b^2). Prior starts (the released code) can leave a
     # chain in a mode of negligible mass that no move leaves (docs/deviations.md)
     s0 = z.copy()
-    _project_statistics(s0, n)
-    a_n, b_n = _nig_update(s0, n, mu0, lam0, a0, b0, mu_n, lam_n)
-    sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
-    mu_x, tau2 = _niw_draw(rng, s0[0], s0[1], n, m0x, kappa, psi, nu)
+    project_statistics_inplace(s0, n)
+    a_n, b_n = nig_update(s0, n, mu0, lam0, a0, b0, mu_n, lam_n)
+    sigma2 = nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
+    mu_x, tau2 = niw_draw(rng, s0[0], s0[1], n, m0x, kappa, psi, nu)
     if clamp:
         # with no conjugate steps to leave it, a Naive start far in the prior's tail (a weak
         # release: z is mostly noise) traps the random walk; start instead from the best of the
@@ -297,8 +302,8 @@ def _gibbs_ss_kernel(
             res,
         )
         for _ in range(_PRIOR_STARTS):
-            s2_c = _nig_draw(rng, mu0, lam0, a0, b0, mu_n)
-            mx_c, t2_c = _niw_draw(rng, 0.0, 0.0, 0.0, m0x, kappa, psi, nu)
+            s2_c = nig_draw(rng, mu0, lam0, a0, b0, mu_n)
+            mx_c, t2_c = niw_draw(rng, 0.0, 0.0, 0.0, m0x, kappa, psi, nu)
             _pack(prop, mu_n, s2_c, mx_c, t2_c, update)
             cand = _log_collapsed(
                 prop,
@@ -340,11 +345,11 @@ def _gibbs_ss_kernel(
             # make only in tiny increments when the release is weak and n large
             _pack(phi, theta, sigma2, mu_x, tau2, update)
             if it == 0 or not _same(phi, cur_phi):  # the Gibbs steps moved phi since its moments
-                _moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
+                moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
                 cur_phi[:] = phi
             cur = _log_prior_phi(
                 phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu
-            ) + _log_gaussian_release(n, z, omega2, mu_t, cov_t, wa, wl, wb, res)
+            ) + log_gaussian_release(n, z, omega2, mu_t, cov_t, wa, wl, wb, res)
             h = math.exp(log_h)
             for mv in range(n_moves + 1):
                 if mv == n_moves and not flip:
@@ -409,8 +414,8 @@ def _gibbs_ss_kernel(
                 tau2 = math.exp(phi[4])
         else:  # Algorithm 7 as printed: step 1's moments at the current parameters
             if update:
-                _gaussian_moments(mu_x, tau2, m)
-            _clt_mean_cov(theta[0], theta[1], sigma2, m, mu_t, cov_t, poly)
+                gaussian_moments_into(mu_x, tau2, m)
+            clt_mean_cov_into(theta[0], theta[1], sigma2, m, mu_t, cov_t, poly)
         for i in range(k):
             mean[i] = n * mu_t[i]
             for j in range(k):
@@ -422,12 +427,12 @@ def _gibbs_ss_kernel(
             # steps 3-5; clamped statistics are not sufficient statistics of the linear model, so
             # with clamping the parameters move by the collapsed moves alone (a Metropolis-within-
             # Gibbs sampler of the clamped CLT model: phi | omega^2, then s, then omega^2)
-            if _project_statistics(s, n):
+            if project_statistics_inplace(s, n):
                 counts[1] += 1
-            a_n, b_n = _nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n)
-            sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
+            a_n, b_n = nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n)
+            sigma2 = nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
             if update:
-                mu_x, tau2 = _niw_draw(rng, s[0], s[1], n, m0x, kappa, psi, nu)
+                mu_x, tau2 = niw_draw(rng, s[0], s[1], n, m0x, kappa, psi, nu)
         for j in range(k):
             omega2[j] = 1.0 / laplace_mixture_precision(rng, z[j] - s[j], b)
         out[it, 0] = theta[0]

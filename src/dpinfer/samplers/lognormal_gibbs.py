@@ -46,11 +46,11 @@ from .direct import (
 )
 from .direct.borrowed import borrow, borrow_generator
 
-__all__ = ["run_noisy", "run_noise_free"]
+__all__ = ["run_noisy", "run_noise_free", "y_sweep", "x_sweep", "theta_step"]
 
 
 @njit(cache=True)
-def _y_sweep(
+def y_sweep(
     y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts, adapt, max_prop, lu, lh, cum, rng, log_y
 ):
     """Algorithm 2, step 1 (slides "Regression model application", f(y | -)): every y_i by
@@ -89,7 +89,7 @@ def _y_sweep(
 
 
 @njit(cache=True)
-def _x_sweep(
+def x_sweep(
     x_noisy, X, log_y, beta, s2, lam, method, n_knots, tol, qpts, adapt, max_prop, lu, lh, cum, rng
 ):
     """Algorithm 2, step 2 (slides, f(xi^x | -)): every xi^x_i by the CD sampler, normal
@@ -135,7 +135,7 @@ def _x_sweep(
 
 
 @njit(cache=True)
-def _theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng):
+def theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng):
     """Algorithms 2 and 4, the slides' "routine Gibbs steps": beta | - ~ N_2(vartheta,
     Omega^-1) then sigma^2 | - ~ IG(a*, b*), by conjugacy (2 x 2 closed forms). Returns s2."""
     n = log_y.size
@@ -208,7 +208,7 @@ def _noisy_chain(
     """Algorithm 2 of the slides, ``iterations`` sweeps (steps 1-4); fills draws and adds
     (y proposals, y failures, xi proposals, xi failures) to counts."""
     for t in range(iterations):
-        p, f = _y_sweep(
+        p, f = y_sweep(
             y_noisy,
             X,
             beta,
@@ -228,7 +228,7 @@ def _noisy_chain(
         )
         counts[0] += p
         counts[1] += f
-        p, f = _x_sweep(
+        p, f = x_sweep(
             x_noisy,
             X,
             log_y,
@@ -248,7 +248,7 @@ def _noisy_chain(
         )
         counts[2] += p
         counts[3] += f
-        s2 = _theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng)
+        s2 = theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng)
         draws[t, 0] = beta[0]
         draws[t, 1] = beta[1]
         draws[t, 2] = s2
@@ -258,7 +258,7 @@ def _noisy_chain(
 def _noise_free_chain(X, log_y, beta, s2, iterations, sb2, a_sigma, b_sigma, rng, draws):
     """Algorithm 4 of the slides: the routine Gibbs steps on the confidential data."""
     for t in range(iterations):
-        s2 = _theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng)
+        s2 = theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng)
         draws[t, 0] = beta[0]
         draws[t, 1] = beta[1]
         draws[t, 2] = s2
@@ -343,7 +343,7 @@ def run_noisy(
         else:
             for t in range(iterations):
                 ta = time.process_time()
-                p, f = _y_sweep(
+                p, f = y_sweep(
                     y_noisy,
                     X,
                     beta,
@@ -362,7 +362,7 @@ def run_noisy(
                 tb = time.process_time()
                 counts[0] += p
                 counts[1] += f
-                p, f = _x_sweep(
+                p, f = x_sweep(
                     x_noisy,
                     X,
                     log_y,
@@ -381,7 +381,7 @@ def run_noisy(
                 tc = time.process_time()
                 counts[2] += p
                 counts[3] += f
-                s2 = _theta_step(X, log_y, beta, s2, sb2, prior.a_sigma, prior.b_sigma, rng)
+                s2 = theta_step(X, log_y, beta, s2, sb2, prior.a_sigma, prior.b_sigma, rng)
                 draws[t] = (beta[0], beta[1], s2)
                 td = time.process_time()
                 split["cpu_seconds_y"] += tb - ta

@@ -54,12 +54,12 @@ from ..models.linreg_nig import (
     NIGPrior,
     NIWPrior,
     Release,
-    _log_nig,
-    _log_niw,
-    _nig_draw,
-    _nig_update,
-    _niw_draw,
-    _project_statistics,
+    log_nig,
+    log_niw,
+    nig_draw,
+    nig_update,
+    niw_draw,
+    project_statistics_inplace,
 )
 from .base import Chain, CpuTimer, Info, check_lengths
 from .conditionals import metropolis_accept, robbins_monro
@@ -86,6 +86,13 @@ def _add_record(s, x, y, lo, hi, sign):
     s[2] += sign * cy
     s[3] += sign * cx * cy
     s[4] += sign * cy * cy
+
+
+@njit(cache=True)
+def _draw_record(rng, mu_x, sd_x, theta0, theta1, sd_y):
+    """One record from the model: x ~ N(mu_x, sd_x^2), then y ~ N(theta0 x + theta1, sd_y^2)."""
+    x = mu_x + sd_x * rng.standard_normal()
+    return x, theta0 * x + theta1 + sd_y * rng.standard_normal()
 
 
 @njit(cache=True)
@@ -147,15 +154,16 @@ def _mcmc_ind_kernel(
     # projected release, as Gibbs-SS), records from the model given them
     for j in range(5):
         s[j] = z[j]
-    _project_statistics(s, float(n))
-    a_n, b_n = _nig_update(s, float(n), mu0, lam0, a0, b0, mu_n, lam_n)
-    sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
-    mu_x, tau2 = _niw_draw(rng, s[0], s[1], float(n), m0x, kappa, psi, nu)
+    project_statistics_inplace(s, float(n))
+    a_n, b_n = nig_update(s, float(n), mu0, lam0, a0, b0, mu_n, lam_n)
+    sigma2 = nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
+    mu_x, tau2 = niw_draw(rng, s[0], s[1], float(n), m0x, kappa, psi, nu)
     x = np.empty(n)
     y = np.empty(n)
+    sd_x = math.sqrt(tau2)
+    sd_y = math.sqrt(sigma2)
     for i in range(n):
-        x[i] = mu_x + math.sqrt(tau2) * rng.standard_normal()
-        y[i] = theta[0] * x[i] + theta[1] + math.sqrt(sigma2) * rng.standard_normal()
+        x[i], y[i] = _draw_record(rng, mu_x, sd_x, theta[0], theta[1], sd_y)
     inv_b = 1.0 / b
     for it in range(out.shape[0]):
         _recompute(
@@ -165,8 +173,7 @@ def _mcmc_ind_kernel(
         sd_x = math.sqrt(tau2)
         sd_y = math.sqrt(sigma2)
         for i in range(n):
-            xn = mu_x + sd_x * rng.standard_normal()
-            yn = theta[0] * xn + theta[1] + sd_y * rng.standard_normal()
+            xn, yn = _draw_record(rng, mu_x, sd_x, theta[0], theta[1], sd_y)
             xo = x[i]
             yo = y[i]
             for j in range(5):
@@ -195,8 +202,8 @@ def _mcmc_ind_kernel(
         else:
             _recompute(x, y, lo, hi, -1.0, sp)
         log_r = (
-            _log_nig(-theta[0], -theta[1], sigma2, mu0, lam0, a0, b0)
-            - _log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0)
+            log_nig(-theta[0], -theta[1], sigma2, mu0, lam0, a0, b0)
+            - log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0)
             + (_l1(z, s) - _l1(z, sp)) * inv_b
         )
         if metropolis_accept(rng, log_r):
@@ -212,9 +219,9 @@ def _mcmc_ind_kernel(
         else:
             for j in range(5):
                 raw[j] = s[j]
-        a_n, b_n = _nig_update(raw, float(n), mu0, lam0, a0, b0, mu_n, lam_n)
-        sigma2 = _nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
-        mu_x, tau2 = _niw_draw(rng, raw[0], raw[1], float(n), m0x, kappa, psi, nu)
+        a_n, b_n = nig_update(raw, float(n), mu0, lam0, a0, b0, mu_n, lam_n)
+        sigma2 = nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
+        mu_x, tau2 = niw_draw(rng, raw[0], raw[1], float(n), m0x, kappa, psi, nu)
         # non-centred moves: records follow the parameters through fixed u_i, e_i
         tau = math.sqrt(tau2)
         sigma = math.sqrt(sigma2)
@@ -231,8 +238,8 @@ def _mcmc_ind_kernel(
             _stats_from(u, e, mu_x, tau, t0n, t1n, math.sqrt(s2n), lo, hi, sp)
             new = _l1(z, sp)
             log_r = (
-                _log_nig(t0n, t1n, s2n, mu0, lam0, a0, b0)
-                - _log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0)
+                log_nig(t0n, t1n, s2n, mu0, lam0, a0, b0)
+                - log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0)
                 + (cur - new) * inv_b
             )
             ok = metropolis_accept(rng, log_r)
@@ -252,8 +259,8 @@ def _mcmc_ind_kernel(
             )
             new = _l1(z, sp)
             log_r = (
-                _log_niw(mun, t2n, m0x, kappa, psi, nu)
-                - _log_niw(mu_x, tau2, m0x, kappa, psi, nu)
+                log_niw(mun, t2n, m0x, kappa, psi, nu)
+                - log_niw(mu_x, tau2, m0x, kappa, psi, nu)
                 + (cur - new) * inv_b
             )
             ok = metropolis_accept(rng, log_r)

@@ -27,7 +27,7 @@ import yaml
 from ...estimators import mle
 from ...grid import ch3_cell_name, ch3_cells
 from .problems import build_instance, population, release
-from .run import _inference, cgm_fit, fit_metrics, tune_naive
+from .run import cgm_fit, cgm_inference, fit_metrics, tune_naive
 
 __all__ = ["cgm_checks", "main"]
 
@@ -49,7 +49,7 @@ def cgm_checks(
     inst = build_instance(seed, cell["model"], spec, int(ch3["nodes"]), int(cell["states"]))
     n, eps = int(cell["n"]), float(cell["epsilon"])
     grid = [float(v) for v in cell["lambdas"]["naive"]]
-    cgm, inference = cell["cgm"], _inference(spec, cell["cgm"])
+    cgm, inference = cell["cgm"], cgm_inference(spec, cell["cgm"])
     P, R = int(ch3["populations"]), int(cell.get("releases") or ch3["releases"])
     out = {
         k: []
@@ -114,15 +114,18 @@ def report(res: dict, lambdas) -> str:
     gap = np.max(np.abs(res["objective"] - res["objective_from_truth"]))
     return "\n".join(
         [
-            f"cell {res['cell']} ({res['naive'].size} trials; naive lambda "
-            f"{res['naive_lambda']:g}; every EM fit converged: {bool(res['converged'].all())})",
-            f"  mean KL: naive {res['naive'].mean():.5g}; CGM from the naive fit "
-            f"{res['cgm'].mean():.5g}; CGM from the truth {res['cgm_from_truth'].mean():.5g}",
+            f"cell {res['cell']} ({res['naive'].size} trials; "
+            f"naive lambda {res['naive_lambda']:g}; every EM fit converged: "
+            f"{bool(res['converged'].all())})",
+            f"  mean KL: naive {res['naive'].mean():.5g}; "
+            f"CGM from the naive fit {res['cgm'].mean():.5g}; "
+            f"CGM from the truth {res['cgm_from_truth'].mean():.5g}",
             f"  largest |EM objective per individual, naive start - truth start|: {gap:.2g}",
             "  CGM by lambda: "
             + ", ".join(f"{lam:g}: {res[f'cgm_lambda_{lam:g}'].mean():.5g}" for lam in lambdas),
-            f"  naive - CGM (as run): {_paired(res['naive'], res['cgm'])}; naive - CGM at its best "
-            f"lambda ({best:g}): {_paired(res['naive'], res[f'cgm_lambda_{best:g}'])}",
+            f"  naive - CGM (as run): {_paired(res['naive'], res['cgm'])}; "
+            f"naive - CGM at its best lambda ({best:g}): "
+            f"{_paired(res['naive'], res[f'cgm_lambda_{best:g}'])}",
         ]
     )
 

@@ -37,6 +37,7 @@ __all__ = [
     "METHODS",
     "RELEASE_METHODS",
     "fit_metrics",
+    "cgm_inference",
     "cgm_fit",
     "tune_naive",
     "psgd_fit",
@@ -56,7 +57,7 @@ def fit_metrics(inst, theta) -> tuple[float, float]:
     return max(float(kl), 0.0), float(np.mean((learned.edge - inst.edge_marginals) ** 2))
 
 
-def _inference(spec: dict, cgm: dict):
+def cgm_inference(spec: dict, cgm: dict):
     """NLBP's inner BP: exact (junction tree) for chains; for ER graphs the configured choice
     (``exact``, or ``loopy_bp`` as in the thesis)."""
     loopy = spec["structure"] == "erdos_renyi" and cgm.get("inference") == "loopy_bp"
@@ -254,7 +255,7 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                     lams["cgm"],
                     naive.theta,
                     cgm,
-                    _inference(spec, cgm),
+                    cgm_inference(spec, cgm),
                 )
                 rec.put(inst, "cgm", t, fit, extra_seconds=naive.seconds)
                 if t == 0 and cell.get("keep_marginals"):
