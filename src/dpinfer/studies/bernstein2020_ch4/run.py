@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...diagnostics import MmdReference, bulk_ess, quantile_of_truth, split_rhat
-from ...grid import ch4_experiment
 from ...io import save_npz
 from ...mechanisms import Laplace
 from ...models import expfam
 from ...samplers.registry import sampler
 from ...seeding import rng_for
+from .grid import ch4_experiment
 
 __all__ = [
     "STUDY",

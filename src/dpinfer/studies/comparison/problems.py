@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...diagnostics import MmdReference, central_interval, quantile_of_truth
-from ...grid import nig_chain_spec
 from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics, simulate_dataset
 from ...models.private_binomial import exact_draws, exact_moments
 from ...samplers.pooled import Pooled, run_pooled, thin
@@ -26,6 +25,7 @@ from ...samplers.registry import sampler
 from .. import nig_methods
 from ..bernstein2020_ch4.run import REGISTRY_METHOD
 from ..bernstein2020_ch4.run import release as ch4_release
+from ..nig_specs import nig_chain_spec
 
 __all__ = [
     "PROBLEMS",

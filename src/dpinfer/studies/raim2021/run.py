@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ...diagnostics import bulk_ess, split_rhat
-from ...grid import fmt_eps, raim_setting
+from ...grid import fmt_eps
 from ...io import save_npz, write_json
 from ...models.lognormal_regression import (
     Prior,
@@ -35,6 +35,7 @@ from ...samplers.direct import (
 )
 from ...samplers.lognormal_gibbs import run_noise_free, run_noisy
 from ...seeding import rng_for
+from .grid import raim_setting
 
 __all__ = ["STUDY", "simulate_replicate", "envelopes", "gibbs_chunk", "trace_chains", "timing_run"]
 
