@@ -32,7 +32,8 @@ from dpinfer.samplers.clt_moments import clt_mean_cov
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_update
 from dpinfer.samplers.mcmc_ind import run_mcmc_ind
 from dpinfer.samplers.registry import SAMPLERS
-from dpinfer.studies.bernstein2020_ch5.summarise import METHODS, covered
+from dpinfer.studies.bernstein2020_ch5.summarise import covered
+from dpinfer.studies.nig_methods import METHODS
 from tests.harness import assert_calibrated, assert_miscalibrated, posterior_quantiles
 
 PRIOR = NIGPrior(np.zeros(2), np.diag([0.5 / 19, 0.5 / 19]), 20.0, 0.5)
