@@ -11,17 +11,18 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpinfer.grid import case_batches, case_chain_specs, nig_chain_spec
 from dpinfer.io import load_npz
 from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, release_statistics
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_update
 from dpinfer.studies import nig_methods
 from dpinfer.studies.bernstein2020_case import oi, paper, run, summarise
+from dpinfer.studies.bernstein2020_case.grid import case_batches, case_chain_specs
 from dpinfer.studies.bernstein2020_case.tracts import (
     keep_mask,
     synthetic_state,
     tract_records,
 )
+from dpinfer.studies.nig_specs import nig_chain_spec
 from tests.configs import config
 from tests.exact.bernstein2020_ch5 import (
     BOUNDS,

@@ -7,10 +7,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from dpinfer.grid import ch3_cell_name
 from dpinfer.io import load_npz
 from dpinfer.studies.bernstein2020_ch3 import paper, problems, run, summarise, wifi_run
 from dpinfer.studies.bernstein2020_ch3 import settings as ch3_settings
+from dpinfer.studies.bernstein2020_ch3.grid import ch3_cell_name
 
 MODELS = {
     "chain1": {"structure": "chain", "order": 1},

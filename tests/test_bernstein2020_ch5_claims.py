@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import yaml
 
-from dpinfer.grid import ch5_setting, ch5_synthetic_settings
 from dpinfer.io import save_npz
 from dpinfer.studies.bernstein2020_ch5 import paper, settings
+from dpinfer.studies.bernstein2020_ch5.grid import ch5_setting, ch5_synthetic_settings
 from dpinfer.studies.scorecard import mismatches, read_claims, verdict
 
 from .claims import assert_judged_only_at_the_documents_setting

@@ -12,6 +12,12 @@ import pytest
 import dpinfer.studies
 from dpinfer import grid
 from dpinfer.pipeline import resolve_step
+from dpinfer.studies.bernstein2020_ch5.grid import (
+    ch5_setting,
+    ch5_synthetic_settings,
+    parse_ch5_setting,
+)
+from dpinfer.studies.raim2021.grid import parse_raim_setting, raim_setting
 from dpinfer.studies.scorecard import (
     Claim,
     fidelity,
@@ -24,13 +30,27 @@ from dpinfer.studies.scorecard import (
 
 
 def test_workflow_imports_are_pure_python():
-    """What the Snakefile imports must not load the numerical stack (a dry run stays fast)."""
+    """What the Snakefile imports must not load the numerical stack (a dry run stays fast): the
+    step runner, the generic grid and every study's grid module (package ``__init__`` included),
+    the NIG chain specs and raisa2021's params reader."""
+    studies = Path(dpinfer.studies.__file__).parent
+    grids = sorted(f"dpinfer.studies.{p.parent.name}.grid" for p in studies.glob("*/grid.py"))
+    assert len(grids) >= 5, grids
+    modules = [
+        "dpinfer.grid",
+        "dpinfer.pipeline",
+        "dpinfer.studies.nig_specs",
+        "dpinfer.studies.raisa2021.settings",
+        *grids,
+    ]
     code = (
-        "import sys, dpinfer.grid, dpinfer.pipeline; "
+        "import importlib, sys\n"
+        "for m in sys.argv[1:]:\n"
+        "    importlib.import_module(m)\n"
         "print(sorted(m for m in ('numpy', 'numba', 'scipy', 'matplotlib') if m in sys.modules))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code, *modules], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
 
@@ -81,15 +101,15 @@ def test_chunk_ranges_cover_the_replicates_once():
 
 
 def test_setting_names_round_trip():
-    assert grid.parse_raim_setting(grid.raim_setting(0.01, 0.2)) == (0.01, 0.2)
-    assert grid.parse_ch5_setting(grid.ch5_setting(100, 0.1)) == (100, 0.1)
+    assert parse_raim_setting(raim_setting(0.01, 0.2)) == (0.01, 0.2)
+    assert parse_ch5_setting(ch5_setting(100, 0.1)) == (100, 0.1)
     assert grid.fmt_eps(10.0) == "10" and grid.fmt_eps(0.1) == "0.1"
     with pytest.raises(ValueError):
-        grid.parse_raim_setting("rho0.1")
+        parse_raim_setting("rho0.1")
     with pytest.raises(ValueError):
         grid.fmt_eps(float("inf"))
     syn = {"eps_vs_n": 0.1, "n_values": [10, 100], "n_vs_eps": 10, "epsilons": [0.1, 1.0]}
-    assert grid.ch5_synthetic_settings(syn) == [(10, 0.1), (10, 1.0), (100, 0.1)]
+    assert ch5_synthetic_settings(syn) == [(10, 0.1), (10, 1.0), (100, 0.1)]
 
 
 def test_a_setting_other_than_the_documents_makes_a_row_not_comparable():

@@ -262,8 +262,8 @@ def test_the_slides_settings_are_the_paper_scale_config():
 def _claim_inputs(tmp_path: Path, cfg: dict) -> SimpleNamespace:
     """Real envelopes at ``cfg`` (few example draws) and fake MSE summary, trace chains and timed
     run shaped like the steps' outputs at ``cfg``."""
-    from dpinfer.grid import raim_settings
     from dpinfer.io import save_npz, write_json
+    from dpinfer.studies.raim2021.grid import raim_settings
 
     rng = np.random.default_rng(0)
     env = SimpleNamespace(envelopes=str(tmp_path / "envelopes.npz"))

@@ -9,8 +9,8 @@ A rule names its step as ``"<study>.<module>:<function>"`` inside :mod:`dpinfer.
 :func:`resolve_step` checks a step name when the workflow is parsed, without importing the
 study (it reads the module's source), so a misspelt step fails ``snakemake -n`` and parsing
 stays free of numba, scipy and matplotlib. Data flow is one way: the workflow imports this
-module and :mod:`dpinfer.grid`; this module imports a study only when a job runs it; studies
-never import this module.
+module and the pure-Python grid modules (:mod:`dpinfer.grid`, a study's ``grid``); this module
+imports a study only when a job runs it; studies never import this module.
 """
 
 from __future__ import annotations

@@ -1,13 +1,14 @@
 # bernstein2020 Sec. 5.4: the social-mobility case study on a synthetic state of census tracts.
-# Targets fig5_10 to fig5_16. Logic: dpinfer.studies.bernstein2020_case (tracts, oi, run,
-# summarise, figures, paper). DAG: bernstein2020_case_run_state (the synthetic state and the
+# Targets fig5_10 to fig5_16. Logic: dpinfer.studies.bernstein2020_case (grid, tracts, oi,
+# run, summarise, figures, paper). DAG: bernstein2020_case_run_state (the synthetic state and the
 # median-kir filter) -> bernstein2020_case_run_reference (Non-Private and OLS of every kept tract,
 # OI's chi) -> bernstein2020_case_run_batch (one epsilon, one range of tract indices: the private
 # methods and the OI release) -> bernstein2020_case_summarise -> figures and claims.
-# A batch job gets only its epsilon's chain specs (dpinfer.grid.case_chain_specs), so editing a
-# figure setting reruns no sampler and editing grid_gibbs reruns only the off-headline batches.
+# A batch job gets only its epsilon's chain specs (case_chain_specs, in the study's grid module),
+# so editing a figure setting reruns no sampler and editing grid_gibbs reruns only the
+# off-headline batches.
 
-from dpinfer.grid import case_batches, case_chain_specs
+from dpinfer.studies.bernstein2020_case.grid import case_batches, case_chain_specs
 
 validate_section(["bernstein2020", "case_study"], "bernstein2020_case")
 CASE = section("bernstein2020", "case_study")

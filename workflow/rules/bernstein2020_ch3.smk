@@ -1,8 +1,11 @@
 # bernstein2020 Chapter 3: private learning of pairwise MRFs (naive MLE, CGM-EM, PSGD).
-# Targets fig3_1 to fig3_6. Logic: dpinfer.studies.bernstein2020_ch3 (problems, run, wifi_run,
-# summarise, figures, paper). One compute job per cell of a figure's grid; a cell job gets only
+# Targets fig3_1 to fig3_6. Logic: dpinfer.studies.bernstein2020_ch3 (grid, problems, run,
+# wifi_run, summarise, figures, paper). One compute job per cell of a figure's grid; a cell job gets only
 # its own settings (its model block, lambdas, and the CGM / PSGD blocks only if it runs them), so
 # a PSGD tuning edit reruns only the cells that run PSGD.
+
+from dpinfer.studies.bernstein2020_ch3.grid import ch3_cell_name, ch3_cells
+
 validate_section(["bernstein2020", "chapter3"], "bernstein2020_ch3")
 CH3 = section("bernstein2020", "chapter3")
 CH3_DIR = f"{RESULTS}/bernstein2020/ch3"
@@ -26,7 +29,7 @@ if max(_W["train_sizes"]) > int(_W["individuals"] * _W["train_fraction"]):
 register_targets("bernstein2020", [(f"fig3_{i}", "figure") for i in range(1, 7)])
 
 
-# figure -> cell stem -> the settings of that cell's job (dpinfer.grid.ch3_cells)
+# figure -> cell stem -> the settings of that cell's job
 CH3_CELLS = ch3_cells(CH3)
 CH3_WIFI_CELLS = {
     ch3_cell_name("fig3_6", n=s, epsilon=e): {"train_size": s, "epsilon": e}

@@ -1,5 +1,5 @@
 # bernstein2020 Chapter 5: private Bayesian linear regression, targets fig5_4 ... fig5_9.
-# Logic: dpinfer.studies.bernstein2020_ch5 (run, summarise, figures, paper).
+# Logic: dpinfer.studies.bernstein2020_ch5 (grid, run, summarise, figures, paper).
 # DAG: bernstein2020_ch5_run_synthetic (one (n, epsilon) setting, one chunk of trials)
 #        -> bernstein2020_ch5_summarise_synthetic -> bernstein2020_fig5_4 ... bernstein2020_fig5_8
 #      bernstein2020_ch5_run_cirrhosis (one epsilon, one chunk of splits: PIT values)
@@ -10,7 +10,8 @@
 # cirrhosis levels and every figure option reach figure and claim jobs only.
 # (Helpers are named lambdas: `snakemake --lint` asks rule files not to mix rules and defs.)
 
-from dpinfer.grid import ch5_setting, ch5_synthetic_settings, nig_chain_spec
+from dpinfer.studies.bernstein2020_ch5.grid import ch5_setting, ch5_synthetic_settings
+from dpinfer.studies.nig_specs import nig_chain_spec
 
 validate_section(["bernstein2020", "chapter5"], "bernstein2020_ch5")
 CH5 = section("bernstein2020", "chapter5")

@@ -14,7 +14,7 @@ from snakemake.utils import validate
 
 from dpinfer.bytecode import compile_package
 from dpinfer.config_checks import dotted, overridden_keys, strict_error, yaml_syntax_error
-from dpinfer.grid import ch3_cell_name, ch3_cells, chunk_range, fmt_eps, n_chunks, target_paths
+from dpinfer.grid import chunk_range, fmt_eps, n_chunks, target_paths
 from dpinfer.io import read_json, write_json
 from dpinfer.job_cost import write_profile
 from dpinfer.pipeline import resolve_step

@@ -9,7 +9,7 @@
 # knots or step_function, so editing those re-plans only their own job.
 import re
 
-from dpinfer.grid import parse_raim_setting, raim_settings
+from dpinfer.studies.raim2021.grid import parse_raim_setting, raim_settings
 
 validate_section(["raim2021"], "raim2021")
 RAIM = config["raim2021"]

@@ -2,8 +2,8 @@
 social-mobility case study, and the comparison study): method names and display labels, and
 :func:`pooled_chain` / :func:`run_chain`, which run one method's chain spec on one release.
 
-A chain spec is built from a config section by :func:`dpinfer.grid.nig_chain_spec` (pure
-Python, so rule files can build it): ``{"method", "burnin", "keep", "chains", "options"}``.
+A chain spec is built from a config section by :func:`dpinfer.studies.nig_specs.nig_chain_spec`
+(pure Python, so rule files can build it): ``{"method", "burnin", "keep", "chains", "options"}``.
 Every method is looked up in the sampler registry (model ``nig_linreg``) and called with the
 model's one signature ``run(release, prior, data_prior, rng, *, burnin, keep, **options)``.
 """

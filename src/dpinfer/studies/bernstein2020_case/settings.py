@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import math
 
-from ...grid import case_chain_specs
 from ..scorecard import Setting, setting
+from .grid import case_chain_specs
 
 __all__ = [
     "PAPER_STATE",
@@ -186,8 +186,7 @@ class CaseSettings:
         }
 
     def _spec(self, epsilon: float, method: str = "gibbs_ss_update") -> dict:
-        """The chain spec the batch jobs run at ``epsilon``
-        (:func:`dpinfer.grid.case_chain_specs`)."""
+        """The chain spec the batch jobs run at ``epsilon`` (:func:`.grid.case_chain_specs`)."""
         return case_chain_specs(self._case, epsilon)[self._case["methods"].index(method)]
 
     def _scopes(self, epsilons):

@@ -25,7 +25,7 @@ import numpy as np
 import yaml
 
 from ...estimators import mle
-from ...grid import ch3_cell_name, ch3_cells
+from .grid import ch3_cell_name, ch3_cells
 from .problems import build_instance, population, release
 from .run import cgm_fit, cgm_inference, fit_metrics, tune_naive
 

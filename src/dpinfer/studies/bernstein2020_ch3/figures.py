@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...grid import ch3_cell_name, fmt_eps
+from ...grid import fmt_eps
 from ...io import load_npz
+from .grid import ch3_cell_name
 from .summarise import summary_key
 
 __all__ = ["fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6"]

@@ -20,9 +20,10 @@ import math
 
 import numpy as np
 
-from ...grid import ch3_cell_name, fmt_eps
+from ...grid import fmt_eps
 from ...io import load_npz
 from ..scorecard import Claim, write_claims
+from .grid import ch3_cell_name
 from .settings import TRIALS, em_settings, figure_settings
 from .summarise import summary_key
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...diagnostics import MmdReference, bulk_ess, quantile_of_truth, split_rhat
-from ...grid import ch4_experiment
 from ...io import save_npz
 from ...methods import stream_stage
 from ...models import expfam
 from ...models.expfam_release import Release, release
 from ...samplers.registry import sampler
 from ...seeding import rng_for
+from .grid import ch4_experiment
 
 __all__ = [
     "STUDY",

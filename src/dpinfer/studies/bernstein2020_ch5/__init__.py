@@ -3,6 +3,8 @@
 Methods Non-Private, Naive, MCMC-Ind and Gibbs-SS-Noisy/Prior/Update, all with the call
 signature of :mod:`dpinfer.models.linreg_nig`.
 
+- ``grid``: the synthetic settings and their directory names (pure Python, read by the rule
+  file when the workflow is parsed);
 - ``run``: simulate, release (:class:`~dpinfer.models.linreg_nig.Release`) and sample; the
   compute steps ``run_synthetic`` (calibration/utility trials of one (n, epsilon) setting) and
   ``run_cirrhosis`` (posterior-predictive PIT values on the cirrhosis data);

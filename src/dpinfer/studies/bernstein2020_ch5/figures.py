@@ -8,11 +8,12 @@ parameter, the methods as lines, a legend below.
 from __future__ import annotations
 
 from ...diagnostics import binomial_se, ks_critical_value
-from ...grid import ch5_setting, fmt_eps
+from ...grid import fmt_eps
 from ...io import load_npz, write_table
 from ...plotting import legend_below, method_label, method_style, save_figure, subplots
+from ..nig_methods import METHODS
+from .grid import ch5_setting
 from .summarise import (
-    METHODS,
     common_setting,
     panel,
     predictive_coverage,

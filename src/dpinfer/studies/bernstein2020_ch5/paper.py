@@ -22,10 +22,11 @@ import math
 import numpy as np
 
 from ...diagnostics import binomial_se, unconverged
-from ...grid import ch5_setting, fmt_eps
+from ...grid import fmt_eps
 from ...io import load_npz
 from ...models.linreg_nig import simulate_dataset
 from ..scorecard import Claim, write_claims
+from .grid import ch5_setting
 from .settings import (
     CIRRHOSIS_LEVELS,
     CIRRHOSIS_ROWS,

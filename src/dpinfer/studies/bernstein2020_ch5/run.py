@@ -7,7 +7,7 @@ cirrhosis splits depend on the split index only, releases on (epsilon, split).
 
 Every method runs through the model's one method table (:mod:`dpinfer.studies.nig_methods`);
 a job's ``chains`` param lists one chain spec per method it runs
-(:func:`dpinfer.grid.nig_chain_spec`).
+(:func:`dpinfer.studies.nig_specs.nig_chain_spec`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import logging
 import numpy as np
 
 from ...diagnostics import MmdReference, central_interval, quantile_of_truth
-from ...grid import fmt_eps, parse_ch5_setting
+from ...grid import fmt_eps
 from ...io import save_npz
 from ...models.linreg_nig import (
     NIGPrior,
@@ -29,6 +29,7 @@ from ...models.linreg_nig import (
 from ...samplers.pooled import thin
 from ...seeding import rng_for
 from .. import nig_methods
+from .grid import parse_ch5_setting
 
 log = logging.getLogger("dpinfer.bernstein2020_ch5")
 

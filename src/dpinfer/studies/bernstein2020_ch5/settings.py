@@ -14,9 +14,10 @@ chains per trial are a documented choice (docs/deviations.md, "Regression chain 
 
 from __future__ import annotations
 
-from ...grid import ch5_setting, nig_chain_spec
 from ...models.linreg_nig import NIGPrior, NIWPrior
+from ..nig_specs import nig_chain_spec
 from ..scorecard import Setting, setting
+from .grid import ch5_setting
 from .summarise import panel
 
 __all__ = [

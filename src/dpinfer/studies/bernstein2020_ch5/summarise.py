@@ -17,9 +17,10 @@ import math
 import numpy as np
 
 from ...diagnostics import ks_critical_value, ks_uniform, unconverged
-from ...grid import ch5_setting, fmt_eps
+from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from ..nig_methods import LABELS, NOISE_AWARE
+from .grid import ch5_setting
 
 PARAMS = ("theta_0 (slope)", "theta_1 (intercept)", "sigma^2")
 

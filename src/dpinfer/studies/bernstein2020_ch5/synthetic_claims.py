@@ -13,8 +13,9 @@ import math
 import numpy as np
 
 from ...diagnostics import binomial_se, ks_critical_value
-from ...grid import ch5_setting, fmt_eps
+from ...grid import fmt_eps
 from ..scorecard import Claim, Setting, setting
+from .grid import ch5_setting
 from .settings import (
     AT_PAPER_SCALE,
     CREDIBLE_LEVEL,

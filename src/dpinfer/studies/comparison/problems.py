@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...diagnostics import MmdReference, central_interval, quantile_of_truth
-from ...grid import nig_chain_spec
 from ...models import expfam
 from ...models.expfam_release import release as ch4_release
 from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics, simulate_dataset
@@ -26,6 +25,7 @@ from ...models.private_binomial import exact_draws, exact_moments
 from ...samplers.pooled import Pooled, run_pooled, thin
 from ...samplers.registry import sampler
 from .. import nig_methods
+from ..nig_specs import nig_chain_spec
 
 __all__ = [
     "PROBLEMS",

@@ -2,6 +2,8 @@
 Census CSRM seminar 2021). Targets knots, error_bound, step_function, traces, mse_densities,
 timing.
 
+- :mod:`.grid`: the (rho, lambda) setting names (pure Python, read by the rule file when the
+  workflow is parsed);
 - :mod:`.run`: the compute steps: envelopes of the slides' examples, Gibbs chunks (simulate,
   release through the mechanism records, Algorithms 2 and 4), the trace chains, the timed run;
 - :mod:`.summarise`: the MSE chunks gathered per setting, the ``timing`` table;

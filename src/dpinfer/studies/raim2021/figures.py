@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...grid import fmt_eps, raim_setting
+from ...grid import fmt_eps
 from ...io import load_npz
+from .grid import raim_setting
 
 __all__ = ["knots", "error_bound", "step_function", "traces", "mse_densities"]
 

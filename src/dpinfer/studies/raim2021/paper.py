@@ -23,9 +23,10 @@ import math
 import numpy as np
 
 from ...diagnostics import mc_standard_error, unconverged
-from ...grid import fmt_eps, parse_raim_setting, raim_setting
+from ...grid import fmt_eps
 from ...io import load_npz, read_json
 from ..scorecard import Claim, setting_in, write_claims
+from .grid import parse_raim_setting, raim_setting
 from .settings import (
     IN_SLIDES,
     KNOTS_EXAMPLE,

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ...diagnostics import bulk_ess, split_rhat
-from ...grid import fmt_eps, raim_setting
+from ...grid import fmt_eps
 from ...io import save_npz, write_json
 from ...methods import stream_stage
 from ...models.lognormal_regression import (
@@ -37,6 +37,7 @@ from ...samplers.direct import (
 )
 from ...samplers.registry import sampler
 from ...seeding import rng_for
+from .grid import raim_setting
 
 __all__ = ["STUDY", "simulate_replicate", "envelopes", "gibbs_chunk", "trace_chains", "timing_run"]
 

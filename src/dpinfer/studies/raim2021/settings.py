@@ -13,8 +13,8 @@ re-run of FACTS.md 5), and the timed run's (rho, lambda) the one FACTS.md 6 re-r
 
 from __future__ import annotations
 
-from ...grid import parse_raim_setting
 from ..scorecard import Setting, setting, setting_in
+from .grid import parse_raim_setting
 
 __all__ = [
     "SIMULATION",

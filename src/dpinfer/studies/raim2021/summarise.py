@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...grid import fmt_eps, parse_raim_setting
+from ...grid import fmt_eps
 from ...io import load_npz, read_json, save_npz, write_table
+from .grid import parse_raim_setting
 from .paper import PAPER_SECONDS, PEER_SECONDS
 from .settings import timing_settings
 

@@ -1,0 +1,28 @@
+"""The case study's grid (pure Python): the tract ranges of its batch jobs and their chain specs.
+
+The rule file builds the batch jobs from these when the workflow is parsed. Imports only
+:mod:`dpinfer.studies.nig_specs`.
+"""
+
+from __future__ import annotations
+
+from ..nig_specs import nig_chain_spec
+
+__all__ = ["case_batches", "case_chain_specs"]
+
+
+def case_batches(count: int, per_job: int) -> list[list[int]]:
+    """Tract-index ranges [start, stop) of the case study's batch jobs; a job runs the tracts
+    of its range that the filter keeps (which ones is known only after the state is drawn)."""
+    return [[a, min(a + per_job, count)] for a in range(0, count, per_job)]
+
+
+def case_chain_specs(case: dict, epsilon: float) -> list[dict]:
+    """The chain specs of the case study's private methods at ``epsilon``: Gibbs-SS with the
+    thesis's lengths (``gibbs``) at the headline epsilon and ``grid_gibbs``'s elsewhere (which
+    may also set ``collapsed_moves``)."""
+    if float(epsilon) == float(case["headline_epsilon"]):
+        section = case
+    else:
+        section = dict(case, gibbs=dict(case["gibbs"], **case["grid_gibbs"]))
+    return [nig_chain_spec(m, section) for m in case["methods"]]

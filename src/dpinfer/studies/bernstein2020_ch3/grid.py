@@ -1,0 +1,152 @@
+"""Chapter 3's grid (pure Python): the cells of the synthetic figures and their file stems.
+
+The rule file builds one job per cell from :func:`ch3_cells` when the workflow is parsed; the
+steps find a cell's file by :func:`ch3_cell_name`. Imports only :mod:`dpinfer.grid`.
+"""
+
+from __future__ import annotations
+
+from ...grid import fmt_eps
+
+__all__ = ["ch3_cell_name", "ch3_cells"]
+
+
+def ch3_cell_name(
+    figure: str,
+    *,
+    model: str | None = None,
+    n: int | None = None,
+    epsilon: float | None = None,
+    lam: float | None = None,
+) -> str:
+    """File stem of one cell of a chapter-3 figure grid (``runs/<figure>/<stem>.npz``).
+
+    fig3_1 ``n100_eps0.1``; fig3_2 ``n1000``; fig3_3 ``lam0.01``; fig3_4 ``chain1_n100_eps0.1``
+    (``chain1_n100_ref`` for the release-free references); fig3_5 ``cell``; fig3_6
+    ``size10000_eps1`` (``size10000_ref``), where n is the number of training individuals.
+    """
+    ref = "ref" if epsilon is None else f"eps{fmt_eps(epsilon)}"
+    if figure == "fig3_1":
+        return f"n{int(n)}_{ref}"
+    if figure == "fig3_2":
+        return f"n{int(n)}"
+    if figure == "fig3_3":
+        return f"lam{fmt_eps(lam)}"
+    if figure == "fig3_4":
+        return f"{model}_n{int(n)}_{ref}"
+    if figure == "fig3_5":
+        return "cell"
+    if figure == "fig3_6":
+        return f"size{int(n)}_{ref}"
+    raise ValueError(f"not a chapter-3 figure: {figure!r}")
+
+
+def _ch3_cell(
+    ch3: dict,
+    name: str,
+    model: str,
+    states: int,
+    n: int,
+    epsilon,
+    methods: list,
+    *,
+    lambdas=None,
+    keep_marginals=False,
+    releases=None,
+) -> dict:
+    """The settings one cell job reads: its model block, lambdas of its methods, and the CGM /
+    PSGD blocks only if it runs those methods (so editing PSGD's grid reruns only PSGD cells)."""
+    lams = dict(ch3["lambdas"], **(lambdas or {}))
+    used = [m for m in methods if m in lams] + (["naive"] if "cgm" in methods else [])
+    return {
+        "name": name,
+        "model": model,
+        "spec": ch3["models"][model],
+        "states": states,
+        "n": n,
+        "releases": releases or ch3["releases"],
+        "epsilon": epsilon,
+        "methods": methods,
+        "lambdas": {m: lams[m] for m in used},
+        "keep_marginals": keep_marginals,
+        "cgm": ch3["cgm"] if "cgm" in methods else None,
+        "psgd": ch3["psgd"] if "psgd" in methods else None,
+    }
+
+
+def ch3_cells(ch3: dict) -> dict:
+    """Every cell of the synthetic chapter-3 figures: figure -> cell stem -> job settings.
+
+    fig3_1 naive MLE per (N, eps); fig3_2 naive with and without projection per N; fig3_3 naive and
+    non-private per lambda; fig3_4 naive, CGM and PSGD per (model, N, eps) plus a release-free
+    reference cell (non-private, random) per (model, N); fig3_5 one cell keeping its marginals.
+    """
+    cells = {f: {} for f in ("fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5")}
+    f1, f2, f3, f4, f5 = (ch3[f] for f in cells)
+    for n in f1["n_grid"]:
+        for e in f1["epsilons"]:
+            stem = ch3_cell_name("fig3_1", n=n, epsilon=e)
+            cells["fig3_1"][stem] = _ch3_cell(
+                ch3, f"fig3_1_{stem}", f1["model"], f1["states"], n, e, ["naive"]
+            )
+    for n in f2["n_grid"]:
+        stem = ch3_cell_name("fig3_2", n=n)
+        cells["fig3_2"][stem] = _ch3_cell(
+            ch3,
+            f"fig3_2_{stem}",
+            f2["model"],
+            f2["states"],
+            n,
+            f2["epsilon"],
+            ["naive", "naive_unprojected"],
+            releases=f2.get("releases"),
+        )
+    for lam in f3["lambdas"]:
+        stem = ch3_cell_name("fig3_3", lam=lam)
+        cells["fig3_3"][stem] = _ch3_cell(
+            ch3,
+            f"fig3_3_{stem}",
+            f3["model"],
+            f3["states"],
+            f3["n"],
+            f3["epsilon"],
+            ["naive", "nonprivate"],
+            lambdas={"naive": lam, "nonprivate": lam},
+        )
+    for model in f4["models"]:
+        for n in f4["n_grid"]:
+            stem = ch3_cell_name("fig3_4", model=model, n=n)
+            cells["fig3_4"][stem] = _ch3_cell(
+                ch3,
+                f"fig3_4_{stem}",
+                model,
+                f4["states"],
+                n,
+                None,
+                ["nonprivate", "random"],
+                releases=f4.get("releases"),
+            )
+            for e in f4["epsilons"]:
+                stem = ch3_cell_name("fig3_4", model=model, n=n, epsilon=e)
+                cells["fig3_4"][stem] = _ch3_cell(
+                    ch3,
+                    f"fig3_4_{stem}",
+                    model,
+                    f4["states"],
+                    n,
+                    e,
+                    ["naive", "cgm", "psgd"],
+                    releases=f4.get("releases"),
+                )
+    cells["fig3_5"][ch3_cell_name("fig3_5")] = _ch3_cell(
+        ch3,
+        "fig3_5",
+        f5["model"],
+        f5["states"],
+        f5["n"],
+        f5["epsilon"],
+        ["naive", "cgm", "nonprivate"],
+        keep_marginals=True,
+        releases=f5.get("releases"),
+    )
+    return cells
