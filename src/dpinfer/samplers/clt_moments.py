@@ -30,13 +30,58 @@ the clamped moments equal the polynomial ones to 1e-7.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from ..models.linreg_nig import gaussian_moments_into
 
-__all__ = ["clt_mean_cov", "clt_mean_cov_into", "clamped_clt_mean_cov", "moments_at"]
+__all__ = [
+    "MomentModel",
+    "MomentWork",
+    "clt_mean_cov",
+    "clt_mean_cov_into",
+    "clamped_clt_mean_cov",
+    "moments_at",
+]
+
+
+class MomentModel(NamedTuple):
+    """How :func:`moments_at` computes the moments: ``update`` (x-moments of N(mu_x, tau^2),
+    written into ``m``) or fixed x-moments ``m`` (E[x^k], k = 0..4); ``clamp``: records clamped
+    to [lo, hi] (Update flavour only)."""
+
+    update: bool
+    clamp: bool
+    lo: float
+    hi: float
+    m: np.ndarray
+
+
+class MomentWork(NamedTuple):
+    """Where the moments go: mu_t (5), Sigma_t (5, 5) and a (3, 5, 5) scratch array."""
+
+    mu_t: np.ndarray
+    cov_t: np.ndarray
+    poly: np.ndarray
+
+
+class _Clamped(NamedTuple):
+    """One clamped-moment evaluation: the parameters (sd of y | x, tau of x), the bounds and the
+    scratch arrays e (sums of E[cx^p cy^q]), h (E[cy^q | x]), mk (partial normal moments)."""
+
+    theta0: float
+    theta1: float
+    sd: float
+    mu_x: float
+    tau: float
+    lo: float
+    hi: float
+    e: np.ndarray
+    h: np.ndarray
+    mk: np.ndarray
+
 
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
 _PIECE = 3.0  # longest quadrature piece, in units of tau
@@ -170,10 +215,20 @@ def _clamped_normal_moments(loc, sd, lo, hi, h, mk):
 
 
 @njit(cache=True)
-def _add_piece(left, right, seg, theta0, theta1, sd, mu_x, tau, lo, hi, e, h, mk):
-    """Add the 8-node Gauss-Legendre sums of w cx^p E[cy^q | x] over [left, right] to e, w the
-    N(mu_x, tau^2) density up to its constant; ``seg`` 0, 1, 2: x below lo, inside, above hi.
-    Returns the sum of the weights."""
+def _add_piece(left, right, seg, c):
+    """Add the 8-node Gauss-Legendre sums of w cx^p E[cy^q | x] over [left, right] to c.e, w the
+    N(mu_x, tau^2) density up to its constant; ``seg`` 0, 1, 2: x below lo, inside, above hi;
+    ``c`` a :class:`_Clamped`. Returns the sum of the weights."""
+    theta0 = c.theta0
+    theta1 = c.theta1
+    sd = c.sd
+    mu_x = c.mu_x
+    tau = c.tau
+    lo = c.lo
+    hi = c.hi
+    e = c.e
+    h = c.h
+    mk = c.mk
     half = 0.5 * (right - left)
     mid = left + half
     total = 0.0
@@ -193,26 +248,10 @@ def _add_piece(left, right, seg, theta0, theta1, sd, mu_x, tau, lo, hi, e, h, mk
 
 
 @njit(cache=True)
-def _add_graded(
-    left,
-    right,
-    sharp_left,
-    sharp_right,
-    scale,
-    seg,
-    theta0,
-    theta1,
-    sd,
-    mu_x,
-    tau,
-    lo,
-    hi,
-    e,
-    h,
-    mk,
-):
+def _add_graded(left, right, sharp_left, sharp_right, scale, seg, c):
     """Pieces of at most _PIECE tau over [left, right], graded geometrically down to ``scale``
     towards an end where E[cy^q | x] turns sharply (l(x) crosses a bound; ``sharp_*``)."""
+    tau = c.tau
     total = 0.0
     p = left
     while p < right:
@@ -225,21 +264,23 @@ def _add_graded(
         q = p + w
         if q > right or right - q < 1e-3 * w:
             q = right
-        total += _add_piece(p, q, seg, theta0, theta1, sd, mu_x, tau, lo, hi, e, h, mk)
+        total += _add_piece(p, q, seg, c)
         p = q
     return total
 
 
 @njit(cache=True)
-def _clamped_clt_mean_cov(theta0, theta1, sigma2, mu_x, tau2, lo, hi, mu_t, cov_t, work):
-    """Mean (5) and covariance (5, 5) of t(clamp(x), clamp(y)) for one record; ``work`` is a
-    (3, 5, 5) scratch array (work[0] collects E[cx^p cy^q])."""
+def _clamped_clt_mean_cov(theta0, theta1, sigma2, mu_x, tau2, lo, hi, out):
+    """Mean (5) and covariance (5, 5) of t(clamp(x), clamp(y)) for one record into ``out`` (a
+    :class:`MomentWork`; out.poly[0] collects E[cx^p cy^q])."""
+    work = out.poly
     e = work[0]
     h = work[1, 0]
     mk = work[1, 1]
     e[:, :] = 0.0
     tau = math.sqrt(tau2)
     sd = math.sqrt(sigma2)
+    c = _Clamped(theta0, theta1, sd, mu_x, tau, lo, hi, e, h, mk)
     a = mu_x - 8.0 * tau
     b = mu_x + 8.0 * tau
     # where theta0 x + theta1 crosses lo and hi: E[cy^q | x] changes over sd / |theta0| there
@@ -264,30 +305,13 @@ def _clamped_clt_mean_cov(theta0, theta1, sigma2, mu_x, tau2, lo, hi, mu_t, cov_
         sharp = False
         for t in (t1, t2, right):
             if p < t < right or t == right:
-                total += _add_graded(
-                    p,
-                    t,
-                    sharp,
-                    t < right,
-                    scale,
-                    seg,
-                    theta0,
-                    theta1,
-                    sd,
-                    mu_x,
-                    tau,
-                    lo,
-                    hi,
-                    e,
-                    h,
-                    mk,
-                )
+                total += _add_graded(p, t, sharp, t < right, scale, seg, c)
                 p = t
                 sharp = True
     for p in range(5):
         for q in range(5 - p):
             e[p, q] /= total
-    _stats_mean_cov(e, mu_t, cov_t)
+    _stats_mean_cov(e, out.mu_t, out.cov_t)
 
 
 def clamped_clt_mean_cov(theta, sigma2: float, mu_x: float, tau2: float, bounds):
@@ -306,23 +330,23 @@ def clamped_clt_mean_cov(theta, sigma2: float, mu_x: float, tau2: float, bounds)
         float(tau2),
         lo,
         hi,
-        mu_t,
-        cov_t,
-        np.empty((3, 5, 5)),
+        MomentWork(mu_t, cov_t, np.empty((3, 5, 5))),
     )
     return mu_t, cov_t
 
 
 @njit(cache=True)
-def moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly):
-    """mu_t, Sigma_t of one record's statistics at phi = (theta_0, theta_1, log sigma^2[, mu_x,
-    log tau^2]): of the clamped records when ``clamp`` (Update flavour only), otherwise
-    Eqs. (5.2)-(5.3) with x-moments ``m`` (those of N(mu_x, tau^2) for Update, written into m)."""
+def moments_at(phi, model, out):
+    """mu_t, Sigma_t (into ``out``, a :class:`MomentWork`) of one record's statistics at
+    phi = (theta_0, theta_1, log sigma^2[, mu_x, log tau^2]) under ``model`` (a
+    :class:`MomentModel`): of the clamped records when ``model.clamp`` (Update flavour only),
+    otherwise Eqs. (5.2)-(5.3) with x-moments ``model.m`` (those of N(mu_x, tau^2) for Update,
+    written into m)."""
     sigma2 = math.exp(phi[2])
-    if update:
+    if model.update:
         tau2 = math.exp(phi[4])
-        if clamp:
-            _clamped_clt_mean_cov(phi[0], phi[1], sigma2, phi[3], tau2, lo, hi, mu_t, cov_t, poly)
+        if model.clamp:
+            _clamped_clt_mean_cov(phi[0], phi[1], sigma2, phi[3], tau2, model.lo, model.hi, out)
             return
-        gaussian_moments_into(phi[3], tau2, m)
-    clt_mean_cov_into(phi[0], phi[1], sigma2, m, mu_t, cov_t, poly)
+        gaussian_moments_into(phi[3], tau2, model.m)
+    clt_mean_cov_into(phi[0], phi[1], sigma2, model.m, out.mu_t, out.cov_t, out.poly)

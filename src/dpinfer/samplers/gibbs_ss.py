@@ -54,26 +54,30 @@ acceptance rate and ``info.extra["sign_flips"]`` the accepted flips (None / abse
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from ..models.linreg_nig import (
-    N_STATS,
+    NIGParams,
     NIGPrior,
+    NIWParams,
     NIWPrior,
     Release,
+    checked_release,
     gaussian_moments_into,
     log_nig,
     log_niw,
+    naive_start,
+    nig_conjugate_draw,
     nig_draw,
-    nig_update,
     niw_draw,
     prior_predictive_moments,
     project_statistics_inplace,
 )
 from .base import Chain, CpuTimer, Info, check_lengths
-from .clt_moments import clt_mean_cov_into, moments_at
+from .clt_moments import MomentModel, MomentWork, clt_mean_cov_into, moments_at
 from .conditionals import (
     laplace_mixture_precision,
     metropolis_accept,
@@ -90,6 +94,35 @@ __all__ = [
     "run_gibbs_ss_update",
     "log_gaussian_release",
 ]
+
+
+class _Target(NamedTuple):
+    """What the chain conditions on: the release z of n records, its Laplace scale b, how the
+    moments of one record's statistics are computed, and the NIG and NIW priors."""
+
+    z: np.ndarray
+    n: float
+    b: float
+    model: MomentModel
+    prior: NIGParams
+    data_prior: NIWParams
+
+
+class _Settings(NamedTuple):
+    """Burn-in length (adaptation), collapsed moves per iteration, sign flip on/off."""
+
+    n_burn: int
+    n_moves: int
+    flip: bool
+
+
+class _ReleaseWork(NamedTuple):
+    """Scratch of :func:`log_gaussian_release`: a, l, wb (5, 5) and res (5)."""
+
+    a: np.ndarray
+    l: np.ndarray
+    wb: np.ndarray
+    res: np.ndarray
 
 
 # ----------------------------------------------------------------------------- collapsed move
@@ -119,48 +152,30 @@ def log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res):
     return -logdet - 0.5 * quad
 
 
-@njit(cache=True)
-def _log_prior_phi(phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu):
+@njit(cache=True, inline="always")
+def _log_prior_phi(phi, target):
     """log p(phi) up to a constant: the NIG[ and NIW] priors with the Jacobians of the logs."""
-    lp = log_nig(phi[0], phi[1], math.exp(phi[2]), mu0, lam0, a0, b0)
-    if update:
-        lp += log_niw(phi[3], math.exp(phi[4]), m0x, kappa, psi, nu)
+    lp = log_nig(phi[0], phi[1], math.exp(phi[2]), target.prior)
+    if target.model.update:
+        lp += log_niw(phi[3], math.exp(phi[4]), target.data_prior)
     return lp
 
 
-@njit(cache=True)
-def _log_collapsed(
-    phi,
-    update,
-    clamp,
-    lo,
-    hi,
-    m,
-    n,
-    z,
-    omega2,
-    mu0,
-    lam0,
-    a0,
-    b0,
-    m0x,
-    kappa,
-    psi,
-    nu,
-    mu_t,
-    cov_t,
-    poly,
-    a,
-    l,
-    wb,
-    res,
-):
+@njit(cache=True, inline="always")
+def _log_target(phi, target, omega2, mw, rw):
+    """log p(phi | z, omega^2) up to a constant given the moments at phi in ``mw`` (a
+    MomentWork); ``rw`` is the scratch of :func:`log_gaussian_release`."""
+    return _log_prior_phi(phi, target) + log_gaussian_release(
+        target.n, target.z, omega2, mw.mu_t, mw.cov_t, rw.a, rw.l, rw.wb, rw.res
+    )
+
+
+@njit(cache=True, inline="always")
+def _log_collapsed(phi, target, omega2, mw, rw):
     """log p(phi | z, omega^2) up to a constant: the priors times the collapsed release density;
-    leaves the moments at phi in mu_t, cov_t (the kernel keeps those of the current phi)."""
-    moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
-    return _log_prior_phi(
-        phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu
-    ) + log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res)
+    leaves the moments at phi in ``mw`` (the kernel keeps those of the current phi apart)."""
+    moments_at(phi, target.model, mw)
+    return _log_target(phi, target, omega2, mw, rw)
 
 
 @njit(cache=True)
@@ -186,45 +201,34 @@ def _pack(phi, theta, sigma2, mu_x, tau2, update):
 
 # ----------------------------------------------------------------------------- Algorithm 7
 @njit(cache=True)
-def _gibbs_ss_kernel(
-    rng,
-    z,
-    n,
-    b,
-    update,
-    clamp,
-    lo,
-    hi,
-    fixed_m,
-    mu0,
-    lam0,
-    a0,
-    b0,
-    m0x,
-    kappa,
-    psi,
-    nu,
-    n_burn,
-    n_moves,
-    flip,
-    out,
-    counts,
-):
+def _gibbs_ss_kernel(rng, target, settings, out, counts):
     """Algorithm 7 (bernstein2020, Sec. 5.2.4) plus ``n_moves`` collapsed Metropolis moves per
     iteration; row t of out is (theta_0, theta_1, sigma^2) of iteration t, every iteration stored.
 
-    ``update`` selects the hierarchical normal data prior (moments of N(mu_x, tau^2), updated by
-    NIW conjugacy); otherwise ``fixed_m`` (E[x^k], k = 0..4) is used throughout.
+    ``target`` is a :class:`_Target`, ``settings`` a :class:`_Settings`. ``target.model.update``
+    selects the hierarchical normal data prior (moments of N(mu_x, tau^2), updated by NIW
+    conjugacy and written into ``target.model.m``); otherwise ``target.model.m`` (E[x^k],
+    k = 0..4) is used throughout.
     counts[0] counts projections of n Sigma_t, counts[1] projections of s, counts[2] accepted
     collapsed moves, counts[3] accepted sign flips (one proposed per iteration with the moves when
-    ``flip``). The collapsed move's proposal covariance and scale adapt while t < n_burn.
+    ``settings.flip``). The collapsed move's proposal covariance and scale adapt while t < n_burn.
     """
+    z = target.z
+    n = target.n
+    b = target.b
+    model = target.model
+    update = model.update
+    clamp = model.clamp
+    m = model.m
+    prior = target.prior
+    data_prior = target.data_prior
+    n_burn = settings.n_burn
+    n_moves = settings.n_moves
     k = z.shape[0]
     d = 5 if update else 3
     theta = np.empty(2)
     mu_n = np.empty(2)
     lam_n = np.empty((2, 2))
-    m = fixed_m.copy()
     mu_t = np.empty(k)  # moments at the current phi (cur_phi), kept between evaluations
     cov_t = np.empty((k, k))
     mu_p = np.empty(k)  # moments at a proposal
@@ -240,6 +244,9 @@ def _gibbs_ss_kernel(
     wb = np.empty((k, k))
     wv = np.empty((3, k))
     poly = np.empty((3, 5, 5))
+    cur_work = MomentWork(mu_t, cov_t, poly)
+    prop_work = MomentWork(mu_p, cov_p_t, poly)
+    rw = _ReleaseWork(wa, wl, wb, res)
     phi = np.empty(d)
     cur_phi = np.empty(d)  # phi of the moments in mu_t, cov_t
     prop = np.empty(d)
@@ -249,24 +256,20 @@ def _gibbs_ss_kernel(
     wel_mean = np.zeros(d)
     wel_m2 = np.zeros((d, d))
     wel_n = 0
-    e_s2 = b0 / (a0 - 1.0)
-    chol_p[0, 0] = math.sqrt(e_s2 / lam0[0, 0])
-    chol_p[1, 1] = math.sqrt(e_s2 / lam0[1, 1])
-    chol_p[2, 2] = 1.0 / math.sqrt(a0)
+    e_s2 = prior.b0 / (prior.a0 - 1.0)
+    chol_p[0, 0] = math.sqrt(e_s2 / prior.lam0[0, 0])
+    chol_p[1, 1] = math.sqrt(e_s2 / prior.lam0[1, 1])
+    chol_p[2, 2] = 1.0 / math.sqrt(prior.a0)
     if update:
-        chol_p[3, 3] = math.sqrt(psi / (nu - 2.0) / kappa)
-        chol_p[4, 4] = math.sqrt(2.0 / nu)
+        chol_p[3, 3] = math.sqrt(data_prior.psi / (data_prior.nu - 2.0) / data_prior.kappa)
+        chol_p[4, 4] = math.sqrt(2.0 / data_prior.nu)
     log_h = math.log(0.5)
     tuned = False
     # start: (theta, sigma^2) and (mu_x, tau^2) from one draw of the Naive posterior (conjugate
     # updates given the projected release; all three flavours draw (mu_x, tau^2), used by Update
     # only), omega^2 from its prior Exp(mean 2 b^2). Prior starts (the released code) can leave a
     # chain in a mode of negligible mass that no move leaves (docs/deviations.md)
-    s0 = z.copy()
-    project_statistics_inplace(s0, n)
-    a_n, b_n = nig_update(s0, n, mu0, lam0, a0, b0, mu_n, lam_n)
-    sigma2 = nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
-    mu_x, tau2 = niw_draw(rng, s0[0], s0[1], n, m0x, kappa, psi, nu)
+    sigma2, mu_x, tau2 = naive_start(rng, z, n, prior, data_prior, mu_n, lam_n, theta)
     if clamp:
         # with no conjugate steps to leave it, a Naive start far in the prior's tail (a weak
         # release: z is mostly noise) traps the random walk; start instead from the best of the
@@ -275,62 +278,12 @@ def _gibbs_ss_kernel(
         for j in range(k):
             omega2[j] = 2.0 * b * b
         _pack(phi, theta, sigma2, mu_x, tau2, update)
-        best = _log_collapsed(
-            phi,
-            update,
-            clamp,
-            lo,
-            hi,
-            m,
-            n,
-            z,
-            omega2,
-            mu0,
-            lam0,
-            a0,
-            b0,
-            m0x,
-            kappa,
-            psi,
-            nu,
-            mu_p,
-            cov_p_t,
-            poly,
-            wa,
-            wl,
-            wb,
-            res,
-        )
+        best = _log_collapsed(phi, target, omega2, prop_work, rw)
         for _ in range(_PRIOR_STARTS):
-            s2_c = nig_draw(rng, mu0, lam0, a0, b0, mu_n)
-            mx_c, t2_c = niw_draw(rng, 0.0, 0.0, 0.0, m0x, kappa, psi, nu)
+            s2_c = nig_draw(rng, prior.mu0, prior.lam0, prior.a0, prior.b0, mu_n)
+            mx_c, t2_c = niw_draw(rng, 0.0, 0.0, 0.0, data_prior)
             _pack(prop, mu_n, s2_c, mx_c, t2_c, update)
-            cand = _log_collapsed(
-                prop,
-                update,
-                clamp,
-                lo,
-                hi,
-                m,
-                n,
-                z,
-                omega2,
-                mu0,
-                lam0,
-                a0,
-                b0,
-                m0x,
-                kappa,
-                psi,
-                nu,
-                mu_p,
-                cov_p_t,
-                poly,
-                wa,
-                wl,
-                wb,
-                res,
-            )
+            cand = _log_collapsed(prop, target, omega2, prop_work, rw)
             if cand > best:
                 best = cand
                 theta[0] = mu_n[0]
@@ -345,14 +298,12 @@ def _gibbs_ss_kernel(
             # make only in tiny increments when the release is weak and n large
             _pack(phi, theta, sigma2, mu_x, tau2, update)
             if it == 0 or not _same(phi, cur_phi):  # the Gibbs steps moved phi since its moments
-                moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
+                moments_at(phi, model, cur_work)
                 cur_phi[:] = phi
-            cur = _log_prior_phi(
-                phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu
-            ) + log_gaussian_release(n, z, omega2, mu_t, cov_t, wa, wl, wb, res)
+            cur = _log_target(phi, target, omega2, cur_work, rw)
             h = math.exp(log_h)
             for mv in range(n_moves + 1):
-                if mv == n_moves and not flip:
+                if mv == n_moves and not settings.flip:
                     break
                 if mv < n_moves:
                     for i in range(d):
@@ -370,32 +321,7 @@ def _gibbs_ss_kernel(
                         prop[i] = phi[i]
                     prop[0] = -phi[0]
                     prop[1] = -phi[1]
-                new = _log_collapsed(
-                    prop,
-                    update,
-                    clamp,
-                    lo,
-                    hi,
-                    m,
-                    n,
-                    z,
-                    omega2,
-                    mu0,
-                    lam0,
-                    a0,
-                    b0,
-                    m0x,
-                    kappa,
-                    psi,
-                    nu,
-                    mu_p,
-                    cov_p_t,
-                    poly,
-                    wa,
-                    wl,
-                    wb,
-                    res,
-                )
+                new = _log_collapsed(prop, target, omega2, prop_work, rw)
                 ok = metropolis_accept(rng, new - cur)
                 if ok:
                     phi[:] = prop
@@ -429,10 +355,9 @@ def _gibbs_ss_kernel(
             # Gibbs sampler of the clamped CLT model: phi | omega^2, then s, then omega^2)
             if project_statistics_inplace(s, n):
                 counts[1] += 1
-            a_n, b_n = nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n)
-            sigma2 = nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
+            sigma2 = nig_conjugate_draw(rng, s, n, prior, mu_n, lam_n, theta)
             if update:
-                mu_x, tau2 = niw_draw(rng, s[0], s[1], n, m0x, kappa, psi, nu)
+                mu_x, tau2 = niw_draw(rng, s[0], s[1], n, data_prior)
         for j in range(k):
             omega2[j] = 1.0 / laplace_mixture_precision(rng, z[j] - s[j], b)
         out[it, 0] = theta[0]
@@ -485,40 +410,26 @@ def _run(
             "a clamped release needs collapsed_moves >= 1 (its parameters move by them alone)"
         )
     lo, hi = (-np.inf, np.inf) if clamp_to is None else (float(clamp_to[0]), float(clamp_to[1]))
-    z = np.asarray(z, dtype=float)
-    if z.shape != (N_STATS,) or not np.all(np.isfinite(z)):
-        raise ValueError("z must be 5 finite released statistics")
-    if n < 1 or not scale > 0:
-        raise ValueError("need n >= 1 and a positive noise scale")
+    z = checked_release(z, n, scale)
     burnin, keep = check_lengths(burnin, keep)
     if int(collapsed_moves) < 0:
         raise ValueError(f"collapsed_moves must be >= 0, got {collapsed_moves}")
-    fixed = np.concatenate([[1.0], np.asarray(moments, dtype=float)])
+    fixed = np.concatenate([[1.0], np.asarray(moments, dtype=float)])  # overwritten by Update
     iterations = burnin + keep
     out = np.empty((iterations, 3))
     counts = np.zeros(4, dtype=np.int64)
     with CpuTimer() as timer:
         _gibbs_ss_kernel(
             rng,
-            z,
-            float(n),
-            float(scale),
-            update,
-            clamp_to is not None,
-            lo,
-            hi,
-            fixed,
-            prior.mu0,
-            prior.lam0,
-            prior.a0,
-            prior.b0,
-            data_prior.m0,
-            data_prior.kappa,
-            data_prior.psi,
-            data_prior.nu,
-            burnin,
-            int(collapsed_moves),
-            bool(sign_flip),
+            _Target(
+                z,
+                float(n),
+                float(scale),
+                MomentModel(update, clamp_to is not None, lo, hi, fixed),
+                prior.params(),
+                data_prior.params(),
+            ),
+            _Settings(burnin, int(collapsed_moves), bool(sign_flip)),
             out,
             counts,
         )
