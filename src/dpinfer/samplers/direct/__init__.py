@@ -24,7 +24,9 @@ Kernel codes (``W_*``, ``B_*``) and :func:`direct_draw` are exported for the Gib
 
 from .basic import basic_direct_sample
 from .envelope import (
+    DirectKernel,
     DirectSettings,
+    Workspace,
     direct_draw,
     direct_sample,
     envelope_acceptance,
@@ -41,6 +43,7 @@ from .weights_bases import (
     W_NORMAL,
     WEIGHTS,
     Base,
+    Target,
     Weight,
     log_p_of_u,
 )
@@ -58,6 +61,9 @@ __all__ = [
     "Weight",
     "Base",
     "DirectSettings",
+    "DirectKernel",
+    "Workspace",
+    "Target",
     "base_quantile_points",
     "log_p_of_u",
     "stepdown",
