@@ -42,8 +42,10 @@ from .direct import (
     W_NORMAL,
     Base,
     DirectSettings,
+    Target,
+    Workspace,
     base_quantile_points,
-    direct_draw,
+    target_draw,
 )
 from .direct.borrowed import borrow, borrow_generator
 
@@ -109,31 +111,15 @@ def y_sweep(release, state, s2, direct, ws, rng):
     :class:`Workspace`. Returns (proposals, failures)."""
     y_noisy, rho, qpts = release.y_noisy, release.rho, release.qpts_y
     X, log_y, beta = state
-    method, n_knots, tol, adapt, max_prop = direct
     props = 0
     fails = 0
-    qpts, lu, lh, cum = borrow(qpts), borrow(ws.lu), borrow(ws.lh), borrow(ws.cum)  # no refcounts
+    qpts = borrow(qpts)  # no refcounts per draw
+    ws = Workspace(borrow(ws.lu), borrow(ws.lh), borrow(ws.cum))
     rng = borrow_generator(rng)
     for i in range(y_noisy.size):
         mu = X[i, 0] * beta[0] + X[i, 1] * beta[1]
-        xi, p = direct_draw(
-            W_LOGNORMAL,
-            y_noisy[i],
-            mu,
-            s2,
-            B_DGEOM,
-            rho,
-            method,
-            n_knots,
-            tol,
-            qpts,
-            adapt,
-            max_prop,
-            lu,
-            lh,
-            cum,
-            rng,
-        )
+        target = Target(W_LOGNORMAL, y_noisy[i], mu, s2, B_DGEOM, rho)
+        xi, p = target_draw(target, direct, qpts, ws, rng)
         props += p
         if math.isnan(xi):
             fails += 1
@@ -149,13 +135,13 @@ def x_sweep(release, state, s2, direct, ws, rng):
     base; updates column 0 of state.X. Returns (proposals, failures)."""
     x_noisy, lam, qpts = release.x_noisy, release.lam, release.qpts_x
     X, log_y, beta = state
-    method, n_knots, tol, adapt, max_prop = direct
     props = 0
     fails = 0
     b1 = beta[0]
     inv_b1 = 1.0 / b1 if abs(b1) >= 1e-12 else 0.0  # (unused below 1e-12)
     s2x = s2 * inv_b1 * inv_b1
-    qpts, lu, lh, cum = borrow(qpts), borrow(ws.lu), borrow(ws.lh), borrow(ws.cum)  # no refcounts
+    qpts = borrow(qpts)  # no refcounts per draw
+    ws = Workspace(borrow(ws.lu), borrow(ws.lh), borrow(ws.cum))
     rng = borrow_generator(rng)
     for i in range(x_noisy.size):
         if abs(b1) < 1e-12:
@@ -163,24 +149,8 @@ def x_sweep(release, state, s2, direct, ws, rng):
             xi = rng.laplace(0.0, lam)
         else:
             mu = (log_y[i] - X[i, 1] * beta[1]) * inv_b1
-            xi, p = direct_draw(
-                W_NORMAL,
-                x_noisy[i],
-                mu,
-                s2x,
-                B_LAPLACE,
-                lam,
-                method,
-                n_knots,
-                tol,
-                qpts,
-                adapt,
-                max_prop,
-                lu,
-                lh,
-                cum,
-                rng,
-            )
+            target = Target(W_NORMAL, x_noisy[i], mu, s2x, B_LAPLACE, lam)
+            xi, p = target_draw(target, direct, qpts, ws, rng)
             props += p
             if math.isnan(xi):
                 fails += 1

@@ -32,6 +32,7 @@ from .envelope import (
     envelope_acceptance,
     psi_over_c,
     stepdown,
+    target_draw,
 )
 from .knots import METHODS
 from .quantile_knots import DEFAULT_LEVELS, DEFAULT_WEIGHT_SDS, base_quantile_points
@@ -70,6 +71,7 @@ __all__ = [
     "psi_over_c",
     "envelope_acceptance",
     "direct_draw",
+    "target_draw",
     "direct_sample",
     "basic_direct_sample",
 ]

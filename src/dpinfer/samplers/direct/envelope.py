@@ -51,6 +51,7 @@ __all__ = [
     "DirectKernel",
     "Workspace",
     "direct_draw",
+    "target_draw",
     "stepdown",
     "psi_over_c",
     "envelope_acceptance",
@@ -171,6 +172,30 @@ def direct_draw(
         wt, z, mu, s2, bt, par, method, qpts, lu, lh, m, cum, adapt, max_prop, rng
     )
     return x, n_prop
+
+
+@njit(cache=True, inline="always")
+def target_draw(target, direct, qpts, ws, rng):
+    """:func:`direct_draw` of a :class:`Target` with :class:`DirectKernel` settings in a
+    :class:`Workspace` (borrowed views inside the Gibbs sweeps). Inlined."""
+    return direct_draw(
+        target.wt,
+        target.z,
+        target.mu,
+        target.s2,
+        target.bt,
+        target.par,
+        direct.method,
+        direct.n_knots,
+        direct.tol,
+        qpts,
+        direct.adapt,
+        direct.max_prop,
+        ws.lu,
+        ws.lh,
+        ws.cum,
+        rng,
+    )
 
 
 @njit(cache=True)
