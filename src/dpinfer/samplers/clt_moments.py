@@ -30,6 +30,7 @@ the clamped moments equal the polynomial ones to 1e-7.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -37,6 +38,23 @@ from numba import njit
 from ..models.linreg_nig import gaussian_moments_into
 
 __all__ = ["clt_mean_cov", "clt_mean_cov_into", "clamped_clt_mean_cov", "moments_at"]
+
+
+class _Clamped(NamedTuple):
+    """One clamped-moment evaluation: the parameters (sd of y | x, tau of x), the bounds and the
+    scratch arrays e (sums of E[cx^p cy^q]), h (E[cy^q | x]), mk (partial normal moments)."""
+
+    theta0: float
+    theta1: float
+    sd: float
+    mu_x: float
+    tau: float
+    lo: float
+    hi: float
+    e: np.ndarray
+    h: np.ndarray
+    mk: np.ndarray
+
 
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
 _PIECE = 3.0  # longest quadrature piece, in units of tau
@@ -170,10 +188,20 @@ def _clamped_normal_moments(loc, sd, lo, hi, h, mk):
 
 
 @njit(cache=True)
-def _add_piece(left, right, seg, theta0, theta1, sd, mu_x, tau, lo, hi, e, h, mk):
-    """Add the 8-node Gauss-Legendre sums of w cx^p E[cy^q | x] over [left, right] to e, w the
-    N(mu_x, tau^2) density up to its constant; ``seg`` 0, 1, 2: x below lo, inside, above hi.
-    Returns the sum of the weights."""
+def _add_piece(left, right, seg, c):
+    """Add the 8-node Gauss-Legendre sums of w cx^p E[cy^q | x] over [left, right] to c.e, w the
+    N(mu_x, tau^2) density up to its constant; ``seg`` 0, 1, 2: x below lo, inside, above hi;
+    ``c`` a :class:`_Clamped`. Returns the sum of the weights."""
+    theta0 = c.theta0
+    theta1 = c.theta1
+    sd = c.sd
+    mu_x = c.mu_x
+    tau = c.tau
+    lo = c.lo
+    hi = c.hi
+    e = c.e
+    h = c.h
+    mk = c.mk
     half = 0.5 * (right - left)
     mid = left + half
     total = 0.0
@@ -193,26 +221,10 @@ def _add_piece(left, right, seg, theta0, theta1, sd, mu_x, tau, lo, hi, e, h, mk
 
 
 @njit(cache=True)
-def _add_graded(
-    left,
-    right,
-    sharp_left,
-    sharp_right,
-    scale,
-    seg,
-    theta0,
-    theta1,
-    sd,
-    mu_x,
-    tau,
-    lo,
-    hi,
-    e,
-    h,
-    mk,
-):
+def _add_graded(left, right, sharp_left, sharp_right, scale, seg, c):
     """Pieces of at most _PIECE tau over [left, right], graded geometrically down to ``scale``
     towards an end where E[cy^q | x] turns sharply (l(x) crosses a bound; ``sharp_*``)."""
+    tau = c.tau
     total = 0.0
     p = left
     while p < right:
@@ -225,7 +237,7 @@ def _add_graded(
         q = p + w
         if q > right or right - q < 1e-3 * w:
             q = right
-        total += _add_piece(p, q, seg, theta0, theta1, sd, mu_x, tau, lo, hi, e, h, mk)
+        total += _add_piece(p, q, seg, c)
         p = q
     return total
 
@@ -240,6 +252,7 @@ def _clamped_clt_mean_cov(theta0, theta1, sigma2, mu_x, tau2, lo, hi, mu_t, cov_
     e[:, :] = 0.0
     tau = math.sqrt(tau2)
     sd = math.sqrt(sigma2)
+    c = _Clamped(theta0, theta1, sd, mu_x, tau, lo, hi, e, h, mk)
     a = mu_x - 8.0 * tau
     b = mu_x + 8.0 * tau
     # where theta0 x + theta1 crosses lo and hi: E[cy^q | x] changes over sd / |theta0| there
@@ -264,24 +277,7 @@ def _clamped_clt_mean_cov(theta0, theta1, sigma2, mu_x, tau2, lo, hi, mu_t, cov_
         sharp = False
         for t in (t1, t2, right):
             if p < t < right or t == right:
-                total += _add_graded(
-                    p,
-                    t,
-                    sharp,
-                    t < right,
-                    scale,
-                    seg,
-                    theta0,
-                    theta1,
-                    sd,
-                    mu_x,
-                    tau,
-                    lo,
-                    hi,
-                    e,
-                    h,
-                    mk,
-                )
+                total += _add_graded(p, t, sharp, t < right, scale, seg, c)
                 p = t
                 sharp = True
     for p in range(5):
