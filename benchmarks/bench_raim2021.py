@@ -180,14 +180,17 @@ def gibbs_state(impl: Impl, rho, lam, iterations=1000):
     by, bx = impl.d.Base("dgeom", rho), impl.d.Base("laplace", lam)
     qy = impl.d.base_quantile_points(by, st.levels, st.weight_sds)
     qx = impl.d.base_quantile_points(bx, st.levels, st.weight_sds)
-    lu, lh, ws = impl.workspace()
+    ws = impl.workspace()
     rng = np.random.default_rng(1)
-    xn, X, log_y, beta, s2 = Xn[:, 0].copy(), Xn.copy(), np.zeros(yn.size), np.zeros(2), 1.0
-    dargs = (st.code, st.n_knots, st.tol)
+    xn, s2 = Xn[:, 0].copy(), 1.0
+    rel = lg.NoisyRelease(yn, xn, rho, lam, qy, qx)
+    state = lg.Latents(Xn.copy(), np.zeros(yn.size), np.zeros(2))
+    kern = st.kernel()._replace(adapt=True, max_prop=100_000)
     for _ in range(iterations):
-        lg.y_sweep(yn, X, beta, s2, rho, *dargs, qy, True, 100_000, lu, lh, ws, rng, log_y)
-        lg.x_sweep(xn, X, log_y, beta, s2, lam, *dargs, qx, True, 100_000, lu, lh, ws, rng)
-        s2 = lg.theta_step(X, log_y, beta, s2, 100.0, 2.0, 10.0, rng)
+        lg.y_sweep(rel, state, s2, kern, ws, rng)
+        lg.x_sweep(rel, state, s2, kern, ws, rng)
+        s2 = lg.theta_step(*state, s2, 100.0, 2.0, 10.0, rng)
+    X, log_y, beta = state
     return ((yn, X @ beta, s2), (xn, (log_y - X[:, 1] * beta[1]) / beta[0], s2 / beta[0] ** 2))
 
 

@@ -34,7 +34,7 @@ PSGD = {
     "max_noise_multiplier": 50,
     "trials": 1,
 }
-LAMS = {"naive": [1.0, 10.0], "cgm": 1.0, "nonprivate": 1.0, "random": 1.0}
+LAMS = {"naive_mle": [1.0, 10.0], "cgm": 1.0, "non_private": 1.0, "random": 1.0}
 
 
 def _cell(name, model, n, eps, methods, **kw):
@@ -97,9 +97,11 @@ def test_instances_are_drawn_once_per_name_and_populations_are_shared(tmp_path):
 def test_a_private_cell_writes_every_metric_without_nan(tmp_path):
     d = _run(
         tmp_path,
-        _cell("t_private", "chain1", 2000, 1.0, ["naive", "naive_unprojected", "cgm", "psgd"]),
+        _cell(
+            "t_private", "chain1", 2000, 1.0, ["naive_mle", "naive_mle_unprojected", "cgm", "psgd"]
+        ),
     )
-    for m in ("naive", "naive_unprojected", "cgm"):
+    for m in ("naive_mle", "naive_mle_unprojected", "cgm"):
         assert np.all(np.isfinite(d[f"{m}_kl"])) and np.all(d[f"{m}_kl"] >= 0)
         assert np.all(np.isfinite(d[f"{m}_mse"]))
     assert np.isfinite(d["psgd_kl"]).sum() == 1  # one PSGD trial
@@ -107,16 +109,18 @@ def test_a_private_cell_writes_every_metric_without_nan(tmp_path):
     # the same cell gives the same numbers
     again = _run(
         tmp_path / "..",
-        _cell("t_private", "chain1", 2000, 1.0, ["naive", "naive_unprojected", "cgm", "psgd"]),
+        _cell(
+            "t_private", "chain1", 2000, 1.0, ["naive_mle", "naive_mle_unprojected", "cgm", "psgd"]
+        ),
     )
     assert np.array_equal(d["cgm_kl"], again["cgm_kl"])
 
 
 def test_a_reference_cell_fits_without_a_release(tmp_path):
-    d = _run(tmp_path, _cell("t_ref", "er", 2000, None, ["nonprivate", "random"], keep=True))
-    assert np.isfinite(d["nonprivate_kl"]).sum() == 2  # one per population
+    d = _run(tmp_path, _cell("t_ref", "er", 2000, None, ["non_private", "random"], keep=True))
+    assert np.isfinite(d["non_private_kl"]).sum() == 2  # one per population
     assert np.all(np.isfinite(d["random_kl"]))
-    assert np.nanmean(d["nonprivate_kl"]) < np.nanmean(d["random_kl"])
+    assert np.nanmean(d["non_private_kl"]) < np.nanmean(d["random_kl"])
     assert np.all(np.isnan(d["noisy_mse"]))
 
 
@@ -140,39 +144,42 @@ def test_wifi_jobs_and_claims_run_on_a_tiny_data_set(tmp_path):
             fit=fit,
         )
     d = load_npz(tmp_path / "size400_eps1.npz")
-    assert np.all(np.isfinite(d["naive_loglik"])) and np.all(np.isfinite(d["cgm_loglik"]))
+    assert np.all(np.isfinite(d["naive_mle_loglik"])) and np.all(np.isfinite(d["cgm_loglik"]))
     ref = load_npz(tmp_path / "size400_ref.npz")
     # the non-private fit scores at least as well as the private ones up to noise
-    assert ref["nonprivate_loglik"][0] > np.nanmean(d["naive_loglik"]) - 0.5
+    assert ref["non_private_loglik"][0] > np.nanmean(d["naive_mle_loglik"]) - 0.5
 
 
 def test_slope_of_a_power_law():
     ns = np.array([10, 100, 1000])
     assert paper.slope(ns, 3.0 / ns**2) == pytest.approx(-2.0)
-    assert summarise.summary_key("fig3_1", "n10_eps1", "naive_kl") == "fig3_1__n10_eps1__naive_kl"
+    assert summarise.summary_key("fig3_1", "n10_eps1", "naive_mle_kl") == (
+        "fig3_1__n10_eps1__naive_mle_kl"
+    )
 
 
 def test_a_cell_records_cgm_convergence_and_the_naive_tuning(tmp_path):
     """Issue 29: every CGM fit records its iterations, whether it met em_tol and its last change
     of the EM objective per individual; the cell keeps naive MLE's tuning scores and the uniform
     model's KL (the large-lambda limit) for the scorecard's grid-edge check."""
-    d = _run(tmp_path, _cell("t_conv", "chain1", 2000, 1.0, ["naive", "cgm"]))
+    d = _run(tmp_path, _cell("t_conv", "chain1", 2000, 1.0, ["naive_mle", "cgm"]))
     conv, change = d["cgm_converged"], d["cgm_final_change"]
     assert np.all(np.isfinite(change)) and np.all(change >= 0)
     assert np.all(change[conv == 1] <= CGM["em_tol"])  # a converged fit stopped on the tolerance
     assert np.all(d["cgm_iterations"][conv == 0] == CGM["em_max_iter"])
-    assert d["naive_tuning_score"].shape == d["naive_lambda_grid"].shape == (len(LAMS["naive"]),)
-    assert d["naive_lambda"] in d["naive_lambda_grid"]
-    assert d["uniform_kl"] > 0 and np.all(-d["naive_tuning_score"] >= 0)
+    grid, score = d["naive_mle_lambda_grid"], d["naive_mle_tuning_score"]
+    assert score.shape == grid.shape == (len(LAMS["naive_mle"]),)
+    assert d["naive_mle_lambda"] in grid
+    assert d["uniform_kl"] > 0 and np.all(-score >= 0)
 
 
 def _summary_with(grid, kl, uniform):
     key = lambda name: summarise.summary_key("fig3_4", "c", name)  # noqa: E731
     return {
-        key("naive_lambda_grid"): np.asarray(grid, float),
-        key("naive_tuning_score"): -np.asarray(kl, float),
+        key("naive_mle_lambda_grid"): np.asarray(grid, float),
+        key("naive_mle_tuning_score"): -np.asarray(kl, float),
         key("uniform_kl"): np.float64(uniform),
-        key("naive_kl"): np.array([1.0]),
+        key("naive_mle_kl"): np.array([1.0]),
     }
 
 
@@ -253,7 +260,28 @@ def test_the_cgm_checks_refit_a_cell_from_the_truth_and_at_other_lambdas():
         "releases": 1,
     }
     res = cgm_checks(ch3, 11, "fig3_4", model="chain1", n=2000, epsilon=1.0, lambdas=(0.1, 1.0))
-    assert res["naive"].shape == res["cgm"].shape == (2,) and res["converged"].all()
+    assert res["naive_mle"].shape == res["cgm"].shape == (2,) and res["converged"].all()
     assert np.max(np.abs(res["objective"] - res["objective_from_truth"])) < 1e-3
     assert np.array_equal(res["cgm_lambda_1"], res["cgm"])
     assert "naive - CGM" in report(res, (0.1, 1.0))
+
+
+def test_chapter3_names_its_methods_as_the_method_table():
+    """One vocabulary: every method a chapter-3 cell runs, and every key of its config's
+    ``lambdas``, is a name of :data:`dpinfer.methods.METHODS` (figures draw them unmapped)."""
+    from pathlib import Path
+
+    import yaml
+
+    from dpinfer.methods import METHODS
+    from dpinfer.studies.bernstein2020_ch3.grid import ch3_cells
+
+    cfg = yaml.safe_load(
+        (Path(__file__).resolve().parents[1] / "config" / "config.yaml").read_text()
+    )
+    ch3 = cfg["bernstein2020"]["chapter3"]
+    assert set(run.RELEASE_METHODS) <= set(run.METHODS) <= set(METHODS)
+    assert set(ch3["lambdas"]) <= set(run.METHODS)
+    assert set(ch3_settings.PAPER_SCALE["lambdas"]) == set(ch3["lambdas"])
+    ran = {m for cells in ch3_cells(ch3).values() for c in cells.values() for m in c["methods"]}
+    assert ran == set(run.METHODS)

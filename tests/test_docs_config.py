@@ -6,7 +6,7 @@ config, or not stated at all (the text names the key instead).
 The quoting convention (docs/*.md and the comments of config/config.yaml):
 
 - ``key: value`` in a code span states the paper-scale config's value. The key is dotted and
-  may be a suffix of the full key when that suffix names one key only (``lambdas.naive``,
+  may be a suffix of the full key when that suffix names one key only (``lambdas.naive_mle``,
   ``chapter4.binomial.prior``); ``*.health.max_rhat`` quotes every key ending so, and
   ``{fig3_2,fig3_4}.releases`` each alternative. The value is YAML flow syntax (``1e-4`` reads
   as a number; numbers match to 0.5%), a mapping quotes the keys it lists, and ``a..b`` the
@@ -146,7 +146,7 @@ def test_deviations_quote_the_chapter3_grids():
                 quoted.update(resolve(quote[0]))
             except QuoteError:
                 pass  # reported by test_quoted_config_values_are_those_of_the_config
-    for wanted in ("lambdas.naive", "fig3_3.lambdas"):
+    for wanted in ("lambdas.naive_mle", "fig3_3.lambdas"):
         assert set(resolve(wanted)) <= quoted, f"docs/deviations.md does not quote `{wanted}`"
     checked, _ = check(text)
     assert checked >= 50, (

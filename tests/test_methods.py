@@ -2,7 +2,8 @@
 
 A method named in the config leads to its sampler function in one step (its ``runs`` entry),
 every registered method is called as ``run(problem, rng, *, burnin, keep, **options)``, studies
-reach samplers only through the registry, and the package's import graph has no cycle.
+reach samplers only through the registry, the package's import graph has no cycle and no
+private name crosses a module boundary.
 """
 
 from __future__ import annotations
@@ -177,3 +178,20 @@ def test_studies_reach_samplers_only_through_the_registry():
         and dep != "dpinfer.samplers"
     )
     assert not direct, direct
+
+
+def test_no_private_name_crosses_a_module_boundary():
+    """``from <dpinfer module> import _name`` nowhere in the package, tests or benchmarks."""
+    root = SRC.parents[1]
+    offenders = []
+    for path in sorted(
+        [*SRC.rglob("*.py"), *(root / "tests").rglob("*.py"), *(root / "benchmarks").rglob("*.py")]
+    ):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            ours = node.level > 0 or (node.module or "").startswith(("dpinfer", "tests"))
+            private = [a.name for a in node.names if a.name.startswith("_") and a.name != "__all__"]
+            if ours and private and node.module != "__future__":
+                offenders.append(f"{path.relative_to(root)}:{node.lineno} {private}")
+    assert not offenders, offenders

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from .dp_mcmc_kernels import (
 
 __all__ = [
     "Problem",
+    "ProblemRecord",
     "make_problem",
     "exact_posterior_draws",
     "log_posterior",
@@ -53,6 +55,16 @@ __all__ = [
 ]
 
 KINDS = {"banana": 0, "gauss": 1, "circle": 2}
+
+
+class ProblemRecord(NamedTuple):
+    """What the sampler kernels read of a :class:`Problem` (a record numba takes as one
+    argument): the family code ``kind``, ``params``, the (p, n) ``data`` and the temperature."""
+
+    kind: int
+    params: np.ndarray
+    data: np.ndarray
+    temperature: float
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,11 @@ class Problem:
     @property
     def dim(self) -> int:
         return int(self.theta_true.shape[0])
+
+    @property
+    def record(self) -> ProblemRecord:
+        """The kernels' record of this problem."""
+        return ProblemRecord(int(self.kind), self.params, self.data, float(self.temperature))
 
 
 def make_problem(name: str, spec: Mapping, rng: np.random.Generator) -> Problem:

@@ -20,24 +20,36 @@ iterations (the author's bookkeeping).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from ..models.dp_mcmc import Problem, log_prior
 from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
-from .base import Chain, CpuTimer, Info
+from .base import Chain
 from .dp_minibatch import checked_batch_size
-from .dp_penalty import burnin_rows, chain_inputs, propose
+from .dp_penalty import dp_chain, propose, random_walk, timed
 
 __all__ = [
     "run_dp_barker",
     "run_barker",
     "barker_accepts",
+    "BarkerTest",
     "CLIP_FACTOR",
 ]
 
 CLIP_FACTOR = 0.99  # ratios clipped at 0.99 sqrt(B) / (T n), as the author's code
+
+
+class BarkerTest(NamedTuple):
+    """The Barker test's total noise variance C and the V_corr mixture (component means, sds
+    and cumulative weights)."""
+
+    total_variance: float
+    means: np.ndarray
+    sds: np.ndarray
+    cum_weights: np.ndarray
 
 
 @njit(cache=True)
@@ -52,23 +64,11 @@ def barker_accepts(lam, batch_variance, total_variance, means, sds, cum_weights,
 
 
 @njit(cache=True)
-def _barker_kernel(
-    kind,
-    params,
-    data,
-    temperature,
-    prop_sd,
-    batch,
-    total_variance,
-    means,
-    sds,
-    cum_weights,
-    rng,
-    out,
-    counts,
-):
-    """Fill out[1:] (out[0] = start); counts = [accepts, clipped ratios, batch-variance
-    rejections]."""
+def _barker_kernel(problem, prop_sd, batch, test, rng, out):
+    """Fill out[1:] (out[0] = start); returns (accepts, clipped ratios, batch-variance
+    rejections)."""
+    kind, params, data, temperature = problem
+    total_variance, means, sds, cum_weights = test
     iters = out.shape[0] - 1
     d = out.shape[1]
     n = data.shape[1]
@@ -98,9 +98,7 @@ def _barker_kernel(
             lp = lp_new
             accepts += 1
         out[t + 1] = theta
-    counts[0] = accepts
-    counts[1] = clipped
-    counts[2] = too_noisy
+    return accepts, clipped, too_noisy
 
 
 def run_dp_barker(
@@ -117,40 +115,23 @@ def run_dp_barker(
     """DP Barker chain; draws has iterations + 1 rows (row 0 = start), burn-in =
     :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``vcorr`` from
     :func:`dpinfer.models.barker_correction.load_vcorr`, fitted for ``total_variance`` (C)."""
-    start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
+    out, proposal = random_walk(problem, start, iterations, prop_sd, False)
     batch = checked_batch_size(problem, batch_size)
     if not 1.0 <= total_variance < math.pi**2 / 3:
         raise ValueError(f"need 1 <= C < pi^2/3 for the Barker correction, got {total_variance}")
-    counts = np.zeros(3, dtype=np.int64)
-    cum = np.cumsum(vcorr["weights"])
-    with CpuTimer() as timer:
-        _barker_kernel(
-            problem.kind,
-            problem.params,
-            problem.data,
-            float(problem.temperature),
-            sd,
-            batch,
-            float(total_variance),
-            vcorr["means"],
-            vcorr["sds"],
-            cum,
-            rng,
-            out,
-            counts,
-        )
-    clipped = int(counts[1])
-    info = Info(
-        cpu_seconds=timer.seconds,
-        iterations=iterations,
-        acceptance=counts[0] / iterations,
-        clipped={"llr": clipped, "batch_variance": int(counts[2])},
-        extra={
-            "llr_clip_fraction": clipped / batch / iterations,
-            "batch_variance_rejections": int(counts[2]),
-        },
+    test = BarkerTest(
+        float(total_variance), vcorr["means"], vcorr["sds"], np.cumsum(vcorr["weights"])
     )
-    return Chain(out, burnin_rows(iterations), info)
+    counts, seconds = timed(_barker_kernel, problem.record, proposal.sd, batch, test, rng, out)
+    rejections = int(counts[2])
+    return dp_chain(
+        out,
+        counts,
+        seconds,
+        batch,
+        clipped={"batch_variance": rejections},
+        extra={"batch_variance_rejections": rejections},
+    )
 
 
 def run_barker(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:

@@ -30,6 +30,7 @@ gradient_evaluations, decisions_changed (as in DP penalty); ``record_trajectory=
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -42,15 +43,46 @@ from ..models.dp_mcmc import (
     llr_sum,
     log_prior,
 )
-from .base import Chain, CpuTimer, Info
-from .dp_penalty import burnin_rows, clip_rule_code, decision_changed, penalty_accept
+from .base import Chain
+from .dp_penalty import (
+    Clip,
+    Penalty,
+    chain_draws,
+    clip_rule_code,
+    decision_changed,
+    dp_chain,
+    hyper_options,
+    penalty_accept,
+    positive_diagonal,
+    timed,
+)
 
-__all__ = ["run_dp_hmc", "run_hmc", "run_clipped_hmc"]
+__all__ = ["run_dp_hmc", "run_hmc", "run_clipped_hmc", "Leapfrog", "GradientRelease"]
+
+
+class Leapfrog(NamedTuple):
+    """The trajectory: ``steps`` leapfrog steps of size ``eta`` with the diagonal ``mass``;
+    ``record``: keep every position."""
+
+    steps: int
+    eta: float
+    mass: np.ndarray
+    record: bool
+
+
+class GradientRelease(NamedTuple):
+    """The noisy gradients: per-row clip ``bound``, noise level ``tau`` and whether the last
+    accepted trajectory's end gradient is reused."""
+
+    tau: float
+    bound: float
+    reuse: bool
 
 
 @njit(cache=True)
-def _noisy_gradient(kind, params, data, temperature, theta, bound, noise_sd, rng, out, work):
+def _noisy_gradient(problem, theta, bound, noise_sd, rng, out, work):
     """out[:] = the noisy clipped gradient at theta; returns the rows clipped."""
+    kind, params, data, temperature = problem
     cnt = clipped_grad_sum(kind, params, data, theta, bound, out)
     grad_log_prior(kind, params, theta, work)
     for k in range(out.shape[0]):
@@ -59,37 +91,21 @@ def _noisy_gradient(kind, params, data, temperature, theta, bound, noise_sd, rng
 
 
 @njit(cache=True)
-def _dp_hmc_kernel(
-    kind,
-    params,
-    data,
-    temperature,
-    tau_l,
-    tau_g,
-    steps,
-    eta,
-    mass,
-    clip_llr,
-    clip_grad,
-    reuse,
-    penalty,
-    clip_rule,
-    record,
-    rng,
-    out,
-    traj,
-    counts,
-):
-    """Fill out[1:] (out[0] = start); traj[t] = leapfrog positions of iteration t if record;
-    counts = [accepts, clipped ratios, clipped gradients, gradient evaluations, accept decisions
-    the unclipped ratio sum would have reversed]."""
+def _dp_hmc_kernel(problem, leapfrog, gradient, penalty, clip, rng, out, traj):
+    """Fill out[1:] (out[0] = start); traj[t] = leapfrog positions of iteration t if
+    leapfrog.record; returns (accepts, clipped ratios, clipped gradients, gradient evaluations,
+    accept decisions the unclipped ratio sum would have reversed)."""
+    kind, params, data, temperature = problem
+    steps, eta, mass, record = leapfrog
+    tau_g, clip_grad, reuse = gradient
+    clip_llr, clip_rule = clip
     iters = out.shape[0] - 1
     d = out.shape[1]
     n = data.shape[1]
     gsd = (
         2.0 * tau_g * math.sqrt(n) * clip_grad if tau_g > 0 else 0.0
     )  # exact gradients: no 0 * inf
-    lsd_per_dist = tau_l * math.sqrt(n) * 2.0 * clip_llr
+    lsd_per_dist = penalty.tau * math.sqrt(n) * 2.0 * clip_llr
     theta = out[0].copy()
     th = np.empty(d)
     p = np.empty(d)
@@ -105,15 +121,11 @@ def _dp_hmc_kernel(
     changed = 0
     lp = log_prior(kind, params, theta)
     if reuse:
-        clipped_g += _noisy_gradient(
-            kind, params, data, temperature, theta, clip_grad, gsd, rng, g_cur, work
-        )
+        clipped_g += _noisy_gradient(problem, theta, clip_grad, gsd, rng, g_cur, work)
         evals += 1
     for t in range(iters):
         if not reuse:
-            clipped_g += _noisy_gradient(
-                kind, params, data, temperature, theta, clip_grad, gsd, rng, g_cur, work
-            )
+            clipped_g += _noisy_gradient(problem, theta, clip_grad, gsd, rng, g_cur, work)
             evals += 1
         for k in range(d):
             p0[k] = sqrt_m[k] * rng.standard_normal()
@@ -126,9 +138,7 @@ def _dp_hmc_kernel(
             for k in range(d):
                 p[k] += 0.5 * eta * g[k]
                 th[k] += eta * p[k] / mass[k]
-            clipped_g += _noisy_gradient(
-                kind, params, data, temperature, th, clip_grad, gsd, rng, g, work
-            )
+            clipped_g += _noisy_gradient(problem, th, clip_grad, gsd, rng, g, work)
             evals += 1
             for k in range(d):
                 p[k] += 0.5 * eta * g[k]
@@ -144,7 +154,7 @@ def _dp_hmc_kernel(
         clipped_l += cnt
         sigma = temperature * lsd_per_dist * dist
         lp_new = log_prior(kind, params, th)
-        corr = 0.5 * sigma * sigma if penalty else 0.0
+        corr = 0.5 * sigma * sigma if penalty.correction else 0.0
         accept, noise, log_u = penalty_accept(
             rng, kinetic + temperature * llr, sigma, corr, lp_new, lp
         )
@@ -157,11 +167,7 @@ def _dp_hmc_kernel(
             g_cur[:] = g
             accepts += 1
         out[t + 1] = theta
-    counts[0] = accepts
-    counts[1] = clipped_l
-    counts[2] = clipped_g
-    counts[3] = evals
-    counts[4] = changed
+    return accepts, clipped_l, clipped_g, evals, changed
 
 
 def run_dp_hmc(
@@ -186,66 +192,54 @@ def run_dp_hmc(
     start), burn-in as in :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``mass`` is a scalar
     or a (d,) diagonal. ``tau_l = tau_g = 0`` with ``clip_grad = inf`` is plain HMC with exact
     gradients and clipped ratios (the clipping study); ``clip_rule`` as in DP penalty."""
-    d = problem.dim
-    iterations, steps = int(iterations), int(steps)
-    if iterations < 1 or steps < 1:
-        raise ValueError(f"need iterations >= 1 and steps >= 1, got {iterations}, {steps}")
-    start = np.asarray(start, dtype=np.float64)
-    if start.shape != (d,):
-        raise ValueError(f"start must have shape ({d},), got {start.shape}")
-    m = np.broadcast_to(np.asarray(mass, dtype=np.float64), (d,)).copy()
-    if not (
-        np.all(m > 0)
-        and tau_l >= 0
-        and tau_g >= 0
-        and step_size > 0
-        and clip_llr >= 0
-        and clip_grad >= 0
-    ):
-        raise ValueError("need mass > 0, step_size > 0 and non-negative taus and clip bounds")
+    out = chain_draws(problem, start, iterations)
+    d, steps = problem.dim, int(steps)
+    if steps < 1:
+        raise ValueError(f"need steps >= 1, got {steps}")
+    m = positive_diagonal(mass, d, "mass")
+    if not (tau_l >= 0 and tau_g >= 0 and step_size > 0 and clip_llr >= 0 and clip_grad >= 0):
+        raise ValueError("need step_size > 0 and non-negative taus and clip bounds")
     if tau_g > 0 and not math.isfinite(clip_grad):
         raise ValueError("an unbounded gradient clip needs tau_g = 0 (no gradient noise)")
-    out = np.empty((iterations + 1, d))
-    out[0] = start
+    iterations = out.shape[0] - 1
     traj = np.empty((iterations, steps + 1, d) if record_trajectory else (1, steps + 1, d))
-    counts = np.zeros(5, dtype=np.int64)
-    with CpuTimer() as timer:
-        _dp_hmc_kernel(
-            problem.kind,
-            problem.params,
-            problem.data,
-            float(problem.temperature),
-            float(tau_l),
-            float(tau_g),
-            steps,
-            float(step_size),
-            m,
-            float(clip_llr),
-            float(clip_grad),
-            bool(gradient_reuse),
-            bool(penalty_correction),
-            clip_rule_code(clip_rule),
-            bool(record_trajectory),
-            rng,
-            out,
-            traj,
-            counts,
-        )
-    llr, grad, evals = int(counts[1]), int(counts[2]), int(counts[3])
-    info = Info(
-        cpu_seconds=timer.seconds,
-        iterations=iterations,
-        acceptance=counts[0] / iterations,
-        clipped={"llr": llr, "grad": grad},
+    counts, seconds = timed(
+        _dp_hmc_kernel,
+        problem.record,
+        Leapfrog(steps, float(step_size), m, bool(record_trajectory)),
+        GradientRelease(float(tau_g), float(clip_grad), bool(gradient_reuse)),
+        Penalty(float(tau_l), bool(penalty_correction)),
+        Clip(float(clip_llr), clip_rule_code(clip_rule)),
+        rng,
+        out,
+        traj,
+    )
+    grad, evals = int(counts[2]), int(counts[3])
+    return dp_chain(
+        out,
+        counts,
+        seconds,
+        problem.n,
+        clipped={"grad": grad},
         traces={"trajectory": traj} if record_trajectory else {},
         extra={
-            "llr_clip_fraction": llr / problem.n / iterations,
             "grad_clip_fraction": grad / problem.n / evals,
             "gradient_evaluations": evals,
             "decisions_changed": int(counts[4]),
         },
     )
-    return Chain(out, burnin_rows(iterations), info)
+
+
+# keyword of run_dp_hmc -> params-file key
+_HYPER = {
+    "tau_l": "tau_l",
+    "tau_g": "tau_g",
+    "steps": "L",
+    "step_size": "eta",
+    "mass": "mass_diag",
+    "clip_llr": "clip_bound_llr",
+    "clip_grad": "clip_bound_grad",
+}
 
 
 def run_hmc(
@@ -263,16 +257,10 @@ def run_hmc(
         problem,
         start,
         iterations,
-        tau_l=hyper["tau_l"],
-        tau_g=hyper["tau_g"],
-        steps=int(hyper["L"]),
-        step_size=hyper["eta"],
-        mass=hyper["mass_diag"],
-        clip_llr=hyper["clip_bound_llr"],
-        clip_grad=hyper["clip_bound_grad"],
         rng=rng,
         gradient_reuse=bool(hyper.get("gradient_reuse", True)),
         record_trajectory=bool(hyper.get("record_trajectory", False)),
+        **hyper_options(hyper, _HYPER),
     )
 
 
@@ -282,18 +270,16 @@ def run_clipped_hmc(
     """Registry entry ``hmc_nondp`` (the clipping study): HMC with exact gradients, not DP
     (tau_l = tau_g = 0, gradients unclipped), the log-likelihood ratios clipped at
     ``hyper["clip_bound"]`` x distance under ``hyper["clip_rule"]``; keys L, eta, mass_diag."""
+    keys = {"steps": "L", "step_size": "eta", "mass": "mass_diag", "clip_llr": "clip_bound"}
     return run_dp_hmc(
         problem,
         start,
         iterations,
         tau_l=0.0,
         tau_g=0.0,
-        steps=hyper["L"],
-        step_size=hyper["eta"],
-        mass=hyper["mass_diag"],
-        clip_llr=hyper["clip_bound"],
         clip_grad=np.inf,
         rng=rng,
         gradient_reuse=True,
         clip_rule=hyper["clip_rule"],
+        **hyper_options(hyper, keys),
     )

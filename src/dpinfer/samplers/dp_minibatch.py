@@ -28,15 +28,18 @@ from numba import njit
 
 from ..models.dp_mcmc import Problem, log_prior
 from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
-from .base import Chain, CpuTimer, Info
+from .base import Chain
 from .dp_penalty import (
-    burnin_rows,
-    chain_inputs,
+    checked_penalty,
     distance,
+    dp_chain,
+    hyper_options,
     init_directions,
     penalty_accept,
     propose,
+    random_walk,
     settle,
+    timed,
 )
 
 __all__ = [
@@ -61,22 +64,10 @@ def minibatch_sensitivity(n, batch, temperature, bound, dist):
 
 
 @njit(cache=True)
-def _minibatch_kernel(
-    kind,
-    params,
-    data,
-    temperature,
-    tau,
-    prop_sd,
-    bound,
-    batch,
-    one_component,
-    penalty,
-    rng,
-    out,
-    counts,
-):
-    """Fill out[1:] (out[0] = start); counts = [accepts, clipped ratios in the batches]."""
+def _minibatch_kernel(problem, proposal, bound, batch, penalty, rng, out):
+    """Fill out[1:] (out[0] = start); returns (accepts, clipped ratios in the batches)."""
+    kind, params, data, temperature = problem
+    prop_sd, one_component = proposal
     iters = out.shape[0] - 1
     d = out.shape[1]
     n = data.shape[1]
@@ -86,7 +77,7 @@ def _minibatch_kernel(
     perm = np.arange(n)
     direction = init_directions(d, rng)
     lp = log_prior(kind, params, theta)
-    sqrt_tau = math.sqrt(tau)
+    sqrt_tau = math.sqrt(penalty.tau)
     accepts = 0
     clipped = 0
     for t in range(iters):
@@ -100,14 +91,13 @@ def _minibatch_kernel(
         var_b = nt * nt / batch * var
         sd = sqrt_tau * minibatch_sensitivity(n, batch, temperature, bound, dist)
         lp_new = log_prior(kind, params, prop)
-        corr = 0.5 * (sd * sd + var_b) if penalty else 0.0
+        corr = 0.5 * (sd * sd + var_b) if penalty.correction else 0.0
         accept = penalty_accept(rng, nt * mean, sd, corr, lp_new, lp)[0]
         settle(accept, theta, prop, direction, c, one_component)
         lp = lp_new if accept else lp
         accepts += accept
         out[t + 1] = theta
-    counts[0] = accepts
-    counts[1] = clipped
+    return accepts, clipped
 
 
 def checked_batch_size(problem: Problem, batch_size) -> int:
@@ -133,63 +123,38 @@ def run_minibatch_penalty(
 ) -> Chain:
     """Minibatch DP penalty chain; draws has iterations + 1 rows (row 0 = start), burn-in =
     :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``tau`` multiplies the noise variance."""
-    start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
+    out, proposal = random_walk(problem, start, iterations, prop_sd, one_component)
     batch = checked_batch_size(problem, batch_size)
-    if not (tau >= 0 and clip_bound >= 0):
-        raise ValueError("need tau >= 0 and clip_bound >= 0")
-    counts = np.zeros(2, dtype=np.int64)
-    with CpuTimer() as timer:
-        _minibatch_kernel(
-            problem.kind,
-            problem.params,
-            problem.data,
-            float(problem.temperature),
-            float(tau),
-            sd,
-            float(clip_bound),
-            batch,
-            bool(one_component),
-            bool(penalty_correction),
-            rng,
-            out,
-            counts,
-        )
-    clipped = int(counts[1])
-    info = Info(
-        cpu_seconds=timer.seconds,
-        iterations=iterations,
-        acceptance=counts[0] / iterations,
-        clipped={"llr": clipped},
-        extra={"llr_clip_fraction": clipped / batch / iterations},
+    counts, seconds = timed(
+        _minibatch_kernel,
+        problem.record,
+        proposal,
+        float(clip_bound),
+        batch,
+        checked_penalty(tau, clip_bound, penalty_correction),
+        rng,
+        out,
     )
-    return Chain(out, burnin_rows(iterations), info)
+    return dp_chain(out, counts, seconds, batch)
+
+
+# keyword of run_minibatch_penalty -> params-file key
+_HYPER = {
+    "tau": "tau_variance_multiplier",
+    "prop_sd": "prop_sd",
+    "clip_bound": "clip_bound",
+    "batch_size": "batch_size",
+}
 
 
 def run_mdpps(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
     """Registry entry ``mdpps``: params-file keys tau_variance_multiplier, prop_sd, clip_bound,
     batch_size."""
-    return run_minibatch_penalty(
-        problem,
-        start,
-        iterations,
-        tau=hyper["tau_variance_multiplier"],
-        prop_sd=hyper["prop_sd"],
-        clip_bound=hyper["clip_bound"],
-        batch_size=hyper["batch_size"],
-        rng=rng,
-    )
+    options = hyper_options(hyper, _HYPER)
+    return run_minibatch_penalty(problem, start, iterations, rng=rng, **options)
 
 
 def run_mdppa(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
     """Registry entry ``mdppa``: as ``mdpps`` with one-component updates and the guided walk."""
-    return run_minibatch_penalty(
-        problem,
-        start,
-        iterations,
-        tau=hyper["tau_variance_multiplier"],
-        prop_sd=hyper["prop_sd"],
-        clip_bound=hyper["clip_bound"],
-        batch_size=hyper["batch_size"],
-        rng=rng,
-        one_component=True,
-    )
+    options = hyper_options(hyper, _HYPER)
+    return run_minibatch_penalty(problem, start, iterations, rng=rng, one_component=True, **options)

@@ -18,12 +18,16 @@ probability satisfy detailed balance, also for the guided walk's lifted kernel.
 iterations; ``extra["llr_clip_fraction"]`` = that / n / iterations; ``extra["decisions_changed"]``
 = accept decisions the unclipped ratio sum would have reversed (same noise and uniform).
 The proposal and distance helpers are shared with the minibatch samplers, the noisy accept step
-(:func:`penalty_accept`) with the minibatch and HMC samplers.
+(:func:`penalty_accept`) with the minibatch and HMC samplers; so are the kernels' settings records
+(:class:`Proposal`, :class:`Clip`, :class:`Penalty`; the problem is
+:class:`dpinfer.models.dp_mcmc.ProblemRecord`) and the chain's set-up and packing
+(:func:`chain_draws`, :func:`random_walk`, :func:`dp_chain`), with DP Barker and DP HMC.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -36,8 +40,17 @@ __all__ = [
     "run_dpps",
     "run_dppa",
     "run_clipped_rwmh",
+    "Proposal",
+    "Clip",
+    "Penalty",
     "burnin_rows",
-    "chain_inputs",
+    "chain_draws",
+    "positive_diagonal",
+    "random_walk",
+    "checked_penalty",
+    "timed",
+    "dp_chain",
+    "hyper_options",
     "clip_rule_code",
     "propose",
     "init_directions",
@@ -51,6 +64,30 @@ __all__ = [
 # the clip threshold's distance: the thesis's Euclidean norm, or the author's clipping-study
 # |sum of coordinate differences| (FACTS 3.5; docs/deviations.md)
 CLIP_RULES = {"euclidean": 0, "sum_of_differences": 1}
+
+
+class Proposal(NamedTuple):
+    """The random-walk proposal: sd per coordinate, and one-component guided-walk updates
+    (else all coordinates move, Gaussian)."""
+
+    sd: np.ndarray
+    one_component: bool
+
+
+class Clip(NamedTuple):
+    """Per-row log-likelihood ratios clipped at ``bound`` x distance, ``rule`` a
+    :data:`CLIP_RULES` code."""
+
+    bound: float
+    rule: int
+
+
+class Penalty(NamedTuple):
+    """The released ratio's noise level ``tau`` and whether the penalty ``correction`` of the
+    accept step is applied."""
+
+    tau: float
+    correction: bool
 
 
 def burnin_rows(iterations: int) -> int:
@@ -125,23 +162,12 @@ def decision_changed(accept, log_u, base_exact, noise, lp_new, lp, correction):
 
 
 @njit(cache=True)
-def _dp_penalty_kernel(
-    kind,
-    params,
-    data,
-    temperature,
-    tau,
-    prop_sd,
-    bound,
-    one_component,
-    penalty,
-    clip_rule,
-    rng,
-    out,
-    counts,
-):
-    """Fill out[1:] (out[0] = start) with the chain; counts = [accepts, clipped ratios, accept
-    decisions that the unclipped ratio sum would have changed (same noise and uniform)]."""
+def _dp_penalty_kernel(problem, proposal, clip, penalty, rng, out):
+    """Fill out[1:] (out[0] = start) with the chain; returns (accepts, clipped ratios, accept
+    decisions that the unclipped ratio sum would have changed (same noise and uniform))."""
+    kind, params, data, temperature = problem
+    prop_sd, one_component = proposal
+    bound, clip_rule = clip
     iters = out.shape[0] - 1
     d = out.shape[1]
     n = data.shape[1]
@@ -149,7 +175,7 @@ def _dp_penalty_kernel(
     prop = np.empty(d)
     direction = init_directions(d, rng)
     lp = log_prior(kind, params, theta)
-    noise_per_dist = tau * math.sqrt(n) * 2.0 * bound
+    noise_per_dist = penalty.tau * math.sqrt(n) * 2.0 * bound
     accepts = 0
     clipped = 0
     changed = 0
@@ -160,7 +186,7 @@ def _dp_penalty_kernel(
         clipped += cnt
         sigma = temperature * noise_per_dist * dist
         lp_new = log_prior(kind, params, prop)
-        corr = 0.5 * sigma * sigma if penalty else 0.0
+        corr = 0.5 * sigma * sigma if penalty.correction else 0.0
         accept, noise, log_u = penalty_accept(rng, temperature * llr, sigma, corr, lp_new, lp)
         if cnt > 0:  # would the unclipped sum have decided otherwise?
             exact = temperature * llr_sum(kind, params, n, theta, prop)
@@ -169,16 +195,12 @@ def _dp_penalty_kernel(
         lp = lp_new if accept else lp
         accepts += accept
         out[t + 1] = theta
-    counts[0] = accepts
-    counts[1] = clipped
-    counts[2] = changed
+    return accepts, clipped, changed
 
 
-def chain_inputs(
-    problem: Problem, start, iterations: int, prop_sd
-) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
-    """Checked (start, iterations, prop_sd as a (d,) array, out) of a chain whose draws have
-    iterations + 1 rows (row 0 = start)."""
+def chain_draws(problem: Problem, start, iterations: int) -> np.ndarray:
+    """The draws of a chain of ``iterations`` >= 1 steps from ``start`` (d,): iterations + 1
+    rows, row 0 = start (checked), the others for the kernel to fill."""
     d = problem.dim
     iterations = int(iterations)
     if iterations < 1:
@@ -186,12 +208,64 @@ def chain_inputs(
     start = np.asarray(start, dtype=np.float64)
     if start.shape != (d,):
         raise ValueError(f"start must have shape ({d},), got {start.shape}")
-    sd = np.broadcast_to(np.asarray(prop_sd, dtype=np.float64), (d,)).copy()
-    if not np.all(sd > 0):
-        raise ValueError("need prop_sd > 0")
     out = np.empty((iterations + 1, d))
     out[0] = start
-    return start, iterations, sd, out
+    return out
+
+
+def positive_diagonal(value, d: int, name: str) -> np.ndarray:
+    """A scalar or (d,) ``value`` as a new (d,) float array, checked > 0."""
+    diag = np.broadcast_to(np.asarray(value, dtype=np.float64), (d,)).copy()
+    if not np.all(diag > 0):
+        raise ValueError(f"need {name} > 0")
+    return diag
+
+
+def random_walk(
+    problem: Problem, start, iterations: int, prop_sd, one_component: bool
+) -> tuple[np.ndarray, Proposal]:
+    """The draws (:func:`chain_draws`) and the checked proposal of a random-walk chain;
+    ``prop_sd`` is a scalar or a (d,) array."""
+    out = chain_draws(problem, start, iterations)
+    sd = positive_diagonal(prop_sd, problem.dim, "prop_sd")
+    return out, Proposal(sd, bool(one_component))
+
+
+def checked_penalty(tau: float, clip_bound: float, correction: bool) -> Penalty:
+    """The :class:`Penalty` of a chain whose ratios are clipped at ``clip_bound``; both >= 0."""
+    if not (tau >= 0 and clip_bound >= 0):
+        raise ValueError("need tau >= 0 and clip_bound >= 0")
+    return Penalty(float(tau), bool(correction))
+
+
+def timed(kernel, *args):
+    """(kernel(*args), its process time in seconds)."""
+    with CpuTimer() as timer:
+        result = kernel(*args)
+    return result, timer.seconds
+
+
+def dp_chain(draws, counts, seconds: float, rows: int, clipped=(), extra=(), traces=()) -> Chain:
+    """The :class:`Chain` of a kernel's ``draws`` and ``counts`` (accepts, clipped ratios, ...):
+    acceptance = accepts / iterations, ``clipped["llr"]`` and ``extra["llr_clip_fraction"]`` =
+    clipped ratios / ``rows`` / iterations, then the sampler's own ``clipped``, ``extra`` and
+    ``traces``; burn-in = :func:`burnin_rows`."""
+    iterations = draws.shape[0] - 1
+    llr = int(counts[1])
+    info = Info(
+        cpu_seconds=seconds,
+        iterations=iterations,
+        acceptance=counts[0] / iterations,
+        clipped={"llr": llr, **dict(clipped)},
+        traces=dict(traces),
+        extra={"llr_clip_fraction": llr / rows / iterations, **dict(extra)},
+    )
+    return Chain(draws, burnin_rows(iterations), info)
+
+
+def hyper_options(hyper, keys: dict) -> dict:
+    """The keyword arguments {name: hyper[key]} of the (name, params-file key) pairs ``keys``."""
+    return {name: hyper[key] for name, key in keys.items()}
 
 
 def clip_rule_code(rule: str) -> int:
@@ -218,65 +292,32 @@ def run_dp_penalty(
     (row 0 = start), burn-in = :func:`burnin_rows`. ``prop_sd`` is a scalar or a (d,) array.
     ``tau = 0`` is plain random-walk Metropolis with clipped ratios (the clipping study);
     ``clip_rule`` "sum_of_differences" is the author's clipping-study threshold."""
-    start, iterations, sd, out = chain_inputs(problem, start, iterations, prop_sd)
-    if not (tau >= 0 and clip_bound >= 0):
-        raise ValueError("need tau >= 0 and clip_bound >= 0")
-    counts = np.zeros(3, dtype=np.int64)
-    with CpuTimer() as timer:
-        _dp_penalty_kernel(
-            problem.kind,
-            problem.params,
-            problem.data,
-            float(problem.temperature),
-            float(tau),
-            sd,
-            float(clip_bound),
-            bool(one_component),
-            bool(penalty_correction),
-            clip_rule_code(clip_rule),
-            rng,
-            out,
-            counts,
-        )
-    clipped = int(counts[1])
-    info = Info(
-        cpu_seconds=timer.seconds,
-        iterations=iterations,
-        acceptance=counts[0] / iterations,
-        clipped={"llr": clipped},
-        extra={
-            "llr_clip_fraction": clipped / problem.n / iterations,
-            "decisions_changed": int(counts[2]),
-        },
+    out, proposal = random_walk(problem, start, iterations, prop_sd, one_component)
+    counts, seconds = timed(
+        _dp_penalty_kernel,
+        problem.record,
+        proposal,
+        Clip(float(clip_bound), clip_rule_code(clip_rule)),
+        checked_penalty(tau, clip_bound, penalty_correction),
+        rng,
+        out,
     )
-    return Chain(out, burnin_rows(iterations), info)
+    return dp_chain(out, counts, seconds, problem.n, extra={"decisions_changed": int(counts[2])})
+
+
+# keyword of run_dp_penalty -> params-file key
+_HYPER = {"tau": "tau", "prop_sd": "prop_sd", "clip_bound": "clip_bound"}
 
 
 def run_dpps(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
     """Registry entry ``dpps``: DP penalty with the params-file keys tau, prop_sd, clip_bound."""
-    return run_dp_penalty(
-        problem,
-        start,
-        iterations,
-        tau=hyper["tau"],
-        prop_sd=hyper["prop_sd"],
-        clip_bound=hyper["clip_bound"],
-        rng=rng,
-    )
+    return run_dp_penalty(problem, start, iterations, rng=rng, **hyper_options(hyper, _HYPER))
 
 
 def run_dppa(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
     """Registry entry ``dppa``: DP penalty with one-component updates and the guided walk."""
-    return run_dp_penalty(
-        problem,
-        start,
-        iterations,
-        tau=hyper["tau"],
-        prop_sd=hyper["prop_sd"],
-        clip_bound=hyper["clip_bound"],
-        rng=rng,
-        one_component=True,
-    )
+    options = hyper_options(hyper, _HYPER)
+    return run_dp_penalty(problem, start, iterations, rng=rng, one_component=True, **options)
 
 
 def run_clipped_rwmh(
@@ -285,13 +326,7 @@ def run_clipped_rwmh(
     """Registry entry ``rwmh_nondp`` (the clipping study): random-walk Metropolis, not DP
     (tau = 0), with the log-likelihood ratios clipped at ``hyper["clip_bound"]`` x distance
     under ``hyper["clip_rule"]``; proposal sd ``hyper["prop_sd"]``."""
+    keys = {"prop_sd": "prop_sd", "clip_bound": "clip_bound", "clip_rule": "clip_rule"}
     return run_dp_penalty(
-        problem,
-        start,
-        iterations,
-        tau=0.0,
-        prop_sd=hyper["prop_sd"],
-        clip_bound=hyper["clip_bound"],
-        rng=rng,
-        clip_rule=hyper["clip_rule"],
+        problem, start, iterations, tau=0.0, rng=rng, **hyper_options(hyper, keys)
     )

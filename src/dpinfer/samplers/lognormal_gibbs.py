@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -41,45 +42,84 @@ from .direct import (
     W_NORMAL,
     Base,
     DirectSettings,
+    Target,
+    Workspace,
     base_quantile_points,
-    direct_draw,
+    target_draw,
 )
 from .direct.borrowed import borrow, borrow_generator
 
-__all__ = ["run_noisy", "run_noise_free", "y_sweep", "x_sweep", "theta_step"]
+__all__ = [
+    "run_noisy",
+    "run_noise_free",
+    "y_sweep",
+    "x_sweep",
+    "theta_step",
+    "NoisyRelease",
+    "Latents",
+    "ConjugatePrior",
+    "ChainOutput",
+]
+
+
+class NoisyRelease(NamedTuple):
+    """The release as the kernels see it: y~, x~_1 (column 0 of X~), the bases' parameters
+    rho (DGeom on y) and lambda (Laplace on x_1) and their :func:`base_quantile_points`."""
+
+    y_noisy: np.ndarray
+    x_noisy: np.ndarray
+    rho: float
+    lam: float
+    qpts_y: np.ndarray
+    qpts_x: np.ndarray
+
+
+class Latents(NamedTuple):
+    """The chain's array state, updated in place: X (column 0 latent), log y and beta."""
+
+    X: np.ndarray
+    log_y: np.ndarray
+    beta: np.ndarray
+
+
+class ConjugatePrior(NamedTuple):
+    """The prior as :func:`theta_step` takes it: sigma_beta^2, a_sigma, b_sigma."""
+
+    sb2: float
+    a_sigma: float
+    b_sigma: float
+
+    @classmethod
+    def of(cls, prior: Prior) -> ConjugatePrior:
+        """From the model's :class:`~dpinfer.models.lognormal_regression.Prior`."""
+        return cls(prior.sigma_beta**2, prior.a_sigma, prior.b_sigma)
+
+
+class ChainOutput(NamedTuple):
+    """What a chain kernel fills: draws (iterations x 3) and the direct-sampler counts
+    (y proposals, y failures, xi proposals, xi failures)."""
+
+    draws: np.ndarray
+    counts: np.ndarray
 
 
 @njit(cache=True)
-def y_sweep(
-    y_noisy, X, beta, s2, rho, method, n_knots, tol, qpts, adapt, max_prop, lu, lh, cum, rng, log_y
-):
+def y_sweep(release, state, s2, direct, ws, rng):
     """Algorithm 2, step 1 (slides "Regression model application", f(y | -)): every y_i by
     the CD sampler, lognormal weight w(y_i | x_i'beta, sigma^2) and DGeom(rho) base on
-    xi^y_i = y~_i - y_i; updates log_y. Returns (proposals, failures)."""
+    xi^y_i = y~_i - y_i; updates state.log_y. ``direct`` is a :class:`DirectKernel`, ``ws`` a
+    :class:`Workspace`. Returns (proposals, failures)."""
+    y_noisy, rho, qpts = release.y_noisy, release.rho, release.qpts_y
+    X, log_y, beta = state
     props = 0
     fails = 0
-    qpts, lu, lh, cum = borrow(qpts), borrow(lu), borrow(lh), borrow(cum)  # no refcounts per draw
+    qpts = borrow(qpts)  # no refcounts per draw
+    ws = Workspace(borrow(ws.lu), borrow(ws.lh), borrow(ws.cum))
     rng = borrow_generator(rng)
     for i in range(y_noisy.size):
         mu = X[i, 0] * beta[0] + X[i, 1] * beta[1]
-        xi, p = direct_draw(
-            W_LOGNORMAL,
-            y_noisy[i],
-            mu,
-            s2,
-            B_DGEOM,
-            rho,
-            method,
-            n_knots,
-            tol,
-            qpts,
-            adapt,
-            max_prop,
-            lu,
-            lh,
-            cum,
-            rng,
-        )
+        target = Target(W_LOGNORMAL, y_noisy[i], mu, s2, B_DGEOM, rho)
+        xi, p = target_draw(target, direct, qpts, ws, rng)
         props += p
         if math.isnan(xi):
             fails += 1
@@ -89,18 +129,19 @@ def y_sweep(
 
 
 @njit(cache=True)
-def x_sweep(
-    x_noisy, X, log_y, beta, s2, lam, method, n_knots, tol, qpts, adapt, max_prop, lu, lh, cum, rng
-):
+def x_sweep(release, state, s2, direct, ws, rng):
     """Algorithm 2, step 2 (slides, f(xi^x | -)): every xi^x_i by the CD sampler, normal
     weight w(xi^x_i | x~_i1, vartheta_i1, tau^2 = sigma^2/beta_1^2) and Laplace(0, lambda)
-    base; updates column 0 of X. Returns (proposals, failures)."""
+    base; updates column 0 of state.X. Returns (proposals, failures)."""
+    x_noisy, lam, qpts = release.x_noisy, release.lam, release.qpts_x
+    X, log_y, beta = state
     props = 0
     fails = 0
     b1 = beta[0]
     inv_b1 = 1.0 / b1 if abs(b1) >= 1e-12 else 0.0  # (unused below 1e-12)
     s2x = s2 * inv_b1 * inv_b1
-    qpts, lu, lh, cum = borrow(qpts), borrow(lu), borrow(lh), borrow(cum)  # no refcounts per draw
+    qpts = borrow(qpts)  # no refcounts per draw
+    ws = Workspace(borrow(ws.lu), borrow(ws.lh), borrow(ws.cum))
     rng = borrow_generator(rng)
     for i in range(x_noisy.size):
         if abs(b1) < 1e-12:
@@ -108,24 +149,8 @@ def x_sweep(
             xi = rng.laplace(0.0, lam)
         else:
             mu = (log_y[i] - X[i, 1] * beta[1]) * inv_b1
-            xi, p = direct_draw(
-                W_NORMAL,
-                x_noisy[i],
-                mu,
-                s2x,
-                B_LAPLACE,
-                lam,
-                method,
-                n_knots,
-                tol,
-                qpts,
-                adapt,
-                max_prop,
-                lu,
-                lh,
-                cum,
-                rng,
-            )
+            target = Target(W_NORMAL, x_noisy[i], mu, s2x, B_LAPLACE, lam)
+            xi, p = target_draw(target, direct, qpts, ws, rng)
             props += p
             if math.isnan(xi):
                 fails += 1
@@ -178,74 +203,17 @@ def theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng):
 
 
 @njit(cache=True)
-def _noisy_chain(
-    y_noisy,
-    x_noisy,
-    X,
-    log_y,
-    beta,
-    s2,
-    rho,
-    lam,
-    iterations,
-    sb2,
-    a_sigma,
-    b_sigma,
-    method,
-    n_knots,
-    tol,
-    qpts_y,
-    qpts_x,
-    adapt,
-    max_prop,
-    lu,
-    lh,
-    cum,
-    rng,
-    draws,
-    counts,
-):
-    """Algorithm 2 of the slides, ``iterations`` sweeps (steps 1-4); fills draws and adds
-    (y proposals, y failures, xi proposals, xi failures) to counts."""
-    for t in range(iterations):
-        p, f = y_sweep(
-            y_noisy,
-            X,
-            beta,
-            s2,
-            rho,
-            method,
-            n_knots,
-            tol,
-            qpts_y,
-            adapt,
-            max_prop,
-            lu,
-            lh,
-            cum,
-            rng,
-            log_y,
-        )
+def _noisy_chain(release, state, s2, prior, direct, ws, rng, out):
+    """Algorithm 2 of the slides, out.draws.shape[0] sweeps (steps 1-4); fills out.draws and
+    adds (y proposals, y failures, xi proposals, xi failures) to out.counts."""
+    X, log_y, beta = state
+    sb2, a_sigma, b_sigma = prior
+    draws, counts = out
+    for t in range(draws.shape[0]):
+        p, f = y_sweep(release, state, s2, direct, ws, rng)
         counts[0] += p
         counts[1] += f
-        p, f = x_sweep(
-            x_noisy,
-            X,
-            log_y,
-            beta,
-            s2,
-            lam,
-            method,
-            n_knots,
-            tol,
-            qpts_x,
-            adapt,
-            max_prop,
-            lu,
-            lh,
-            cum,
-            rng,
-        )
+        p, f = x_sweep(release, state, s2, direct, ws, rng)
         counts[2] += p
         counts[3] += f
         s2 = theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng)
@@ -255,9 +223,11 @@ def _noisy_chain(
 
 
 @njit(cache=True)
-def _noise_free_chain(X, log_y, beta, s2, iterations, sb2, a_sigma, b_sigma, rng, draws):
+def _noise_free_chain(state, s2, prior, rng, draws):
     """Algorithm 4 of the slides: the routine Gibbs steps on the confidential data."""
-    for t in range(iterations):
+    X, log_y, beta = state
+    sb2, a_sigma, b_sigma = prior
+    for t in range(draws.shape[0]):
         s2 = theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng)
         draws[t, 0] = beta[0]
         draws[t, 1] = beta[1]
@@ -300,88 +270,33 @@ def run_noisy(
         raise TypeError("noise must be a ReleaseNoise (DoubleGeometric on y, Laplace on x_1)")
     base_y, base_x = Base.of(noise.y), Base.of(noise.x1)
     rho, lam = base_y.par, base_x.par
-    x_noisy = X_noisy[:, 0].copy()
-    X = X_noisy.copy()
-    log_y = np.zeros(y_noisy.size)
-    beta = np.zeros(2)
-    s2 = 1.0
     qy = base_quantile_points(base_y, direct.levels, direct.weight_sds)
     qx = base_quantile_points(base_x, direct.levels, direct.weight_sds)
-    lu, lh, cum = direct.workspace()
+    rel = NoisyRelease(y_noisy, X_noisy[:, 0].copy(), rho, lam, qy, qx)
+    state = Latents(X_noisy.copy(), np.zeros(y_noisy.size), np.zeros(2))
+    s2 = 1.0
+    ws = direct.workspace()
+    kern = direct.kernel()
+    cprior = ConjugatePrior.of(prior)
     draws = np.empty((iterations, 3))
     counts = np.zeros(4, dtype=np.int64)
-    sb2 = prior.sigma_beta**2
-    dargs = (direct.code, direct.n_knots, direct.tol)
     split = {"cpu_seconds_y": 0.0, "cpu_seconds_xi_x": 0.0, "cpu_seconds_rest": 0.0}
     with CpuTimer() as timer:
         if not timed:
-            _noisy_chain(
-                y_noisy,
-                x_noisy,
-                X,
-                log_y,
-                beta,
-                s2,
-                rho,
-                lam,
-                iterations,
-                sb2,
-                prior.a_sigma,
-                prior.b_sigma,
-                *dargs,
-                qy,
-                qx,
-                direct.adapt,
-                direct.max_proposals,
-                lu,
-                lh,
-                cum,
-                rng,
-                draws,
-                counts,
-            )
+            _noisy_chain(rel, state, s2, cprior, kern, ws, rng, ChainOutput(draws, counts))
         else:
+            beta = state.beta
             for t in range(iterations):
                 ta = time.process_time()
-                p, f = y_sweep(
-                    y_noisy,
-                    X,
-                    beta,
-                    s2,
-                    rho,
-                    *dargs,
-                    qy,
-                    direct.adapt,
-                    direct.max_proposals,
-                    lu,
-                    lh,
-                    cum,
-                    rng,
-                    log_y,
-                )
+                p, f = y_sweep(rel, state, s2, kern, ws, rng)
                 tb = time.process_time()
                 counts[0] += p
                 counts[1] += f
-                p, f = x_sweep(
-                    x_noisy,
-                    X,
-                    log_y,
-                    beta,
-                    s2,
-                    lam,
-                    *dargs,
-                    qx,
-                    direct.adapt,
-                    direct.max_proposals,
-                    lu,
-                    lh,
-                    cum,
-                    rng,
-                )
+                p, f = x_sweep(rel, state, s2, kern, ws, rng)
                 tc = time.process_time()
                 counts[2] += p
                 counts[3] += f
-                s2 = theta_step(X, log_y, beta, s2, sb2, prior.a_sigma, prior.b_sigma, rng)
+                s2 = theta_step(state.X, state.log_y, beta, s2, *cprior, rng)
                 draws[t] = (beta[0], beta[1], s2)
                 td = time.process_time()
                 split["cpu_seconds_y"] += tb - ta
@@ -418,15 +333,6 @@ def run_noise_free(
     draws = np.empty((iterations, 3))
     with CpuTimer() as timer:
         _noise_free_chain(
-            X,
-            np.log(y),
-            np.zeros(2),
-            1.0,
-            iterations,
-            prior.sigma_beta**2,
-            prior.a_sigma,
-            prior.b_sigma,
-            rng,
-            draws,
+            Latents(X, np.log(y), np.zeros(2)), 1.0, ConjugatePrior.of(prior), rng, draws
         )
     return Chain(draws, burnin, Info(cpu_seconds=timer.seconds, iterations=iterations))

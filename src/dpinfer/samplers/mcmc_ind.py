@@ -123,9 +123,10 @@ def _add_record(s, x, y, lo, hi, sign):
     s[4] += sign * cy * cy
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_record(rng, mu_x, sd_x, theta0, theta1, sd_y):
-    """One record from the model: x ~ N(mu_x, sd_x^2), then y ~ N(theta0 x + theta1, sd_y^2)."""
+    """One record from the model: x ~ N(mu_x, sd_x^2), then y ~ N(theta0 x + theta1, sd_y^2).
+    Inlined: a call would reference-count the Generator per record (about 10% of a chain)."""
     x = mu_x + sd_x * rng.standard_normal()
     return x, theta0 * x + theta1 + sd_y * rng.standard_normal()
 

@@ -24,12 +24,15 @@ Kernel codes (``W_*``, ``B_*``) and :func:`direct_draw` are exported for the Gib
 
 from .basic import basic_direct_sample
 from .envelope import (
+    DirectKernel,
     DirectSettings,
+    Workspace,
     direct_draw,
     direct_sample,
     envelope_acceptance,
     psi_over_c,
     stepdown,
+    target_draw,
 )
 from .knots import METHODS
 from .quantile_knots import DEFAULT_LEVELS, DEFAULT_WEIGHT_SDS, base_quantile_points
@@ -41,6 +44,7 @@ from .weights_bases import (
     W_NORMAL,
     WEIGHTS,
     Base,
+    Target,
     Weight,
     log_p_of_u,
 )
@@ -58,12 +62,16 @@ __all__ = [
     "Weight",
     "Base",
     "DirectSettings",
+    "DirectKernel",
+    "Workspace",
+    "Target",
     "base_quantile_points",
     "log_p_of_u",
     "stepdown",
     "psi_over_c",
     "envelope_acceptance",
     "direct_draw",
+    "target_draw",
     "direct_sample",
     "basic_direct_sample",
 ]

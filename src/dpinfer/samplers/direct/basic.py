@@ -14,15 +14,27 @@ import math
 import numpy as np
 from numba import njit
 
-from .weights_bases import NEG_INF, Base, Weight, base_draw, log_prob_au, weight_log, weight_log_c
+from .weights_bases import (
+    NEG_INF,
+    Base,
+    Target,
+    Weight,
+    base_draw,
+    log_prob_au,
+    weight_log,
+    weight_log_c,
+)
 
 __all__ = ["basic_direct_sample"]
 
 
 @njit(cache=True)
-def _basic_many(n, wt, z, mu, s2, bt, par, n_knots, max_iter, rng, out, tries):
-    """The BD sampler (slides "Basic direct sampler"): k ~ q, u ~ Beta(k+1, N-k+1), then
-    x ~ g until w(x) > u c (at most max_iter tries; NaN after that)."""
+def _basic_many(target, n_knots, max_iter, rng, out, tries):
+    """The BD sampler (slides "Basic direct sampler") from the :class:`Target`, out.size draws:
+    k ~ q, u ~ Beta(k+1, N-k+1), then x ~ g until w(x) > u c (at most max_iter tries; NaN
+    after that)."""
+    wt, z, mu, s2, bt, par = target
+    n = out.size
     q = np.empty(n_knots + 1)
     for k in range(n_knots + 1):
         lu = math.log(k / n_knots) if k > 0 else NEG_INF
@@ -59,18 +71,5 @@ def basic_direct_sample(
     Returns (x, tries per draw)."""
     out = np.empty(n)
     tries = np.zeros(n, dtype=np.int64)
-    _basic_many(
-        n,
-        weight.code,
-        float(weight.z),
-        float(weight.mu),
-        float(weight.s2),
-        base.code,
-        float(base.par),
-        n_knots,
-        max_iter,
-        rng,
-        out,
-        tries,
-    )
+    _basic_many(Target.of(weight, base), n_knots, max_iter, rng, out, tries)
     return out, tries

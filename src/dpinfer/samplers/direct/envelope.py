@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -37,6 +38,7 @@ from .quantile_knots import (
 from .weights_bases import (
     NEG_INF,
     Base,
+    Target,
     Weight,
     base_interval_log_pr,
     base_truncated_draw,
@@ -46,7 +48,10 @@ from .weights_bases import (
 
 __all__ = [
     "DirectSettings",
+    "DirectKernel",
+    "Workspace",
     "direct_draw",
+    "target_draw",
     "stepdown",
     "psi_over_c",
     "envelope_acceptance",
@@ -169,35 +174,41 @@ def direct_draw(
     return x, n_prop
 
 
+@njit(cache=True, inline="always")
+def target_draw(target, direct, qpts, ws, rng):
+    """:func:`direct_draw` of a :class:`Target` with :class:`DirectKernel` settings in a
+    :class:`Workspace` (borrowed views inside the Gibbs sweeps). Inlined."""
+    return direct_draw(
+        target.wt,
+        target.z,
+        target.mu,
+        target.s2,
+        target.bt,
+        target.par,
+        direct.method,
+        direct.n_knots,
+        direct.tol,
+        qpts,
+        direct.adapt,
+        direct.max_prop,
+        ws.lu,
+        ws.lh,
+        ws.cum,
+        rng,
+    )
+
+
 @njit(cache=True)
-def _direct_many(
-    n,
-    wt,
-    z,
-    mu,
-    s2,
-    bt,
-    par,
-    method,
-    n_knots,
-    tol,
-    qpts,
-    adapt,
-    max_prop,
-    rebuild,
-    lu,
-    lh,
-    cum,
-    rng,
-    out,
-    props,
-):
-    """n CD-sampler draws (slides "Code example": ``direct_sampler(n, w, g)``): one envelope
-    shared by all draws (adapted by rejections), or a fresh one per draw (``rebuild``)."""
-    qpts, lu, lh, cum = borrow(qpts), borrow(lu), borrow(lh), borrow(cum)  # no refcounts per draw
+def _direct_many(target, direct, qpts, rebuild, ws, rng, out, props):
+    """out.size CD-sampler draws (slides "Code example": ``direct_sampler(n, w, g)``) from the
+    :class:`Target` with the :class:`DirectKernel` settings: one envelope shared by all draws
+    (adapted by rejections), or a fresh one per draw (``rebuild``)."""
+    wt, z, mu, s2, bt, par = target
+    method, n_knots, tol, adapt, max_prop = direct
+    qpts, lu, lh, cum = borrow(qpts), borrow(ws.lu), borrow(ws.lh), borrow(ws.cum)  # no refcounts
     rng = borrow_generator(rng)
     m = 0
-    for i in range(n):
+    for i in range(out.size):
         if i == 0 or rebuild:  # one call site: the inlined envelope is compiled once
             m = build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
             if m == 0:
@@ -209,6 +220,26 @@ def _direct_many(
 
 
 # ============================================================================ public API
+class DirectKernel(NamedTuple):
+    """The kernels' view of :class:`DirectSettings` (:meth:`DirectSettings.kernel`): knot rule
+    code, n_knots, tol, adapt and max_proposals."""
+
+    method: int
+    n_knots: int
+    tol: float
+    adapt: bool
+    max_prop: int
+
+
+class Workspace(NamedTuple):
+    """The scratch arrays every envelope kernel works in (:meth:`DirectSettings.workspace`):
+    knot positions lu, heights lh and the rows ``cum`` (areas, pieces, points, state)."""
+
+    lu: np.ndarray
+    lh: np.ndarray
+    cum: np.ndarray
+
+
 @dataclass(frozen=True)
 class DirectSettings:
     """Knot rule and its size: ``n_knots`` is N for small_rects/equal_steps (N+1 knots in
@@ -255,6 +286,10 @@ class DirectSettings:
     def code(self) -> int:
         return METHODS[self.method]
 
+    def kernel(self) -> DirectKernel:
+        """The settings as the kernels take them (the knot rule as its code)."""
+        return DirectKernel(self.code, self.n_knots, self.tol, self.adapt, self.max_proposals)
+
     def capacity(self) -> int:
         """Workspace size: knots + pseudo-knots + room for adaptations."""
         return (
@@ -266,10 +301,10 @@ class DirectSettings:
             + (64 if self.adapt else 0)
         )
 
-    def workspace(self, extra: int = 0):
+    def workspace(self, extra: int = 0) -> Workspace:
         """(lu, lh, cum): the arrays every envelope kernel works in, allocated once per chain."""
         cap = self.capacity() + extra
-        return np.empty(cap), np.empty(cap), np.full((WORKSPACE_ROWS, cap), np.nan)
+        return Workspace(np.empty(cap), np.empty(cap), np.full((WORKSPACE_ROWS, cap), np.nan))
 
 
 def stepdown(weight: Weight, base: Base, settings: DirectSettings) -> dict:
@@ -356,21 +391,11 @@ def direct_sample(
     props = np.zeros(n, dtype=np.int64)
     qpts = base_quantile_points(base, settings.levels, settings.weight_sds)
     _direct_many(
-        n,
-        weight.code,
-        float(weight.z),
-        float(weight.mu),
-        float(weight.s2),
-        base.code,
-        float(base.par),
-        settings.code,
-        settings.n_knots,
-        settings.tol,
+        Target.of(weight, base),
+        settings.kernel(),
         qpts,
-        settings.adapt,
-        settings.max_proposals,
         rebuild,
-        *settings.workspace(),
+        settings.workspace(),
         rng,
         out,
         props,

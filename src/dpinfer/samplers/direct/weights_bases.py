@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -39,6 +40,7 @@ __all__ = [
     "B_DGEOM",
     "Weight",
     "Base",
+    "Target",
     "log_p_of_u",
 ]
 
@@ -385,6 +387,30 @@ class Base:
     @property
     def code(self) -> int:
         return BASES[self.kind]
+
+
+class Target(NamedTuple):
+    """One direct-sampler target w(x) g(x) as the kernels see it: the weight's code and
+    (z, mu, s2), the base's code and parameter (a record passed to the per-chain kernels)."""
+
+    wt: int
+    z: float
+    mu: float
+    s2: float
+    bt: int
+    par: float
+
+    @classmethod
+    def of(cls, weight: Weight, base: Base) -> Target:
+        """The kernel record of a :class:`Weight` and a :class:`Base` (floats as floats)."""
+        return cls(
+            weight.code,
+            float(weight.z),
+            float(weight.mu),
+            float(weight.s2),
+            base.code,
+            float(base.par),
+        )
 
 
 def log_p_of_u(weight: Weight, base: Base, log_u) -> np.ndarray:

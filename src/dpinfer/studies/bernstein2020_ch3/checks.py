@@ -48,13 +48,13 @@ def cgm_checks(
     spec = dict(cell["spec"])
     inst = build_instance(seed, cell["model"], spec, int(ch3["nodes"]), int(cell["states"]))
     n, eps = int(cell["n"]), float(cell["epsilon"])
-    grid = [float(v) for v in cell["lambdas"]["naive"]]
+    grid = [float(v) for v in cell["lambdas"]["naive_mle"]]
     cgm, inference = cell["cgm"], cgm_inference(spec, cell["cgm"])
     P, R = int(ch3["populations"]), int(cell.get("releases") or ch3["releases"])
     out = {
         k: []
         for k in (
-            "naive",
+            "naive_mle",
             "cgm",
             "cgm_from_truth",
             "objective",
@@ -84,7 +84,7 @@ def cgm_checks(
                     inst.model, y, n, mech.scale, base_lam, inst.theta, cgm, inference
                 ),
             }
-            out["naive"].append(fit_metrics(inst, naive.theta)[0])
+            out["naive_mle"].append(fit_metrics(inst, naive.theta)[0])
             for key, fit in fits.items():
                 out[key].append(fit_metrics(inst, fit.theta)[0])
             out["objective"].append(fits["cgm"].objective[-1] / n)
@@ -98,7 +98,7 @@ def cgm_checks(
                 )
                 out[f"cgm_lambda_{lam:g}"].append(fit_metrics(inst, fit.theta)[0])
     return {k: np.asarray(v, dtype=float) for k, v in out.items()} | {
-        "naive_lambda": lam_naive,
+        "naive_mle_lambda": lam_naive,
         "cell": name,
     }
 
@@ -114,18 +114,18 @@ def report(res: dict, lambdas) -> str:
     gap = np.max(np.abs(res["objective"] - res["objective_from_truth"]))
     return "\n".join(
         [
-            f"cell {res['cell']} ({res['naive'].size} trials; "
-            f"naive lambda {res['naive_lambda']:g}; every EM fit converged: "
+            f"cell {res['cell']} ({res['naive_mle'].size} trials; "
+            f"naive lambda {res['naive_mle_lambda']:g}; every EM fit converged: "
             f"{bool(res['converged'].all())})",
-            f"  mean KL: naive {res['naive'].mean():.5g}; "
+            f"  mean KL: naive {res['naive_mle'].mean():.5g}; "
             f"CGM from the naive fit {res['cgm'].mean():.5g}; "
             f"CGM from the truth {res['cgm_from_truth'].mean():.5g}",
             f"  largest |EM objective per individual, naive start - truth start|: {gap:.2g}",
             "  CGM by lambda: "
             + ", ".join(f"{lam:g}: {res[f'cgm_lambda_{lam:g}'].mean():.5g}" for lam in lambdas),
-            f"  naive - CGM (as run): {_paired(res['naive'], res['cgm'])}; "
+            f"  naive - CGM (as run): {_paired(res['naive_mle'], res['cgm'])}; "
             f"naive - CGM at its best lambda ({best:g}): "
-            f"{_paired(res['naive'], res[f'cgm_lambda_{best:g}'])}",
+            f"{_paired(res['naive_mle'], res[f'cgm_lambda_{best:g}'])}",
         ]
     )
 

@@ -15,31 +15,7 @@ from .summarise import summary_key
 
 __all__ = ["fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6"]
 
-# summary names -> method keys of dpinfer.plotting.methods (chapter 3's Naive is the naive MLE)
-METHOD = {
-    "naive": "naive_mle",
-    "naive_unprojected": "naive_mle_unprojected",
-    "cgm": "cgm",
-    "psgd": "psgd",
-    "nonprivate": "non_private",
-    "random": "random",
-}
 MODEL_TITLES = {"chain1": "first-order chain", "chain3": "third-order chain", "er": "Erdős–Rényi"}
-
-
-def _style(name: str, label: str | None = None) -> dict:
-    """The plot style of the method a summary calls ``name``, labelled ``label``
-    (default: its own)."""
-    from ...plotting import method_style
-
-    st = method_style(METHOD[name])
-    return st if label is None else dict(st, label=label)
-
-
-def _label(name: str) -> str:
-    from ...plotting import method_label
-
-    return method_label(METHOD[name])
 
 
 def _stat(d, figure, cell, name):
@@ -77,7 +53,7 @@ def fig3_1(input, output, *, settings):
             "fig3_1",
             cells,
             ns,
-            "naive_mse",
+            "naive_mle_mse",
             {
                 "color": COLORS[i % len(COLORS)],
                 "marker": "o",
@@ -107,12 +83,12 @@ def fig3_1(input, output, *, settings):
 
 def _kl_panel(output, d, figure, cells, xs, lines, xlabel, title):
     """One log-log panel of mean KL per line (key, label, method style) over ``xs``."""
-    from ...plotting import legend_below, save_figure, subplots
+    from ...plotting import legend_below, method_style, save_figure, subplots
 
     fig, axes = subplots(1, 1, width=4.6, height=3.2, squeeze=False)
     ax = axes[0][0]
     for key, label, method in lines:
-        _line(ax, d, figure, cells, xs, key, _style(method, label))
+        _line(ax, d, figure, cells, xs, key, dict(method_style(method), label=label))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
@@ -134,9 +110,11 @@ def _title(settings, *extra) -> str:
 def fig3_2(input, output, *, settings):
     """Fig. 3.2: KL of naive MLE with and without projecting the noisy marginals onto the
     simplex."""
+    from ...plotting import method_label
+
     ns = [int(n) for n in settings["n_grid"]]
     cells = [ch3_cell_name("fig3_2", n=n) for n in ns]
-    lines = [(f"{m}_kl", _label(m), m) for m in ("naive", "naive_unprojected")]
+    lines = [(f"{m}_kl", method_label(m), m) for m in ("naive_mle", "naive_mle_unprojected")]
     _kl_panel(
         output,
         load_npz(input.summary),
@@ -154,8 +132,8 @@ def fig3_3(input, output, *, settings):
     lams = [float(v) for v in settings["lambdas"]]
     cells = [ch3_cell_name("fig3_3", lam=v) for v in lams]
     lines = [
-        ("naive_kl", "noisy statistics (naive MLE)", "naive"),
-        ("nonprivate_kl", "true statistics", "nonprivate"),
+        ("naive_mle_kl", "noisy statistics (naive MLE)", "naive_mle"),
+        ("non_private_kl", "true statistics", "non_private"),
     ]
     _kl_panel(
         output,
@@ -171,7 +149,7 @@ def fig3_3(input, output, *, settings):
 
 def fig3_4(input, output, *, settings):
     """Fig. 3.4: KL from the true model vs N; rows models, columns epsilon; every method."""
-    from ...plotting import legend_below, save_figure, subplots
+    from ...plotting import legend_below, method_style, save_figure, subplots
 
     d = load_npz(input.summary)
     ns = [int(n) for n in settings["n_grid"]]
@@ -189,10 +167,10 @@ def fig3_4(input, output, *, settings):
         for c, eps in enumerate(epsilons):
             ax = axes[r][c]
             cells = [ch3_cell_name("fig3_4", model=model, n=n, epsilon=eps) for n in ns]
-            for m in ("naive", "cgm", "psgd"):
-                _line(ax, d, "fig3_4", cells, ns, f"{m}_kl", _style(m))
-            for m in ("nonprivate", "random"):
-                _line(ax, d, "fig3_4", refs, ns, f"{m}_kl", _style(m))
+            for m in ("naive_mle", "cgm", "psgd"):
+                _line(ax, d, "fig3_4", cells, ns, f"{m}_kl", method_style(m))
+            for m in ("non_private", "random"):
+                _line(ax, d, "fig3_4", refs, ns, f"{m}_kl", method_style(m))
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_title(f"{MODEL_TITLES.get(model, model)}, $\\epsilon$ = {fmt_eps(eps)}")
@@ -207,19 +185,19 @@ def fig3_4(input, output, *, settings):
 def fig3_5(input, output, *, settings):
     """Fig. 3.5: true vs inferred edge marginals (first trial) for naive MLE, CGM and
     non-private."""
-    from ...plotting import save_figure, subplots
+    from ...plotting import method_color, method_label, save_figure, subplots
 
     d = load_npz(input.summary)
     cell = ch3_cell_name("fig3_5")
     truth = d[summary_key("fig3_5", cell, "marginals_true")].ravel()
     fig, axes = subplots(1, 3, width=7.5, height=2.7, squeeze=False)
     hi = float(truth.max()) * 1.05
-    for c, m in enumerate(("naive", "cgm", "nonprivate")):
+    for c, m in enumerate(("naive_mle", "cgm", "non_private")):
         ax = axes[0][c]
         est = d[summary_key("fig3_5", cell, f"marginals_{m}")].ravel()
         hi = max(hi, float(est.max()) * 1.05)
-        ax.scatter(truth, est, s=2, alpha=0.4, color=_style(m)["color"], rasterized=True)
-        ax.set_title(_label(m))
+        ax.scatter(truth, est, s=2, alpha=0.4, color=method_color(m), rasterized=True)
+        ax.set_title(method_label(m))
         ax.set_xlabel("true edge marginal")
         if c == 0:
             ax.set_ylabel("inferred edge marginal")
@@ -233,7 +211,7 @@ def fig3_5(input, output, *, settings):
 def fig3_6(input, output, *, settings):
     """Fig. 3.6: holdout log-likelihood vs epsilon on the synthetic mobility data, one panel per
     training size; the non-private fit as a horizontal line."""
-    from ...plotting import legend_below, save_figure, subplots
+    from ...plotting import legend_below, method_style, save_figure, subplots
 
     d = load_npz(input.summary)
     sizes, epsilons = (
@@ -244,10 +222,10 @@ def fig3_6(input, output, *, settings):
     for c, size in enumerate(sizes):
         ax = axes[0][c]
         cells = [ch3_cell_name("fig3_6", n=size, epsilon=e) for e in epsilons]
-        for m in ("naive", "cgm", "psgd"):
-            _line(ax, d, "fig3_6", cells, epsilons, f"{m}_loglik", _style(m))
-        ref, _ = _stat(d, "fig3_6", ch3_cell_name("fig3_6", n=size), "nonprivate_loglik")
-        st = _style("nonprivate")
+        for m in ("naive_mle", "cgm", "psgd"):
+            _line(ax, d, "fig3_6", cells, epsilons, f"{m}_loglik", method_style(m))
+        ref, _ = _stat(d, "fig3_6", ch3_cell_name("fig3_6", n=size), "non_private_loglik")
+        st = method_style("non_private")
         ax.axhline(ref, color=st["color"], ls=st["linestyle"], lw=1.0, label=st["label"])
         ax.set_xscale("log")
         ax.set_xlabel("privacy level $\\epsilon$")

@@ -57,7 +57,7 @@ def _ch3_cell(
     """The settings one cell job reads: its model block, lambdas of its methods, and the CGM /
     PSGD blocks only if it runs those methods (so editing PSGD's grid reruns only PSGD cells)."""
     lams = dict(ch3["lambdas"], **(lambdas or {}))
-    used = [m for m in methods if m in lams] + (["naive"] if "cgm" in methods else [])
+    used = [m for m in methods if m in lams] + (["naive_mle"] if "cgm" in methods else [])
     return {
         "name": name,
         "model": model,
@@ -87,7 +87,7 @@ def ch3_cells(ch3: dict) -> dict:
         for e in f1["epsilons"]:
             stem = ch3_cell_name("fig3_1", n=n, epsilon=e)
             cells["fig3_1"][stem] = _ch3_cell(
-                ch3, f"fig3_1_{stem}", f1["model"], f1["states"], n, e, ["naive"]
+                ch3, f"fig3_1_{stem}", f1["model"], f1["states"], n, e, ["naive_mle"]
             )
     for n in f2["n_grid"]:
         stem = ch3_cell_name("fig3_2", n=n)
@@ -98,7 +98,7 @@ def ch3_cells(ch3: dict) -> dict:
             f2["states"],
             n,
             f2["epsilon"],
-            ["naive", "naive_unprojected"],
+            ["naive_mle", "naive_mle_unprojected"],
             releases=f2.get("releases"),
         )
     for lam in f3["lambdas"]:
@@ -110,8 +110,8 @@ def ch3_cells(ch3: dict) -> dict:
             f3["states"],
             f3["n"],
             f3["epsilon"],
-            ["naive", "nonprivate"],
-            lambdas={"naive": lam, "nonprivate": lam},
+            ["naive_mle", "non_private"],
+            lambdas={"naive_mle": lam, "non_private": lam},
         )
     for model in f4["models"]:
         for n in f4["n_grid"]:
@@ -123,7 +123,7 @@ def ch3_cells(ch3: dict) -> dict:
                 f4["states"],
                 n,
                 None,
-                ["nonprivate", "random"],
+                ["non_private", "random"],
                 releases=f4.get("releases"),
             )
             for e in f4["epsilons"]:
@@ -135,7 +135,7 @@ def ch3_cells(ch3: dict) -> dict:
                     f4["states"],
                     n,
                     e,
-                    ["naive", "cgm", "psgd"],
+                    ["naive_mle", "cgm", "psgd"],
                     releases=f4.get("releases"),
                 )
     cells["fig3_5"][ch3_cell_name("fig3_5")] = _ch3_cell(
@@ -145,7 +145,7 @@ def ch3_cells(ch3: dict) -> dict:
         f5["states"],
         f5["n"],
         f5["epsilon"],
-        ["naive", "cgm", "nonprivate"],
+        ["naive_mle", "cgm", "non_private"],
         keep_marginals=True,
         releases=f5.get("releases"),
     )

@@ -117,7 +117,8 @@ def _fig3_1(d, s, at) -> list[Claim]:
         (min(s["epsilons"]), -2.0, "smallest"),
     ):
         mse = [
-            _mean(d, "fig3_1", ch3_cell_name("fig3_1", n=n, epsilon=eps), "naive_mse") for n in ns
+            _mean(d, "fig3_1", ch3_cell_name("fig3_1", n=n, epsilon=eps), "naive_mle_mse")
+            for n in ns
         ]
         k = (
             slope(ns, mse)
@@ -164,7 +165,9 @@ def _fig3_2(d, s, at) -> list[Claim]:
     ns = [int(n) for n in s["n_grid"]]
     wins = []
     for n in ns:
-        m, se, k = _paired(d, "fig3_2", ch3_cell_name("fig3_2", n=n), "naive_unprojected", "naive")
+        m, se, k = _paired(
+            d, "fig3_2", ch3_cell_name("fig3_2", n=n), "naive_mle_unprojected", "naive_mle"
+        )
         wins.append((n, m, se, k))
     better = sum(1 for _, m, se, _ in wins if m > 2 * se)
     worst = min(wins, key=lambda w: w[1] / w[2] if w[2] > 0 else np.inf)
@@ -186,12 +189,13 @@ def _fig3_2(d, s, at) -> list[Claim]:
 def _fig3_3(d, s, at) -> list[Claim]:
     lams = [float(v) for v in s["lambdas"]]
     cells = [ch3_cell_name("fig3_3", lam=v) for v in lams]
-    noisy = np.array([_mean(d, "fig3_3", c, "naive_kl") for c in cells])
-    true = np.array([_mean(d, "fig3_3", c, "nonprivate_kl") for c in cells])
+    noisy = np.array([_mean(d, "fig3_3", c, "naive_mle_kl") for c in cells])
+    true = np.array([_mean(d, "fig3_3", c, "non_private_kl") for c in cells])
     best = int(np.nanargmin(noisy))
 
     def above_min(i):  # KL at lambda_i minus the minimum, paired over the same trials: (mean, SE)
-        a, b = _arr(d, "fig3_3", cells[i], "naive_kl"), _arr(d, "fig3_3", cells[best], "naive_kl")
+        a = _arr(d, "fig3_3", cells[i], "naive_mle_kl")
+        b = _arr(d, "fig3_3", cells[best], "naive_mle_kl")
         diff = (a - b)[np.isfinite(a - b)]
         return float(diff.mean()), float(
             diff.std(ddof=1) / math.sqrt(diff.size)
@@ -243,8 +247,8 @@ def _tuning_claim(d, figure, cells, at) -> Claim:
     inner, edge, short = 0, 0, []
     for c in cells:
         grid, score = (
-            _arr(d, figure, c, "naive_lambda_grid"),
-            _arr(d, figure, c, "naive_tuning_score"),
+            _arr(d, figure, c, "naive_mle_lambda_grid"),
+            _arr(d, figure, c, "naive_mle_tuning_score"),
         )
         if score.size != grid.size or score.size < 2 or not np.isfinite(score).all():
             continue
@@ -323,7 +327,11 @@ def _fig3_4(d, s, at, s_cgm) -> list[Claim]:
         cells = [(n, e) for e in s["epsilons"] for n in ns]
         res = [
             _paired(
-                d, "fig3_4", ch3_cell_name("fig3_4", model=model, n=n, epsilon=e), "naive", "cgm"
+                d,
+                "fig3_4",
+                ch3_cell_name("fig3_4", model=model, n=n, epsilon=e),
+                "naive_mle",
+                "cgm",
             )
             for n, e in cells
         ]
@@ -384,14 +392,16 @@ def _runtime(d, s) -> list[Claim]:
         for model, paper in ratios.items():
             if model not in s["models"]:
                 continue
-            secs = {m: [] for m in ("naive", method)}
+            secs = {m: [] for m in ("naive_mle", method)}
             for n in s["n_grid"]:
                 for e in s["epsilons"]:
                     c = ch3_cell_name("fig3_4", model=model, n=n, epsilon=e)
                     for m in secs:
                         x = _arr(d, "fig3_4", c, f"{m}_seconds")
                         secs[m].extend(x[np.isfinite(x)].tolist())
-            out.append(_runtime_claim("fig3_4", method, model, secs[method], secs["naive"], paper))
+            out.append(
+                _runtime_claim("fig3_4", method, model, secs[method], secs["naive_mle"], paper)
+            )
     return out
 
 
@@ -415,12 +425,12 @@ def _fig3_5(d, s, at) -> list[Claim]:
     t = d[summary_key("fig3_5", c, "marginals_true")]
     rmse = {
         m: float(np.sqrt(np.mean((d[summary_key("fig3_5", c, f"marginals_{m}")] - t) ** 2)))
-        for m in ("naive", "cgm", "nonprivate")
+        for m in ("naive_mle", "cgm", "non_private")
     }
-    npv = d[summary_key("fig3_5", c, "marginals_nonprivate")]
+    npv = d[summary_key("fig3_5", c, "marginals_non_private")]
     to_np = {
         m: float(np.sqrt(np.mean((d[summary_key("fig3_5", c, f"marginals_{m}")] - npv) ** 2)))
-        for m in ("naive", "cgm")
+        for m in ("naive_mle", "cgm")
     }
     return [
         Claim(
@@ -428,10 +438,10 @@ def _fig3_5(d, s, at) -> list[Claim]:
             "CGM's edge marginals are closer than naive MLE's to the true marginals and to the "
             "non-private ones (RMSE over all edge cells, first trial)",
             "CGM much closer to true and non-private",
-            f"to true: CGM {rmse['cgm']:.2g} vs naive {rmse['naive']:.2g}; to non-private: CGM "
-            f"{to_np['cgm']:.2g} vs naive {to_np['naive']:.2g}",
+            f"to true: CGM {rmse['cgm']:.2g} vs naive {rmse['naive_mle']:.2g}; to non-private: "
+            f"CGM {to_np['cgm']:.2g} vs naive {to_np['naive_mle']:.2g}",
             "one trial",
-            bool(rmse["cgm"] < rmse["naive"] and to_np["cgm"] < to_np["naive"]),
+            bool(rmse["cgm"] < rmse["naive_mle"] and to_np["cgm"] < to_np["naive_mle"]),
             _DEV,
             at,
         )
@@ -441,13 +451,13 @@ def _fig3_5(d, s, at) -> list[Claim]:
 def _fig3_6(d, s, at) -> list[Claim]:
     sizes, eps = [int(v) for v in s["train_sizes"]], [float(e) for e in s["epsilons"]]
     cells = [ch3_cell_name("fig3_6", n=z, epsilon=e) for z in sizes for e in eps]
-    cgm_nv = [_paired(d, "fig3_6", c, "cgm", "naive", "loglik") for c in cells]
+    cgm_nv = [_paired(d, "fig3_6", c, "cgm", "naive_mle", "loglik") for c in cells]
     beat = sum(1 for m, _, _ in cgm_nv if m > 0)
     psgd_worse = [c for c in cells if np.isfinite(_mean(d, "fig3_6", c, "psgd_loglik"))]
     both = sum(
         1
         for c in psgd_worse
-        if min(_mean(d, "fig3_6", c, "naive_loglik"), _mean(d, "fig3_6", c, "cgm_loglik"))
+        if min(_mean(d, "fig3_6", c, "naive_mle_loglik"), _mean(d, "fig3_6", c, "cgm_loglik"))
         > _mean(d, "fig3_6", c, "psgd_loglik")
     )
     lo = [
@@ -495,11 +505,13 @@ def _fig3_6(d, s, at) -> list[Claim]:
     for method, paper in WIFI_RUNTIME_RATIOS.items():
         secs = {
             m: np.concatenate([_arr(d, "fig3_6", c, f"{m}_seconds") for c in cells])
-            for m in ("naive", method)
+            for m in ("naive_mle", method)
         }
         secs = {m: v[np.isfinite(v)] for m, v in secs.items()}
         out.append(
-            _runtime_claim("fig3_6", method, "mobility data", secs[method], secs["naive"], paper)
+            _runtime_claim(
+                "fig3_6", method, "mobility data", secs[method], secs["naive_mle"], paper
+            )
         )
     return out
 
@@ -519,7 +531,7 @@ def claims(input, output, *, settings):
     out += _fig3_4(d, s["fig3_4"], at["fig3_4"], s["cgm"])
     out += _runtime(d, s["fig3_4"])
     for fig in ("fig3_1", "fig3_2", "fig3_4", "fig3_5"):
-        cells = [c for c in _cells(d, fig) if np.isfinite(_arr(d, fig, c, "naive_kl")).any()]
+        cells = [c for c in _cells(d, fig) if np.isfinite(_arr(d, fig, c, "naive_mle_kl")).any()]
         out.append(_tuning_claim(d, fig, cells, at[fig]))
     out += _fig3_5(d, s["fig3_5"], at["fig3_5"])
     out.append(_converged_claim(d, "fig3_5", [ch3_cell_name("fig3_5")], "the cell", s["cgm"]))

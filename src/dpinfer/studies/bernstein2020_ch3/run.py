@@ -12,10 +12,10 @@ uniform model (theta = 0, the fit's limit as lambda grows) beside them. A refere
 (``epsilon`` None) fits only the release-free methods (non-private MLE on the true tables, the
 random estimator).
 
-Methods: ``naive`` (projected pseudo-marginals), ``naive_unprojected``, ``cgm`` (EM around
-NLBP, started from the naive fit of the same trial; its time includes that start), ``psgd``
-(DP-SGD, its learning rate tuned by grid search on the cell's first population, then run on
-``psgd.trials`` populations), ``nonprivate``, ``random``.
+Methods (names of :mod:`dpinfer.methods`): ``naive_mle`` (projected pseudo-marginals),
+``naive_mle_unprojected``, ``cgm`` (EM around NLBP, started from the naive fit of the same trial;
+its time includes that start), ``psgd`` (DP-SGD, its learning rate tuned by grid search on the
+cell's first population, then run on ``psgd.trials`` populations), ``non_private``, ``random``.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ __all__ = [
     "run_cell",
 ]
 
-METHODS = ("naive", "naive_unprojected", "cgm", "psgd", "nonprivate", "random")
-RELEASE_METHODS = ("naive", "naive_unprojected", "cgm")  # fitted to the Laplace release
+METHODS = ("naive_mle", "naive_mle_unprojected", "cgm", "psgd", "non_private", "random")
+RELEASE_METHODS = ("naive_mle", "naive_mle_unprojected", "cgm")  # fitted to the Laplace release
 log = logging.getLogger("dpinfer.bernstein2020_ch3")
 
 
@@ -172,7 +172,7 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
     eps = None if cell.get("epsilon") is None else float(cell["epsilon"])
     methods = list(cell["methods"])
     lams = dict(cell["lambdas"])
-    naive_grid = lams.get("naive", 1.0)
+    naive_grid = lams.get("naive_mle", 1.0)
     naive_grid = (
         [float(v) for v in naive_grid]
         if isinstance(naive_grid, (list, tuple))
@@ -220,7 +220,7 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                 )
                 noisy_mse[t] = float(np.mean((y / n - inst.edge_marginals) ** 2))
             naive = None
-            if "naive" in methods or "cgm" in methods:
+            if "naive_mle" in methods or "cgm" in methods:
                 if t == 0:
                     naive_lam, naive, naive_scores = tune_naive(
                         lambda v: mle.naive_mle(inst.model, y, float(n), v, project=True),
@@ -234,9 +234,9 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                     )
                 else:
                     naive = mle.naive_mle(inst.model, y, float(n), naive_lam, project=True)
-                if "naive" in methods:
-                    rec.put(inst, "naive", t, naive)
-            if "naive_unprojected" in methods:
+                if "naive_mle" in methods:
+                    rec.put(inst, "naive_mle", t, naive)
+            if "naive_mle_unprojected" in methods:
                 if t == 0:
                     raw_lam, raw, _ = tune_naive(
                         lambda v: mle.naive_mle(inst.model, y, float(n), v, project=False),
@@ -245,7 +245,7 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                     )
                 else:
                     raw = mle.naive_mle(inst.model, y, float(n), raw_lam, project=False)
-                rec.put(inst, "naive_unprojected", t, raw)
+                rec.put(inst, "naive_mle_unprojected", t, raw)
             if "cgm" in methods:
                 fit = cgm_fit(
                     inst.model,
@@ -261,7 +261,7 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                 if t == 0 and cell.get("keep_marginals"):
                     keep["cgm"] = exact_marginals(inst.model, fit.theta).edge
             if t == 0 and cell.get("keep_marginals") and naive is not None:
-                keep["naive"] = exact_marginals(inst.model, naive.theta).edge
+                keep["naive_mle"] = exact_marginals(inst.model, naive.theta).edge
             if (
                 "psgd" in methods
                 and psgd_setting is not None
@@ -285,11 +285,11 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                     t,
                     mle.random_estimator(inst.model, float(n), lams["random"], rng),
                 )
-            if "nonprivate" in methods and r == 0:  # one fit per population: it sees no release
-                fit = mle.nonprivate_mle(inst.model, pop.tables, float(n), lams["nonprivate"])
-                rec.put(inst, "nonprivate", t, fit)
+            if "non_private" in methods and r == 0:  # one fit per population: it sees no release
+                fit = mle.nonprivate_mle(inst.model, pop.tables, float(n), lams["non_private"])
+                rec.put(inst, "non_private", t, fit)
                 if t == 0 and cell.get("keep_marginals"):
-                    keep["nonprivate"] = exact_marginals(inst.model, fit.theta).edge
+                    keep["non_private"] = exact_marginals(inst.model, fit.theta).edge
     extra = {f"marginals_{m}": v for m, v in keep.items()}
     if keep:
         extra["marginals_true"] = inst.edge_marginals
@@ -302,11 +302,11 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
         cliques=np.int64(inst.model.n_cliques),
         treewidth=np.int64(_treewidth(inst)),
         psgd_scale=np.float64(np.nan if psgd_setting is None else psgd_setting),
-        naive_lambda=np.float64(naive_lam),
-        naive_unprojected_lambda=np.float64(raw_lam),
+        naive_mle_lambda=np.float64(naive_lam),
+        naive_mle_unprojected_lambda=np.float64(raw_lam),
         psgd_tuning_score=np.asarray(psgd_scores, dtype=float),
-        naive_lambda_grid=np.asarray(naive_grid, dtype=float),
-        naive_tuning_score=np.asarray(naive_scores, dtype=float),
+        naive_mle_lambda_grid=np.asarray(naive_grid, dtype=float),
+        naive_mle_tuning_score=np.asarray(naive_scores, dtype=float),
         uniform_kl=np.float64(fit_metrics(inst, np.zeros(inst.model.dim))[0]),
         **rec.cols,
         **extra,

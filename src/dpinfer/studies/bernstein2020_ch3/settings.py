@@ -62,9 +62,9 @@ PAPER_SCALE = {
     },
     "er_edge_probability": 0.3333,
     "lambdas": {
-        "naive": [0.01, 0.1, 1, 10, 100, 1000, 10000, 100000],
+        "naive_mle": [0.01, 0.1, 1, 10, 100, 1000, 10000, 100000],
         "cgm": 1.0,
-        "nonprivate": 1.0,
+        "non_private": 1.0,
         "random": 1.0,
     },
     "psgd_max_noise_multiplier": 50,
@@ -161,8 +161,8 @@ def figure_settings(s: dict) -> dict[str, tuple[Setting, ...]]:
             out.append(
                 setting(
                     "naive MLE lambda grid",
-                    PAPER_SCALE["lambdas"]["naive"],
-                    lams["naive"],
+                    PAPER_SCALE["lambdas"]["naive_mle"],
+                    lams["naive_mle"],
                     source=_AT_SCALE,
                 )
             )

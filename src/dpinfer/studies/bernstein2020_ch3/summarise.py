@@ -90,7 +90,7 @@ def summarise(input, output):
     )
     trows = []
     for (figure, model, m), secs in sorted(times.items()):
-        base = times.get((figure, model, "naive"))
+        base = times.get((figure, model, "naive_mle"))
         ratio = float(np.mean(secs) / np.mean(base)) if base else ""
         trows.append(
             {

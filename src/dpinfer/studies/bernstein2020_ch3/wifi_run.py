@@ -77,7 +77,7 @@ def wifi_cell(input, output, *, seed, cell, fit):
         return wifi.holdout_loglik(model, theta, test_tables, n_test)
 
     R = 1 if eps is None else int(fit["releases"])
-    methods = ["nonprivate"] if eps is None else ["naive", "cgm", "psgd"]
+    methods = ["non_private"] if eps is None else ["naive_mle", "cgm", "psgd"]
     cols = {f"{m}_{k}": np.full(R, np.nan) for m in methods for k in _KEYS}
 
     def put(m, r, f, extra=0.0, n=size):  # n: the population size the fit's objective used
@@ -94,9 +94,9 @@ def wifi_cell(input, output, *, seed, cell, fit):
     setting, grid_scores = None, np.array([])
     if eps is None:
         put(
-            "nonprivate",
+            "non_private",
             0,
-            mle.nonprivate_mle(model, tables, float(w.sum()), float(lams["nonprivate"])),
+            mle.nonprivate_mle(model, tables, float(w.sum()), float(lams["non_private"])),
         )
     else:
         eps = float(eps)
@@ -114,11 +114,13 @@ def wifi_cell(input, output, *, seed, cell, fit):
             n_hat = wifi.population_size(y)
             if r == 0:
                 naive_lam, naive, _ = tune_naive(
-                    lambda v: mle.naive_mle(model, y, n_hat, v, project=True), lams["naive"], score
+                    lambda v: mle.naive_mle(model, y, n_hat, v, project=True),
+                    lams["naive_mle"],
+                    score,
                 )
             else:
                 naive = mle.naive_mle(model, y, n_hat, naive_lam, project=True)
-            put("naive", r, naive)
+            put("naive_mle", r, naive)
             em = cgm_fit(model, y, n_hat, mech.scale, lams["cgm"], naive.theta, fit["cgm"])
             put("cgm", r, em, extra=naive.seconds, n=n_hat)
             if setting is not None and r < int(psgd["trials"]):
