@@ -256,7 +256,7 @@ def release_statistics(
 
 
 # ----------------------------------------------------------------------------- NIG conjugacy
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nig_update(s, n, prior, mu_n, lam_n):
     """Eq. (5.1) from s and the prior (:class:`NIGParams`); fills mu_n (2) and lam_n (2, 2);
     returns (a_n, b_n)."""
@@ -281,7 +281,7 @@ def nig_update(s, n, prior, mu_n, lam_n):
     return a_n, b_n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nig_draw(rng, mu_n, lam_n, a_n, b_n, theta):
     """One (theta, sigma^2) ~ NIG(mu_n, lam_n, a_n, b_n); fills theta, returns sigma^2."""
     sigma2 = b_n / rng.gamma(a_n, 1.0)
@@ -330,7 +330,7 @@ def nig_draws(rng: np.random.Generator, s, n: int, prior: NIGPrior, size: int) -
 
 
 # ----------------------------------------------------------------------------- log prior densities
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log_nig(theta0, theta1, sigma2, prior):
     """log NIG(theta, sigma^2) density up to a constant, plus log sigma^2 (Jacobian of
     log sigma^2); ``prior`` a :class:`NIGParams`."""
@@ -342,7 +342,7 @@ def log_nig(theta0, theta1, sigma2, prior):
     return -(prior.a0 + 1.0) * math.log(sigma2) - prior.b0 / sigma2 - q / (2.0 * sigma2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log_niw(mu, tau2, data_prior):
     """log NIW(mu, tau^2) density up to a constant, plus log tau^2 (Jacobian of log tau^2);
     ``data_prior`` a :class:`NIWParams`."""
@@ -446,7 +446,7 @@ def _niw_params(sx, sxx, n, data_prior):
     return (kappa * m0 + sx) / kn, kn, psin, nu + n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def niw_draw(rng, sx, sxx, n, data_prior):
     """(mu_x, tau^2) ~ NIW posterior given sum x, sum x^2 and n (:func:`_niw_params`)."""
     mn, kn, psin, nun = _niw_params(sx, sxx, n, data_prior)
@@ -455,7 +455,7 @@ def niw_draw(rng, sx, sxx, n, data_prior):
     return mu, tau2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nig_conjugate_draw(rng, s, n, prior, mu_n, lam_n, theta):
     """(theta, sigma^2) ~ NIG posterior given s (Eq. 5.1): fills theta, returns sigma^2;
     ``mu_n``, ``lam_n`` are scratch (left holding the posterior's mu_n, Lambda_n)."""

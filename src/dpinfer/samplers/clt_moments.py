@@ -83,7 +83,6 @@ class _Clamped(NamedTuple):
     mk: np.ndarray
 
 
-
 class _Clamped(NamedTuple):
     """One clamped-moment evaluation: the parameters (sd of y | x, tau of x), the bounds and the
     scratch arrays e (sums of E[cx^p cy^q]), h (E[cy^q | x]), mk (partial normal moments)."""
