@@ -131,7 +131,7 @@ def _draw_record(rng, mu_x, sd_x, theta0, theta1, sd_y):
     return x, theta0 * x + theta1 + sd_y * rng.standard_normal()
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _stats_from(lat, mu_x, tau, theta0, theta1, sigma, s):
     """Released-domain s of the records x_i = mu_x + tau u_i, y_i = theta0 x_i + theta1 + sigma e_i
     (the non-centred parameterisation of step 4), clamped to [lo, hi] (``lat`` a _Latent)."""
@@ -144,7 +144,7 @@ def _stats_from(lat, mu_x, tau, theta0, theta1, sigma, s):
         _add_record(s, xi, theta0 * xi + theta1 + sigma * e[i], lat.lo, lat.hi, 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _nc_accept(rng, log_prior_ratio, lat, cur, params, sp):
     """Metropolis step of one non-centred move: sp = the statistics of the records at the
     proposed ``params`` = (mu_x, tau, theta0, theta1, sigma), accepted with the prior ratio times
