@@ -65,14 +65,16 @@ def _split(iterations):
 def _loglinear():
     import numpy as np
 
+    from dpinfer.mechanisms import Laplace
     from dpinfer.models import naive_bayes
     from dpinfer.samplers.data_augmentation import run_loglinear
 
     ref = naive_bayes.load_reference(
         *naive_bayes.reference_files(JU2022_DATA), prior_concentration=2.0
     )
-    scale = naive_bayes.sensitivity_l1(ref.shape[0]) / 1.0  # epsilon = 1
-    released = ref.counts + np.random.default_rng(2022).laplace(0.0, scale, ref.counts.shape)
+    mech = Laplace.calibrated(1.0, naive_bayes.sensitivity_l1(ref.shape[0]))
+    scale = mech.scale
+    released = ref.counts + mech.noise(np.random.default_rng(2022), ref.counts.shape)
 
     def chain(rng, iterations):
         return run_loglinear(
@@ -91,17 +93,12 @@ def _loglinear():
 def _binomial_inputs():
     import numpy as np
 
+    from dpinfer.mechanisms import Laplace
+
     n, eps = 1000, 0.1  # config: chapter4 binomial, sensitivity 1, Beta(10, 10)
-    scale = 1.0 / eps
-    y = 300.0 + np.random.default_rng(2020).laplace(0.0, scale)
-    return y, n, (10.0, 10.0), _Mechanism(scale)
-
-
-class _Mechanism:
-    """The release record the binomial samplers read (only its ``scale``)."""
-
-    def __init__(self, scale):
-        self.scale = scale
+    mech = Laplace.calibrated(eps, 1.0)
+    y = 300.0 + float(mech.noise(np.random.default_rng(2020)))
+    return y, n, (10.0, 10.0), mech
 
 
 def _noise_aware_binomial():
@@ -222,12 +219,13 @@ def _dp(module, name, hyper):
 
 
 def _vcorr():
-    """The V_corr mixture of the TSV (columns component, mean, std, weight), weights normalised."""
-    import numpy as np
-
-    table = np.loadtxt(VCORR_FILE, comments="#", delimiter="\t", ndmin=2)
-    means, sds, weights = (np.ascontiguousarray(table[:, k]) for k in (1, 2, 3))
-    return {"means": means, "sds": sds, "weights": weights / weights.sum()}
+    """The package's V_corr mixture, read by the loader of whichever version is imported (it
+    moved from the DP Barker sampler to ``dpinfer.models.barker_correction``)."""
+    try:
+        from dpinfer.models.barker_correction import load_vcorr
+    except ImportError:
+        from dpinfer.samplers.dp_barker import load_vcorr
+    return load_vcorr(VCORR_FILE)
 
 
 # the function timed: (builder, iterations of the timed chain, about 0.4 CPU s at 26b837c);
