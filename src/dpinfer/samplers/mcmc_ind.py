@@ -131,17 +131,19 @@ def _draw_record(rng, mu_x, sd_x, theta0, theta1, sd_y):
     return x, theta0 * x + theta1 + sd_y * rng.standard_normal()
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _stats_from(lat, mu_x, tau, theta0, theta1, sigma, s):
     """Released-domain s of the records x_i = mu_x + tau u_i, y_i = theta0 x_i + theta1 + sigma e_i
     (the non-centred parameterisation of step 4), clamped to [lo, hi] (``lat`` a _Latent)."""
     u = lat.u
     e = lat.e
+    lo = lat.lo
+    hi = lat.hi
     for j in range(5):
         s[j] = 0.0
     for i in range(u.shape[0]):
         xi = mu_x + tau * u[i]
-        _add_record(s, xi, theta0 * xi + theta1 + sigma * e[i], lat.lo, lat.hi, 1.0)
+        _add_record(s, xi, theta0 * xi + theta1 + sigma * e[i], lo, hi, 1.0)
 
 
 @njit(cache=True, inline="always")
