@@ -59,7 +59,8 @@ __all__ = [
     "log_niw",
     "project_statistics",
     "project_statistics_inplace",
-    "checked_release",
+    "ChainTarget",
+    "chain_target",
     "niw_posterior",
     "niw_draw",
     "naive_start",
@@ -399,15 +400,27 @@ def project_statistics_inplace(s, n):
     return True
 
 
-def checked_release(z, n: int, scale: float) -> np.ndarray:
-    """z as a float array, after checking it is 5 finite statistics of n >= 1 records released
-    with a positive Laplace scale (what every noise-aware sampler of this model needs)."""
+class ChainTarget(NamedTuple):
+    """What a noise-aware chain of this model conditions on, as its kernel takes it: the release
+    z of n records, its Laplace scale b, the NIG prior and the NIW data prior."""
+
+    z: np.ndarray
+    n: float
+    b: float
+    prior: NIGParams
+    data_prior: NIWParams
+
+
+def chain_target(z, n: int, scale: float, prior: NIGPrior, data_prior: NIWPrior) -> ChainTarget:
+    """The :class:`ChainTarget` of a release z of n records with Laplace scale ``scale``, after
+    checking it is 5 finite statistics of n >= 1 records with a positive scale (what every
+    noise-aware sampler of this model needs)."""
     z = np.asarray(z, dtype=float)
     if z.shape != (N_STATS,) or not np.all(np.isfinite(z)):
         raise ValueError("z must be 5 finite released statistics")
     if n < 1 or not scale > 0:
         raise ValueError("need n >= 1 and a positive noise scale")
-    return z
+    return ChainTarget(z, float(n), float(scale), prior.params(), data_prior.params())
 
 
 def project_statistics(s, n: int) -> np.ndarray:

@@ -83,22 +83,6 @@ class _Clamped(NamedTuple):
     mk: np.ndarray
 
 
-class _Clamped(NamedTuple):
-    """One clamped-moment evaluation: the parameters (sd of y | x, tau of x), the bounds and the
-    scratch arrays e (sums of E[cx^p cy^q]), h (E[cy^q | x]), mk (partial normal moments)."""
-
-    theta0: float
-    theta1: float
-    sd: float
-    mu_x: float
-    tau: float
-    lo: float
-    hi: float
-    e: np.ndarray
-    h: np.ndarray
-    mk: np.ndarray
-
-
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
 _PIECE = 3.0  # longest quadrature piece, in units of tau
 _SQRT2 = math.sqrt(2.0)

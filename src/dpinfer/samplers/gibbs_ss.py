@@ -60,12 +60,10 @@ import numpy as np
 from numba import njit
 
 from ..models.linreg_nig import (
-    NIGParams,
     NIGPrior,
-    NIWParams,
     NIWPrior,
     Release,
-    checked_release,
+    chain_target,
     gaussian_moments_into,
     log_nig,
     log_niw,
@@ -82,6 +80,7 @@ from .conditionals import (
     laplace_mixture_precision,
     metropolis_accept,
     norm_product_draw,
+    norm_product_work,
     robbins_monro,
 )
 from .linalg import cholesky_lower, make_psd
@@ -94,18 +93,6 @@ __all__ = [
     "run_gibbs_ss_update",
     "log_gaussian_release",
 ]
-
-
-class _Target(NamedTuple):
-    """What the chain conditions on: the release z of n records, its Laplace scale b, how the
-    moments of one record's statistics are computed, and the NIG and NIW priors."""
-
-    z: np.ndarray
-    n: float
-    b: float
-    model: MomentModel
-    prior: NIGParams
-    data_prior: NIWParams
 
 
 class _Settings(NamedTuple):
@@ -153,29 +140,31 @@ def log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res):
 
 
 @njit(cache=True, inline="always")
-def _log_prior_phi(phi, target):
-    """log p(phi) up to a constant: the NIG[ and NIW] priors with the Jacobians of the logs."""
+def _log_prior_phi(phi, target, update):
+    """log p(phi) up to a constant: the NIG[ and NIW (``update``)] priors with the Jacobians of
+    the logs."""
     lp = log_nig(phi[0], phi[1], math.exp(phi[2]), target.prior)
-    if target.model.update:
+    if update:
         lp += log_niw(phi[3], math.exp(phi[4]), target.data_prior)
     return lp
 
 
 @njit(cache=True, inline="always")
-def _log_target(phi, target, omega2, mw, rw):
+def _log_target(phi, target, model, omega2, mw, rw):
     """log p(phi | z, omega^2) up to a constant given the moments at phi in ``mw`` (a
-    MomentWork); ``rw`` is the scratch of :func:`log_gaussian_release`."""
-    return _log_prior_phi(phi, target) + log_gaussian_release(
+    MomentWork) of ``model`` (a MomentModel); ``rw`` is the scratch of
+    :func:`log_gaussian_release`."""
+    return _log_prior_phi(phi, target, model.update) + log_gaussian_release(
         target.n, target.z, omega2, mw.mu_t, mw.cov_t, rw.a, rw.l, rw.wb, rw.res
     )
 
 
 @njit(cache=True, inline="always")
-def _log_collapsed(phi, target, omega2, mw, rw):
+def _log_collapsed(phi, target, model, omega2, mw, rw):
     """log p(phi | z, omega^2) up to a constant: the priors times the collapsed release density;
     leaves the moments at phi in ``mw`` (the kernel keeps those of the current phi apart)."""
-    moments_at(phi, target.model, mw)
-    return _log_target(phi, target, omega2, mw, rw)
+    moments_at(phi, model, mw)
+    return _log_target(phi, target, model, omega2, mw, rw)
 
 
 @njit(cache=True)
@@ -201,14 +190,14 @@ def _pack(phi, theta, sigma2, mu_x, tau2, update):
 
 # ----------------------------------------------------------------------------- Algorithm 7
 @njit(cache=True)
-def _gibbs_ss_kernel(rng, target, settings, out, counts):
+def _gibbs_ss_kernel(rng, target, model, settings, out, counts):
     """Algorithm 7 (bernstein2020, Sec. 5.2.4) plus ``n_moves`` collapsed Metropolis moves per
     iteration; row t of out is (theta_0, theta_1, sigma^2) of iteration t, every iteration stored.
 
-    ``target`` is a :class:`_Target`, ``settings`` a :class:`_Settings`. ``target.model.update``
-    selects the hierarchical normal data prior (moments of N(mu_x, tau^2), updated by NIW
-    conjugacy and written into ``target.model.m``); otherwise ``target.model.m`` (E[x^k],
-    k = 0..4) is used throughout.
+    ``target`` is a :class:`dpinfer.models.linreg_nig.ChainTarget`, ``model`` a
+    :class:`MomentModel`, ``settings`` a :class:`_Settings`. ``model.update`` selects the
+    hierarchical normal data prior (moments of N(mu_x, tau^2), updated by NIW conjugacy and
+    written into ``model.m``); otherwise ``model.m`` (E[x^k], k = 0..4) is used throughout.
     counts[0] counts projections of n Sigma_t, counts[1] projections of s, counts[2] accepted
     collapsed moves, counts[3] accepted sign flips (one proposed per iteration with the moves when
     ``settings.flip``). The collapsed move's proposal covariance and scale adapt while t < n_burn.
@@ -216,7 +205,6 @@ def _gibbs_ss_kernel(rng, target, settings, out, counts):
     z = target.z
     n = target.n
     b = target.b
-    model = target.model
     update = model.update
     clamp = model.clamp
     m = model.m
@@ -238,15 +226,12 @@ def _gibbs_ss_kernel(rng, target, settings, out, counts):
     v = np.empty((k, k))
     s = np.empty(k)
     omega2 = np.empty(k)
-    wa = np.empty((k, k))
-    wl = np.empty((k, k))
-    ww = np.empty((k, k))
+    npw = norm_product_work(k)  # also scratch of the release density and the proposal
     wb = np.empty((k, k))
-    wv = np.empty((3, k))
     poly = np.empty((3, 5, 5))
     cur_work = MomentWork(mu_t, cov_t, poly)
     prop_work = MomentWork(mu_p, cov_p_t, poly)
-    rw = _ReleaseWork(wa, wl, wb, res)
+    rw = _ReleaseWork(npw.a, npw.l, wb, res)
     phi = np.empty(d)
     cur_phi = np.empty(d)  # phi of the moments in mu_t, cov_t
     prop = np.empty(d)
@@ -278,12 +263,12 @@ def _gibbs_ss_kernel(rng, target, settings, out, counts):
         for j in range(k):
             omega2[j] = 2.0 * b * b
         _pack(phi, theta, sigma2, mu_x, tau2, update)
-        best = _log_collapsed(phi, target, omega2, prop_work, rw)
+        best = _log_collapsed(phi, target, model, omega2, prop_work, rw)
         for _ in range(_PRIOR_STARTS):
             s2_c = nig_draw(rng, prior.mu0, prior.lam0, prior.a0, prior.b0, mu_n)
             mx_c, t2_c = niw_draw(rng, 0.0, 0.0, 0.0, data_prior)
             _pack(prop, mu_n, s2_c, mx_c, t2_c, update)
-            cand = _log_collapsed(prop, target, omega2, prop_work, rw)
+            cand = _log_collapsed(prop, target, model, omega2, prop_work, rw)
             if cand > best:
                 best = cand
                 theta[0] = mu_n[0]
@@ -300,18 +285,18 @@ def _gibbs_ss_kernel(rng, target, settings, out, counts):
             if it == 0 or not _same(phi, cur_phi):  # the Gibbs steps moved phi since its moments
                 moments_at(phi, model, cur_work)
                 cur_phi[:] = phi
-            cur = _log_target(phi, target, omega2, cur_work, rw)
+            cur = _log_target(phi, target, model, omega2, cur_work, rw)
             h = math.exp(log_h)
             for mv in range(n_moves + 1):
                 if mv == n_moves and not settings.flip:
                     break
                 if mv < n_moves:
                     for i in range(d):
-                        wv[0, i] = rng.standard_normal()
+                        npw.v[0, i] = rng.standard_normal()
                     for i in range(d):
                         acc = phi[i]
                         for j in range(i + 1):
-                            acc += h * chol_p[i, j] * wv[0, j]
+                            acc += h * chol_p[i, j] * npw.v[0, j]
                         prop[i] = acc
                 else:
                     # sign flip theta -> -theta (y -> -y in the model): the posterior can have a
@@ -321,7 +306,7 @@ def _gibbs_ss_kernel(rng, target, settings, out, counts):
                         prop[i] = phi[i]
                     prop[0] = -phi[0]
                     prop[1] = -phi[1]
-                new = _log_collapsed(prop, target, omega2, prop_work, rw)
+                new = _log_collapsed(prop, target, model, omega2, prop_work, rw)
                 ok = metropolis_accept(rng, new - cur)
                 if ok:
                     phi[:] = prop
@@ -346,9 +331,9 @@ def _gibbs_ss_kernel(rng, target, settings, out, counts):
             mean[i] = n * mu_t[i]
             for j in range(k):
                 v[i, j] = n * cov_t[i, j]
-        if make_psd(v, wb, wl):
+        if make_psd(v, wb, npw.l):
             counts[0] += 1
-        norm_product_draw(rng, mean, v, z, omega2, s, wa, wl, ww, wv)
+        norm_product_draw(rng, mean, v, z, omega2, s, npw)
         if not clamp:
             # steps 3-5; clamped statistics are not sufficient statistics of the linear model, so
             # with clamping the parameters move by the collapsed moves alone (a Metropolis-within-
@@ -380,37 +365,46 @@ def _gibbs_ss_kernel(rng, target, settings, out, counts):
                         for j in range(d):
                             cov_p[i, j] = wel_m2[i, j] / (wel_n - 1.0) * (2.38 * 2.38 / d)
                         cov_p[i, i] += 1e-12
-                    if cholesky_lower(cov_p, ww[:d, :d]):
-                        chol_p[:, :] = ww[:d, :d]
+                    if cholesky_lower(cov_p, npw.w[:d, :d]):
+                        chol_p[:, :] = npw.w[:d, :d]
                         if not tuned:  # the 2.38^2/d factor replaces the start multiplier
                             log_h = 0.0
                             tuned = True
 
 
+class _Flavour(NamedTuple):
+    """What a Gibbs-SS flavour conditions on: the release z of n records and its Laplace scale,
+    the moments E[x^k], k = 1..4 (start values for Update), ``update`` (the hierarchical data
+    prior) and ``clamp_to`` = (lo, hi), the bounds the records were clamped to before release
+    (Update flavour, collapsed moves only; None: not clamped)."""
+
+    z: np.ndarray
+    n: int
+    scale: float
+    moments: np.ndarray
+    update: bool
+    clamp_to: tuple | None = None
+
+
 def _run(
-    z,
-    n: int,
-    scale: float,
-    moments,
-    update: bool,
+    flavour: _Flavour,
     prior: NIGPrior,
     data_prior: NIWPrior,
     rng: np.random.Generator,
+    *,
     burnin: int,
     keep: int,
-    collapsed_moves: int,
-    sign_flip: bool,
-    clamp_to=None,
+    collapsed_moves: int = 1,
+    sign_flip: bool = True,
 ) -> Chain:
-    """Validate, allocate and run one chain; ``moments`` = E[x^k], k = 1..4 (start values for
-    the Update flavour); ``clamp_to`` = (lo, hi): the records were clamped to these bounds
-    before release (Update flavour, collapsed moves only)."""
+    """Validate, allocate and run one chain of ``flavour``."""
+    z, n, scale, moments, update, clamp_to = flavour
     if clamp_to is not None and int(collapsed_moves) < 1:
         raise ValueError(
             "a clamped release needs collapsed_moves >= 1 (its parameters move by them alone)"
         )
     lo, hi = (-np.inf, np.inf) if clamp_to is None else (float(clamp_to[0]), float(clamp_to[1]))
-    z = checked_release(z, n, scale)
+    target = chain_target(z, n, scale, prior, data_prior)
     burnin, keep = check_lengths(burnin, keep)
     if int(collapsed_moves) < 0:
         raise ValueError(f"collapsed_moves must be >= 0, got {collapsed_moves}")
@@ -421,14 +415,8 @@ def _run(
     with CpuTimer() as timer:
         _gibbs_ss_kernel(
             rng,
-            _Target(
-                z,
-                float(n),
-                float(scale),
-                MomentModel(update, clamp_to is not None, lo, hi, fixed),
-                prior.params(),
-                data_prior.params(),
-            ),
+            target,
+            MomentModel(update, clamp_to is not None, lo, hi, fixed),
             _Settings(burnin, int(collapsed_moves), bool(sign_flip)),
             out,
             counts,
@@ -450,64 +438,33 @@ def run_gibbs_ss_noisy(
     data_prior: NIWPrior,
     rng,
     *,
-    burnin: int,
-    keep: int,
-    collapsed_moves: int = 1,
     moments: str = "released",
-    sign_flip: bool = True,
+    **chain,
 ) -> Chain:
     """Gibbs-SS-Noisy: statistics released at epsilon/2 (``release.z_half``); moments E[x^k] from
     the sums of x^k released at epsilon/2 (``moments="released"``, the thesis) or the confidential
     ones (``moments="exact"``, what the released code fed the sampler; not private). ``data_prior``
-    only sets the unused start of (mu_x, tau^2)."""
+    only sets the unused start of (mu_x, tau^2). ``chain`` are the keywords of
+    :func:`run_gibbs_ss_update` (``burnin``, ``keep``, ``collapsed_moves``, ``sign_flip``)."""
     if moments == "released":
         m = release.noisy_moments()
     elif moments == "exact":
         m = release.exact_moment_sums / release.n
     else:
         raise ValueError(f"moments must be 'released' or 'exact', got {moments!r}")
-    return _run(
-        release.z_half,
-        release.n,
-        release.mechanism_half.scale,
-        m,
-        False,
-        prior,
-        data_prior,
-        rng,
-        burnin,
-        keep,
-        collapsed_moves,
-        sign_flip,
-    )
+    flavour = _Flavour(release.z_half, release.n, release.mechanism_half.scale, m, False)
+    return _run(flavour, prior, data_prior, rng, **chain)
 
 
 def run_gibbs_ss_prior(
-    release: Release,
-    prior: NIGPrior,
-    data_prior: NIWPrior,
-    rng,
-    *,
-    burnin: int,
-    keep: int,
-    collapsed_moves: int = 1,
-    sign_flip: bool = True,
+    release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, **chain
 ) -> Chain:
-    """Gibbs-SS-Prior: moments of the data prior's predictive (closed form), full-budget z."""
-    return _run(
-        release.z,
-        release.n,
-        release.mechanism.scale,
-        prior_predictive_moments(data_prior),
-        False,
-        prior,
-        data_prior,
-        rng,
-        burnin,
-        keep,
-        collapsed_moves,
-        sign_flip,
-    )
+    """Gibbs-SS-Prior: Gibbs-SS-Update without the update, the moments E[x^k] fixed at the data
+    prior's predictive ones (closed form), full-budget z; ``chain`` are the keywords of
+    :func:`run_gibbs_ss_update` (``burnin``, ``keep``, ``collapsed_moves``, ``sign_flip``)."""
+    m = prior_predictive_moments(data_prior)
+    flavour = _Flavour(release.z, release.n, release.mechanism.scale, m, False)
+    return _run(flavour, prior, data_prior, rng, **chain)
 
 
 def run_gibbs_ss_update(
@@ -524,18 +481,8 @@ def run_gibbs_ss_update(
     """Gibbs-SS-Update: hierarchical normal data prior, (mu_x, tau^2) updated every iteration.
     On a clamped release (``release.clamped``) the CLT is that of the clamped statistics
     (:mod:`dpinfer.samplers.clt_moments`) and steps 3-5 are left out (module docstring)."""
-    return _run(
-        release.z,
-        release.n,
-        release.mechanism.scale,
-        prior_predictive_moments(data_prior),
-        True,
-        prior,
-        data_prior,
-        rng,
-        burnin,
-        keep,
-        collapsed_moves,
-        sign_flip,
-        clamp_to=release.bounds if release.clamped else None,
-    )
+    m = prior_predictive_moments(data_prior)
+    clamp_to = release.bounds if release.clamped else None
+    flavour = _Flavour(release.z, release.n, release.mechanism.scale, m, True, clamp_to)
+    moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
+    return _run(flavour, prior, data_prior, rng, burnin=burnin, keep=keep, **moves)

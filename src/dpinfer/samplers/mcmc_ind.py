@@ -51,12 +51,10 @@ import numpy as np
 from numba import njit
 
 from ..models.linreg_nig import (
-    NIGParams,
     NIGPrior,
-    NIWParams,
     NIWPrior,
     Release,
-    checked_release,
+    chain_target,
     log_nig,
     log_niw,
     naive_start,
@@ -67,19 +65,6 @@ from .base import Chain, CpuTimer, Info, check_lengths
 from .conditionals import metropolis_accept, robbins_monro
 
 __all__ = ["run_mcmc_ind"]
-
-
-class _Target(NamedTuple):
-    """What the chain conditions on: the release z of n records (clamped to [lo, hi]; -inf, inf:
-    not clamped), its Laplace scale b, the NIG prior and the NIW data prior."""
-
-    z: np.ndarray
-    n: int
-    b: float
-    lo: float
-    hi: float
-    prior: NIGParams
-    data_prior: NIWParams
 
 
 class _Settings(NamedTuple):
@@ -168,7 +153,7 @@ def _recompute(x, y, lo, hi, sign_y, s):
 
 
 @njit(cache=True)
-def _mcmc_ind_kernel(rng, target, settings, out, accepted):
+def _mcmc_ind_kernel(rng, target, bounds, settings, out, accepted):
     """MCMC-Ind (bernstein2020, Sec. 5.2.3) as Algorithm 1 of ju2022 for the NIG regression model
     plus non-centred moves (steps 1-4 of the module docstring); row t of out is
     (theta_0, theta_1, sigma^2) after sweep t, every sweep stored; step sizes adapt while
@@ -179,13 +164,13 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
     accepted[3] the accepted sign flips (one proposed per sweep). The release is of records
     clamped to [lo, hi] (lo, hi = -inf, inf: no clamping); s holds those released-domain
     statistics and ``raw`` the unclamped ones that the conjugate steps condition on.
-    ``target`` is a :class:`_Target`, ``settings`` a :class:`_Settings`.
+    ``target`` is a :class:`dpinfer.models.linreg_nig.ChainTarget`, ``bounds`` = (lo, hi),
+    ``settings`` a :class:`_Settings`.
     """
     z = target.z
-    n = target.n
+    n = int(target.n)
     b = target.b
-    lo = target.lo
-    hi = target.hi
+    lo, hi = bounds
     prior = target.prior
     data_prior = target.data_prior
     n_burn = settings.n_burn
@@ -338,8 +323,8 @@ def run_mcmc_ind(
         if release.clamped
         else (-np.inf, np.inf)
     )
-    n, b = int(release.n), float(release.mechanism.scale)
-    z = checked_release(release.z, n, b)
+    n = int(release.n)
+    target = chain_target(release.z, n, release.mechanism.scale, prior, data_prior)
     burnin, keep = check_lengths(burnin, keep)
     sweeps = burnin + keep
     out = np.empty((sweeps, 3))
@@ -347,7 +332,8 @@ def run_mcmc_ind(
     with CpuTimer() as timer:
         _mcmc_ind_kernel(
             rng,
-            _Target(z, n, b, lo, hi, prior.params(), data_prior.params()),
+            target,
+            (lo, hi),
             _Settings(burnin, int(noncentred_moves)),
             out,
             acc,
