@@ -74,7 +74,7 @@ from ..models.linreg_nig import (
     prior_predictive_moments,
     project_statistics_inplace,
 )
-from .base import Chain, CpuTimer, Info, check_lengths
+from .base import Chain, Info, check_lengths, timed
 from .clt_moments import MomentModel, MomentWork, clt_mean_cov_into, moments_at
 from .conditionals import (
     laplace_mixture_precision,
@@ -409,21 +409,15 @@ def _run(
     if int(collapsed_moves) < 0:
         raise ValueError(f"collapsed_moves must be >= 0, got {collapsed_moves}")
     fixed = np.concatenate([[1.0], np.asarray(moments, dtype=float)])  # overwritten by Update
+    model = MomentModel(update, clamp_to is not None, lo, hi, fixed)
+    settings = _Settings(burnin, int(collapsed_moves), bool(sign_flip))
     iterations = burnin + keep
     out = np.empty((iterations, 3))
     counts = np.zeros(4, dtype=np.int64)
-    with CpuTimer() as timer:
-        _gibbs_ss_kernel(
-            rng,
-            target,
-            MomentModel(update, clamp_to is not None, lo, hi, fixed),
-            _Settings(burnin, int(collapsed_moves), bool(sign_flip)),
-            out,
-            counts,
-        )
+    _, seconds = timed(_gibbs_ss_kernel, rng, target, model, settings, out, counts)
     moves = iterations * int(collapsed_moves)
     info = Info(
-        cpu_seconds=timer.seconds,
+        cpu_seconds=seconds,
         iterations=iterations,
         acceptance=float(counts[2]) / moves if moves else None,
         clipped={"cov_projections": int(counts[0]), "stat_projections": int(counts[1])},

@@ -61,7 +61,7 @@ from ..models.linreg_nig import (
     nig_conjugate_draw,
     niw_draw,
 )
-from .base import Chain, CpuTimer, Info, check_lengths
+from .base import Chain, Info, check_lengths, timed
 from .conditionals import metropolis_accept, robbins_monro
 
 __all__ = ["run_mcmc_ind"]
@@ -326,21 +326,14 @@ def run_mcmc_ind(
     n = int(release.n)
     target = chain_target(release.z, n, release.mechanism.scale, prior, data_prior)
     burnin, keep = check_lengths(burnin, keep)
+    settings = _Settings(burnin, int(noncentred_moves))
     sweeps = burnin + keep
     out = np.empty((sweeps, 3))
     acc = np.zeros(4, dtype=np.int64)
-    with CpuTimer() as timer:
-        _mcmc_ind_kernel(
-            rng,
-            target,
-            (lo, hi),
-            _Settings(burnin, int(noncentred_moves)),
-            out,
-            acc,
-        )
+    _, seconds = timed(_mcmc_ind_kernel, rng, target, (lo, hi), settings, out, acc)
     moves = max(sweeps * int(noncentred_moves), 1)
     info = Info(
-        cpu_seconds=timer.seconds,
+        cpu_seconds=seconds,
         iterations=sweeps,
         acceptance=float(acc[0]) / (sweeps * n),
         extra={
