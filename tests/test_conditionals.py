@@ -15,6 +15,7 @@ from dpinfer.samplers.conditionals import (
     metropolis_accept,
     norm_product,
     norm_product_draw,
+    norm_product_work,
     truncated_normal,
     wald_draw,
 )
@@ -121,10 +122,7 @@ def _norm_product_sample(rng, mean, cov, z, omega2):
         np.asarray(z, dtype=float),
         np.asarray(omega2, dtype=float),
         s,
-        np.empty((k, k)),
-        np.empty((k, k)),
-        np.empty((k, k)),
-        np.empty((3, k)),
+        norm_product_work(k),
     )
     return s
 

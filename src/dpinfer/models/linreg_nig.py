@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -42,6 +43,8 @@ __all__ = [
     "N_STATS",
     "NIGPrior",
     "NIWPrior",
+    "NIGParams",
+    "NIWParams",
     "Release",
     "release_statistics",
     "sufficient_statistics",
@@ -56,8 +59,12 @@ __all__ = [
     "log_niw",
     "project_statistics",
     "project_statistics_inplace",
+    "ChainTarget",
+    "chain_target",
     "niw_posterior",
     "niw_draw",
+    "naive_start",
+    "nig_conjugate_draw",
     "gaussian_moments",
     "gaussian_moments_into",
     "prior_predictive_moments",
@@ -65,6 +72,24 @@ __all__ = [
 ]
 
 N_STATS = 5  # [sum x, sum x^2, sum y, sum xy, sum y^2]
+
+
+class NIGParams(NamedTuple):
+    """The NIG prior as the kernels take it (:meth:`NIGPrior.params`)."""
+
+    mu0: np.ndarray
+    lam0: np.ndarray
+    a0: float
+    b0: float
+
+
+class NIWParams(NamedTuple):
+    """The scalar NIW data prior as the kernels take it (:meth:`NIWPrior.params`)."""
+
+    m0: float
+    kappa: float
+    psi: float
+    nu: float
 
 
 @dataclass(frozen=True)
@@ -86,6 +111,10 @@ class NIGPrior:
             raise ValueError("a0 and b0 must be positive")
         return cls(mu0, lam0, float(cfg["a0"]), float(cfg["b0"]))
 
+    def params(self) -> NIGParams:
+        """The record the kernels take."""
+        return NIGParams(self.mu0, self.lam0, self.a0, self.b0)
+
 
 @dataclass(frozen=True)
 class NIWPrior:
@@ -105,6 +134,10 @@ class NIWPrior:
                 "NIW prior needs kappa > 0, psi > 0 and nu > 4 (finite fourth moments)"
             )
         return p
+
+    def params(self) -> NIWParams:
+        """The record the kernels take."""
+        return NIWParams(self.m0, self.kappa, self.psi, self.nu)
 
 
 # ----------------------------------------------------------------------------- statistics
@@ -224,9 +257,12 @@ def release_statistics(
 
 
 # ----------------------------------------------------------------------------- NIG conjugacy
-@njit(cache=True)
-def nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n):
-    """Eq. (5.1) from s; fills mu_n (2) and lam_n (2, 2); returns (a_n, b_n)."""
+@njit(cache=True, inline="always")
+def nig_update(s, n, prior, mu_n, lam_n):
+    """Eq. (5.1) from s and the prior (:class:`NIGParams`); fills mu_n (2) and lam_n (2, 2);
+    returns (a_n, b_n)."""
+    mu0 = prior.mu0
+    lam0 = prior.lam0
     # X = [x, 1]: X'X = [[sxx, sx], [sx, n]], X'y = [sxy, sy]
     lam_n[0, 0] = s[1] + lam0[0, 0]
     lam_n[0, 1] = s[0] + lam0[0, 1]
@@ -241,12 +277,12 @@ def nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n):
         lam0[1, 0] * mu0[0] + lam0[1, 1] * mu0[1]
     )
     qn = mu_n[0] * r0 + mu_n[1] * r1  # mu_n' Lambda_n mu_n = mu_n' r
-    a_n = a0 + 0.5 * n
-    b_n = b0 + 0.5 * (s[4] + q0 - qn)
+    a_n = prior.a0 + 0.5 * n
+    b_n = prior.b0 + 0.5 * (s[4] + q0 - qn)
     return a_n, b_n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nig_draw(rng, mu_n, lam_n, a_n, b_n, theta):
     """One (theta, sigma^2) ~ NIG(mu_n, lam_n, a_n, b_n); fills theta, returns sigma^2."""
     sigma2 = b_n / rng.gamma(a_n, 1.0)
@@ -280,7 +316,7 @@ def nig_posterior(s, n: int, prior: NIGPrior):
     if s.shape != (N_STATS,):
         raise ValueError(f"s must have {N_STATS} entries")
     mu_n, lam_n = np.empty(2), np.empty((2, 2))
-    a_n, b_n = nig_update(s, float(n), prior.mu0, prior.lam0, prior.a0, prior.b0, mu_n, lam_n)
+    a_n, b_n = nig_update(s, float(n), prior.params(), mu_n, lam_n)
     if not b_n > 0:
         raise ValueError("b_n <= 0: project the statistics first (project_statistics)")
     return mu_n, lam_n, a_n, b_n
@@ -295,23 +331,26 @@ def nig_draws(rng: np.random.Generator, s, n: int, prior: NIGPrior, size: int) -
 
 
 # ----------------------------------------------------------------------------- log prior densities
-@njit(cache=True)
-def log_nig(theta0, theta1, sigma2, mu0, lam0, a0, b0):
+@njit(cache=True, inline="always")
+def log_nig(theta0, theta1, sigma2, prior):
     """log NIG(theta, sigma^2) density up to a constant, plus log sigma^2 (Jacobian of
-    log sigma^2)."""
+    log sigma^2); ``prior`` a :class:`NIGParams`."""
+    mu0 = prior.mu0
+    lam0 = prior.lam0
     d0 = theta0 - mu0[0]
     d1 = theta1 - mu0[1]
     q = lam0[0, 0] * d0 * d0 + 2.0 * lam0[0, 1] * d0 * d1 + lam0[1, 1] * d1 * d1
-    return -(a0 + 1.0) * math.log(sigma2) - b0 / sigma2 - q / (2.0 * sigma2)
+    return -(prior.a0 + 1.0) * math.log(sigma2) - prior.b0 / sigma2 - q / (2.0 * sigma2)
 
 
-@njit(cache=True)
-def log_niw(mu, tau2, m0, kappa, psi, nu):
-    """log NIW(mu, tau^2) density up to a constant, plus log tau^2 (Jacobian of log tau^2)."""
+@njit(cache=True, inline="always")
+def log_niw(mu, tau2, data_prior):
+    """log NIW(mu, tau^2) density up to a constant, plus log tau^2 (Jacobian of log tau^2);
+    ``data_prior`` a :class:`NIWParams`."""
     return (
-        -(0.5 * nu + 0.5) * math.log(tau2)
-        - 0.5 * psi / tau2
-        - kappa * (mu - m0) ** 2 / (2.0 * tau2)
+        -(0.5 * data_prior.nu + 0.5) * math.log(tau2)
+        - 0.5 * data_prior.psi / tau2
+        - data_prior.kappa * (mu - data_prior.m0) ** 2 / (2.0 * tau2)
     )
 
 
@@ -361,6 +400,29 @@ def project_statistics_inplace(s, n):
     return True
 
 
+class ChainTarget(NamedTuple):
+    """What a noise-aware chain of this model conditions on, as its kernel takes it: the release
+    z of n records, its Laplace scale b, the NIG prior and the NIW data prior."""
+
+    z: np.ndarray
+    n: float
+    b: float
+    prior: NIGParams
+    data_prior: NIWParams
+
+
+def chain_target(z, n: int, scale: float, prior: NIGPrior, data_prior: NIWPrior) -> ChainTarget:
+    """The :class:`ChainTarget` of a release z of n records with Laplace scale ``scale``, after
+    checking it is 5 finite statistics of n >= 1 records with a positive scale (what every
+    noise-aware sampler of this model needs)."""
+    z = np.asarray(z, dtype=float)
+    if z.shape != (N_STATS,) or not np.all(np.isfinite(z)):
+        raise ValueError("z must be 5 finite released statistics")
+    if n < 1 or not scale > 0:
+        raise ValueError("need n >= 1 and a positive noise scale")
+    return ChainTarget(z, float(n), float(scale), prior.params(), data_prior.params())
+
+
 def project_statistics(s, n: int) -> np.ndarray:
     """Copy of s projected to valid sufficient statistics (:func:`project_statistics_inplace`)."""
     out = np.array(s, dtype=float)
@@ -382,9 +444,14 @@ def gaussian_moments_into(mu, tau2, m):
 
 
 @njit(cache=True)
-def _niw_params(sx, sxx, n, m0, kappa, psi, nu):
+def _niw_params(sx, sxx, n, data_prior):
     """Scalar NIW posterior (m_n, kappa_n, psi_n, nu_n) given sum x, sum x^2 and n (n = 0: the
-    prior); the conjugate update of the data prior in Gibbs-SS-Update (Fig. 5.3c)."""
+    prior, a :class:`NIWParams`); the conjugate update of the data prior in Gibbs-SS-Update
+    (Fig. 5.3c)."""
+    m0 = data_prior.m0
+    kappa = data_prior.kappa
+    psi = data_prior.psi
+    nu = data_prior.nu
     kn = kappa + n
     psin = psi
     if n > 0:
@@ -392,18 +459,38 @@ def _niw_params(sx, sxx, n, m0, kappa, psi, nu):
     return (kappa * m0 + sx) / kn, kn, psin, nu + n
 
 
-@njit(cache=True)
-def niw_draw(rng, sx, sxx, n, m0, kappa, psi, nu):
+@njit(cache=True, inline="always")
+def niw_draw(rng, sx, sxx, n, data_prior):
     """(mu_x, tau^2) ~ NIW posterior given sum x, sum x^2 and n (:func:`_niw_params`)."""
-    mn, kn, psin, nun = _niw_params(sx, sxx, n, m0, kappa, psi, nu)
+    mn, kn, psin, nun = _niw_params(sx, sxx, n, data_prior)
     tau2 = 0.5 * psin / rng.gamma(0.5 * nun, 1.0)
     mu = mn + math.sqrt(tau2 / kn) * rng.standard_normal()
     return mu, tau2
 
 
+@njit(cache=True, inline="always")
+def nig_conjugate_draw(rng, s, n, prior, mu_n, lam_n, theta):
+    """(theta, sigma^2) ~ NIG posterior given s (Eq. 5.1): fills theta, returns sigma^2;
+    ``mu_n``, ``lam_n`` are scratch (left holding the posterior's mu_n, Lambda_n)."""
+    a_n, b_n = nig_update(s, n, prior, mu_n, lam_n)
+    return nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
+
+
+@njit(cache=True)
+def naive_start(rng, z, n, prior, data_prior, mu_n, lam_n, theta):
+    """A chain's start: one draw of the Naive posterior, (theta, sigma^2) and (mu_x, tau^2) by the
+    conjugate updates given the projected release z; fills theta, returns (sigma^2, mu_x, tau^2).
+    ``mu_n``, ``lam_n`` are scratch."""
+    s0 = z.copy()
+    project_statistics_inplace(s0, n)
+    sigma2 = nig_conjugate_draw(rng, s0, n, prior, mu_n, lam_n, theta)
+    mu_x, tau2 = niw_draw(rng, s0[0], s0[1], n, data_prior)
+    return sigma2, mu_x, tau2
+
+
 def niw_posterior(sx: float, sxx: float, n: int, prior: NIWPrior):
     """Parameters (m_n, kappa_n, psi_n, nu_n) of the scalar NIW posterior given sum x, sum x^2."""
-    return _niw_params(float(sx), float(sxx), float(n), prior.m0, prior.kappa, prior.psi, prior.nu)
+    return _niw_params(float(sx), float(sxx), float(n), prior.params())
 
 
 def gaussian_moments(mu: float, tau2: float) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..kernel_time import CpuTimer
 
-__all__ = ["Info", "Chain", "CpuTimer", "check_lengths"]
+__all__ = ["Info", "Chain", "CpuTimer", "check_lengths", "timed"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,13 @@ class Chain:
     def kept(self) -> np.ndarray:
         """Draws after burn-in."""
         return self.draws[self.burnin :]
+
+
+def timed(kernel, *args):
+    """(kernel(*args), its CPU seconds): one kernel call under :class:`CpuTimer`."""
+    with CpuTimer() as timer:
+        result = kernel(*args)
+    return result, timer.seconds
 
 
 def check_lengths(burnin: int, keep: int) -> tuple[int, int]:

@@ -37,7 +37,34 @@ from numba import njit
 
 from ..models.linreg_nig import gaussian_moments_into
 
-__all__ = ["clt_mean_cov", "clt_mean_cov_into", "clamped_clt_mean_cov", "moments_at"]
+__all__ = [
+    "MomentModel",
+    "MomentWork",
+    "clt_mean_cov",
+    "clt_mean_cov_into",
+    "clamped_clt_mean_cov",
+    "moments_at",
+]
+
+
+class MomentModel(NamedTuple):
+    """How :func:`moments_at` computes the moments: ``update`` (x-moments of N(mu_x, tau^2),
+    written into ``m``) or fixed x-moments ``m`` (E[x^k], k = 0..4); ``clamp``: records clamped
+    to [lo, hi] (Update flavour only)."""
+
+    update: bool
+    clamp: bool
+    lo: float
+    hi: float
+    m: np.ndarray
+
+
+class MomentWork(NamedTuple):
+    """Where the moments go: mu_t (5), Sigma_t (5, 5) and a (3, 5, 5) scratch array."""
+
+    mu_t: np.ndarray
+    cov_t: np.ndarray
+    poly: np.ndarray
 
 
 class _Clamped(NamedTuple):
@@ -243,9 +270,10 @@ def _add_graded(left, right, sharp_left, sharp_right, scale, seg, c):
 
 
 @njit(cache=True)
-def _clamped_clt_mean_cov(theta0, theta1, sigma2, mu_x, tau2, lo, hi, mu_t, cov_t, work):
-    """Mean (5) and covariance (5, 5) of t(clamp(x), clamp(y)) for one record; ``work`` is a
-    (3, 5, 5) scratch array (work[0] collects E[cx^p cy^q])."""
+def _clamped_clt_mean_cov(theta0, theta1, sigma2, mu_x, tau2, lo, hi, out):
+    """Mean (5) and covariance (5, 5) of t(clamp(x), clamp(y)) for one record into ``out`` (a
+    :class:`MomentWork`; out.poly[0] collects E[cx^p cy^q])."""
+    work = out.poly
     e = work[0]
     h = work[1, 0]
     mk = work[1, 1]
@@ -283,7 +311,7 @@ def _clamped_clt_mean_cov(theta0, theta1, sigma2, mu_x, tau2, lo, hi, mu_t, cov_
     for p in range(5):
         for q in range(5 - p):
             e[p, q] /= total
-    _stats_mean_cov(e, mu_t, cov_t)
+    _stats_mean_cov(e, out.mu_t, out.cov_t)
 
 
 def clamped_clt_mean_cov(theta, sigma2: float, mu_x: float, tau2: float, bounds):
@@ -302,23 +330,23 @@ def clamped_clt_mean_cov(theta, sigma2: float, mu_x: float, tau2: float, bounds)
         float(tau2),
         lo,
         hi,
-        mu_t,
-        cov_t,
-        np.empty((3, 5, 5)),
+        MomentWork(mu_t, cov_t, np.empty((3, 5, 5))),
     )
     return mu_t, cov_t
 
 
 @njit(cache=True)
-def moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly):
-    """mu_t, Sigma_t of one record's statistics at phi = (theta_0, theta_1, log sigma^2[, mu_x,
-    log tau^2]): of the clamped records when ``clamp`` (Update flavour only), otherwise
-    Eqs. (5.2)-(5.3) with x-moments ``m`` (those of N(mu_x, tau^2) for Update, written into m)."""
+def moments_at(phi, model, out):
+    """mu_t, Sigma_t (into ``out``, a :class:`MomentWork`) of one record's statistics at
+    phi = (theta_0, theta_1, log sigma^2[, mu_x, log tau^2]) under ``model`` (a
+    :class:`MomentModel`): of the clamped records when ``model.clamp`` (Update flavour only),
+    otherwise Eqs. (5.2)-(5.3) with x-moments ``model.m`` (those of N(mu_x, tau^2) for Update,
+    written into m)."""
     sigma2 = math.exp(phi[2])
-    if update:
+    if model.update:
         tau2 = math.exp(phi[4])
-        if clamp:
-            _clamped_clt_mean_cov(phi[0], phi[1], sigma2, phi[3], tau2, lo, hi, mu_t, cov_t, poly)
+        if model.clamp:
+            _clamped_clt_mean_cov(phi[0], phi[1], sigma2, phi[3], tau2, model.lo, model.hi, out)
             return
-        gaussian_moments_into(phi[3], tau2, m)
-    clt_mean_cov_into(phi[0], phi[1], sigma2, m, mu_t, cov_t, poly)
+        gaussian_moments_into(phi[3], tau2, model.m)
+    clt_mean_cov_into(phi[0], phi[1], sigma2, model.m, out.mu_t, out.cov_t, out.poly)

@@ -19,6 +19,7 @@ the common path.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -35,6 +36,8 @@ __all__ = [
     "laplace_mixture_precisions",
     "initial_mixture_precision",
     "norm_product_1d",
+    "NormProductWork",
+    "norm_product_work",
     "norm_product_moments",
     "norm_product_draw",
     "norm_product",
@@ -141,14 +144,33 @@ def norm_product_1d(m1, v1, m2, v2):
     return m1 + g * (m2 - m1), v1 - g * v1
 
 
+class NormProductWork(NamedTuple):
+    """Scratch of the NormProduct helpers for k statistics: a, l, w (k, k) and v (3, k)."""
+
+    a: np.ndarray
+    l: np.ndarray
+    w: np.ndarray
+    v: np.ndarray
+
+
 @njit(cache=True)
-def norm_product_moments(mean, v, z, omega2, mu3, cov3, work_a, work_l, work_w, r):
+def norm_product_work(k):
+    """A :class:`NormProductWork` for k statistics."""
+    return NormProductWork(np.empty((k, k)), np.empty((k, k)), np.empty((k, k)), np.empty((3, k)))
+
+
+@njit(cache=True)
+def norm_product_moments(mean, v, z, omega2, mu3, cov3, work):
     """NormProduct(mean, V, z, diag(omega2)) moments into mu3 (k) and cov3 (k, k).
 
-    work_a, work_l, work_w are (k, k) and r is (k,) scratch arrays. The gain
+    ``work`` is a :class:`NormProductWork` (cov3 may be its ``a``). The gain
     W = (V + D)^-1 V comes from a Cholesky factor of V + D and two triangular solves per column;
     mu3 = mean + W' (z - mean), S3 = V - V W, symmetrised from its upper triangle.
     """
+    work_a = work.a
+    work_l = work.l
+    work_w = work.w
+    r = work.v[0]
     k = mean.shape[0]
     for i in range(k):
         for j in range(k):
@@ -185,15 +207,15 @@ def norm_product_moments(mean, v, z, omega2, mu3, cov3, work_a, work_l, work_w, 
 
 
 @njit(cache=True)
-def norm_product_draw(rng, mean, v, z, omega2, s, work_a, work_l, work_w, work_v):
-    """s ~ NormProduct(mean, V, z, diag(omega2)) (subroutine of Algorithm 7).
-
-    work_a, work_l, work_w are (k, k) and work_v (3, k) scratch arrays.
-    """
+def norm_product_draw(rng, mean, v, z, omega2, s, work):
+    """s ~ NormProduct(mean, V, z, diag(omega2)) (subroutine of Algorithm 7); ``work`` a
+    :class:`NormProductWork`."""
     k = mean.shape[0]
-    mu3 = work_v[1]
-    e = work_v[2]
-    norm_product_moments(mean, v, z, omega2, mu3, work_a, work_a, work_l, work_w, work_v[0])
+    work_a = work.a
+    work_l = work.l
+    mu3 = work.v[1]
+    e = work.v[2]
+    norm_product_moments(mean, v, z, omega2, mu3, work_a, work)
     psd_factor(work_a, work_l)
     for i in range(k):
         e[i] = rng.standard_normal()
@@ -215,18 +237,7 @@ def norm_product(mean, cov, z, omega2):
     if cov.shape != (k, k) or z.shape != (k,) or omega2.shape != (k,) or np.any(omega2 <= 0):
         raise ValueError("norm_product: need mean (k,), cov (k, k), z (k,), omega2 (k,) > 0")
     mu3, cov3 = np.empty(k), np.empty((k, k))
-    norm_product_moments(
-        mean,
-        cov,
-        z,
-        omega2,
-        mu3,
-        cov3,
-        np.empty((k, k)),
-        np.empty((k, k)),
-        np.empty((k, k)),
-        np.empty(k),
-    )
+    norm_product_moments(mean, cov, z, omega2, mu3, cov3, norm_product_work(k))
     return mu3, cov3
 
 

@@ -27,9 +27,9 @@ from numba import njit
 
 from ..models.dp_mcmc import Problem, log_prior
 from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
-from .base import Chain
+from .base import Chain, timed
 from .dp_minibatch import checked_batch_size
-from .dp_penalty import dp_chain, propose, random_walk, timed
+from .dp_penalty import dp_chain, propose, random_walk
 
 __all__ = [
     "run_dp_barker",

@@ -43,7 +43,7 @@ from ..models.dp_mcmc import (
     llr_sum,
     log_prior,
 )
-from .base import Chain
+from .base import Chain, timed
 from .dp_penalty import (
     Clip,
     Penalty,
@@ -54,7 +54,6 @@ from .dp_penalty import (
     hyper_options,
     penalty_accept,
     positive_diagonal,
-    timed,
 )
 
 __all__ = ["run_dp_hmc", "run_hmc", "run_clipped_hmc", "Leapfrog", "GradientRelease"]

@@ -28,18 +28,16 @@ from numba import njit
 
 from ..models.dp_mcmc import Problem, log_prior
 from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
-from .base import Chain
+from .base import Chain, timed
 from .dp_penalty import (
-    checked_penalty,
     distance,
     dp_chain,
     hyper_options,
     init_directions,
     penalty_accept,
+    penalty_chain,
     propose,
-    random_walk,
     settle,
-    timed,
 )
 
 __all__ = [
@@ -113,29 +111,19 @@ def run_minibatch_penalty(
     start,
     iterations: int,
     *,
-    tau: float,
-    prop_sd,
-    clip_bound: float,
     batch_size: int,
     rng: np.random.Generator,
-    one_component: bool = False,
-    penalty_correction: bool = True,
+    **settings,
 ) -> Chain:
-    """Minibatch DP penalty chain; draws has iterations + 1 rows (row 0 = start), burn-in =
-    :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``tau`` multiplies the noise variance."""
-    out, proposal = random_walk(problem, start, iterations, prop_sd, one_component)
+    """Minibatch DP penalty chain on batches of ``batch_size`` records; draws has iterations + 1
+    rows (row 0 = start), burn-in = :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``settings``
+    are the keywords of :func:`dpinfer.samplers.dp_penalty.penalty_chain` (``tau`` multiplies the
+    noise variance)."""
+    chain = penalty_chain(problem, start, iterations, **settings)
     batch = checked_batch_size(problem, batch_size)
-    counts, seconds = timed(
-        _minibatch_kernel,
-        problem.record,
-        proposal,
-        float(clip_bound),
-        batch,
-        checked_penalty(tau, clip_bound, penalty_correction),
-        rng,
-        out,
-    )
-    return dp_chain(out, counts, seconds, batch)
+    args = (problem.record, chain.proposal, chain.clip_bound, batch, chain.penalty, rng, chain.out)
+    counts, seconds = timed(_minibatch_kernel, *args)
+    return dp_chain(chain.out, counts, seconds, batch)
 
 
 # keyword of run_minibatch_penalty -> params-file key

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from ..models.dp_mcmc import Problem, clipped_llr_sum, llr_sum, log_prior
-from .base import Chain, CpuTimer, Info
+from .base import Chain, Info, timed
 
 __all__ = [
     "run_dp_penalty",
@@ -48,7 +48,8 @@ __all__ = [
     "positive_diagonal",
     "random_walk",
     "checked_penalty",
-    "timed",
+    "PenaltyChain",
+    "penalty_chain",
     "dp_chain",
     "hyper_options",
     "clip_rule_code",
@@ -238,11 +239,34 @@ def checked_penalty(tau: float, clip_bound: float, correction: bool) -> Penalty:
     return Penalty(float(tau), bool(correction))
 
 
-def timed(kernel, *args):
-    """(kernel(*args), its process time in seconds)."""
-    with CpuTimer() as timer:
-        result = kernel(*args)
-    return result, timer.seconds
+class PenaltyChain(NamedTuple):
+    """The checked set-up of a DP penalty chain (full data or minibatch): its draws
+    (:func:`chain_draws`), proposal, clip bound and penalty."""
+
+    out: np.ndarray
+    proposal: Proposal
+    clip_bound: float
+    penalty: Penalty
+
+
+def penalty_chain(
+    problem: Problem,
+    start,
+    iterations: int,
+    *,
+    tau: float,
+    prop_sd,
+    clip_bound: float,
+    one_component: bool = False,
+    penalty_correction: bool = True,
+) -> PenaltyChain:
+    """The settings of a DP penalty chain, checked: ``tau`` multiplies the noise variance
+    (``tau = 0``: plain random-walk Metropolis with clipped ratios), ``prop_sd`` is a scalar or a
+    (d,) array, ratios are clipped at ``clip_bound``; ``one_component`` moves one coordinate per
+    step; ``penalty_correction`` subtracts the penalty's variance term."""
+    out, proposal = random_walk(problem, start, iterations, prop_sd, one_component)
+    penalty = checked_penalty(tau, clip_bound, penalty_correction)
+    return PenaltyChain(out, proposal, float(clip_bound), penalty)
 
 
 def dp_chain(draws, counts, seconds: float, rows: int, clipped=(), extra=(), traces=()) -> Chain:
@@ -280,29 +304,27 @@ def run_dp_penalty(
     start,
     iterations: int,
     *,
-    tau: float,
-    prop_sd,
-    clip_bound: float,
     rng: np.random.Generator,
-    one_component: bool = False,
-    penalty_correction: bool = True,
     clip_rule: str = "euclidean",
+    **settings,
 ) -> Chain:
     """DP penalty chain of ``iterations`` steps from ``start``; draws has iterations + 1 rows
-    (row 0 = start), burn-in = :func:`burnin_rows`. ``prop_sd`` is a scalar or a (d,) array.
-    ``tau = 0`` is plain random-walk Metropolis with clipped ratios (the clipping study);
-    ``clip_rule`` "sum_of_differences" is the author's clipping-study threshold."""
-    out, proposal = random_walk(problem, start, iterations, prop_sd, one_component)
+    (row 0 = start), burn-in = :func:`burnin_rows`. ``settings`` are the keywords of
+    :func:`penalty_chain` (``tau``, ``prop_sd``, ``clip_bound``, ``one_component``,
+    ``penalty_correction``); ``tau = 0`` is the clipping study's plain random-walk Metropolis,
+    and ``clip_rule`` "sum_of_differences" the author's clipping-study threshold."""
+    chain = penalty_chain(problem, start, iterations, **settings)
     counts, seconds = timed(
         _dp_penalty_kernel,
         problem.record,
-        proposal,
-        Clip(float(clip_bound), clip_rule_code(clip_rule)),
-        checked_penalty(tau, clip_bound, penalty_correction),
+        chain.proposal,
+        Clip(chain.clip_bound, clip_rule_code(clip_rule)),
+        chain.penalty,
         rng,
-        out,
+        chain.out,
     )
-    return dp_chain(out, counts, seconds, problem.n, extra={"decisions_changed": int(counts[2])})
+    extra = {"decisions_changed": int(counts[2])}
+    return dp_chain(chain.out, counts, seconds, problem.n, extra=extra)
 
 
 # keyword of run_dp_penalty -> params-file key

@@ -54,30 +54,33 @@ acceptance rate and ``info.extra["sign_flips"]`` the accepted flips (None / abse
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from ..models.linreg_nig import (
-    N_STATS,
     NIGPrior,
     NIWPrior,
     Release,
+    chain_target,
     gaussian_moments_into,
     log_nig,
     log_niw,
+    naive_start,
+    nig_conjugate_draw,
     nig_draw,
-    nig_update,
     niw_draw,
     prior_predictive_moments,
     project_statistics_inplace,
 )
-from .base import Chain, CpuTimer, Info, check_lengths
-from .clt_moments import clt_mean_cov_into, moments_at
+from .base import Chain, Info, check_lengths, timed
+from .clt_moments import MomentModel, MomentWork, clt_mean_cov_into, moments_at
 from .conditionals import (
     laplace_mixture_precision,
     metropolis_accept,
     norm_product_draw,
+    norm_product_work,
     robbins_monro,
 )
 from .linalg import cholesky_lower, make_psd
@@ -90,6 +93,23 @@ __all__ = [
     "run_gibbs_ss_update",
     "log_gaussian_release",
 ]
+
+
+class _Settings(NamedTuple):
+    """Burn-in length (adaptation), collapsed moves per iteration, sign flip on/off."""
+
+    n_burn: int
+    n_moves: int
+    flip: bool
+
+
+class _ReleaseWork(NamedTuple):
+    """Scratch of :func:`log_gaussian_release`: a, l, wb (5, 5) and res (5)."""
+
+    a: np.ndarray
+    l: np.ndarray
+    wb: np.ndarray
+    res: np.ndarray
 
 
 # ----------------------------------------------------------------------------- collapsed move
@@ -119,48 +139,32 @@ def log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res):
     return -logdet - 0.5 * quad
 
 
-@njit(cache=True)
-def _log_prior_phi(phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu):
-    """log p(phi) up to a constant: the NIG[ and NIW] priors with the Jacobians of the logs."""
-    lp = log_nig(phi[0], phi[1], math.exp(phi[2]), mu0, lam0, a0, b0)
+@njit(cache=True, inline="always")
+def _log_prior_phi(phi, target, update):
+    """log p(phi) up to a constant: the NIG[ and NIW (``update``)] priors with the Jacobians of
+    the logs."""
+    lp = log_nig(phi[0], phi[1], math.exp(phi[2]), target.prior)
     if update:
-        lp += log_niw(phi[3], math.exp(phi[4]), m0x, kappa, psi, nu)
+        lp += log_niw(phi[3], math.exp(phi[4]), target.data_prior)
     return lp
 
 
-@njit(cache=True)
-def _log_collapsed(
-    phi,
-    update,
-    clamp,
-    lo,
-    hi,
-    m,
-    n,
-    z,
-    omega2,
-    mu0,
-    lam0,
-    a0,
-    b0,
-    m0x,
-    kappa,
-    psi,
-    nu,
-    mu_t,
-    cov_t,
-    poly,
-    a,
-    l,
-    wb,
-    res,
-):
+@njit(cache=True, inline="always")
+def _log_target(phi, target, model, omega2, mw, rw):
+    """log p(phi | z, omega^2) up to a constant given the moments at phi in ``mw`` (a
+    MomentWork) of ``model`` (a MomentModel); ``rw`` is the scratch of
+    :func:`log_gaussian_release`."""
+    return _log_prior_phi(phi, target, model.update) + log_gaussian_release(
+        target.n, target.z, omega2, mw.mu_t, mw.cov_t, rw.a, rw.l, rw.wb, rw.res
+    )
+
+
+@njit(cache=True, inline="always")
+def _log_collapsed(phi, target, model, omega2, mw, rw):
     """log p(phi | z, omega^2) up to a constant: the priors times the collapsed release density;
-    leaves the moments at phi in mu_t, cov_t (the kernel keeps those of the current phi)."""
-    moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
-    return _log_prior_phi(
-        phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu
-    ) + log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res)
+    leaves the moments at phi in ``mw`` (the kernel keeps those of the current phi apart)."""
+    moments_at(phi, model, mw)
+    return _log_target(phi, target, model, omega2, mw, rw)
 
 
 @njit(cache=True)
@@ -186,45 +190,33 @@ def _pack(phi, theta, sigma2, mu_x, tau2, update):
 
 # ----------------------------------------------------------------------------- Algorithm 7
 @njit(cache=True)
-def _gibbs_ss_kernel(
-    rng,
-    z,
-    n,
-    b,
-    update,
-    clamp,
-    lo,
-    hi,
-    fixed_m,
-    mu0,
-    lam0,
-    a0,
-    b0,
-    m0x,
-    kappa,
-    psi,
-    nu,
-    n_burn,
-    n_moves,
-    flip,
-    out,
-    counts,
-):
+def _gibbs_ss_kernel(rng, target, model, settings, out, counts):
     """Algorithm 7 (bernstein2020, Sec. 5.2.4) plus ``n_moves`` collapsed Metropolis moves per
     iteration; row t of out is (theta_0, theta_1, sigma^2) of iteration t, every iteration stored.
 
-    ``update`` selects the hierarchical normal data prior (moments of N(mu_x, tau^2), updated by
-    NIW conjugacy); otherwise ``fixed_m`` (E[x^k], k = 0..4) is used throughout.
+    ``target`` is a :class:`dpinfer.models.linreg_nig.ChainTarget`, ``model`` a
+    :class:`MomentModel`, ``settings`` a :class:`_Settings`. ``model.update`` selects the
+    hierarchical normal data prior (moments of N(mu_x, tau^2), updated by NIW conjugacy and
+    written into ``model.m``); otherwise ``model.m`` (E[x^k], k = 0..4) is used throughout.
     counts[0] counts projections of n Sigma_t, counts[1] projections of s, counts[2] accepted
     collapsed moves, counts[3] accepted sign flips (one proposed per iteration with the moves when
-    ``flip``). The collapsed move's proposal covariance and scale adapt while t < n_burn.
+    ``settings.flip``). The collapsed move's proposal covariance and scale adapt while t < n_burn.
     """
+    z = target.z
+    n = target.n
+    b = target.b
+    update = model.update
+    clamp = model.clamp
+    m = model.m
+    prior = target.prior
+    data_prior = target.data_prior
+    n_burn = settings.n_burn
+    n_moves = settings.n_moves
     k = z.shape[0]
     d = 5 if update else 3
     theta = np.empty(2)
     mu_n = np.empty(2)
     lam_n = np.empty((2, 2))
-    m = fixed_m.copy()
     mu_t = np.empty(k)  # moments at the current phi (cur_phi), kept between evaluations
     cov_t = np.empty((k, k))
     mu_p = np.empty(k)  # moments at a proposal
@@ -234,12 +226,12 @@ def _gibbs_ss_kernel(
     v = np.empty((k, k))
     s = np.empty(k)
     omega2 = np.empty(k)
-    wa = np.empty((k, k))
-    wl = np.empty((k, k))
-    ww = np.empty((k, k))
+    npw = norm_product_work(k)  # also scratch of the release density and the proposal
     wb = np.empty((k, k))
-    wv = np.empty((3, k))
     poly = np.empty((3, 5, 5))
+    cur_work = MomentWork(mu_t, cov_t, poly)
+    prop_work = MomentWork(mu_p, cov_p_t, poly)
+    rw = _ReleaseWork(npw.a, npw.l, wb, res)
     phi = np.empty(d)
     cur_phi = np.empty(d)  # phi of the moments in mu_t, cov_t
     prop = np.empty(d)
@@ -249,24 +241,20 @@ def _gibbs_ss_kernel(
     wel_mean = np.zeros(d)
     wel_m2 = np.zeros((d, d))
     wel_n = 0
-    e_s2 = b0 / (a0 - 1.0)
-    chol_p[0, 0] = math.sqrt(e_s2 / lam0[0, 0])
-    chol_p[1, 1] = math.sqrt(e_s2 / lam0[1, 1])
-    chol_p[2, 2] = 1.0 / math.sqrt(a0)
+    e_s2 = prior.b0 / (prior.a0 - 1.0)
+    chol_p[0, 0] = math.sqrt(e_s2 / prior.lam0[0, 0])
+    chol_p[1, 1] = math.sqrt(e_s2 / prior.lam0[1, 1])
+    chol_p[2, 2] = 1.0 / math.sqrt(prior.a0)
     if update:
-        chol_p[3, 3] = math.sqrt(psi / (nu - 2.0) / kappa)
-        chol_p[4, 4] = math.sqrt(2.0 / nu)
+        chol_p[3, 3] = math.sqrt(data_prior.psi / (data_prior.nu - 2.0) / data_prior.kappa)
+        chol_p[4, 4] = math.sqrt(2.0 / data_prior.nu)
     log_h = math.log(0.5)
     tuned = False
     # start: (theta, sigma^2) and (mu_x, tau^2) from one draw of the Naive posterior (conjugate
     # updates given the projected release; all three flavours draw (mu_x, tau^2), used by Update
     # only), omega^2 from its prior Exp(mean 2 b^2). Prior starts (the released code) can leave a
     # chain in a mode of negligible mass that no move leaves (docs/deviations.md)
-    s0 = z.copy()
-    project_statistics_inplace(s0, n)
-    a_n, b_n = nig_update(s0, n, mu0, lam0, a0, b0, mu_n, lam_n)
-    sigma2 = nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
-    mu_x, tau2 = niw_draw(rng, s0[0], s0[1], n, m0x, kappa, psi, nu)
+    sigma2, mu_x, tau2 = naive_start(rng, z, n, prior, data_prior, mu_n, lam_n, theta)
     if clamp:
         # with no conjugate steps to leave it, a Naive start far in the prior's tail (a weak
         # release: z is mostly noise) traps the random walk; start instead from the best of the
@@ -275,62 +263,12 @@ def _gibbs_ss_kernel(
         for j in range(k):
             omega2[j] = 2.0 * b * b
         _pack(phi, theta, sigma2, mu_x, tau2, update)
-        best = _log_collapsed(
-            phi,
-            update,
-            clamp,
-            lo,
-            hi,
-            m,
-            n,
-            z,
-            omega2,
-            mu0,
-            lam0,
-            a0,
-            b0,
-            m0x,
-            kappa,
-            psi,
-            nu,
-            mu_p,
-            cov_p_t,
-            poly,
-            wa,
-            wl,
-            wb,
-            res,
-        )
+        best = _log_collapsed(phi, target, model, omega2, prop_work, rw)
         for _ in range(_PRIOR_STARTS):
-            s2_c = nig_draw(rng, mu0, lam0, a0, b0, mu_n)
-            mx_c, t2_c = niw_draw(rng, 0.0, 0.0, 0.0, m0x, kappa, psi, nu)
+            s2_c = nig_draw(rng, prior.mu0, prior.lam0, prior.a0, prior.b0, mu_n)
+            mx_c, t2_c = niw_draw(rng, 0.0, 0.0, 0.0, data_prior)
             _pack(prop, mu_n, s2_c, mx_c, t2_c, update)
-            cand = _log_collapsed(
-                prop,
-                update,
-                clamp,
-                lo,
-                hi,
-                m,
-                n,
-                z,
-                omega2,
-                mu0,
-                lam0,
-                a0,
-                b0,
-                m0x,
-                kappa,
-                psi,
-                nu,
-                mu_p,
-                cov_p_t,
-                poly,
-                wa,
-                wl,
-                wb,
-                res,
-            )
+            cand = _log_collapsed(prop, target, model, omega2, prop_work, rw)
             if cand > best:
                 best = cand
                 theta[0] = mu_n[0]
@@ -345,22 +283,20 @@ def _gibbs_ss_kernel(
             # make only in tiny increments when the release is weak and n large
             _pack(phi, theta, sigma2, mu_x, tau2, update)
             if it == 0 or not _same(phi, cur_phi):  # the Gibbs steps moved phi since its moments
-                moments_at(phi, update, clamp, lo, hi, m, mu_t, cov_t, poly)
+                moments_at(phi, model, cur_work)
                 cur_phi[:] = phi
-            cur = _log_prior_phi(
-                phi, update, mu0, lam0, a0, b0, m0x, kappa, psi, nu
-            ) + log_gaussian_release(n, z, omega2, mu_t, cov_t, wa, wl, wb, res)
+            cur = _log_target(phi, target, model, omega2, cur_work, rw)
             h = math.exp(log_h)
             for mv in range(n_moves + 1):
-                if mv == n_moves and not flip:
+                if mv == n_moves and not settings.flip:
                     break
                 if mv < n_moves:
                     for i in range(d):
-                        wv[0, i] = rng.standard_normal()
+                        npw.v[0, i] = rng.standard_normal()
                     for i in range(d):
                         acc = phi[i]
                         for j in range(i + 1):
-                            acc += h * chol_p[i, j] * wv[0, j]
+                            acc += h * chol_p[i, j] * npw.v[0, j]
                         prop[i] = acc
                 else:
                     # sign flip theta -> -theta (y -> -y in the model): the posterior can have a
@@ -370,32 +306,7 @@ def _gibbs_ss_kernel(
                         prop[i] = phi[i]
                     prop[0] = -phi[0]
                     prop[1] = -phi[1]
-                new = _log_collapsed(
-                    prop,
-                    update,
-                    clamp,
-                    lo,
-                    hi,
-                    m,
-                    n,
-                    z,
-                    omega2,
-                    mu0,
-                    lam0,
-                    a0,
-                    b0,
-                    m0x,
-                    kappa,
-                    psi,
-                    nu,
-                    mu_p,
-                    cov_p_t,
-                    poly,
-                    wa,
-                    wl,
-                    wb,
-                    res,
-                )
+                new = _log_collapsed(prop, target, model, omega2, prop_work, rw)
                 ok = metropolis_accept(rng, new - cur)
                 if ok:
                     phi[:] = prop
@@ -420,19 +331,18 @@ def _gibbs_ss_kernel(
             mean[i] = n * mu_t[i]
             for j in range(k):
                 v[i, j] = n * cov_t[i, j]
-        if make_psd(v, wb, wl):
+        if make_psd(v, wb, npw.l):
             counts[0] += 1
-        norm_product_draw(rng, mean, v, z, omega2, s, wa, wl, ww, wv)
+        norm_product_draw(rng, mean, v, z, omega2, s, npw)
         if not clamp:
             # steps 3-5; clamped statistics are not sufficient statistics of the linear model, so
             # with clamping the parameters move by the collapsed moves alone (a Metropolis-within-
             # Gibbs sampler of the clamped CLT model: phi | omega^2, then s, then omega^2)
             if project_statistics_inplace(s, n):
                 counts[1] += 1
-            a_n, b_n = nig_update(s, n, mu0, lam0, a0, b0, mu_n, lam_n)
-            sigma2 = nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
+            sigma2 = nig_conjugate_draw(rng, s, n, prior, mu_n, lam_n, theta)
             if update:
-                mu_x, tau2 = niw_draw(rng, s[0], s[1], n, m0x, kappa, psi, nu)
+                mu_x, tau2 = niw_draw(rng, s[0], s[1], n, data_prior)
         for j in range(k):
             omega2[j] = 1.0 / laplace_mixture_precision(rng, z[j] - s[j], b)
         out[it, 0] = theta[0]
@@ -455,76 +365,59 @@ def _gibbs_ss_kernel(
                         for j in range(d):
                             cov_p[i, j] = wel_m2[i, j] / (wel_n - 1.0) * (2.38 * 2.38 / d)
                         cov_p[i, i] += 1e-12
-                    if cholesky_lower(cov_p, ww[:d, :d]):
-                        chol_p[:, :] = ww[:d, :d]
+                    if cholesky_lower(cov_p, npw.w[:d, :d]):
+                        chol_p[:, :] = npw.w[:d, :d]
                         if not tuned:  # the 2.38^2/d factor replaces the start multiplier
                             log_h = 0.0
                             tuned = True
 
 
+class _Flavour(NamedTuple):
+    """What a Gibbs-SS flavour conditions on: the release z of n records and its Laplace scale,
+    the moments E[x^k], k = 1..4 (start values for Update), ``update`` (the hierarchical data
+    prior) and ``clamp_to`` = (lo, hi), the bounds the records were clamped to before release
+    (Update flavour, collapsed moves only; None: not clamped)."""
+
+    z: np.ndarray
+    n: int
+    scale: float
+    moments: np.ndarray
+    update: bool
+    clamp_to: tuple | None = None
+
+
 def _run(
-    z,
-    n: int,
-    scale: float,
-    moments,
-    update: bool,
+    flavour: _Flavour,
     prior: NIGPrior,
     data_prior: NIWPrior,
     rng: np.random.Generator,
+    *,
     burnin: int,
     keep: int,
-    collapsed_moves: int,
-    sign_flip: bool,
-    clamp_to=None,
+    collapsed_moves: int = 1,
+    sign_flip: bool = True,
 ) -> Chain:
-    """Validate, allocate and run one chain; ``moments`` = E[x^k], k = 1..4 (start values for
-    the Update flavour); ``clamp_to`` = (lo, hi): the records were clamped to these bounds
-    before release (Update flavour, collapsed moves only)."""
+    """Validate, allocate and run one chain of ``flavour``."""
+    z, n, scale, moments, update, clamp_to = flavour
     if clamp_to is not None and int(collapsed_moves) < 1:
         raise ValueError(
             "a clamped release needs collapsed_moves >= 1 (its parameters move by them alone)"
         )
     lo, hi = (-np.inf, np.inf) if clamp_to is None else (float(clamp_to[0]), float(clamp_to[1]))
-    z = np.asarray(z, dtype=float)
-    if z.shape != (N_STATS,) or not np.all(np.isfinite(z)):
-        raise ValueError("z must be 5 finite released statistics")
-    if n < 1 or not scale > 0:
-        raise ValueError("need n >= 1 and a positive noise scale")
+    target = chain_target(z, n, scale, prior, data_prior)
     burnin, keep = check_lengths(burnin, keep)
     if int(collapsed_moves) < 0:
         raise ValueError(f"collapsed_moves must be >= 0, got {collapsed_moves}")
-    fixed = np.concatenate([[1.0], np.asarray(moments, dtype=float)])
+    fixed = np.concatenate([[1.0], np.asarray(moments, dtype=float)])  # overwritten by Update
+    model = MomentModel(update, clamp_to is not None, lo, hi, fixed)
+    settings = _Settings(burnin, int(collapsed_moves), bool(sign_flip))
     iterations = burnin + keep
     out = np.empty((iterations, 3))
     counts = np.zeros(4, dtype=np.int64)
-    with CpuTimer() as timer:
-        _gibbs_ss_kernel(
-            rng,
-            z,
-            float(n),
-            float(scale),
-            update,
-            clamp_to is not None,
-            lo,
-            hi,
-            fixed,
-            prior.mu0,
-            prior.lam0,
-            prior.a0,
-            prior.b0,
-            data_prior.m0,
-            data_prior.kappa,
-            data_prior.psi,
-            data_prior.nu,
-            burnin,
-            int(collapsed_moves),
-            bool(sign_flip),
-            out,
-            counts,
-        )
+    _, seconds = timed(_gibbs_ss_kernel, rng, target, model, settings, out, counts)
     moves = iterations * int(collapsed_moves)
     info = Info(
-        cpu_seconds=timer.seconds,
+        cpu_seconds=seconds,
         iterations=iterations,
         acceptance=float(counts[2]) / moves if moves else None,
         clipped={"cov_projections": int(counts[0]), "stat_projections": int(counts[1])},
@@ -539,64 +432,33 @@ def run_gibbs_ss_noisy(
     data_prior: NIWPrior,
     rng,
     *,
-    burnin: int,
-    keep: int,
-    collapsed_moves: int = 1,
     moments: str = "released",
-    sign_flip: bool = True,
+    **chain,
 ) -> Chain:
     """Gibbs-SS-Noisy: statistics released at epsilon/2 (``release.z_half``); moments E[x^k] from
     the sums of x^k released at epsilon/2 (``moments="released"``, the thesis) or the confidential
     ones (``moments="exact"``, what the released code fed the sampler; not private). ``data_prior``
-    only sets the unused start of (mu_x, tau^2)."""
+    only sets the unused start of (mu_x, tau^2). ``chain`` are the keywords of
+    :func:`run_gibbs_ss_update` (``burnin``, ``keep``, ``collapsed_moves``, ``sign_flip``)."""
     if moments == "released":
         m = release.noisy_moments()
     elif moments == "exact":
         m = release.exact_moment_sums / release.n
     else:
         raise ValueError(f"moments must be 'released' or 'exact', got {moments!r}")
-    return _run(
-        release.z_half,
-        release.n,
-        release.mechanism_half.scale,
-        m,
-        False,
-        prior,
-        data_prior,
-        rng,
-        burnin,
-        keep,
-        collapsed_moves,
-        sign_flip,
-    )
+    flavour = _Flavour(release.z_half, release.n, release.mechanism_half.scale, m, False)
+    return _run(flavour, prior, data_prior, rng, **chain)
 
 
 def run_gibbs_ss_prior(
-    release: Release,
-    prior: NIGPrior,
-    data_prior: NIWPrior,
-    rng,
-    *,
-    burnin: int,
-    keep: int,
-    collapsed_moves: int = 1,
-    sign_flip: bool = True,
+    release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, **chain
 ) -> Chain:
-    """Gibbs-SS-Prior: moments of the data prior's predictive (closed form), full-budget z."""
-    return _run(
-        release.z,
-        release.n,
-        release.mechanism.scale,
-        prior_predictive_moments(data_prior),
-        False,
-        prior,
-        data_prior,
-        rng,
-        burnin,
-        keep,
-        collapsed_moves,
-        sign_flip,
-    )
+    """Gibbs-SS-Prior: Gibbs-SS-Update without the update, the moments E[x^k] fixed at the data
+    prior's predictive ones (closed form), full-budget z; ``chain`` are the keywords of
+    :func:`run_gibbs_ss_update` (``burnin``, ``keep``, ``collapsed_moves``, ``sign_flip``)."""
+    m = prior_predictive_moments(data_prior)
+    flavour = _Flavour(release.z, release.n, release.mechanism.scale, m, False)
+    return _run(flavour, prior, data_prior, rng, **chain)
 
 
 def run_gibbs_ss_update(
@@ -613,18 +475,8 @@ def run_gibbs_ss_update(
     """Gibbs-SS-Update: hierarchical normal data prior, (mu_x, tau^2) updated every iteration.
     On a clamped release (``release.clamped``) the CLT is that of the clamped statistics
     (:mod:`dpinfer.samplers.clt_moments`) and steps 3-5 are left out (module docstring)."""
-    return _run(
-        release.z,
-        release.n,
-        release.mechanism.scale,
-        prior_predictive_moments(data_prior),
-        True,
-        prior,
-        data_prior,
-        rng,
-        burnin,
-        keep,
-        collapsed_moves,
-        sign_flip,
-        clamp_to=release.bounds if release.clamped else None,
-    )
+    m = prior_predictive_moments(data_prior)
+    clamp_to = release.bounds if release.clamped else None
+    flavour = _Flavour(release.z, release.n, release.mechanism.scale, m, True, clamp_to)
+    moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
+    return _run(flavour, prior, data_prior, rng, burnin=burnin, keep=keep, **moves)

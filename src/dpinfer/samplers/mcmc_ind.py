@@ -45,26 +45,46 @@ records from the model given it.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from ..models.linreg_nig import (
-    N_STATS,
     NIGPrior,
     NIWPrior,
     Release,
+    chain_target,
     log_nig,
     log_niw,
-    nig_draw,
-    nig_update,
+    naive_start,
+    nig_conjugate_draw,
     niw_draw,
-    project_statistics_inplace,
 )
-from .base import Chain, CpuTimer, Info, check_lengths
+from .base import Chain, Info, check_lengths, timed
 from .conditionals import metropolis_accept, robbins_monro
 
 __all__ = ["run_mcmc_ind"]
+
+
+class _Settings(NamedTuple):
+    """Burn-in length (step sizes adapt within it) and non-centred moves of each kind per sweep."""
+
+    n_burn: int
+    n_nc: int
+
+
+class _Latent(NamedTuple):
+    """The standardised records of the non-centred moves, u_i = (x_i - mu_x)/tau and
+    e_i = (y_i - theta'x_i)/sigma, the bounds [lo, hi] the released records are clamped to, the
+    release z and 1/b, b its Laplace scale."""
+
+    u: np.ndarray
+    e: np.ndarray
+    lo: float
+    hi: float
+    z: np.ndarray
+    inv_b: float
 
 
 @njit(cache=True)
@@ -97,14 +117,29 @@ def _draw_record(rng, mu_x, sd_x, theta0, theta1, sd_y):
 
 
 @njit(cache=True)
-def _stats_from(u, e, mu_x, tau, theta0, theta1, sigma, lo, hi, s):
+def _stats_from(lat, mu_x, tau, theta0, theta1, sigma, s):
     """Released-domain s of the records x_i = mu_x + tau u_i, y_i = theta0 x_i + theta1 + sigma e_i
-    (the non-centred parameterisation of step 4), clamped to [lo, hi]."""
+    (the non-centred parameterisation of step 4), clamped to [lo, hi] (``lat`` a _Latent)."""
+    u = lat.u
+    e = lat.e
+    lo = lat.lo
+    hi = lat.hi
     for j in range(5):
         s[j] = 0.0
     for i in range(u.shape[0]):
         xi = mu_x + tau * u[i]
         _add_record(s, xi, theta0 * xi + theta1 + sigma * e[i], lo, hi, 1.0)
+
+
+@njit(cache=True, inline="always")
+def _nc_accept(rng, log_prior_ratio, lat, cur, params, sp):
+    """Metropolis step of one non-centred move: sp = the statistics of the records at the
+    proposed ``params`` = (mu_x, tau, theta0, theta1, sigma), accepted with the prior ratio times
+    the Laplace likelihood ratio of lat.z (``cur`` = |z - s|_1 now).
+    Returns (accepted, |z - sp|_1)."""
+    _stats_from(lat, params[0], params[1], params[2], params[3], params[4], sp)
+    new = _l1(lat.z, sp)
+    return metropolis_accept(rng, log_prior_ratio + (cur - new) * lat.inv_b), new
 
 
 @njit(cache=True)
@@ -118,9 +153,7 @@ def _recompute(x, y, lo, hi, sign_y, s):
 
 
 @njit(cache=True)
-def _mcmc_ind_kernel(
-    rng, z, n, b, lo, hi, mu0, lam0, a0, b0, m0x, kappa, psi, nu, n_burn, n_nc, out, accepted
-):
+def _mcmc_ind_kernel(rng, target, bounds, settings, out, accepted):
     """MCMC-Ind (bernstein2020, Sec. 5.2.3) as Algorithm 1 of ju2022 for the NIG regression model
     plus non-centred moves (steps 1-4 of the module docstring); row t of out is
     (theta_0, theta_1, sigma^2) after sweep t, every sweep stored; step sizes adapt while
@@ -131,19 +164,30 @@ def _mcmc_ind_kernel(
     accepted[3] the accepted sign flips (one proposed per sweep). The release is of records
     clamped to [lo, hi] (lo, hi = -inf, inf: no clamping); s holds those released-domain
     statistics and ``raw`` the unclamped ones that the conjugate steps condition on.
+    ``target`` is a :class:`dpinfer.models.linreg_nig.ChainTarget`, ``bounds`` = (lo, hi),
+    ``settings`` a :class:`_Settings`.
     """
+    z = target.z
+    n = int(target.n)
+    b = target.b
+    lo, hi = bounds
+    prior = target.prior
+    data_prior = target.data_prior
+    n_burn = settings.n_burn
     clamp = math.isfinite(lo) or math.isfinite(hi)
     raw = np.empty(5)
     u = np.empty(n)
     e = np.empty(n)
+    inv_b = 1.0 / b
+    lat = _Latent(u, e, lo, hi, z, inv_b)
     # base step scales from the priors; log multipliers adapted during burn-in
     base_t = np.empty(3)
-    e_s2 = b0 / (a0 - 1.0)
-    base_t[0] = math.sqrt(e_s2 / lam0[0, 0])
-    base_t[1] = math.sqrt(e_s2 / lam0[1, 1])
-    base_t[2] = 1.0 / math.sqrt(a0)
-    base_m0 = math.sqrt(psi / (nu - 2.0) / kappa)
-    base_m1 = math.sqrt(2.0 / nu)
+    e_s2 = prior.b0 / (prior.a0 - 1.0)
+    base_t[0] = math.sqrt(e_s2 / prior.lam0[0, 0])
+    base_t[1] = math.sqrt(e_s2 / prior.lam0[1, 1])
+    base_t[2] = 1.0 / math.sqrt(prior.a0)
+    base_m0 = math.sqrt(data_prior.psi / (data_prior.nu - 2.0) / data_prior.kappa)
+    base_m1 = math.sqrt(2.0 / data_prior.nu)
     log_step_t = math.log(0.5)
     log_step_m = math.log(0.5)
     theta = np.empty(2)
@@ -153,19 +197,13 @@ def _mcmc_ind_kernel(
     sp = np.empty(5)
     # start: parameters from one draw of the Naive posterior (conjugate updates given the
     # projected release, as Gibbs-SS), records from the model given them
-    for j in range(5):
-        s[j] = z[j]
-    project_statistics_inplace(s, float(n))
-    a_n, b_n = nig_update(s, float(n), mu0, lam0, a0, b0, mu_n, lam_n)
-    sigma2 = nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
-    mu_x, tau2 = niw_draw(rng, s[0], s[1], float(n), m0x, kappa, psi, nu)
+    sigma2, mu_x, tau2 = naive_start(rng, z, float(n), prior, data_prior, mu_n, lam_n, theta)
     x = np.empty(n)
     y = np.empty(n)
     sd_x = math.sqrt(tau2)
     sd_y = math.sqrt(sigma2)
     for i in range(n):
         x[i], y[i] = _draw_record(rng, mu_x, sd_x, theta[0], theta[1], sd_y)
-    inv_b = 1.0 / b
     for it in range(out.shape[0]):
         _recompute(
             x, y, lo, hi, 1.0, s
@@ -203,8 +241,8 @@ def _mcmc_ind_kernel(
         else:
             _recompute(x, y, lo, hi, -1.0, sp)
         log_r = (
-            log_nig(-theta[0], -theta[1], sigma2, mu0, lam0, a0, b0)
-            - log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0)
+            log_nig(-theta[0], -theta[1], sigma2, prior)
+            - log_nig(theta[0], theta[1], sigma2, prior)
             + (_l1(z, s) - _l1(z, sp)) * inv_b
         )
         if metropolis_accept(rng, log_r):
@@ -220,30 +258,23 @@ def _mcmc_ind_kernel(
         else:
             for j in range(5):
                 raw[j] = s[j]
-        a_n, b_n = nig_update(raw, float(n), mu0, lam0, a0, b0, mu_n, lam_n)
-        sigma2 = nig_draw(rng, mu_n, lam_n, a_n, b_n, theta)
-        mu_x, tau2 = niw_draw(rng, raw[0], raw[1], float(n), m0x, kappa, psi, nu)
+        sigma2 = nig_conjugate_draw(rng, raw, float(n), prior, mu_n, lam_n, theta)
+        mu_x, tau2 = niw_draw(rng, raw[0], raw[1], float(n), data_prior)
         # non-centred moves: records follow the parameters through fixed u_i, e_i
         tau = math.sqrt(tau2)
         sigma = math.sqrt(sigma2)
         for i in range(n):
             u[i] = (x[i] - mu_x) / tau
             e[i] = (y[i] - theta[0] * x[i] - theta[1]) / sigma
-        _stats_from(u, e, mu_x, tau, theta[0], theta[1], sigma, lo, hi, s)
+        _stats_from(lat, mu_x, tau, theta[0], theta[1], sigma, s)
         cur = _l1(z, s)
-        for _ in range(n_nc):
+        for _ in range(settings.n_nc):
             h = math.exp(log_step_t)
             t0n = theta[0] + h * base_t[0] * rng.standard_normal()
             t1n = theta[1] + h * base_t[1] * rng.standard_normal()
             s2n = sigma2 * math.exp(h * base_t[2] * rng.standard_normal())
-            _stats_from(u, e, mu_x, tau, t0n, t1n, math.sqrt(s2n), lo, hi, sp)
-            new = _l1(z, sp)
-            log_r = (
-                log_nig(t0n, t1n, s2n, mu0, lam0, a0, b0)
-                - log_nig(theta[0], theta[1], sigma2, mu0, lam0, a0, b0)
-                + (cur - new) * inv_b
-            )
-            ok = metropolis_accept(rng, log_r)
+            lpr = log_nig(t0n, t1n, s2n, prior) - log_nig(theta[0], theta[1], sigma2, prior)
+            ok, new = _nc_accept(rng, lpr, lat, cur, (mu_x, tau, t0n, t1n, math.sqrt(s2n)), sp)
             if ok:
                 theta[0] = t0n
                 theta[1] = t1n
@@ -255,20 +286,11 @@ def _mcmc_ind_kernel(
             h = math.exp(log_step_m)
             mun = mu_x + h * base_m0 * rng.standard_normal()
             t2n = tau2 * math.exp(h * base_m1 * rng.standard_normal())
-            _stats_from(
-                u, e, mun, math.sqrt(t2n), theta[0], theta[1], math.sqrt(sigma2), lo, hi, sp
-            )
-            new = _l1(z, sp)
-            log_r = (
-                log_niw(mun, t2n, m0x, kappa, psi, nu)
-                - log_niw(mu_x, tau2, m0x, kappa, psi, nu)
-                + (cur - new) * inv_b
-            )
-            ok = metropolis_accept(rng, log_r)
+            lpr = log_niw(mun, t2n, data_prior) - log_niw(mu_x, tau2, data_prior)
+            params = (mun, math.sqrt(t2n), theta[0], theta[1], math.sqrt(sigma2))
+            ok, new = _nc_accept(rng, lpr, lat, cur, params, sp)
             if ok:
-                mu_x = mun
-                tau2 = t2n
-                cur = new
+                mu_x, tau2, cur = mun, t2n, new
                 accepted[2] += 1
             if it < n_burn:
                 log_step_m = robbins_monro(log_step_m, ok, it, 0.3)
@@ -301,40 +323,17 @@ def run_mcmc_ind(
         if release.clamped
         else (-np.inf, np.inf)
     )
-    z = np.asarray(release.z, dtype=float)
-    n, b = int(release.n), float(release.mechanism.scale)
-    if z.shape != (N_STATS,) or not np.all(np.isfinite(z)):
-        raise ValueError("z must be 5 finite released statistics")
-    if n < 1 or not b > 0:
-        raise ValueError("need n >= 1 and a positive noise scale")
+    n = int(release.n)
+    target = chain_target(release.z, n, release.mechanism.scale, prior, data_prior)
     burnin, keep = check_lengths(burnin, keep)
+    settings = _Settings(burnin, int(noncentred_moves))
     sweeps = burnin + keep
     out = np.empty((sweeps, 3))
     acc = np.zeros(4, dtype=np.int64)
-    with CpuTimer() as timer:
-        _mcmc_ind_kernel(
-            rng,
-            z,
-            n,
-            b,
-            lo,
-            hi,
-            prior.mu0,
-            prior.lam0,
-            prior.a0,
-            prior.b0,
-            data_prior.m0,
-            data_prior.kappa,
-            data_prior.psi,
-            data_prior.nu,
-            burnin,
-            int(noncentred_moves),
-            out,
-            acc,
-        )
+    _, seconds = timed(_mcmc_ind_kernel, rng, target, (lo, hi), settings, out, acc)
     moves = max(sweeps * int(noncentred_moves), 1)
     info = Info(
-        cpu_seconds=timer.seconds,
+        cpu_seconds=seconds,
         iterations=sweeps,
         acceptance=float(acc[0]) / (sweeps * n),
         extra={

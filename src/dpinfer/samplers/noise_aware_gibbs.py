@@ -32,6 +32,7 @@ from .conditionals import (
     laplace_mixture_precision,
     norm_product_1d,
     norm_product_moments,
+    norm_product_work,
     truncated_normal,
 )
 from .linalg import psd_factor, solve_in_place
@@ -105,10 +106,7 @@ def _multinomial_kernel(rng, y, n, alpha, scale, p, prec, max_tries, out):
     omega2 = np.empty(d)
     m3 = np.empty(d)
     cov3 = np.empty((d, d))
-    work_a = np.empty((d, d))
-    work_l = np.empty((d, d))
-    work_w = np.empty((d, d))
-    resid = np.empty(d)
+    work = norm_product_work(d)
     chol = np.empty((d, d))
     z = np.empty(d)
     cand = np.empty(d)
@@ -123,7 +121,7 @@ def _multinomial_kernel(rng, y, n, alpha, scale, p, prec, max_tries, out):
             omega2[i] = 1.0 / prec[i]
             for j in range(d):
                 cov1[i, j] = n * ((p[i] if i == j else 0.0) - p[i] * p[j])
-        norm_product_moments(m1, cov1, y, omega2, m3, cov3, work_a, work_l, work_w, resid)
+        norm_product_moments(m1, cov1, y, omega2, m3, cov3, work)
         psd_factor(cov3, chol)
         ok = False
         for _ in range(max_tries):

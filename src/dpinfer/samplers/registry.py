@@ -50,35 +50,18 @@ def _released_first(run, problem, rng, burnin, keep, options):
 
 
 def _expfam(run, problem, rng, burnin, keep, options):
-    return run(
-        problem.statistic,
-        problem.n,
-        problem.prior,
-        problem.mechanism,
-        burnin=burnin,
-        keep=keep,
-        rng=rng,
-        **options,
-    )
+    data = (problem.statistic, problem.n, problem.prior, problem.mechanism)
+    return run(*data, burnin=burnin, keep=keep, rng=rng, **options)
 
 
 def _nig(run, problem, rng, burnin, keep, options):
-    return run(
-        problem.release, problem.prior, problem.data_prior, rng, burnin=burnin, keep=keep, **options
-    )
+    priors = (problem.prior, problem.data_prior)
+    return run(problem.release, *priors, rng, burnin=burnin, keep=keep, **options)
 
 
 def _lognormal(run, problem, rng, burnin, keep, options):
-    return run(
-        problem.y,
-        problem.X,
-        problem.noise,
-        burnin=burnin,
-        keep=keep,
-        rng=rng,
-        prior=problem.prior,
-        **options,
-    )
+    data = (problem.y, problem.X, problem.noise)
+    return run(*data, burnin=burnin, keep=keep, rng=rng, prior=problem.prior, **options)
 
 
 def dp_chain_lengths(iterations: int) -> dict[str, int]:
