@@ -141,8 +141,7 @@ def _loglinear_kernel(
                 ncls[c_new] += 1
                 cls[n] = c_new
         acc_rate[t] = accepted / n_records
-        for i in range(I):
-            p_draws[t, i] = p[i]
+        p_draws[t] = p
     return min_log_alpha
 
 
@@ -150,8 +149,8 @@ def run_loglinear(
     released,
     *,
     scale: float,
-    alpha_p,
-    alpha,
+    alpha_p: np.ndarray,
+    alpha: np.ndarray,
     n_records: int,
     burnin: int,
     keep: int,
