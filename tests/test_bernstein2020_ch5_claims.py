@@ -157,12 +157,15 @@ def test_pooled_chains_keep_the_posterior_claims_comparable_at_paper_scale(tmp_p
 
 def test_smoke_scale_claims_are_never_judged_against_the_thesis(tmp_path):
     """Smoke scale (8 trials, 4 cirrhosis splits, short chains, small grids): no claim but the
-    timing one over the unchanged MCMC-Ind grid and the config-free bound claim is judged."""
+    config-free bound claim is judged. The timing claims compare chain lengths and trials too:
+    short chains time set-up overhead, so whether they grow with n is noise (CI, issue 32)."""
     claims = _claims(tmp_path, smoke=True)
     verdicts = [verdict(c, {c.deviation} - {""}) for c in claims]
     assert "differs (unexplained)" not in verdicts
     judged = [c for c, v in zip(claims, verdicts) if v != "not comparable"]
-    assert {c.target for c in judged} <= {"fig5_4", "fig5_8"} and len(judged) == 2
+    assert {c.target for c in judged} == {"fig5_4"} and len(judged) == 1
+    timing = [c for c in claims if c.target == "fig5_8"]
+    assert len(timing) == 2 and all("burn-in" in "; ".join(map(str, c.settings)) for c in timing)
     naive = [c for c in claims if c.statement.startswith("Naive: further from nominal")]
     assert len(naive) == 1 and "cirrhosis splits 4 here, 100 in the paper" in "; ".join(
         s.describe() for s in mismatches(naive[0])
@@ -204,12 +207,12 @@ def test_smoke_scale_claims_are_never_judged_against_the_thesis(tmp_path):
         ),
         (
             lambda cfg: cfg["gibbs"].update(noisy_moments="exact"),
-            {"fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_9"},
+            {"fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8", "fig5_9"},
             "Gibbs-SS-Noisy moments exact here, released in the paper",
         ),
         (
             lambda cfg: cfg["gibbs"].update(keep=4000),
-            {"fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_9"},
+            {"fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8", "fig5_9"},
             "Gibbs-SS kept draws (pooled) at n < 1000 16000 here, 20000 in the paper",
         ),
     ],
