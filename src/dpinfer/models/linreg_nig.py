@@ -43,8 +43,6 @@ __all__ = [
     "N_STATS",
     "NIGPrior",
     "NIWPrior",
-    "NIGParams",
-    "NIWParams",
     "Release",
     "release_statistics",
     "sufficient_statistics",
@@ -74,27 +72,10 @@ __all__ = [
 N_STATS = 5  # [sum x, sum x^2, sum y, sum xy, sum y^2]
 
 
-class NIGParams(NamedTuple):
-    """The NIG prior as the kernels take it (:meth:`NIGPrior.params`)."""
+class NIGPrior(NamedTuple):
+    """NIG(mu0, Lambda0, a0, b0) on (theta, sigma^2); ``lam0`` is the 2x2 prior precision.
 
-    mu0: np.ndarray
-    lam0: np.ndarray
-    a0: float
-    b0: float
-
-
-class NIWParams(NamedTuple):
-    """The scalar NIW data prior as the kernels take it (:meth:`NIWPrior.params`)."""
-
-    m0: float
-    kappa: float
-    psi: float
-    nu: float
-
-
-@dataclass(frozen=True)
-class NIGPrior:
-    """NIG(mu0, Lambda0, a0, b0) on (theta, sigma^2); ``lam0`` is the 2x2 prior precision."""
+    A named tuple, so the kernels take it as it is (no second record to keep in step)."""
 
     mu0: np.ndarray
     lam0: np.ndarray
@@ -111,15 +92,10 @@ class NIGPrior:
             raise ValueError("a0 and b0 must be positive")
         return cls(mu0, lam0, float(cfg["a0"]), float(cfg["b0"]))
 
-    def params(self) -> NIGParams:
-        """The record the kernels take."""
-        return NIGParams(self.mu0, self.lam0, self.a0, self.b0)
 
-
-@dataclass(frozen=True)
-class NIWPrior:
+class NIWPrior(NamedTuple):
     """Scalar NIW(m0, kappa, psi, nu): tau^2 ~ InvGamma(nu/2, psi/2),
-    mu_x | tau^2 ~ N(m0, tau^2/kappa)."""
+    mu_x | tau^2 ~ N(m0, tau^2/kappa). A named tuple the kernels take as it is."""
 
     m0: float
     kappa: float
@@ -134,10 +110,6 @@ class NIWPrior:
                 "NIW prior needs kappa > 0, psi > 0 and nu > 4 (finite fourth moments)"
             )
         return p
-
-    def params(self) -> NIWParams:
-        """The record the kernels take."""
-        return NIWParams(self.m0, self.kappa, self.psi, self.nu)
 
 
 # ----------------------------------------------------------------------------- statistics
@@ -259,7 +231,7 @@ def release_statistics(
 # ----------------------------------------------------------------------------- NIG conjugacy
 @njit(cache=True, inline="always")
 def nig_update(s, n, prior, mu_n, lam_n):
-    """Eq. (5.1) from s and the prior (:class:`NIGParams`); fills mu_n (2) and lam_n (2, 2);
+    """Eq. (5.1) from s and the prior (:class:`NIGPrior`); fills mu_n (2) and lam_n (2, 2);
     returns (a_n, b_n)."""
     mu0 = prior.mu0
     lam0 = prior.lam0
@@ -316,7 +288,7 @@ def nig_posterior(s, n: int, prior: NIGPrior):
     if s.shape != (N_STATS,):
         raise ValueError(f"s must have {N_STATS} entries")
     mu_n, lam_n = np.empty(2), np.empty((2, 2))
-    a_n, b_n = nig_update(s, float(n), prior.params(), mu_n, lam_n)
+    a_n, b_n = nig_update(s, float(n), prior, mu_n, lam_n)
     if not b_n > 0:
         raise ValueError("b_n <= 0: project the statistics first (project_statistics)")
     return mu_n, lam_n, a_n, b_n
@@ -334,7 +306,7 @@ def nig_draws(rng: np.random.Generator, s, n: int, prior: NIGPrior, size: int) -
 @njit(cache=True, inline="always")
 def log_nig(theta0, theta1, sigma2, prior):
     """log NIG(theta, sigma^2) density up to a constant, plus log sigma^2 (Jacobian of
-    log sigma^2); ``prior`` a :class:`NIGParams`."""
+    log sigma^2); ``prior`` a :class:`NIGPrior`."""
     mu0 = prior.mu0
     lam0 = prior.lam0
     d0 = theta0 - mu0[0]
@@ -346,7 +318,7 @@ def log_nig(theta0, theta1, sigma2, prior):
 @njit(cache=True, inline="always")
 def log_niw(mu, tau2, data_prior):
     """log NIW(mu, tau^2) density up to a constant, plus log tau^2 (Jacobian of log tau^2);
-    ``data_prior`` a :class:`NIWParams`."""
+    ``data_prior`` a :class:`NIWPrior`."""
     return (
         -(0.5 * data_prior.nu + 0.5) * math.log(tau2)
         - 0.5 * data_prior.psi / tau2
@@ -407,8 +379,8 @@ class ChainTarget(NamedTuple):
     z: np.ndarray
     n: float
     b: float
-    prior: NIGParams
-    data_prior: NIWParams
+    prior: NIGPrior
+    data_prior: NIWPrior
 
 
 def chain_target(z, n: int, scale: float, prior: NIGPrior, data_prior: NIWPrior) -> ChainTarget:
@@ -420,7 +392,7 @@ def chain_target(z, n: int, scale: float, prior: NIGPrior, data_prior: NIWPrior)
         raise ValueError("z must be 5 finite released statistics")
     if n < 1 or not scale > 0:
         raise ValueError("need n >= 1 and a positive noise scale")
-    return ChainTarget(z, float(n), float(scale), prior.params(), data_prior.params())
+    return ChainTarget(z, float(n), float(scale), prior, data_prior)
 
 
 def project_statistics(s, n: int) -> np.ndarray:
@@ -446,7 +418,7 @@ def gaussian_moments_into(mu, tau2, m):
 @njit(cache=True)
 def _niw_params(sx, sxx, n, data_prior):
     """Scalar NIW posterior (m_n, kappa_n, psi_n, nu_n) given sum x, sum x^2 and n (n = 0: the
-    prior, a :class:`NIWParams`); the conjugate update of the data prior in Gibbs-SS-Update
+    prior, a :class:`NIWPrior`); the conjugate update of the data prior in Gibbs-SS-Update
     (Fig. 5.3c)."""
     m0 = data_prior.m0
     kappa = data_prior.kappa
@@ -490,7 +462,7 @@ def naive_start(rng, z, n, prior, data_prior, mu_n, lam_n, theta):
 
 def niw_posterior(sx: float, sxx: float, n: int, prior: NIWPrior):
     """Parameters (m_n, kappa_n, psi_n, nu_n) of the scalar NIW posterior given sum x, sum x^2."""
-    return _niw_params(float(sx), float(sxx), float(n), prior.params())
+    return _niw_params(float(sx), float(sxx), float(n), prior)
 
 
 def gaussian_moments(mu: float, tau2: float) -> np.ndarray:
