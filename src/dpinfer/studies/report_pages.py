@@ -205,6 +205,21 @@ def _anchor_of(explanation: str) -> str:
     return explanation.split("#", 1)[1] if "#" in explanation else ""
 
 
+def _converged_td(r: dict) -> str:
+    """The second verdict's cell (issue 33): verdict, companion value and note; empty for a row
+    that does not rest on flagged chains (and for a scorecard written before the column)."""
+    v = r.get("converged_verdict", "")
+    if not v:
+        return "<td></td>"
+    parts = [_e(v)]
+    if r.get("converged_ours"):
+        err = r.get("converged_mc_error", "")
+        parts.append(f"ours {_e(r['converged_ours'])}" + (f" (MC error {_e(err)})" if err else ""))
+    if r.get("converged_note"):
+        parts.append(f'<div class="small">{_e(r["converged_note"])}</div>')
+    return "<td>" + " ".join(parts) + "</td>"
+
+
 def render_scorecard_page(
     columns: list[str],
     rows: list[list[str]],
@@ -250,7 +265,7 @@ def render_scorecard_page(
         "<table>",
         "<thead><tr>"
         + "".join(f"<th>{_e(h)}</th>" for _, h in shown)
-        + "<th>verdict</th></tr></thead>",
+        + "<th>verdict</th><th>with converged chains</th></tr></thead>",
         "<tbody>",
     ]
     cited = []
@@ -269,7 +284,9 @@ def render_scorecard_page(
         if r.get("not_comparable"):
             text += f'<div class="small">{_e(r["not_comparable"])}</div>'
         cells = "".join(_cell(r.get(c, "")) for c, _ in shown)
-        body.append(f'<tr>{cells}<td class="{_verdict_class(v)}">{text}</td></tr>')
+        body.append(
+            f'<tr>{cells}<td class="{_verdict_class(v)}">{text}</td>{_converged_td(r)}</tr>'
+        )
     body += ["</tbody>", "</table>"]
     if cited:
         body.append("<h2>Explanations (docs/deviations.md)</h2>")

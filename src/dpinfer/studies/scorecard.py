@@ -24,7 +24,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from ..io import write_csv, write_text
@@ -43,9 +43,16 @@ __all__ = [
     "mismatches",
     "fidelity",
     "VERDICTS",
+    "Converged",
+    "converged_verdict",
+    "privacy_budget",
+    "CONVERGED_VERDICTS",
 ]
 
 VERDICTS = ("holds", "differs (explained)", "differs (unexplained)", "not comparable", "not run")
+BUDGET_FIXED = "not applicable: iterations fixed by the privacy budget"
+# The second verdict of a claim computed from chains the diagnostics flag ("" for any other claim).
+CONVERGED_VERDICTS = ("holds", "differs", "not comparable", "not run", BUDGET_FIXED)
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,34 @@ def setting_in(name: str, grid, ours, *, source: str = "in the paper") -> Settin
 
 
 @dataclass(frozen=True)
+class Converged:
+    """The second verdict of a claim computed from chains the diagnostics flag (issue 33).
+
+    - ``kind``: "companion" (the claim recomputed from chains that pass the diagnostics: the same
+      data and releases, more or longer chains or an added move that keeps the target exact) or
+      "privacy_budget" (a DP chain whose iteration count the privacy budget fixes: a longer chain
+      is another, costlier release, so there is no converged companion);
+    - ``ours``, ``mc_error``, ``holds``: as :class:`Claim`'s, from the companion (``holds`` None:
+      the companion was not run);
+    - ``settings``: where the companion differs from the document's setting beyond chain
+      lengths (a replicate subset, say) a mismatch makes it "not comparable";
+    - ``note``: what the reader needs beside the number (the subset, the original chains' verdict
+      on it).
+    """
+
+    kind: str
+    ours: str = ""
+    mc_error: str = ""
+    holds: bool | None = None
+    settings: tuple[Setting, ...] = field(default=())
+    note: str = ""
+
+    def __post_init__(self):
+        if self.kind not in ("companion", "privacy_budget"):
+            raise ValueError(f"Converged.kind must be 'companion' or 'privacy_budget': {self.kind}")
+
+
+@dataclass(frozen=True)
 class Claim:
     """One checkable statement of a source document and what this pipeline measured.
 
@@ -145,7 +180,9 @@ class Claim:
     - ``settings``: the settings ``paper`` refers to, each beside this run's (:class:`Setting`);
       any mismatch makes the row "not comparable" whatever ``holds`` says;
     - ``headline``: the row is one of its study's headline results (the results summary and
-      README render these rows, with their verdicts, from the results).
+      README render these rows, with their verdicts, from the results);
+    - ``converged``: for a claim computed from chains the diagnostics flag, its second verdict
+      (:class:`Converged`); None for every other claim.
     """
 
     target: str
@@ -157,9 +194,33 @@ class Claim:
     deviation: str = ""
     settings: tuple[Setting, ...] = field(default=())
     headline: bool = False
+    converged: Converged | None = None
 
 
 COLUMNS = [f.name for f in fields(Claim)]
+
+
+def privacy_budget(claims: list[Claim], note: str = "") -> list[Claim]:
+    """``claims`` (computed from DP chains whose length the privacy budget sets) marked as such:
+    their second verdict says why no converged companion exists."""
+    return [replace(c, converged=Converged("privacy_budget", note=note)) for c in claims]
+
+
+def _settings_json(settings) -> list:
+    return [list(asdict(s).values()) for s in settings]
+
+
+def _converged_json(c: Converged | None) -> str:
+    if c is None:
+        return ""
+    return json.dumps(dict(asdict(c), settings=_settings_json(c.settings)))
+
+
+def _converged_of(text: str | None) -> Converged | None:
+    if not text:
+        return None
+    d = json.loads(text)
+    return Converged(**dict(d, settings=tuple(Setting(*s) for s in d["settings"])))
 
 
 def write_claims(path, claims: list[Claim]) -> None:
@@ -168,8 +229,9 @@ def write_claims(path, claims: list[Claim]) -> None:
         dict(
             asdict(c),
             holds="" if c.holds is None else bool(c.holds),
-            settings=json.dumps([list(asdict(s).values()) for s in c.settings]),
+            settings=json.dumps(_settings_json(c.settings)),
             headline=c.headline,
+            converged=_converged_json(c.converged),
         )
         for c in claims
     ]
@@ -185,6 +247,7 @@ def read_claims(path) -> list[Claim]:
                     holds=None if r["holds"] == "" else r["holds"] == "True",
                     settings=tuple(Setting(*s) for s in json.loads(r.get("settings") or "[]")),
                     headline=r.get("headline") == "True",
+                    converged=_converged_of(r.get("converged")),
                 )
             )
             for r in csv.DictReader(fh)
@@ -233,6 +296,22 @@ def verdict(claim: Claim, anchors: set[str]) -> str:
     return "differs (unexplained)"
 
 
+def converged_verdict(claim: Claim) -> str:
+    """The second verdict: "" when the claim does not rest on flagged chains; otherwise how the
+    claim fares with converged chains (one of :data:`CONVERGED_VERDICTS`). A companion of a row
+    that is itself not comparable is not comparable either."""
+    c = claim.converged
+    if c is None:
+        return ""
+    if c.kind == "privacy_budget":
+        return BUDGET_FIXED
+    if c.holds is None:
+        return "not run"
+    if mismatches(claim) or [s for s in c.settings if not s.same]:
+        return "not comparable"
+    return "holds" if c.holds else "differs"
+
+
 def fidelity(input, output) -> None:
     """Rule step: every study's claims -> results/fidelity.csv, results/fidelity.md and the
     report's page of it, results/fidelity.html (rendered from the CSV as written)."""
@@ -256,6 +335,10 @@ def fidelity(input, output) -> None:
                     setting="; ".join(f"{s.name} {s.paper}" for s in c.settings),
                     not_comparable="; ".join(s.describe() for s in mismatches(c)),
                     headline=c.headline,
+                    converged_verdict=converged_verdict(c),
+                    converged_ours=c.converged.ours if c.converged else "",
+                    converged_mc_error=c.converged.mc_error if c.converged else "",
+                    converged_note=_converged_note(c.converged),
                 )
             )
     columns = [
@@ -270,6 +353,10 @@ def fidelity(input, output) -> None:
         "setting",
         "not_comparable",
         "headline",
+        "converged_verdict",
+        "converged_ours",
+        "converged_mc_error",
+        "converged_note",
     ]
     if rows:
         write_csv(output.csv, rows, columns)
@@ -289,14 +376,18 @@ def fidelity(input, output) -> None:
         "(the rule is in the statement) at the setting the document's value refers to; the Monte "
         "Carlo error is that of our value. A row is judged only when this run is at that setting.",
         "",
-        "| study | target | statement | paper | ours | MC error | verdict |",
-        "|---|---|---|---|---|---|---|",
+        _converged_sentence(rows),
+        "",
+        "| study | target | statement | paper | ours | MC error | verdict "
+        "| with converged chains |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         v = r["verdict"] if not r["explanation"] else f"[{r['verdict']}]({r['explanation']})"
         if r["not_comparable"]:
             v += f": {r['not_comparable']}"
         cells = [r["study"], r["target"], r["statement"], r["paper"], r["ours"], r["mc_error"], v]
+        cells.append(_converged_cell(r))
         lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
     write_text(output.md, "\n".join(lines) + "\n")
     href = os.path.relpath(input.deviations, os.path.dirname(output.html) or ".")
@@ -306,3 +397,33 @@ def fidelity(input, output) -> None:
             *read_csv_table(output.csv), sections, deviations_href=Path(href).as_posix()
         ),
     )
+
+
+def _converged_note(c: Converged | None) -> str:
+    if c is None:
+        return ""
+    mism = "; ".join(s.describe() for s in c.settings if not s.same)
+    return "; ".join(t for t in (c.note, mism) if t)
+
+
+def _converged_sentence(rows: list[dict]) -> str:
+    """The header count of the second verdicts."""
+    counts = Counter(r["converged_verdict"] for r in rows if r["converged_verdict"])
+    total = sum(counts.values())
+    return (
+        f"{total} rows are computed from chains the convergence diagnostics can flag; with "
+        f"converged chains {counts['holds']} hold, {counts['differs']} differ, "
+        f"{counts['not comparable']} are not comparable and {counts['not run']} were not run; "
+        f"for {counts[BUDGET_FIXED]} the privacy budget fixes the iterations, so no converged "
+        'companion exists (column "with converged chains").'
+    )
+
+
+def _converged_cell(r: dict) -> str:
+    v = r["converged_verdict"]
+    if not v or v == BUDGET_FIXED:
+        return v
+    text = f"{v}: {r['converged_ours']}" if r["converged_ours"] else v
+    if r["converged_mc_error"]:
+        text += f" (MC error {r['converged_mc_error']})"
+    return text + (f"; {r['converged_note']}" if r["converged_note"] else "")

@@ -1,0 +1,150 @@
+"""The scorecard's second verdict (issue 33): a claim computed from chains the diagnostics flag
+carries what converged chains say of it, or why no converged companion can exist."""
+
+from __future__ import annotations
+
+import csv
+from types import SimpleNamespace
+
+import pytest
+
+from dpinfer.studies.report_pages import read_csv_table, render_scorecard_page
+from dpinfer.studies.scorecard import (
+    CONVERGED_VERDICTS,
+    Claim,
+    Converged,
+    converged_verdict,
+    fidelity,
+    privacy_budget,
+    read_claims,
+    setting,
+    write_claims,
+)
+
+from .test_raisa2021_claims import _claims as raisa_claims
+
+SUBSET = setting("replicates", 500, 80, at_least=True)
+
+
+def _claim(**kw) -> Claim:
+    return Claim("tab1", "coverage within 3 SE", "0.90", "0.80", "0.01", False, **kw)
+
+
+@pytest.mark.parametrize(
+    "converged, settings, expect",
+    [
+        (None, (), ""),
+        (Converged("privacy_budget"), (), CONVERGED_VERDICTS[-1]),
+        (Converged("companion"), (), "not run"),
+        (Converged("companion", "0.89", "0.01", True), (), "holds"),
+        (Converged("companion", "0.70", "0.01", False), (), "differs"),
+        # the companion ran on fewer replicates than the document's: not its setting
+        (Converged("companion", "0.89", "0.02", True, (SUBSET,)), (), "not comparable"),
+        # the row itself is at another setting: so is its companion
+        (
+            Converged("companion", "0.89", "0.01", True),
+            (setting("credible level", 0.9, 0.8),),
+            "not comparable",
+        ),
+    ],
+)
+def test_the_second_verdict(converged, settings, expect):
+    assert converged_verdict(_claim(converged=converged, settings=settings)) == expect
+
+
+def test_a_converged_record_names_its_kind():
+    with pytest.raises(ValueError, match="kind"):
+        Converged("longer")
+
+
+def test_claims_round_trip_with_and_without_the_column(tmp_path):
+    claims = [
+        _claim(),
+        _claim(converged=Converged("privacy_budget", note="fixed by the budget")),
+        _claim(converged=Converged("companion", "0.89", "0.02", True, (SUBSET,), "first 80")),
+    ]
+    path = tmp_path / "claims.csv"
+    write_claims(path, claims)
+    assert read_claims(path) == claims
+    # a claims file written before the column reads as claims without a second verdict
+    with open(path, encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    old = tmp_path / "old.csv"
+    with open(old, "w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, [k for k in rows[0] if k != "converged"], extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    assert [c.converged for c in read_claims(old)] == [None, None, None]
+
+
+def test_the_scorecard_counts_and_shows_the_second_verdicts(tmp_path):
+    claims = [
+        _claim(),
+        _claim(converged=Converged("privacy_budget")),
+        _claim(converged=Converged("companion", "0.89", "0.01", True, note="4 chains")),
+        _claim(converged=Converged("companion", "0.70", "0.01", False)),
+        _claim(converged=Converged("companion", "0.89", "0.02", True, (SUBSET,))),
+    ]
+    (tmp_path / "ju2022" / "claims").mkdir(parents=True)
+    path = tmp_path / "ju2022" / "claims" / "ju2022.csv"
+    write_claims(path, claims)
+    (tmp_path / "dev.md").write_text("# Deviations\n")
+    out = SimpleNamespace(
+        md=tmp_path / "fidelity.md", csv=tmp_path / "fidelity.csv", html=tmp_path / "fidelity.html"
+    )
+    fidelity(SimpleNamespace(claims=[str(path)], deviations=str(tmp_path / "dev.md")), out)
+    with open(out.csv, encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["converged_verdict"] for r in rows] == [
+        "",
+        CONVERGED_VERDICTS[-1],
+        "holds",
+        "differs",
+        "not comparable",
+    ]
+    assert rows[2]["converged_ours"] == "0.89" and rows[2]["converged_note"] == "4 chains"
+    assert rows[4]["converged_note"] == "replicates 80 here, 500 in the paper"
+    text = out.md.read_text()
+    assert (
+        "4 rows are computed from chains the convergence diagnostics can flag; with converged "
+        "chains 1 hold, 1 differ, 1 are not comparable and 0 were not run; for 1 the privacy "
+        "budget fixes the iterations" in text
+    )
+    assert "| differs (unexplained) | holds: 0.89 (MC error 0.01); 4 chains |" in text
+    html = render_scorecard_page(*read_csv_table(out.csv), {})
+    assert "<th>with converged chains</th>" in html and "ours 0.89 (MC error 0.01)" in html
+    # a scorecard written before the columns renders with empty cells
+    header, table = read_csv_table(out.csv)
+    keep = [i for i, h in enumerate(header) if not h.startswith("converged_")]
+    old = render_scorecard_page(
+        [header[i] for i in keep], [[r[i] for i in keep] for r in table], {}
+    )
+    assert old.count("<td></td>") == len(table)
+
+
+def test_privacy_budget_marks_every_claim_and_keeps_the_rest():
+    claims = [_claim(), _claim(headline=True)]
+    marked = privacy_budget(claims, "why")
+    assert [c.converged for c in marked] == [Converged("privacy_budget", note="why")] * 2
+    assert [c.headline for c in marked] == [False, True]
+
+
+def test_raisa2021_dp_chain_claims_say_the_budget_fixes_their_length(tmp_path):
+    """Item 4 of issue 33: every raisa2021 claim computed from the DP chains (orderings, clipping,
+    convergence) says no companion exists; the accountant's counts, the table, the non-DP
+    clipping study (fig6_2, whose claim is the non-convergence) and the curves carry none."""
+    claims = raisa_claims(tmp_path)
+    marked = [c for c in claims if c.converged is not None]
+    assert marked and all(c.converged.kind == "privacy_budget" for c in marked)
+    assert {c.target for c in marked} == {
+        "fig6_3",
+        "fig6_4",
+        "fig6_5",
+        "fig6_6",
+        "fig6_7",
+        "fig6_8",
+    }
+    assert any("R-hat" in c.statement for c in marked)
+    blank = {c.target for c in claims if c.converged is None}
+    assert {"tab5_1", "fig5_1", "fig4_1", "fig6_1", "fig6_2"} <= blank
+    assert not [c for c in marked if "iteration counts" in c.statement]
