@@ -294,7 +294,11 @@ def test_figure_settings_reach_no_compute_rule():
         re.findall(r"^rule (\w+):\n(.*?)(?=^rule |^register_claims|\Z)", text, flags=re.S | re.M)
     )
     compute = {name: body for name, body in rules.items() if "_run_" in name}
-    assert set(compute) == {"bernstein2020_ch4_run_chunk", "bernstein2020_ch4_run_traces"}
+    assert set(compute) == {
+        "bernstein2020_ch4_run_chunk",
+        "bernstein2020_ch4_run_traces",
+        "bernstein2020_ch4_run_converged",
+    }
     for body in compute.values():
         params = body.split("params:")[1].split("script:")[0]
         assert "ecdf" not in params and "CH4," not in params and "cfg" not in params
@@ -334,15 +338,20 @@ def _fake_summaries(tmp_path, cfg: dict, rng) -> SimpleNamespace:
     return files
 
 
-def _ch4_claims(tmp_path, edit=lambda cfg: None, smoke=False):
+def ch4_claims(tmp_path, edit=lambda cfg: None, smoke=False, companion=None):
     """The claims step on fake summaries, with the paper-scale config (smoke: shrunk by
-    config/smoke.yaml; then ``edit``) as the run's settings and params as the rule passes them."""
+    config/smoke.yaml; then ``edit``) as the run's settings and params as the rule passes them.
+    ``companion``: summary arrays -> the converged companion's arrays (None: switched off)."""
+    from dpinfer.io import load_npz, save_npz
     from dpinfer.studies.bernstein2020_ch4 import paper
     from dpinfer.studies.scorecard import read_claims
 
     cfg = copy.deepcopy(SMOKE if smoke else CFG)
     edit(cfg)
     files = _fake_summaries(tmp_path, cfg, np.random.default_rng(3))
+    if companion is not None:
+        files.converged = str(tmp_path / "converged.npz")
+        save_npz(files.converged, **companion(load_npz(files.summary)))
     out = tmp_path / "claims.csv"
     paper.claims(
         files,
@@ -359,6 +368,7 @@ def _ch4_claims(tmp_path, edit=lambda cfg: None, smoke=False):
         mmd_draws=cfg["mmd_draws"],
         mmd_bandwidth=cfg["mmd_bandwidth"],
         health=cfg["health"],
+        converged=cfg["converged"],
     )
     return read_claims(out)
 
@@ -384,7 +394,7 @@ def test_free_choices_standing_for_the_thesis_are_the_paper_scale_config():
 def test_claims_are_at_the_thesis_setting_at_paper_scale(tmp_path):
     from dpinfer.studies.scorecard import mismatches, verdict
 
-    claims = _ch4_claims(tmp_path)
+    claims = ch4_claims(tmp_path)
     assert not [c.statement for c in claims if mismatches(c)], (
         "the paper-scale config is the thesis's setting"
     )
@@ -402,7 +412,7 @@ def test_smoke_scale_claims_are_never_judged_against_the_thesis(tmp_path):
     rows, never "differs (unexplained)"; a row is judged only at matching settings."""
     from dpinfer.studies.scorecard import mismatches, verdict
 
-    claims = _ch4_claims(tmp_path, smoke=True)
+    claims = ch4_claims(tmp_path, smoke=True)
     verdicts = [verdict(c, {c.deviation} - {""}) for c in claims]
     assert "differs (unexplained)" not in verdicts
     assert all(
@@ -450,14 +460,14 @@ def test_a_setting_other_than_the_theses_is_never_judged(tmp_path, edit, targets
     """Figure- or table-only settings (ecdf, health) and model settings: the rows that refer to
     them are "not comparable", naming the setting; the other rows stay comparable."""
     assert_judged_only_at_the_documents_setting(
-        _ch4_claims(tmp_path, edit), targets, expect, every=True
+        ch4_claims(tmp_path, edit), targets, expect, every=True
     )
 
 
 def test_more_trials_and_longer_chains_stay_comparable(tmp_path):
     from dpinfer.studies.scorecard import mismatches, verdict
 
-    claims = _ch4_claims(
+    claims = ch4_claims(
         tmp_path, lambda cfg: cfg.update(replicates=600, iterations=6000, burnin=3000)
     )
     assert not any(mismatches(c) for c in claims)

@@ -138,7 +138,7 @@ def _params(cfg: dict) -> dict:
     )
 
 
-def _claims(tmp_path: Path, edit=lambda cfg: None, data=lambda cfg: None):
+def fake_claims(tmp_path: Path, edit=lambda cfg: None, data=lambda cfg: None):
     """The claims step on fake inputs: ``data`` edits the config the inputs are made at (what
     ran), ``edit`` the config the claims rule passes (both start from the paper-scale config)."""
     cfg = _config()
@@ -151,7 +151,7 @@ def _claims(tmp_path: Path, edit=lambda cfg: None, data=lambda cfg: None):
 
 
 def test_at_paper_scale_every_claim_is_at_the_theses_setting(tmp_path):
-    claims = _claims(tmp_path)
+    claims = fake_claims(tmp_path)
     assert not [c for c in claims if mismatches(c)], [
         (c.statement, mismatches(c)) for c in claims if mismatches(c)
     ]
@@ -181,7 +181,7 @@ def _smoke(cfg):
 
 
 def test_at_smoke_scale_no_row_is_judged_against_the_thesis_unless_at_its_setting(tmp_path):
-    claims = _claims(tmp_path, edit=_smoke, data=_smoke)
+    claims = fake_claims(tmp_path, edit=_smoke, data=_smoke)
     judged = [c for c in claims if verdict(c, set()) in ("holds", "differs (unexplained)")]
     # only Fig 6.1's accountant values at epsilon 6 are at the thesis's setting here
     # (n = 1e5, delta = 1e-6)
@@ -226,7 +226,7 @@ def test_at_smoke_scale_no_row_is_judged_against_the_thesis_unless_at_its_settin
     ],
 )
 def test_a_setting_other_than_the_theses_is_never_judged(tmp_path, edit, target, expect):
-    claims = _claims(tmp_path, edit=edit, data=edit)
+    claims = fake_claims(tmp_path, edit=edit, data=edit)
     affected = [
         c
         for c in claims
@@ -239,7 +239,7 @@ def test_a_setting_other_than_the_theses_is_never_judged(tmp_path, edit, target,
 
 
 def test_more_chains_than_the_thesis_stay_comparable(tmp_path):
-    claims = _claims(
+    claims = fake_claims(
         tmp_path, edit=lambda c: c.update(chains=25), data=lambda c: c.update(chains=25)
     )
     assert not [c for c in claims if mismatches(c)]
@@ -249,7 +249,7 @@ def test_the_trajectory_claims_check_the_positions_the_figure_shows(tmp_path):
     """Fig 4.1's claims cover the leapfrog path up to the last panel's position (the figure's
     own rule, shown_positions), so a figure with fewer panels is checked on what it shows."""
     assert thesis_settings.shown_positions(49, 4, 4, 12) == list(range(4, 49, 4))
-    claims = _claims(tmp_path, edit=lambda c: c["fig4_1"].update(panels=3))
+    claims = fake_claims(tmp_path, edit=lambda c: c["fig4_1"].update(panels=3))
     rows = [c for c in claims if c.target == "fig4_1"]
     assert len(rows) == 2 and all("0 to 12" in c.statement for c in rows)
 

@@ -21,7 +21,7 @@ from dpinfer.studies.scorecard import (
     write_claims,
 )
 
-from .test_raisa2021_claims import _claims as raisa_claims
+from .test_raisa2021_claims import fake_claims as raisa_claims
 
 SUBSET = setting("replicates", 500, 80, at_least=True)
 

@@ -24,6 +24,14 @@ if (
     )
 if CH4["chunk_size"] > CH4["replicates"]:
     config_error("bernstein2020.chapter4.chunk_size", "must not exceed replicates")
+CH4_CONVERGED = CH4["converged"]
+if CH4_CONVERGED["chunk_size"] > CH4["replicates"]:
+    config_error("bernstein2020.chapter4.converged.chunk_size", "must not exceed replicates")
+if min(CH4_CONVERGED["keep"].values()) * CH4_CONVERGED["chains"] < CH4["mmd_draws"]:
+    config_error(
+        "bernstein2020.chapter4.converged.keep",
+        "chains x keep must be at least mmd_draws (the pooled draws are thinned)",
+    )
 
 register_targets(
     "bernstein2020",
@@ -126,6 +134,79 @@ rule bernstein2020_ch4_summarise_calibration:
         STEP_SCRIPT
 
 
+# The converged companion (issue 33): the same trials with longer, more Gibbs chains. Its jobs
+# get the settings that fix the data, release and non-private draws, and the companion block;
+# its thresholds (`converged.health`) reach only the summary.
+CH4_CONVERGED_FILES = [
+    f"{CH4_DIR}/converged/runs/{model}/n{n}_eps{fmt_eps(eps)}/chunk{c}.npz"
+    for model in CH4["models"]
+    for n in CH4["n_grid"]
+    for eps in CH4["epsilons"]
+    for c in chunk_ids(CH4["replicates"], CH4_CONVERGED["chunk_size"])
+]
+CH4_CONVERGED_RANGES = {
+    str(c): chunk_range(c, CH4["replicates"], CH4_CONVERGED["chunk_size"])
+    for c in chunk_ids(CH4["replicates"], CH4_CONVERGED["chunk_size"])
+}
+CH4_CONVERGED_CHAINS = {k: CH4_CONVERGED[k] for k in ("chains", "burnin", "keep")}
+# what a companion trial reads of the original trial's settings, per model
+CH4_CONVERGED_TRIAL = {
+    model: {
+        "iterations": CH4["iterations"],
+        "burnin": CH4["burnin"],
+        "mmd_draws": CH4["mmd_draws"],
+        "mmd_bandwidth": CH4["mmd_bandwidth"],
+        "model": CH4[model],
+    }
+    for model in ("binomial", "multinomial", "exponential")
+}
+
+
+rule bernstein2020_ch4_run_converged:
+    output:
+        runs=f"{CH4_DIR}/converged/runs/{{model}}/n{{n}}_eps{{eps}}/chunk{{chunk}}.npz",
+    log:
+        f"{CH4_LOGS}/converged/{{model}}_n{{n}}_eps{{eps}}_{{chunk}}.log",
+    wildcard_constraints:
+        model="binomial|multinomial|exponential",
+        n=r"\d+",
+        eps=r"[0-9.e-]+",
+        chunk=r"\d+",
+    resources:
+        runtime=30,
+        mem_mb=1500,
+    params:
+        step=step("bernstein2020_ch4.converged:run_chunk"),
+        seed=config["seed"],
+        model="{model}",
+        n=wildcard_int("n"),
+        epsilon=wildcard_float("eps"),
+        replicates=lookup(dpath="{chunk}", within=CH4_CONVERGED_RANGES),
+        trial=lookup(dpath="{model}", within=CH4_CONVERGED_TRIAL),
+        converged=CH4_CONVERGED_CHAINS,
+    script:
+        STEP_SCRIPT
+
+
+rule bernstein2020_ch4_summarise_converged:
+    input:
+        runs=CH4_CONVERGED_FILES,
+    output:
+        summary=f"{CH4_DIR}/converged/summary.npz",
+        csv=f"{CH4_DIR}/converged/calibration_utility.csv",
+        md=f"{CH4_DIR}/converged/calibration_utility.md",
+    log:
+        f"{CH4_LOGS}/converged/summarise.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("bernstein2020_ch4.converged:summarise"),
+        replicates=CH4["replicates"],
+        converged=CH4_CONVERGED,
+    script:
+        STEP_SCRIPT
+
+
 rule bernstein2020_fig4_2:
     input:
         summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
@@ -220,6 +301,11 @@ rule bernstein2020_figB_1:
 
 rule bernstein2020_ch4_claims:
     input:
+        unpack(
+            lambda wc: {"converged": rules.bernstein2020_ch4_summarise_converged.output.summary}
+            if CH4_CONVERGED["enabled"]
+            else {}
+        ),
         summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
         traces=rules.bernstein2020_ch4_run_traces.output.traces,
     output:
@@ -243,6 +329,7 @@ rule bernstein2020_ch4_claims:
         mmd_draws=CH4["mmd_draws"],
         mmd_bandwidth=CH4["mmd_bandwidth"],
         health=CH4["health"],
+        converged=CH4_CONVERGED,
     script:
         STEP_SCRIPT
 

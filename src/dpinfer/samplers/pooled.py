@@ -45,15 +45,17 @@ def run_pooled(
     *,
     iid: bool = False,
     diagnostic_draws: int | None = None,
+    study: str | None = None,
 ) -> Pooled:
     """``chains`` runs of ``run_one``, chain c on ``stream(stream_stage(method, c))`` (the stage
-    :func:`dpinfer.methods.stream_stage` gives), pooled.
+    :func:`dpinfer.methods.stream_stage` gives, for ``study`` when a study renames the stream),
+    pooled.
 
     ``diagnostic_draws``: R-hat and ESS read each chain thinned evenly to at most that many
     draws (cheaper; the ESS does not rise, up to estimation noise). Non-finite draws raise."""
     kept, cpu, iterations = [], 0.0, 0
     for c in range(int(chains)):
-        rng = stream(stream_stage(method, c))
+        rng = stream(stream_stage(method, c, study))
         with CpuTimer() as timer:
             chain = run_one(rng)
         cpu += timer.seconds

@@ -24,7 +24,8 @@ import numpy as np
 from ...diagnostics import ks_critical_value, ks_uniform, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz
-from ..scorecard import Claim, write_claims
+from ..scorecard import Claim, Converged, write_claims
+from .converged import passing
 from .run import methods_for
 from .settings import (
     ECDF_SETTING,
@@ -41,10 +42,18 @@ from .settings import (
 )
 from .summarise import summary_key
 
-__all__ = ["CONVERGENCE_ITERATIONS", "claims"]
+__all__ = ["CONVERGENCE_ITERATIONS", "GIBBS_CLAIMS", "claims"]
 
 # Our reading of "the samples quickly converge" (B.5): within the first 10% of the 500 shown
 CONVERGENCE_ITERATIONS = 50
+# The claims computed from the noise-aware Gibbs chains of the calibration trials (words of
+# their statements): they get a second verdict from the converged companion (issue 33).
+GIBBS_CLAIMS = (
+    "Noise-aware Gibbs calibrated",
+    "Gibbs and Non-private both calibrated",
+    "Gibbs utility at least as good",
+    "every trial's noise-aware Gibbs chain passes",
+)
 
 _MODEL_TITLES = {
     "binomial": "binomial",
@@ -431,13 +440,17 @@ def claims(
     mmd_draws,
     mmd_bandwidth,
     health,
+    converged,
 ):
     """Rule step: the thesis's Chapter-4 statements against ``summary.npz`` and ``traces.npz``.
+    ``converged``: the companion block; with ``input.converged`` (its summary) every claim on
+    the Gibbs chains gets the companion's verdict as its second one.
     ``model_cfg``: the config's model blocks (binomial, multinomial, exponential); the rest are
     the chapter's settings of the same names. The trials M and the fig B.1 setting are read from
     the summaries (what was run)."""
     d = load_npz(input.summary)
     t = load_npz(input.traces)
+    companion = load_npz(input.converged) if getattr(input, "converged", None) else None
     n_grid = [int(n) for n in n_grid]
     epsilons = [float(e) for e in epsilons]
     tr = t["binomial_trace"]
@@ -460,15 +473,61 @@ def claims(
             "chains": tr.shape[0],
         },
     )
-    out = _settings_claims(
-        at, iterations, burnin, epsilons, ecdf, trace, ops, model_cfg["exponential"]
-    )
-    out += _fig4_2_claims(d, models, n_grid, epsilons, at)
-    out += _fig4_3_claims(d, models, ecdf, at)
-    out += _fig4_4_claims(d, models, n_grid, epsilons, at)
-    out += _figB_1_claims(t, at)
-    out += _health_claims(d, models, n_grid, epsilons, health, at)
+
+    def computed(d, health):
+        out = _settings_claims(
+            at, iterations, burnin, epsilons, ecdf, trace, ops, model_cfg["exponential"]
+        )
+        out += _fig4_2_claims(d, models, n_grid, epsilons, at)
+        out += _fig4_3_claims(d, models, ecdf, at)
+        out += _fig4_4_claims(d, models, n_grid, epsilons, at)
+        out += _figB_1_claims(t, at)
+        return out + _health_claims(d, models, n_grid, epsilons, health, at)
+
+    out = computed(d, health)
+    if companion is None:  # switched off: the rows on Gibbs chains say their companion did not run
+        twins = [None] * len(out)
+        note = "the converged companion is switched off (chapter4.converged.enabled)"
+    else:  # the same statements on the companion's Gibbs arrays, every other array the same
+        limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
+        twins = computed(dict(d, **companion), limits)
+        note = _companion_note(companion, models, n_grid, epsilons, converged)
+    out = [
+        dataclasses.replace(c, converged=_second(twin, note))
+        if any(words in c.statement for words in GIBBS_CLAIMS)
+        else c
+        for c, twin in zip(out, twins)
+    ]
     # a deviation explains a difference: claims that hold name none
     write_claims(
         output.claims, [c if not c.holds else dataclasses.replace(c, deviation="") for c in out]
+    )
+
+
+def _second(twin: Claim | None, note: str) -> Converged:
+    if twin is None:
+        return Converged("companion", note=note)
+    return Converged("companion", twin.ours, twin.mc_error, twin.holds, note=note)
+
+
+def _companion_note(comp: dict, models, n_grid, epsilons, converged: dict) -> str:
+    """The companion's chains and its worst cell's share of trials that pass the diagnostics."""
+    health = converged["health"]
+    shares = {
+        (m, n, e): passing(
+            comp[summary_key(m, n, e, "rhat_gibbs")],
+            comp[summary_key(m, n, e, "ess_gibbs")],
+            health,
+        )
+        for m in models
+        for n in n_grid
+        for e in epsilons
+    }
+    worst = min(shares, key=shares.get)
+    keep = ", ".join(f"{m} {converged['keep'][m]}" for m in models)
+    return (
+        f"{converged['chains']} chains per trial, {converged['burnin']} burn-in, kept {keep}; "
+        f"trials passing R-hat <= {health['max_rhat']} and ESS >= {health['min_ess']:g}: "
+        f"{shares[worst]:.3f} in the worst cell ({worst[0]}, {_setting(*worst[1:])}; target "
+        f"{health['min_passing']})"
     )

@@ -34,6 +34,8 @@ __all__ = [
     "run_trials",
     "run_chunk",
     "run_traces",
+    "call_settings",
+    "thin_to",
 ]
 
 STUDY = "bernstein2020"
@@ -74,12 +76,13 @@ def methods_for(model: str) -> tuple[str, ...]:
     return METHODS if model == "binomial" else tuple(m for m in METHODS if m != "ops")
 
 
-def _thin(draws: np.ndarray, m: int) -> np.ndarray:
+def thin_to(draws: np.ndarray, m: int) -> np.ndarray:
+    """Every k-th draw, k = len // m, cut to m (the thesis's thinning for the MMD^2)."""
     step = max(1, draws.shape[0] // m)
     return draws[::step][:m]
 
 
-def _call_settings(
+def call_settings(
     model: str, method: str, rel: Release, settings: TrialSettings
 ) -> tuple[int, dict]:
     """``keep`` and the keyword settings of one method's run call."""
@@ -110,13 +113,13 @@ def trial(
     chains = {}
     for method in methods_for(model):
         run = sampler(model, method)
-        keep, kw = _call_settings(model, method, rel, settings)
+        keep, kw = call_settings(model, method, rel, settings)
         problem = expfam.Problem(rel.statistics[method], n, rel.prior, rel.mechanism)
         chains[method] = run(problem, rng(stream_stage(method, study=UNIT)), keep=keep, **kw)
     draws = {m: c.kept for m, c in chains.items()}
     u = {m: float(quantile_of_truth(draws[m][:, 0], rel.truth)[0]) for m in draws}
-    ref = MmdReference.of(_thin(draws["non_private"], settings.mmd_draws), settings.mmd_bandwidth)
-    mmd = {m: ref.mmd2(_thin(draws[m], settings.mmd_draws)) for m in MMD_METHODS}
+    ref = MmdReference.of(thin_to(draws["non_private"], settings.mmd_draws), settings.mmd_bandwidth)
+    mmd = {m: ref.mmd2(thin_to(draws[m], settings.mmd_draws)) for m in MMD_METHODS}
     gibbs = draws["gibbs"][None]  # one chain: split-chain R-hat
     return {
         "u": u,

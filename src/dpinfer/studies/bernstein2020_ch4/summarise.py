@@ -15,12 +15,33 @@ from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from .run import METHODS, MMD_METHODS
 
-__all__ = ["summary_key", "calibration_utility"]
+__all__ = ["summary_key", "cells", "calibration_utility"]
 
 
 def summary_key(model: str, n: int, eps: float, what: str) -> str:
     """Key of one array of ``summary.npz``, e.g. ``binomial__n10__eps0.01__u_gibbs``."""
     return f"{model}__n{int(n)}__eps{fmt_eps(eps)}__{what}"
+
+
+def cells(paths, replicates: int) -> dict[tuple[str, int, float], list[dict]]:
+    """Chunk files grouped by (model, n, epsilon), sorted, each cell's chunks in replicate order.
+
+    Refuses a cell whose chunks do not cover replicates 0..M-1 exactly once."""
+    groups = {}
+    for path in paths:
+        d = load_npz(path)
+        groups.setdefault((str(d["model"]), int(d["n"]), float(d["epsilon"])), []).append(d)
+    out = {}
+    for (model, n, eps), parts in sorted(groups.items()):
+        parts = sorted(parts, key=lambda d: int(d["replicates"][0]))
+        reps = np.concatenate([d["replicates"] for d in parts])
+        if not np.array_equal(reps, np.arange(replicates)):
+            raise ValueError(
+                f"{model} n={n} eps={eps}: replicates {reps.min()}..{reps.max()} do not cover "
+                f"0..{replicates - 1}"
+            )
+        out[(model, n, eps)] = parts
+    return out
 
 
 def calibration_utility(input, output, *, replicates, mmd_bandwidth, health):
@@ -30,20 +51,9 @@ def calibration_utility(input, output, *, replicates, mmd_bandwidth, health):
 
     Refuses chunks that do not cover replicates 0..M-1 of every setting exactly once.
     """
-    groups = {}
-    for path in input.runs:
-        d = load_npz(path)
-        groups.setdefault((str(d["model"]), int(d["n"]), float(d["epsilon"])), []).append(d)
     arrays, rows = {}, []
     M = int(replicates)
-    for model, n, eps in sorted(groups):
-        parts = sorted(groups[(model, n, eps)], key=lambda d: int(d["replicates"][0]))
-        reps = np.concatenate([d["replicates"] for d in parts])
-        if not np.array_equal(reps, np.arange(M)):
-            raise ValueError(
-                f"{model} n={n} eps={eps}: replicates {reps.min()}..{reps.max()} do not cover "
-                f"0..{M - 1}"
-            )
+    for (model, n, eps), parts in cells(input.runs, M).items():
         methods = [str(m) for m in parts[0]["methods"]]
         u = np.concatenate([d["u"] for d in parts], axis=1)
         mmd = np.concatenate([d["mmd"] for d in parts], axis=1)
