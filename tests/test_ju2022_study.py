@@ -13,7 +13,7 @@ from dpinfer.io import save_npz
 from dpinfer.studies.ju2022 import paper
 from dpinfer.studies.ju2022.run import truth_levels
 from dpinfer.studies.ju2022.summarise import interval_hits
-from dpinfer.studies.scorecard import mismatches, read_claims, verdict
+from dpinfer.studies.scorecard import converged_verdict, mismatches, read_claims, verdict
 
 LEVELS = [0.5, 0.8, 0.9, 0.95, 0.99]
 
@@ -76,11 +76,13 @@ def _paper_scale_config() -> dict:
     return yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))["ju2022"]
 
 
-def _claims(tmp_path, *, level=None, edit=lambda cfg: None, replicates=100):
+def _claims(tmp_path, *, level=None, edit=lambda cfg: None, replicates=100, companion=None):
     """The claims step on fake summaries at the paper's epsilons, with the paper-scale config
-    (after ``edit``) as the run's settings."""
+    (after ``edit``) as the run's settings. ``companion``: a log-linear experiment's summary ->
+    its converged companion's (None: the companion is switched off)."""
     cfg = _paper_scale_config()
     edit(cfg)
+    cfg["converged"]["enabled"] = companion is not None
     rng = np.random.default_rng(0)
     files = {}
     for name, model in (
@@ -90,7 +92,11 @@ def _claims(tmp_path, *, level=None, edit=lambda cfg: None, replicates=100):
         ("linreg_coverage", "linreg"),
     ):
         files[name] = str(tmp_path / f"{name}.npz")
-        save_npz(files[name], **_fake_summary(model, paper.PAPER_EPSILONS, replicates, rng))
+        summary = _fake_summary(model, paper.PAPER_EPSILONS, replicates, rng)
+        save_npz(files[name], **summary)
+        if companion is not None and model == "loglinear":
+            files[f"converged_{name}"] = str(tmp_path / f"converged_{name}.npz")
+            save_npz(files[f"converged_{name}"], **companion(summary))
     out = tmp_path / "claims.csv"
     paper.claims(
         SimpleNamespace(**files),
@@ -102,8 +108,51 @@ def _claims(tmp_path, *, level=None, edit=lambda cfg: None, replicates=100):
         n_records={
             m: cfg["experiments"][f"{m}_coverage"]["n_records"] for m in ("loglinear", "linreg")
         },
+        converged=cfg["converged"],
     )
     return read_claims(out)
+
+
+_TARGETS = {"loglinear": ("tab1", "fig1a", "fig1b"), "linreg": ("tabS1", "fig2", "figS1")}
+
+
+def test_every_claim_on_the_chains_gets_a_second_verdict(tmp_path):
+    """Issue 33: a companion identical to the original gives every log-linear chain claim its
+    own verdict again; the regression's say their companion is not built; the table header's
+    truth and the runtime rows rest on no chain."""
+    claims = _claims(tmp_path, companion=lambda s: dict(s, ess_min=np.full_like(s["ess_min"], 900)))
+    for c in claims:
+        chain_row = c.target not in ("runtime",) and not c.statement.startswith("true parameters")
+        assert (c.converged is not None) == chain_row, c.statement
+    log = [c for c in claims if c.converged and c.target in _TARGETS["loglinear"]]
+    reg = [c for c in claims if c.converged and c.target in _TARGETS["linreg"]]
+    assert len(log) == 25 + 1 + 2 + 2 + 2 + 7 + 2 and len(reg) == 15 + 1 + 1 + 2 + 2 + 7 + 2
+    for c in log:
+        if c.statement.startswith("experiment "):
+            continue  # the companion's ESS (900) is printed; judged by its own thresholds
+        assert (c.converged.ours, c.converged.holds) == (c.ours, c.holds), c.statement
+    assert all(converged_verdict(c) == "not run" for c in reg)
+    assert (
+        "not built yet" in reg[0].converged.note
+        and "4 chains per replicate" in log[0].converged.note
+    )
+    health = [c for c in log if "convergence diagnostics" in c.statement]
+    assert len(health) == 2 and all(c.converged.holds for c in health)
+
+
+def test_a_companion_that_moves_coverage_changes_the_second_verdict(tmp_path):
+    def narrow(s):  # every truth far in a tail: coverage 0
+        return dict(
+            s,
+            truth_q_lo=np.full_like(s["truth_q_lo"], 0.001),
+            truth_q_hi=np.full_like(s["truth_q_hi"], 0.001),
+        )
+
+    claims = _claims(tmp_path, companion=narrow)
+    alone = _claims(tmp_path / "alone")
+    assert [(c.ours, c.holds) for c in claims] == [(c.ours, c.holds) for c in alone]
+    cells = [c for c in claims if c.target == "tab1" and c.statement.startswith("coverage of")]
+    assert len(cells) == 25 and all(converged_verdict(c) == "differs" for c in cells)
 
 
 def test_claims_cover_every_printed_cell_and_statement(tmp_path):
@@ -290,3 +339,63 @@ def test_a_fixed_parameters_job_needs_no_data_file_and_fixed_data_reads_it(tmp_p
             n_records=None,
             **args,
         )
+
+
+def test_a_coverage_of_0_against_the_papers_1_is_beyond_3_se():
+    """Both binomial SEs vanish at 0 and 1: the gap then uses the pooled two-proportion SE
+    (found by the companion test above: 0.00 against the paper's 1 read "within 3 SE")."""
+    from dpinfer.studies.ju2022.summarise import coverage_rows
+
+    rng = np.random.default_rng(1)
+    s = _fake_summary("loglinear", paper.PAPER_EPSILONS, 100, rng)
+    s["truth_q_lo"] = s["truth_q_hi"] = np.full_like(s["truth_q_lo"], 0.001)  # never covered
+    rows = coverage_rows(s, "loglinear", 0.9)
+    cell = next(r for r in rows if r["epsilon"] == "0.1" and r["parameter"] == "p_1")
+    assert cell["coverage"] == 0.0 and cell["paper_coverage"] == 1.0
+    assert cell["beyond_3se"] and np.isfinite(cell["gap_in_se"]) and cell["gap_in_se"] < -3
+    s["truth_q_lo"] = s["truth_q_hi"] = np.full_like(s["truth_q_lo"], 0.5)  # always covered
+    same = next(r for r in coverage_rows(s, "loglinear", 0.9) if r["epsilon"] == "0.1")
+    assert same["coverage"] == 1.0 and same["gap_in_se"] == 0.0 and not same["beyond_3se"]
+
+
+@pytest.mark.parametrize(
+    "experiment, design, n_records",
+    [("loglinear_fixed_data", "fixed_data", None), ("loglinear_coverage", "fixed_parameters", 100)],
+)
+def test_one_companion_chain_of_the_original_length_is_the_original_replicate(
+    tmp_path, experiment, design, n_records
+):
+    """The companion's streams: the same data, release and first chain (stage ``sample``); with
+    one chain of the paper's length its summaries are the original's (time aside); a second
+    chain changes the pooled numbers."""
+    from dpinfer.io import load_npz
+    from dpinfer.studies.ju2022 import run
+
+    cfg = _paper_scale_config()
+    d = Path(__file__).resolve().parents[1] / cfg["data_dir"]
+    files = SimpleNamespace(
+        parameters=str(d / "loglinear_datageneratingparameters.json"),
+        data=str(d / "loglinear_notdpdata_N100.json"),
+    )
+    common = dict(
+        seed=3,
+        experiment=experiment,
+        model="loglinear",
+        design=design,
+        epsilon=0.3,
+        replicates=[2, 4],
+        n_records=n_records,
+        model_config=cfg["loglinear"],
+    )
+    paths = {k: SimpleNamespace(summary=str(tmp_path / f"{k}.npz")) for k in ("a", "b", "c")}
+    run.run_chunk(files, paths["a"], burnin=100, keep=300, **common)
+    one = {"chains": 1, "burnin": 100, "keep": 300}
+    run.run_converged_chunk(files, paths["b"], converged=one, **common)
+    run.run_converged_chunk(files, paths["c"], converged=dict(one, chains=2), **common)
+    a, b, c = (load_npz(p.summary) for p in paths.values())
+    assert a.keys() == b.keys()
+    for k in a:
+        if k != "seconds":
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    np.testing.assert_array_equal(a["truth"], c["truth"])
+    assert not np.array_equal(a["post_mean"], c["post_mean"])

@@ -366,8 +366,79 @@ rule ju2022_runtime_page:
         STEP_SCRIPT
 
 
+# The converged companion (issue 33): the replicates of the experiments of converged.models
+# again, more and longer chains. Its jobs get what fixes the data and release, and the chains.
+JU_CONVERGED = JU["converged"]
+JU_CONVERGED_CHAINS = {k: JU_CONVERGED[k] for k in ("chains", "burnin", "keep")}
+JU_CONVERGED_EXPERIMENTS = [
+    name
+    for name in ("loglinear_fixed_data", "loglinear_coverage", "linreg_fixed_data", "linreg_coverage")
+    if JU_CONVERGED["enabled"] and name.split("_")[0] in JU_CONVERGED["models"]
+]
+ju2022_converged_replicates = lambda wildcards: chunk_range(
+    int(wildcards.chunk),
+    ju2022_experiment(wildcards)["replicates"],
+    JU_CONVERGED["chunk_size"],
+)
+ju2022_converged_files = lambda wildcards: [
+    f"{JU_DIR}/converged/runs/{wildcards.experiment}/eps{fmt_eps(e)}/chunk{c}.npz"
+    for e in ju2022_experiment(wildcards)["epsilons"]
+    for c in chunk_ids(ju2022_experiment(wildcards)["replicates"], JU_CONVERGED["chunk_size"])
+]
+
+
+rule ju2022_run_converged:
+    input:
+        unpack(ju2022_model_files),
+    output:
+        summary=f"{JU_DIR}/converged/runs/{{experiment}}/eps{{eps}}/chunk{{chunk}}.npz",
+    log:
+        f"{LOGS}/ju2022/converged/{{experiment}}_eps{{eps}}_chunk{{chunk}}.log",
+    wildcard_constraints:
+        **JU_WILDCARDS,
+    resources:
+        runtime=60,
+        mem_mb=1500,
+    params:
+        step=step("ju2022.run:run_converged_chunk"),
+        seed=config["seed"],
+        experiment="{experiment}",
+        model=ju2022_model,
+        design=ju2022_design,
+        epsilon=wildcard_float("eps"),
+        replicates=ju2022_converged_replicates,
+        n_records=ju2022_n_records,
+        converged=JU_CONVERGED_CHAINS,
+        model_config=ju2022_model_config,
+    script:
+        STEP_SCRIPT
+
+
+rule ju2022_summarise_converged:
+    input:
+        chunks=ju2022_converged_files,
+    output:
+        summary=f"{JU_DIR}/converged/experiments/{{experiment}}.npz",
+    log:
+        f"{LOGS}/ju2022/converged/summarise_{{experiment}}.log",
+    wildcard_constraints:
+        experiment=JU_WILDCARDS["experiment"],
+    resources:
+        runtime=5,
+        mem_mb=1000,
+    params:
+        step=step("ju2022.summarise:aggregate"),
+        epsilons=ju2022_epsilons,
+    script:
+        STEP_SCRIPT
+
+
 rule ju2022_claims:
     input:
+        **{
+            f"converged_{name}": f"{JU_DIR}/converged/experiments/{name}.npz"
+            for name in JU_CONVERGED_EXPERIMENTS
+        },
         loglinear_fixed_data=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
         linreg_fixed_data=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
         loglinear_coverage=f"{JU_DIR}/experiments/loglinear_coverage.npz",
@@ -383,5 +454,6 @@ rule ju2022_claims:
         burnin=JU["burnin"],
         models={m: JU[m] for m in ("loglinear", "linreg")},
         n_records={m: JU["experiments"][f"{m}_coverage"].get("n_records") for m in ("loglinear", "linreg")},
+        converged=JU_CONVERGED,
     script:
         STEP_SCRIPT

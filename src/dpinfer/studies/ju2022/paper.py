@@ -24,12 +24,13 @@ comparable" rows and tables without the paper's values, never a verdict against 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from ...grid import fmt_eps
 from ...io import load_npz
-from ..scorecard import Claim, setting, write_claims
+from ..scorecard import Claim, Converged, setting, write_claims
 from .paper_values import (
     ACCEPTANCE_FIGURE_OF,
     DEV_CONVERGENCE,
@@ -372,11 +373,68 @@ def _health_claims(summaries: dict, health: dict, at: dict) -> list[Claim]:
     return out
 
 
+def _chain_claims(fixed: dict, coverage: dict, model: str, level: float, at: dict) -> list[Claim]:
+    """The claims computed from a model's chains: coverage, posterior means, acceptance."""
+    return (
+        _coverage_claims(coverage, model, level, at[f"{model}_coverage"])
+        + _posterior_mean_claims(fixed, model, at[f"{model}_fixed_data"])
+        + _acceptance_claims(fixed, model, at[f"{model}_fixed_data"])
+    )
+
+
+# the one row of the chain claims that reads only the truth (the table header)
+_NOT_FROM_CHAINS = "true parameters in the table header"
+
+
+def _with_second(rows: list[Claim], twins: list[Claim] | None, note: str) -> list[Claim]:
+    """``rows`` with the companion's verdicts (``twins``: the same claims from the companion's
+    summaries, in order; None: no companion ran)."""
+    out = []
+    for i, c in enumerate(rows):
+        if c.statement.startswith(_NOT_FROM_CHAINS):
+            out.append(c)
+            continue
+        t = twins[i] if twins else None
+        second = (
+            Converged("companion", t.ours, t.mc_error, t.holds, note=note)
+            if t
+            else Converged("companion", note=note)
+        )
+        out.append(replace(c, converged=second))
+    return out
+
+
+def _companion_note(summaries: dict, converged: dict) -> str:
+    h = converged["health"]
+    shares = {
+        name: float(np.mean((s["rhat_max"] <= h["max_rhat"]) & (s["ess_min"] >= h["min_ess"])))
+        for name, s in summaries.items()
+    }
+    worst = min(shares, key=shares.get)
+    return (
+        f"{converged['chains']} chains per replicate, {converged['burnin']} burn-in + "
+        f"{converged['keep']} kept sweeps; replicates passing R-hat <= {h['max_rhat']} and bulk "
+        f"ESS >= {h['min_ess']:g}: {shares[worst]:.3f} in the worst experiment ({worst}; target "
+        f"{h['min_passing']})"
+    )
+
+
 def claims(
-    input, output, *, level: float, health: dict, burnin: int, models: dict, n_records: dict
+    input,
+    output,
+    *,
+    level: float,
+    health: dict,
+    burnin: int,
+    models: dict,
+    n_records: dict,
+    converged: dict,
 ) -> None:
     """Rule step: the unit's claims -> ``output.csv`` (results/ju2022/claims/ju2022.csv).
-    ``models``: the config's model sections; ``n_records``: N of each coverage experiment."""
+    ``models``: the config's model sections; ``n_records``: N of each coverage experiment;
+    ``converged``: the companion block. Every claim computed from a model's chains gets a
+    second verdict: from the companion's summaries (``input.converged_<experiment>``) for the
+    models in ``converged.models``, "not run" for the others."""
     fixed = {
         "loglinear": load_npz(input.loglinear_fixed_data),
         "linreg": load_npz(input.linreg_fixed_data),
@@ -390,19 +448,36 @@ def claims(
         run = {"level": level, "burnin": burnin, "model_cfg": models[m]}
         at[f"{m}_fixed_data"] = paper_settings(m, fixed[m], **run)
         at[f"{m}_coverage"] = paper_settings(m, coverage[m], n_records=n_records[m], **run)
+    ran = [m for m in converged["models"] if converged["enabled"]]
+    twin = {
+        f"{m}_{d}": load_npz(getattr(input, f"converged_{m}_{d}"))
+        for m in ran
+        for d in ("fixed_data", "coverage")
+    }
+    note = _companion_note(twin, converged) if twin else ""
+    # the companion is judged by its own thresholds; degeneracy as the paper's chains are
+    limits = converged["health"]
+    twin_health = dict(health, max_rhat=limits["max_rhat"], converged_ess=limits["min_ess"])
+    off = "companion not built yet for this model (not in ju2022.converged.models)"
     rows = []
     for model in ("loglinear", "linreg"):
-        rows += _coverage_claims(coverage[model], model, level, at[f"{model}_coverage"])
-        rows += _posterior_mean_claims(fixed[model], model, at[f"{model}_fixed_data"])
-        rows += _acceptance_claims(fixed[model], model, at[f"{model}_fixed_data"])
+        mine = _chain_claims(fixed[model], coverage[model], model, level, at)
+        if model in ran:
+            pair = twin[f"{model}_fixed_data"], twin[f"{model}_coverage"]
+            rows += _with_second(mine, _chain_claims(*pair, model, level, at), note)
+        else:
+            rows += _with_second(mine, None, off)
     rows += _runtime_claims(fixed)
-    rows += _health_claims(
-        {
-            f"{m}_{d}": (fixed if d == "fixed_data" else coverage)[m]
-            for m in ("loglinear", "linreg")
-            for d in ("fixed_data", "coverage")
-        },
-        health,
-        at,
-    )
+    for model in ("loglinear", "linreg"):
+        names = [f"{model}_fixed_data", f"{model}_coverage"]
+        mine = _health_claims(
+            {n: (fixed if n.endswith("fixed_data") else coverage)[model] for n in names},
+            health,
+            at,
+        )
+        if model in ran:
+            twins = _health_claims({n: twin[n] for n in names}, twin_health, at)
+            rows += _with_second(mine, twins, note)
+        else:
+            rows += _with_second(mine, None, off)
     write_claims(output.csv, rows)

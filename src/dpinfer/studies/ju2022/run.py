@@ -22,7 +22,7 @@ from ...models import gaussian_linreg, naive_bayes
 from ...samplers.registry import sampler
 from ...seeding import rng_for
 
-__all__ = ["stream_key", "truth_levels", "run_chunk"]
+__all__ = ["stream_key", "truth_levels", "run_chunk", "run_converged_chunk", "replicate_row"]
 
 log = logging.getLogger("dpinfer.ju2022")
 STUDY = "ju2022"
@@ -50,6 +50,7 @@ def _loglinear_replicate(
     seed: int,
     burnin: int,
     keep: int,
+    stage: str = "sample",
 ):
     ref = naive_bayes.load_reference(
         inputs.parameters, _data_file(inputs, design), cfg["prior_concentration"]
@@ -67,7 +68,7 @@ def _loglinear_replicate(
     released = mech.release(rng_for(seed, STUDY, key, rep, "release"), tables)
     problem = naive_bayes.Problem(released, mech.scale, ref.alpha_p, ref.alpha, n_records)
     run = sampler("loglinear", cfg["sampler"])
-    chain = run(problem, rng_for(seed, STUDY, key, rep, "sample"), burnin=burnin, keep=keep)
+    chain = run(problem, rng_for(seed, STUDY, key, rep, stage), burnin=burnin, keep=keep)
     return chain, truth
 
 
@@ -82,6 +83,7 @@ def _linreg_replicate(
     seed: int,
     burnin: int,
     keep: int,
+    stage: str = "sample",
 ):
     ref = gaussian_linreg.load_reference(inputs.parameters, _data_file(inputs, design))
     clamp, tau = tuple(cfg["clamp"]), cfg["prior_sd"]
@@ -106,7 +108,7 @@ def _linreg_replicate(
         released, mech.scale, ref.mean_x, ref.cov_x, ref.sigma2, tau, clamp, len(y)
     )
     run = sampler("linreg", cfg["sampler"])
-    chain = run(problem, rng_for(seed, STUDY, key, rep, "sample"), burnin=burnin, keep=keep)
+    chain = run(problem, rng_for(seed, STUDY, key, rep, stage), burnin=burnin, keep=keep)
     return chain, truth
 
 
@@ -181,35 +183,100 @@ def run_chunk(
         chain, truth = replicate(
             input, model_config, design, n_records, eps, rep, key, seed, burnin, keep
         )
-        kept = chain.kept
-        q_lo, q_hi = truth_levels(kept, truth)
-        acc = diagnostics.acceptance_summary(chain.info.traces["acceptance"][chain.burnin :])
-        rows.append(
-            dict(
-                replicate=rep,
-                post_mean=diagnostics.posterior_mean(kept),
-                post_sd=kept.std(axis=0, ddof=1),
-                truth_q_lo=q_lo,
-                truth_q_hi=q_hi,
-                truth=np.asarray(truth, float),
-                acc_mean=acc["mean"],
-                acc_min=acc["min"],
-                min_log_alpha=chain.info.extra["min_log_alpha"],
-                seconds=chain.info.cpu_seconds,
-                ess_min=float(diagnostics.bulk_ess(kept[None]).min()),
-                rhat_max=float(diagnostics.split_rhat(kept[None]).max()),
-            )
-        )
+        rows.append(replicate_row(rep, [chain], truth))
         log.info(
             "%s eps=%s replicate %d: mean acceptance %.3f, %.2f CPU s",
             experiment,
             fmt_eps(eps),
             rep,
-            acc["mean"],
+            rows[-1]["acc_mean"],
             chain.info.cpu_seconds,
         )
+    _save(output.summary, rows, experiment, eps, burnin + keep)
+
+
+def replicate_row(rep: int, chains: list, truth) -> dict:
+    """A replicate's summaries from its chains (one: the paper's; several: pooled, with R-hat
+    and bulk ESS across them): posterior mean and sd, where the truth sits, acceptance, time."""
+    kept = np.concatenate([c.kept for c in chains])
+    stacked = np.stack([c.kept for c in chains])
+    q_lo, q_hi = truth_levels(kept, truth)
+    acc = diagnostics.acceptance_summary(
+        np.concatenate([c.info.traces["acceptance"][c.burnin :] for c in chains])
+    )
+    return dict(
+        replicate=rep,
+        post_mean=diagnostics.posterior_mean(kept),
+        post_sd=kept.std(axis=0, ddof=1),
+        truth_q_lo=q_lo,
+        truth_q_hi=q_hi,
+        truth=np.asarray(truth, float),
+        acc_mean=acc["mean"],
+        acc_min=acc["min"],
+        min_log_alpha=min(c.info.extra["min_log_alpha"] for c in chains),
+        seconds=sum(c.info.cpu_seconds for c in chains),
+        ess_min=float(diagnostics.bulk_ess(stacked).min()),
+        rhat_max=float(diagnostics.split_rhat(stacked).max()),
+    )
+
+
+def _save(path, rows: list[dict], experiment: str, eps: float, iterations: int) -> None:
     stacked = {k: np.asarray([r[k] for r in rows]) for k in rows[0]}
     for k, v in stacked.items():
         if v.dtype.kind == "f" and not np.all(np.isfinite(v)):
             raise FloatingPointError(f"non-finite {k} in {experiment} eps={eps}")
-    save_npz(output.summary, epsilon=np.float64(eps), iterations=np.int64(burnin + keep), **stacked)
+    save_npz(path, epsilon=np.float64(eps), iterations=np.int64(iterations), **stacked)
+
+
+def run_converged_chunk(
+    input,
+    output,
+    *,
+    seed: int,
+    experiment: str,
+    model: str,
+    design: str,
+    epsilon: float,
+    replicates: list,
+    n_records,
+    converged: dict,
+    model_config: dict,
+) -> None:
+    """Rule step: the converged companion of replicates ``range(*replicates)`` (issue 33): the
+    same data and release (the original streams), ``converged.chains`` chains of
+    ``converged.burnin`` + ``converged.keep`` sweeps, chain 0 on the original ``sample`` stream
+    and chain c on ``sample_chain<c>``, summarised as :func:`run_chunk` does, pooled."""
+    eps = float(epsilon)
+    key = stream_key(experiment, eps)
+    replicate = _REPLICATE[model]
+    burnin, keep, chains = (int(converged[k]) for k in ("burnin", "keep", "chains"))
+    replicate(input, model_config, design, n_records, 1.0, 0, "warm-up", 0, 1, 1)
+    rows = []
+    for rep in range(*replicates):
+        runs = [
+            replicate(
+                input,
+                model_config,
+                design,
+                n_records,
+                eps,
+                rep,
+                key,
+                seed,
+                burnin,
+                keep,
+                "sample" if c == 0 else f"sample_chain{c}",
+            )
+            for c in range(chains)
+        ]
+        rows.append(replicate_row(rep, [chain for chain, _ in runs], runs[0][1]))
+        log.info(
+            "converged %s eps=%s replicate %d: R-hat %.4f, bulk ESS %.0f over %d chains",
+            experiment,
+            fmt_eps(eps),
+            rep,
+            rows[-1]["rhat_max"],
+            rows[-1]["ess_min"],
+            chains,
+        )
+    _save(output.summary, rows, experiment, eps, burnin + keep)

@@ -108,6 +108,11 @@ def coverage_rows(
             se_diff = math.sqrt(
                 cov[j] * (1 - cov[j]) / R + (0 if pv is None else pv * (1 - pv) / PAPER_REPLICATES)
             )
+            if pv is not None and se_diff == 0 and cov[j] != pv:
+                # both at 0 or 1 but apart (ours 0, the paper's 1): the two-proportion SE under
+                # their pooled proportion, not zero, so the gap is finite and large
+                pool = (cov[j] * R + pv * PAPER_REPLICATES) / (R + PAPER_REPLICATES)
+                se_diff = math.sqrt(pool * (1 - pool) * (1 / R + 1 / PAPER_REPLICATES))
             gap = None if pv is None else (0.0 if se_diff == 0 else (cov[j] - pv) / se_diff)
             rows.append(
                 {
