@@ -22,7 +22,14 @@ from ...models import gaussian_linreg, naive_bayes
 from ...samplers.registry import sampler
 from ...seeding import rng_for
 
-__all__ = ["stream_key", "truth_levels", "run_chunk", "run_converged_chunk", "replicate_row"]
+__all__ = [
+    "stream_key",
+    "truth_levels",
+    "run_chunk",
+    "run_converged_chunk",
+    "run_replicates",
+    "replicate_row",
+]
 
 log = logging.getLogger("dpinfer.ju2022")
 STUDY = "ju2022"
@@ -151,7 +158,21 @@ def truth_levels(draws, truth) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ----------------------------------------------------------------------------- the chunk job
-def run_chunk(
+def run_chunk(input, output, *, burnin: int, keep: int, **replicates) -> None:
+    """Rule step: replicates ``range(*replicates)`` of one (experiment, epsilon), one chain each
+    as in the paper; per-replicate summaries to ``output.summary`` (:func:`run_replicates`)."""
+    run_replicates(input, output, chains=1, burnin=burnin, keep=keep, **replicates)
+
+
+def run_converged_chunk(input, output, *, converged: dict, **replicates) -> None:
+    """Rule step: the converged companion of the same replicates (issue 33): the same data and
+    release, ``converged.chains`` chains of ``converged.burnin`` + ``converged.keep`` sweeps,
+    pooled (:func:`run_replicates`)."""
+    lengths = {k: int(converged[k]) for k in ("chains", "burnin", "keep")}
+    run_replicates(input, output, **lengths, **replicates)
+
+
+def run_replicates(
     input,
     output,
     *,
@@ -162,16 +183,20 @@ def run_chunk(
     epsilon: float,
     replicates: list,
     n_records,
+    model_config: dict,
+    chains: int,
     burnin: int,
     keep: int,
-    model_config: dict,
 ) -> None:
-    """Run replicates ``range(*replicates)`` of one (experiment, epsilon); save per-replicate
-    summaries to ``output.summary``.
+    """Run replicates ``range(*replicates)`` of one (experiment, epsilon) with ``chains`` chains
+    each; save per-replicate summaries (:func:`replicate_row`) to ``output.summary``.
 
-    ``input.parameters`` / ``input.data``: the authors' files of ``model``; ``n_records`` the
-    data set size of ``fixed_parameters`` designs (None for ``fixed_data``); ``model_config``
-    the model's config block (sampler, mechanism, sensitivity and its prior and clamp settings).
+    Streams: ``simulate`` and ``release`` for the data and release, ``sample`` for chain 0 and
+    ``sample_chain<c>`` for chain c, so the first chain is the paper-length run's whatever the
+    number of chains. ``input.parameters`` / ``input.data``: the authors' files of ``model``;
+    ``n_records`` the data set size of ``fixed_parameters`` designs (None for ``fixed_data``);
+    ``model_config`` the model's config block (sampler, mechanism, sensitivity and its prior and
+    clamp settings).
     """
     eps = float(epsilon)
     key = stream_key(experiment, eps)
@@ -180,17 +205,25 @@ def run_chunk(
     replicate(input, model_config, design, n_records, 1.0, 0, "warm-up", 0, 1, 1)
     rows = []
     for rep in range(*replicates):
-        chain, truth = replicate(
-            input, model_config, design, n_records, eps, rep, key, seed, burnin, keep
-        )
-        rows.append(replicate_row(rep, [chain], truth))
+        runs = [
+            replicate(
+                *(input, model_config, design, n_records, eps, rep, key, seed, burnin, keep),
+                "sample" if c == 0 else f"sample_chain{c}",
+            )
+            for c in range(int(chains))
+        ]
+        rows.append(replicate_row(rep, [chain for chain, _ in runs], runs[0][1]))
         log.info(
-            "%s eps=%s replicate %d: mean acceptance %.3f, %.2f CPU s",
+            "%s eps=%s replicate %d (%d chains): mean acceptance %.3f, R-hat %.4f, bulk ESS "
+            "%.0f, %.2f CPU s",
             experiment,
             fmt_eps(eps),
             rep,
+            chains,
             rows[-1]["acc_mean"],
-            chain.info.cpu_seconds,
+            rows[-1]["rhat_max"],
+            rows[-1]["ess_min"],
+            rows[-1]["seconds"],
         )
     _save(output.summary, rows, experiment, eps, burnin + keep)
 
@@ -226,57 +259,3 @@ def _save(path, rows: list[dict], experiment: str, eps: float, iterations: int) 
         if v.dtype.kind == "f" and not np.all(np.isfinite(v)):
             raise FloatingPointError(f"non-finite {k} in {experiment} eps={eps}")
     save_npz(path, epsilon=np.float64(eps), iterations=np.int64(iterations), **stacked)
-
-
-def run_converged_chunk(
-    input,
-    output,
-    *,
-    seed: int,
-    experiment: str,
-    model: str,
-    design: str,
-    epsilon: float,
-    replicates: list,
-    n_records,
-    converged: dict,
-    model_config: dict,
-) -> None:
-    """Rule step: the converged companion of replicates ``range(*replicates)`` (issue 33): the
-    same data and release (the original streams), ``converged.chains`` chains of
-    ``converged.burnin`` + ``converged.keep`` sweeps, chain 0 on the original ``sample`` stream
-    and chain c on ``sample_chain<c>``, summarised as :func:`run_chunk` does, pooled."""
-    eps = float(epsilon)
-    key = stream_key(experiment, eps)
-    replicate = _REPLICATE[model]
-    burnin, keep, chains = (int(converged[k]) for k in ("burnin", "keep", "chains"))
-    replicate(input, model_config, design, n_records, 1.0, 0, "warm-up", 0, 1, 1)
-    rows = []
-    for rep in range(*replicates):
-        runs = [
-            replicate(
-                input,
-                model_config,
-                design,
-                n_records,
-                eps,
-                rep,
-                key,
-                seed,
-                burnin,
-                keep,
-                "sample" if c == 0 else f"sample_chain{c}",
-            )
-            for c in range(chains)
-        ]
-        rows.append(replicate_row(rep, [chain for chain, _ in runs], runs[0][1]))
-        log.info(
-            "converged %s eps=%s replicate %d: R-hat %.4f, bulk ESS %.0f over %d chains",
-            experiment,
-            fmt_eps(eps),
-            rep,
-            rows[-1]["rhat_max"],
-            rows[-1]["ess_min"],
-            chains,
-        )
-    _save(output.summary, rows, experiment, eps, burnin + keep)
