@@ -191,6 +191,16 @@ COMPUTE_PARAMS = {
     "raim2021_run_traces": {"step", "seed", "model", "iterations", "direct", "traces"},
     "raim2021_run_timing": {"step", "seed", "model", "iterations", "direct", "timing"},
     "raim2021_run_envelopes": {"step", "seed", "knots", "step_function"},
+    "raim2021_run_converged": {
+        "step",
+        "seed",
+        "rho",
+        "lam",
+        "replicates",
+        "model",
+        "direct",
+        "converged",
+    },
 }
 
 
@@ -320,14 +330,21 @@ def _claim_inputs(tmp_path: Path, cfg: dict) -> SimpleNamespace:
     )
 
 
-def _claims(tmp_path: Path, edit=lambda cfg: None):
+def _claims(tmp_path: Path, edit=lambda cfg: None, companion=None):
+    """The claims step on fake inputs; ``companion``: the MSE summary -> the converged
+    companion's summary (None: switched off)."""
+    from dpinfer.io import load_npz, save_npz
     from dpinfer.studies.scorecard import read_claims
 
     cfg = _config()
     edit(cfg)
     out = tmp_path / "claims.csv"
+    inputs = _claim_inputs(tmp_path, cfg)
+    if companion is not None:
+        inputs.converged = str(tmp_path / "converged.npz")
+        save_npz(inputs.converged, **companion(load_npz(inputs.mse)))
     paper.claims(
-        _claim_inputs(tmp_path, cfg),
+        inputs,
         SimpleNamespace(claims=str(out)),
         burnin=cfg["burnin"],
         iterations=cfg["iterations"],
@@ -335,6 +352,7 @@ def _claims(tmp_path: Path, edit=lambda cfg: None):
         knots=cfg["knots"],
         step_function=cfg["step_function"],
         health=cfg["health"],
+        converged=cfg["converged"],
     )
     return read_claims(out)
 
@@ -458,3 +476,67 @@ def test_claims_rule_gets_the_settings_as_params():
     assert {"burnin", "iterations", "model", "knots", "step_function", "health"} <= set(
         rules["raim2021_claims"]
     )
+
+
+def test_one_companion_chain_of_the_slides_length_is_the_original_chain(tmp_path: Path):
+    """The companion's streams: the same data, release and first chain as the slides-length
+    run, so one chain of that length gives the same MSE^(s); two chains change it."""
+    cfg = _config()
+    common = dict(seed=7, rho=0.1, lam=0.2, replicates=[2, 4], model=dict(cfg["model"], n=30))
+    common["direct"] = cfg["direct"]
+    a = SimpleNamespace(summary=str(tmp_path / "a.npz"))
+    run.gibbs_chunk(None, a, iterations=60, burnin=20, **common)
+    outs = []
+    for chains in (1, 2):
+        out = SimpleNamespace(summary=str(tmp_path / f"c{chains}.npz"))
+        one = {"chains": chains, "burnin": 20, "keep": 40}
+        run.converged_chunk(None, out, converged=one, **common)
+        outs.append(load_npz(out.summary))
+    original = load_npz(a.summary)
+    np.testing.assert_array_equal(outs[0]["mse_noisy"], original["mse_noisy"])
+    np.testing.assert_array_equal(outs[0]["replicate"], [2, 3])
+    assert not np.array_equal(outs[1]["mse_noisy"], original["mse_noisy"])
+
+
+def _subset(mse, S=80, ess=900.0):
+    names = [str(n) for n in mse["settings"]]
+    out = {"settings": mse["settings"]}
+    for n in names:
+        out[f"{n}/mse_noisy"] = mse[f"{n}/mse_noisy"][:S]
+        out[f"{n}/rhat_noisy"] = np.full(S, 1.002)
+        out[f"{n}/ess_noisy"] = np.full(S, ess)
+        out[f"{n}/replicate"] = np.arange(S)
+    return out
+
+
+def test_algorithm_2_claims_get_the_companions_verdict_on_its_subset(tmp_path: Path):
+    """Issue 33: the MSE rows and Algorithm 2's diagnostics row get a second verdict from the
+    companion's first 80 replicates; its note names the subset and what the slides-length chains
+    say on it; Algorithm 4's row and the trace claims rest on no flagged chain."""
+    from dpinfer.studies.scorecard import converged_verdict
+
+    claims = _claims(tmp_path, companion=_subset)
+    second = [c for c in claims if c.converged is not None]
+    assert len(second) == 9 + 2 + 1
+    assert all(c.target == "mse_densities" for c in second)
+    assert not any("Algorithm 4 (noise-free)" in c.statement for c in second)
+    for c in second:  # the companion's MSEs are the original's first 80: the same verdicts
+        assert "first 80 replicates" in c.converged.note, c.converged.note
+        original = c.converged.note.rsplit(": ", 1)[1]
+        assert converged_verdict(c) == original, (c.statement, c.converged)
+    off = _claims(tmp_path / "off")
+    assert all(converged_verdict(c) == "not run" for c in off if c.converged is not None)
+
+
+def test_a_companion_with_smaller_mse_changes_the_second_verdict(tmp_path: Path):
+    def smaller(mse):
+        out = _subset(mse)
+        for n in (str(x) for x in mse["settings"]):
+            out[f"{n}/mse_noisy"] = np.full(80, 0.01)  # below every noise-free MSE
+        return out
+
+    from dpinfer.studies.scorecard import converged_verdict
+
+    claims = _claims(tmp_path, companion=smaller)
+    exceeds = [c for c in claims if "Algorithm 2's MSE exceeds" in c.statement]
+    assert len(exceeds) == 9 and all(converged_verdict(c) == "differs" for c in exceeds)

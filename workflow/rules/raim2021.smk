@@ -46,6 +46,22 @@ raim2021_replicates = lambda wildcards: chunk_range(
     int(wildcards.chunk), RAIM["replicates"], RAIM["chunk_size"]
 )
 
+# The converged companion of Algorithm 2 (issue 33): the first converged.replicates of every
+# setting again, with more and longer chains (a documented subset: docs/deviations.md).
+RAIM_CONVERGED = RAIM["converged"]
+if RAIM_CONVERGED["replicates"] > RAIM["replicates"]:
+    config_error("raim2021.converged.replicates", "must not exceed raim2021.replicates")
+if RAIM_CONVERGED["chunk_size"] > RAIM_CONVERGED["replicates"]:
+    config_error("raim2021.converged.chunk_size", "must not exceed converged.replicates")
+raim2021_converged_files = lambda wildcards: [
+    f"{RAIM_DIR}/converged/runs/{name}/chunk{c}.npz"
+    for name in RAIM_SETTINGS
+    for c in chunk_ids(RAIM_CONVERGED["replicates"], RAIM_CONVERGED["chunk_size"])
+]
+raim2021_converged_replicates = lambda wildcards: chunk_range(
+    int(wildcards.chunk), RAIM_CONVERGED["replicates"], RAIM_CONVERGED["chunk_size"]
+)
+
 register_targets(
     "raim2021",
     [
@@ -156,6 +172,47 @@ rule raim2021_run_gibbs:
         iterations=RAIM["iterations"],
         burnin=RAIM["burnin"],
         direct=RAIM["direct"],
+    script:
+        STEP_SCRIPT
+
+
+rule raim2021_run_converged:
+    output:
+        summary=f"{RAIM_DIR}/converged/runs/{{setting}}/chunk{{chunk}}.npz",
+    log:
+        f"{LOGS}/raim2021/converged/{{setting}}_chunk{{chunk}}.log",
+    wildcard_constraints:
+        setting=RAIM_SETTING,
+        chunk="[0-9]+",
+    resources:
+        runtime=60,
+        mem_mb=1000,
+    params:
+        step=step("raim2021.run:converged_chunk"),
+        seed=config["seed"],
+        rho=raim2021_rho,
+        lam=raim2021_lambda,
+        replicates=raim2021_converged_replicates,
+        model=RAIM["model"],
+        direct=RAIM["direct"],
+        converged={k: RAIM_CONVERGED[k] for k in ("chains", "burnin", "keep")},
+    script:
+        STEP_SCRIPT
+
+
+rule raim2021_summarise_converged:
+    input:
+        chunks=raim2021_converged_files,
+    output:
+        summary=f"{RAIM_DIR}/converged/summary.npz",
+        csv=f"{RAIM_DIR}/converged/amse.csv",
+        md=f"{RAIM_DIR}/converged/amse.md",
+    log:
+        f"{LOGS}/raim2021/converged/summarise.log",
+    params:
+        step=step("raim2021.summarise:converged_summary"),
+        settings=RAIM_SETTINGS,
+        converged=RAIM_CONVERGED,
     script:
         STEP_SCRIPT
 
@@ -294,6 +351,11 @@ rule raim2021_timing_page:
 # ----------------------------------------------------------------------------- scorecard
 rule raim2021_claims:
     input:
+        unpack(
+            lambda wc: {"converged": rules.raim2021_summarise_converged.output.summary}
+            if RAIM_CONVERGED["enabled"]
+            else {}
+        ),
         envelopes=rules.raim2021_run_envelopes.output.envelopes,
         mse=rules.raim2021_summarise_mse.output.summary,
         chains=rules.raim2021_run_traces.output.chains,
@@ -311,5 +373,6 @@ rule raim2021_claims:
         knots=RAIM["knots"],
         step_function=RAIM["step_function"],
         health=RAIM["health"],
+        converged=RAIM_CONVERGED,
     script:
         STEP_SCRIPT

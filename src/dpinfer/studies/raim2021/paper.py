@@ -19,13 +19,14 @@ record none.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from ...diagnostics import mc_standard_error, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz, read_json
-from ..scorecard import Claim, setting_in, write_claims
+from ..scorecard import Claim, Converged, setting_in, write_claims
 from .grid import parse_raim_setting, raim_setting
 from .settings import (
     IN_SLIDES,
@@ -541,6 +542,46 @@ def _timing_claims(t) -> list[Claim]:
     return out
 
 
+def _subset(mse, companion, noisy) -> dict:
+    """The MSE summary on the companion's replicates (the first S' of every setting): the
+    noise-free chains' values and, from ``noisy`` (the companion or the original summary),
+    Algorithm 2's."""
+    out = {"settings": mse["settings"]}
+    for name in (str(s) for s in mse["settings"]):
+        S = companion[f"{name}/mse_noisy"].size
+        for k in ("mse_free", "rhat_free", "ess_free"):
+            out[f"{name}/{k}"] = mse[f"{name}/{k}"][:S]
+        for k in ("mse_noisy", "rhat_noisy", "ess_noisy"):
+            out[f"{name}/{k}"] = noisy[f"{name}/{k}"][:S]
+    return out
+
+
+def _alg2_claims(mse, health: dict, at: dict) -> list[Claim]:
+    """The claims computed from Algorithm 2's chains: the MSE rows and its diagnostics row."""
+    return _mse_claims(mse, at) + _health_claims(mse, health, at)[:1]
+
+
+def _second_verdicts(rows, mse, companion, converged: dict, at: dict) -> list[Claim]:
+    """``rows`` (:func:`_alg2_claims` of the whole run) with the companion's verdicts; the note
+    names the subset and what the slides-length chains say on it."""
+    limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
+    twins = _alg2_claims(_subset(mse, companion, companion), limits, at)
+    same = _alg2_claims(_subset(mse, companion, mse), limits, at)
+    S = min(companion[f"{s}/mse_noisy"].size for s in (str(x) for x in mse["settings"]))
+    subset = (
+        f"{converged['chains']} chains of {converged['burnin']} + {converged['keep']} draws on "
+        f"the first {S} replicates of every setting (converged.replicates)"
+    )
+    out = []
+    for c, t, o in zip(rows, twins, same):
+        old = "not run" if o.holds is None else ("holds" if o.holds else "differs")
+        note = f"{subset}; the slides-length chains on the same replicates: {old}"
+        out.append(
+            replace(c, converged=Converged("companion", t.ours, t.mc_error, t.holds, note=note))
+        )
+    return out
+
+
 def claims(
     input,
     output,
@@ -550,6 +591,7 @@ def claims(
     knots: dict,
     step_function: dict,
     health: dict,
+    converged: dict,
 ) -> None:
     """Rule step: every checkable statement of the slides (and the package reference values)
     against our envelopes, MSE summary, trace chains and timed run, each with the settings its
@@ -559,13 +601,19 @@ def claims(
         model=model, iterations=iterations, burnin=burnin, knots=knots, step_function=step_function
     )
     env, mse = load_npz(input.envelopes), load_npz(input.mse)
+    alg2 = _alg2_claims(mse, health, at)
+    if getattr(input, "converged", None):
+        alg2 = _second_verdicts(alg2, mse, load_npz(input.converged), converged, at)
+    else:
+        off = "the converged companion is switched off (raim2021.converged.enabled)"
+        alg2 = [replace(c, converged=Converged("companion", note=off)) for c in alg2]
     rows = (
         _knot_claims(env, at)
         + _envelope_claims(env, at)
         + _example_claims(env, at)
         + _trace_claims(load_npz(input.chains), int(burnin), at)
-        + _mse_claims(mse, at)
-        + _health_claims(mse, health, at)
+        + alg2
+        + _health_claims(mse, health, at)[1:]
         + _timing_claims(read_json(input.timing))
     )
     write_claims(output.claims, rows)

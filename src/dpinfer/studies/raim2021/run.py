@@ -39,7 +39,15 @@ from ...samplers.registry import sampler
 from ...seeding import rng_for
 from .grid import raim_setting
 
-__all__ = ["STUDY", "simulate_replicate", "envelopes", "gibbs_chunk", "trace_chains", "timing_run"]
+__all__ = [
+    "STUDY",
+    "simulate_replicate",
+    "envelopes",
+    "gibbs_chunk",
+    "converged_chunk",
+    "trace_chains",
+    "timing_run",
+]
 
 STUDY = "raim2021"
 METHODS = ("equal_steps", "small_rects")  # the knots figure's columns
@@ -240,6 +248,59 @@ def gibbs_chunk(
             out["mse_noisy"][-1],
             out["mse_free"][-1],
             noisy.info.cpu_seconds,
+        )
+    save_npz(output.summary, **{k: np.asarray(v) for k, v in out.items()})
+
+
+def converged_chunk(
+    input,
+    output,
+    seed: int,
+    rho: float,
+    lam: float,
+    replicates: list,
+    model: dict,
+    direct: dict,
+    converged: dict,
+) -> None:
+    """The converged companion of Algorithm 2 (issue 33) on replicates [start, stop) of one
+    setting: the same data and release (:func:`simulate_replicate`, the original streams) and
+    ``converged.chains`` chains of ``converged.burnin`` + ``converged.keep`` draws, chain 0 on
+    the original stream; MSE^(s) of the pooled draws, R-hat and bulk ESS across the chains."""
+    setting = raim_setting(rho, lam)
+    noise = ReleaseNoise.of(rho, lam)
+    truth, prior, ds = _truth(model), _prior(model), DirectSettings.from_config(direct)
+    lengths = {"burnin": int(converged["burnin"]), "keep": int(converged["keep"])}
+    out = {k: [] for k in ("replicate", "mse_noisy", "rhat_noisy", "ess_noisy", "seconds")}
+    for rep in range(*replicates):
+        data = simulate_replicate(seed, setting, rep, noise, truth)
+        problem = Problem(data["y_noisy"], data["X_noisy"], noise, prior)
+        chains = [
+            _checked(
+                sampler(MODEL, NOISY)(
+                    problem,
+                    rng_for(seed, STUDY, setting, rep, stream_stage(NOISY, c)),
+                    **lengths,
+                    direct=ds,
+                ),
+                f"{setting} rep {rep} chain {c}",
+            )
+            for c in range(int(converged["chains"]))
+        ]
+        stacked = np.stack([c.kept for c in chains])
+        out["replicate"].append(rep)
+        out["mse_noisy"].append(mse_of_chain(np.concatenate(stacked), truth.theta))
+        out["rhat_noisy"].append(float(split_rhat(stacked).max()))
+        out["ess_noisy"].append(float(bulk_ess(stacked).min()))
+        out["seconds"].append(sum(c.info.cpu_seconds for c in chains))
+        log.info(
+            "converged %s rep %d: MSE %.4f, R-hat %.4f, bulk ESS %.0f over %d chains",
+            setting,
+            rep,
+            out["mse_noisy"][-1],
+            out["rhat_noisy"][-1],
+            out["ess_noisy"][-1],
+            len(chains),
         )
     save_npz(output.summary, **{k: np.asarray(v) for k, v in out.items()})
 

@@ -5,13 +5,73 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...diagnostics import unconverged
 from ...grid import fmt_eps
 from ...io import load_npz, read_json, save_npz, write_table
 from .grid import parse_raim_setting
 from .paper import PAPER_SECONDS, PEER_SECONDS
 from .settings import timing_settings
 
-__all__ = ["mse_summary", "timing"]
+__all__ = ["gather", "mse_summary", "converged_summary", "timing"]
+
+
+def gather(files, name: str) -> dict:
+    """The chunks of setting ``name`` among ``files``, concatenated in replicate order; refuses
+    a setting without chunks or with a gap in its replicates."""
+    parts = [load_npz(f) for f in files if f"/{name}/" in f]
+    if not parts:
+        raise ValueError(f"no chunks for setting {name}")
+    order = np.argsort(np.concatenate([p["replicate"] for p in parts]))
+    cat = {k: np.concatenate([p[k] for p in parts])[order] for k in parts[0]}
+    if np.any(np.diff(cat["replicate"]) != 1):
+        raise ValueError(f"replicates of {name} are not contiguous")
+    return cat
+
+
+def converged_summary(input, output, settings: list, converged: dict) -> None:
+    """Gather the converged companion's chunks (Algorithm 2, issue 33): per setting its
+    replicates' MSE^(s), R-hat and bulk ESS, and a table of the share that passes
+    ``converged.health``."""
+    files, health = list(input.chunks), converged["health"]
+    rec, rows = {}, []
+    for name in settings:
+        cat = gather(files, name)
+        for k, v in cat.items():
+            rec[f"{name}/{k}"] = v
+        ok = ~unconverged(
+            cat["rhat_noisy"],
+            cat["ess_noisy"],
+            max_rhat=health["max_rhat"],
+            min_ess=health["min_ess"],
+        )
+        rho, lam = parse_raim_setting(name)
+        rows.append(
+            {
+                "rho": rho,
+                "lambda": lam,
+                "S": int(cat["replicate"].size),
+                "AMSE noisy (Alg 2)": float(cat["mse_noisy"].mean()),
+                "max R-hat": float(cat["rhat_noisy"].max()),
+                "min bulk ESS": float(cat["ess_noisy"].min()),
+                "passing": float(ok.mean()),
+            }
+        )
+    rec["settings"] = np.array(settings)
+    save_npz(output.summary, **rec)
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        list(rows[0]),
+        digits=4,
+        title="raim2021: converged companion of Algorithm 2 (intermediate)",
+        notes=(
+            f"The first S replicates of every setting again, with {converged['chains']} chains of "
+            f"{converged['burnin']} + {converged['keep']} draws (same data and release). passing: "
+            f"share with R-hat <= {health['max_rhat']} and bulk ESS >= {health['min_ess']:g} "
+            f"(target {health['min_passing']})."
+        ),
+    )
 
 
 def mse_summary(input, output, settings: list) -> None:
@@ -21,14 +81,7 @@ def mse_summary(input, output, settings: list) -> None:
     rec = {}
     rows = []
     for name in settings:
-        parts = [load_npz(f) for f in files if f"/{name}/" in f]
-        if not parts:
-            raise ValueError(f"no chunks for setting {name}")
-        rep = np.concatenate([p["replicate"] for p in parts])
-        order = np.argsort(rep)
-        cat = {k: np.concatenate([p[k] for p in parts])[order] for k in parts[0]}
-        if np.any(np.diff(cat["replicate"]) != 1):
-            raise ValueError(f"replicates of {name} are not contiguous")
+        cat = gather(files, name)
         for k, v in cat.items():
             rec[f"{name}/{k}"] = v
         rho, lam = parse_raim_setting(name)
@@ -36,7 +89,7 @@ def mse_summary(input, output, settings: list) -> None:
             {
                 "rho": rho,
                 "lambda": lam,
-                "S": int(rep.size),
+                "S": int(cat["replicate"].size),
                 "AMSE noisy (Alg 2)": float(cat["mse_noisy"].mean()),
                 "AMSE noise-free (Alg 4)": float(cat["mse_free"].mean()),
                 "proposals per y": float(cat["proposals_y"].mean()),
