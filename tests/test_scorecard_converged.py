@@ -26,8 +26,8 @@ from .test_raisa2021_claims import fake_claims as raisa_claims
 SUBSET = setting("replicates", 500, 80, at_least=True)
 
 
-def _claim(**kw) -> Claim:
-    return Claim("tab1", "coverage within 3 SE", "0.90", "0.80", "0.01", False, **kw)
+def _claim(holds=False, **kw) -> Claim:
+    return Claim("tab1", "coverage within 3 SE", "0.90", "0.80", "0.01", holds, **kw)
 
 
 @pytest.mark.parametrize(
@@ -111,6 +111,12 @@ def test_the_scorecard_counts_and_shows_the_second_verdicts(tmp_path):
         "budget fixes the iterations" in text
     )
     assert "| differs (unexplained) | holds: 0.89 (MC error 0.01); 4 chains |" in text
+    # the closing section names the conclusion that changes (differs -> holds), with both numbers
+    section = text.split("## Conclusions that change with converged chains")[1]
+    assert section.count("| ju2022 |") == 1
+    assert (
+        "| 0.80 (MC error 0.01) | differs (unexplained) | 0.89 (MC error 0.01) | holds |" in section
+    )
     html = render_scorecard_page(*read_csv_table(out.csv), {})
     assert "<th>with converged chains</th>" in html and "ours 0.89 (MC error 0.01)" in html
     # a scorecard written before the columns renders with empty cells
@@ -141,3 +147,16 @@ def test_raisa2021_dp_chain_claims_say_the_budget_fixes_their_length(tmp_path):
     blank = {c.target for c in claims if c.converged is None}
     assert {"tab5_1", "fig5_1", "fig4_1", "fig6_1", "fig6_2"} <= blank
     assert not [c for c in marked if "iteration counts" in c.statement]
+
+
+def test_no_changed_conclusion_says_so(tmp_path):
+    claims = [_claim(holds=True, converged=Converged("companion", "0.9", "", True))]
+    (tmp_path / "s" / "claims").mkdir(parents=True)
+    path = tmp_path / "s" / "claims" / "s.csv"
+    write_claims(path, claims)
+    (tmp_path / "dev.md").write_text("# Deviations\n")
+    out = SimpleNamespace(
+        md=tmp_path / "fidelity.md", csv=tmp_path / "fidelity.csv", html=tmp_path / "fidelity.html"
+    )
+    fidelity(SimpleNamespace(claims=[str(path)], deviations=str(tmp_path / "dev.md")), out)
+    assert "None: every one of the 1 rows judged with converged chains keeps" in out.md.read_text()

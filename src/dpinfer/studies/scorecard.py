@@ -47,6 +47,7 @@ __all__ = [
     "converged_verdict",
     "privacy_budget",
     "CONVERGED_VERDICTS",
+    "changed_conclusions",
 ]
 
 VERDICTS = ("holds", "differs (explained)", "differs (unexplained)", "not comparable", "not run")
@@ -389,6 +390,7 @@ def fidelity(input, output) -> None:
         cells = [r["study"], r["target"], r["statement"], r["paper"], r["ours"], r["mc_error"], v]
         cells.append(_converged_cell(r))
         lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
+    lines += _changed_section(rows)
     write_text(output.md, "\n".join(lines) + "\n")
     href = os.path.relpath(input.deviations, os.path.dirname(output.html) or ".")
     write_text(
@@ -427,3 +429,42 @@ def _converged_cell(r: dict) -> str:
     if r["converged_mc_error"]:
         text += f" (MC error {r['converged_mc_error']})"
     return text + (f"; {r['converged_note']}" if r["converged_note"] else "")
+
+
+def changed_conclusions(rows: list[dict]) -> list[dict]:
+    """The judged rows whose conclusion changes with converged chains: the first verdict holds
+    and the second differs, or the first differs and the second holds."""
+    return [
+        r
+        for r in rows
+        if r["converged_verdict"] in ("holds", "differs")
+        and r["verdict"] != "not comparable"
+        and (r["verdict"] == "holds") != (r["converged_verdict"] == "holds")
+    ]
+
+
+def _changed_section(rows: list[dict]) -> list[str]:
+    """fidelity.md's closing section: every conclusion that changes with converged chains, with
+    both numbers and their Monte Carlo errors (issue 33)."""
+    changed = changed_conclusions(rows)
+    out = ["", "## Conclusions that change with converged chains", ""]
+    if not changed:
+        judged = sum(r["converged_verdict"] in ("holds", "differs") for r in rows)
+        return out + [
+            f"None: every one of the {judged} rows judged with converged chains keeps "
+            "its conclusion."
+        ]
+    out += [
+        "| study | target | statement | ours (document's chains) | verdict | ours (converged) "
+        "| verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in changed:
+        first = r["ours"] + (f" (MC error {r['mc_error']})" if r["mc_error"] else "")
+        second = r["converged_ours"] + (
+            f" (MC error {r['converged_mc_error']})" if r["converged_mc_error"] else ""
+        )
+        cells = [r["study"], r["target"], r["statement"], first, r["verdict"], second]
+        cells.append(r["converged_verdict"])
+        out.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
+    return out
