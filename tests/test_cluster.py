@@ -34,6 +34,10 @@ RULE_MEM_MB = {
     "bernstein2020_ch4_run_chunk": 1500,
     "bernstein2020_ch5_run_cirrhosis": 1500,
     "bernstein2020_ch5_run_synthetic": 2000,
+    "bernstein2020_ch4_run_converged": 1500,
+    "ju2022_run_converged": 1500,
+    "ju2022_summarise_converged": 1000,
+    "raim2021_run_converged": 1000,
 }
 RULE_CPUS = {"raim2021_run_timing": 2}  # every other rule: 1
 

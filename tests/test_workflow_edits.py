@@ -217,6 +217,7 @@ def test_an_edit_of_config_yaml_takes_effect_at_smoke_scale_and_is_shrunk(smoke_
     assert compute_jobs(planned_jobs(proc)) == {
         "ju2022_run_chunk": len(experiment["epsilons"]),
         "bernstein2020_ch4_run_chunk": per_eps,
+        "bernstein2020_ch4_run_converged": per_eps,  # the new cell's converged companion
     }, planned_jobs(proc)
     blocks = [
         b
@@ -241,7 +242,10 @@ def test_more_replicates_add_chunks_instead_of_rerunning_them(dry_run):
     as a user's own --configfile can) adds chunk 1 and reruns no other chunk."""
     eps = load_config("smoke")["ju2022"]["experiments"]["loglinear_coverage"]["epsilons"]
     jobs = dry_run["more-replicates"]
-    assert compute_jobs(jobs) == {"ju2022_run_chunk": len(eps)}, jobs
+    # the converged companion of the log-linear experiments adds its chunk 1 the same way
+    assert compute_jobs(jobs) == {"ju2022_run_chunk": len(eps), "ju2022_run_converged": len(eps)}, (
+        jobs
+    )
 
 
 @pytest.mark.parametrize("unit", sorted(UNITS))
