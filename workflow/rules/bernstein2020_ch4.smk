@@ -148,7 +148,15 @@ CH4_CONVERGED_RANGES = {
     str(c): chunk_range(c, CH4["replicates"], CH4_CONVERGED["chunk_size"])
     for c in chunk_ids(CH4["replicates"], CH4_CONVERGED["chunk_size"])
 }
-CH4_CONVERGED_CHAINS = {k: CH4_CONVERGED[k] for k in ("chains", "burnin", "keep")}
+# per model: a job gets its own model's length, so editing one model's keep reruns only its jobs
+CH4_CONVERGED_CHAINS = {
+    model: {
+        "chains": CH4_CONVERGED["chains"],
+        "burnin": CH4_CONVERGED["burnin"],
+        "keep": CH4_CONVERGED["keep"][model],
+    }
+    for model in ("binomial", "multinomial", "exponential")
+}
 # what a companion trial reads of the original trial's settings, per model
 CH4_CONVERGED_TRIAL = {
     model: {
@@ -183,7 +191,7 @@ rule bernstein2020_ch4_run_converged:
         epsilon=wildcard_float("eps"),
         replicates=lookup(dpath="{chunk}", within=CH4_CONVERGED_RANGES),
         trial=lookup(dpath="{model}", within=CH4_CONVERGED_TRIAL),
-        converged=CH4_CONVERGED_CHAINS,
+        converged=lookup(dpath="{model}", within=CH4_CONVERGED_CHAINS),
     script:
         STEP_SCRIPT
 

@@ -95,7 +95,7 @@ def run_chunk(input, output, *, seed, model, n, epsilon, replicates, trial, conv
 
     ``trial``: the original chunk's settings (iterations, burnin, mmd_draws, mmd_bandwidth, the
     model's block), so the release and the non-private draws are the original's; ``converged``:
-    the companion block (``chains``, ``burnin``, ``keep`` per model)."""
+    the companion's chains for this model (``chains``, ``burnin``, ``keep``)."""
     n, epsilon = int(n), float(epsilon)
     start, stop = (int(v) for v in replicates)
     settings = TrialSettings(
@@ -106,7 +106,7 @@ def run_chunk(input, output, *, seed, model, n, epsilon, replicates, trial, conv
         dict(trial["model"]),
     )
     companion = CompanionSettings(
-        int(converged["chains"]), int(converged["burnin"]), int(converged["keep"][model])
+        int(converged["chains"]), int(converged["burnin"]), int(converged["keep"])
     )
     log.info(
         "converged companion %s n=%d eps=%s replicates %d..%d (%d chains x %d kept)",
