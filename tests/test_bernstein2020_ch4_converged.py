@@ -9,6 +9,7 @@ import copy
 import numpy as np
 import pytest
 
+from dpinfer.diagnostics import passing_share
 from dpinfer.models import expfam
 from dpinfer.models.expfam_release import release
 from dpinfer.samplers.registry import sampler
@@ -62,8 +63,8 @@ def test_companion_chains_pass_where_the_original_is_flagged():
     res = [comp.companion_trial("binomial", 1000, 0.01, r, settings, long, 11) for r in range(8)]
     old = [comp.companion_trial("binomial", 1000, 0.01, r, settings, short, 11) for r in range(8)]
     health = conv["health"]
-    new_pass = comp.passing([r["rhat"] for r in res], [r["ess"] for r in res], health)
-    old_pass = comp.passing([r["rhat"] for r in old], [r["ess"] for r in old], health)
+    new_pass = passing_share([r["rhat"] for r in res], [r["ess"] for r in res], health)
+    old_pass = passing_share([r["rhat"] for r in old], [r["ess"] for r in old], health)
     assert new_pass >= 6 / 8 and new_pass > old_pass, (new_pass, old_pass)
 
 

@@ -168,3 +168,13 @@ def test_rhat_with_ties_matches_arviz_and_imports_no_scipy_stats():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "False"
+
+
+def test_passing_share_counts_trials_within_both_limits():
+    from dpinfer.diagnostics import passing_share
+
+    health = {"max_rhat": 1.01, "min_ess": 400.0}
+    rhat = [1.0, 1.01, 1.02, 1.0]
+    ess = [400.0, 1000.0, 1000.0, 399.0]
+    # only the first two pass: the limits are inclusive, either failure fails the trial
+    assert passing_share(rhat, ess, health) == 0.5

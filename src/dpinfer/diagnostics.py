@@ -412,3 +412,10 @@ def unconverged(rhat, ess, *, max_rhat: float, min_ess: float):
     """Which trials fail the convergence diagnostics: R-hat above ``max_rhat`` or bulk ESS below
     ``min_ess`` (elementwise over arrays of trials)."""
     return (np.asarray(rhat, float) > float(max_rhat)) | (np.asarray(ess, float) < float(min_ess))
+
+
+def passing_share(rhat, ess, health: dict) -> float:
+    """Share of trials whose chains pass ``health`` (its ``max_rhat`` and ``min_ess``): the
+    number a converged companion must bring to ``health["min_passing"]``."""
+    bad = unconverged(rhat, ess, max_rhat=health["max_rhat"], min_ess=health["min_ess"])
+    return float(1.0 - np.mean(bad))

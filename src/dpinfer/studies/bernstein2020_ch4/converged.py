@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...diagnostics import MmdReference, quantile_of_truth, unconverged
+from ...diagnostics import MmdReference, passing_share, quantile_of_truth
 from ...grid import fmt_eps
 from ...io import save_npz, write_table
 from ...methods import stream_stage
@@ -33,7 +33,7 @@ from .grid import ch4_experiment
 from .run import STUDY, UNIT, TrialSettings, call_settings, thin_to
 from .summarise import cells, summary_key
 
-__all__ = ["CompanionSettings", "companion_trial", "run_chunk", "summarise", "passing"]
+__all__ = ["CompanionSettings", "companion_trial", "run_chunk", "summarise"]
 
 log = logging.getLogger("dpinfer.bernstein2020_ch4")
 
@@ -132,12 +132,6 @@ def run_chunk(input, output, *, seed, model, n, epsilon, replicates, trial, conv
     )
 
 
-def passing(rhat, ess, health: dict) -> float:
-    """Fraction of trials whose chains pass ``health`` (max_rhat, min_ess)."""
-    bad = unconverged(rhat, ess, max_rhat=health["max_rhat"], min_ess=health["min_ess"])
-    return float(1.0 - np.mean(bad))
-
-
 def summarise(input, output, *, replicates, converged):
     """Rule step: companion chunks -> ``converged/summary.npz`` (keys ``u_gibbs``, ``mmd_gibbs``,
     ``rhat_gibbs``, ``ess_gibbs`` of :func:`.summarise.summary_key`, the keys the claims read) and
@@ -148,7 +142,7 @@ def summarise(input, output, *, replicates, converged):
         col = {k: np.concatenate([d[k] for d in parts]) for k in ("u", "mmd", "rhat", "ess", "cpu")}
         for k in ("u", "mmd", "rhat", "ess"):
             arrays[summary_key(model, n, eps, f"{k}_gibbs")] = col[k]
-        share = passing(col["rhat"], col["ess"], health)
+        share = passing_share(col["rhat"], col["ess"], health)
         rows.append(
             {
                 "model": model,

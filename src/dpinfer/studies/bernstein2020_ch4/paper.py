@@ -21,11 +21,10 @@ import math
 
 import numpy as np
 
-from ...diagnostics import ks_critical_value, ks_uniform, unconverged
+from ...diagnostics import ks_critical_value, ks_uniform, passing_share, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz
 from ..scorecard import Claim, Converged, write_claims
-from .converged import passing
 from .run import methods_for
 from .settings import (
     ECDF_SETTING,
@@ -514,7 +513,7 @@ def _companion_note(comp: dict, models, n_grid, epsilons, converged: dict) -> st
     """The companion's chains and its worst cell's share of trials that pass the diagnostics."""
     health = converged["health"]
     shares = {
-        (m, n, e): passing(
+        (m, n, e): passing_share(
             comp[summary_key(m, n, e, "rhat_gibbs")],
             comp[summary_key(m, n, e, "ess_gibbs")],
             health,

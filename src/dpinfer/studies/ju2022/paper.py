@@ -28,6 +28,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ...diagnostics import passing_share
 from ...grid import fmt_eps
 from ...io import load_npz
 from ..scorecard import Claim, Converged, setting, write_claims
@@ -406,10 +407,7 @@ def _with_second(rows: list[Claim], twins: list[Claim] | None, note: str) -> lis
 
 def _companion_note(summaries: dict, converged: dict) -> str:
     h = converged["health"]
-    shares = {
-        name: float(np.mean((s["rhat_max"] <= h["max_rhat"]) & (s["ess_min"] >= h["min_ess"])))
-        for name, s in summaries.items()
-    }
+    shares = {name: passing_share(s["rhat_max"], s["ess_min"], h) for name, s in summaries.items()}
     worst = min(shares, key=shares.get)
     return (
         f"{converged['chains']} chains per replicate, {converged['burnin']} burn-in + "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...diagnostics import unconverged
+from ...diagnostics import passing_share
 from ...grid import fmt_eps
 from ...io import load_npz, read_json, save_npz, write_table
 from .grid import parse_raim_setting
@@ -28,42 +28,37 @@ def gather(files, name: str) -> dict:
     return cat
 
 
-def converged_summary(input, output, settings: list, converged: dict) -> None:
-    """Gather the converged companion's chunks (Algorithm 2, issue 33): per setting its
-    replicates' MSE^(s), R-hat and bulk ESS, and a table of the share that passes
-    ``converged.health``."""
-    files, health = list(input.chunks), converged["health"]
+def _setting_table(input, output, settings: list, columns, *, title: str, notes: str) -> None:
+    """Gather the chunks of every setting into ``output.summary`` (keys ``<setting>/<field>``
+    and ``settings``) and write one table row per setting: rho, lambda, S and ``columns(cat)``."""
+    files = list(input.chunks)
     rec, rows = {}, []
     for name in settings:
         cat = gather(files, name)
         for k, v in cat.items():
             rec[f"{name}/{k}"] = v
-        ok = ~unconverged(
-            cat["rhat_noisy"],
-            cat["ess_noisy"],
-            max_rhat=health["max_rhat"],
-            min_ess=health["min_ess"],
-        )
         rho, lam = parse_raim_setting(name)
-        rows.append(
-            {
-                "rho": rho,
-                "lambda": lam,
-                "S": int(cat["replicate"].size),
-                "AMSE noisy (Alg 2)": float(cat["mse_noisy"].mean()),
-                "max R-hat": float(cat["rhat_noisy"].max()),
-                "min bulk ESS": float(cat["ess_noisy"].min()),
-                "passing": float(ok.mean()),
-            }
-        )
+        rows.append({"rho": rho, "lambda": lam, "S": int(cat["replicate"].size), **columns(cat)})
     rec["settings"] = np.array(settings)
     save_npz(output.summary, **rec)
-    write_table(
-        output.csv,
-        output.md,
-        rows,
-        list(rows[0]),
-        digits=4,
+    write_table(output.csv, output.md, rows, list(rows[0]), digits=4, title=title, notes=notes)
+
+
+def converged_summary(input, output, settings: list, converged: dict) -> None:
+    """Gather the converged companion's chunks (Algorithm 2, issue 33): per setting its
+    replicates' MSE^(s), R-hat and bulk ESS, and a table of the share that passes
+    ``converged.health``."""
+    health = converged["health"]
+    _setting_table(
+        input,
+        output,
+        settings,
+        lambda cat: {
+            "AMSE noisy (Alg 2)": float(cat["mse_noisy"].mean()),
+            "max R-hat": float(cat["rhat_noisy"].max()),
+            "min bulk ESS": float(cat["ess_noisy"].min()),
+            "passing": passing_share(cat["rhat_noisy"], cat["ess_noisy"], health),
+        },
         title="raim2021: converged companion of Algorithm 2 (intermediate)",
         notes=(
             f"The first S replicates of every setting again, with {converged['chains']} chains of "
@@ -77,33 +72,16 @@ def converged_summary(input, output, settings: list, converged: dict) -> None:
 def mse_summary(input, output, settings: list) -> None:
     """Gather the chunks: per setting the S values of MSE^(s) for both algorithms, and a small
     AMSE table (intermediate, not a target)."""
-    files = list(input.chunks)
-    rec = {}
-    rows = []
-    for name in settings:
-        cat = gather(files, name)
-        for k, v in cat.items():
-            rec[f"{name}/{k}"] = v
-        rho, lam = parse_raim_setting(name)
-        rows.append(
-            {
-                "rho": rho,
-                "lambda": lam,
-                "S": int(cat["replicate"].size),
-                "AMSE noisy (Alg 2)": float(cat["mse_noisy"].mean()),
-                "AMSE noise-free (Alg 4)": float(cat["mse_free"].mean()),
-                "proposals per y": float(cat["proposals_y"].mean()),
-                "proposals per xi": float(cat["proposals_xi"].mean()),
-            }
-        )
-    rec["settings"] = np.array(settings)
-    save_npz(output.summary, **rec)
-    write_table(
-        output.csv,
-        output.md,
-        rows,
-        list(rows[0]),
-        digits=4,
+    _setting_table(
+        input,
+        output,
+        settings,
+        lambda cat: {
+            "AMSE noisy (Alg 2)": float(cat["mse_noisy"].mean()),
+            "AMSE noise-free (Alg 4)": float(cat["mse_free"].mean()),
+            "proposals per y": float(cat["proposals_y"].mean()),
+            "proposals per xi": float(cat["proposals_xi"].mean()),
+        },
         title="raim2021: average MSE over replications (intermediate)",
         notes="MSE^(s) = mean over kept draws of ||(beta1, beta2, sigma^2) - (5, -1, 1)||^2. "
         "The slides show densities only; no AMSE values are printed there. Run "
