@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -79,6 +80,30 @@ def _checked(chain, what: str):
     if failed:
         raise RuntimeError(f"{what}: direct sampler failed {failed}")
     return chain
+
+
+class _Algorithms(NamedTuple):
+    """What every run of Algorithms 2 and 4 shares: the true parameters, the prior and the
+    direct sampler's settings, read once from the config."""
+
+    truth: Truth
+    prior: Prior
+    direct: DirectSettings
+
+    @classmethod
+    def of(cls, model: dict, direct: dict) -> _Algorithms:
+        return cls(_truth(model), _prior(model), DirectSettings.from_config(direct))
+
+    def noisy(self, data: dict, noise, rng, what: str | None, **options):
+        """Algorithm 2 on the released (y_noisy, X_noisy); refused if the direct sampler failed
+        (``what`` names the run; None for an unchecked warm-up)."""
+        problem = Problem(data["y_noisy"], data["X_noisy"], noise, self.prior)
+        chain = sampler(MODEL, NOISY)(problem, rng, direct=self.direct, **options)
+        return chain if what is None else _checked(chain, what)
+
+    def free(self, data: dict, rng, **options):
+        """Algorithm 4 on the confidential (y, X)."""
+        return sampler(MODEL, FREE)(Problem(data["y"], data["X"], None, self.prior), rng, **options)
 
 
 def simulate_replicate(
@@ -195,7 +220,8 @@ def gibbs_chunk(
     each chain's largest split-chain R-hat and smallest bulk ESS over the parameters."""
     setting = raim_setting(rho, lam)
     noise = ReleaseNoise.of(rho, lam)
-    truth, prior, ds = _truth(model), _prior(model), DirectSettings.from_config(direct)
+    alg = _Algorithms.of(model, direct)
+    truth = alg.truth
     lengths = {"burnin": int(burnin), "keep": int(iterations) - int(burnin)}
     out = {
         k: []
@@ -216,20 +242,14 @@ def gibbs_chunk(
     }
     for rep in range(*replicates):
         data = simulate_replicate(seed, setting, rep, noise, truth)
-        noisy = _checked(
-            sampler(MODEL, NOISY)(
-                Problem(data["y_noisy"], data["X_noisy"], noise, prior),
-                rng_for(seed, STUDY, setting, rep, NOISY_STREAM),
-                **lengths,
-                direct=ds,
-            ),
+        noisy = alg.noisy(
+            data,
+            noise,
+            rng_for(seed, STUDY, setting, rep, NOISY_STREAM),
             f"{setting} rep {rep}",
-        )
-        free = sampler(MODEL, FREE)(
-            Problem(data["y"], data["X"], None, prior),
-            rng_for(seed, STUDY, setting, rep, FREE_STREAM),
             **lengths,
         )
+        free = alg.free(data, rng_for(seed, STUDY, setting, rep, FREE_STREAM), **lengths)
         out["replicate"].append(rep)
         out["mse_noisy"].append(mse_of_chain(noisy.kept, truth.theta))
         out["mse_free"].append(mse_of_chain(free.kept, truth.theta))
@@ -269,21 +289,19 @@ def converged_chunk(
     the original stream; MSE^(s) of the pooled draws, R-hat and bulk ESS across the chains."""
     setting = raim_setting(rho, lam)
     noise = ReleaseNoise.of(rho, lam)
-    truth, prior, ds = _truth(model), _prior(model), DirectSettings.from_config(direct)
+    alg = _Algorithms.of(model, direct)
+    truth = alg.truth
     lengths = {"burnin": int(converged["burnin"]), "keep": int(converged["keep"])}
     out = {k: [] for k in ("replicate", "mse_noisy", "rhat_noisy", "ess_noisy", "seconds")}
     for rep in range(*replicates):
         data = simulate_replicate(seed, setting, rep, noise, truth)
-        problem = Problem(data["y_noisy"], data["X_noisy"], noise, prior)
         chains = [
-            _checked(
-                sampler(MODEL, NOISY)(
-                    problem,
-                    rng_for(seed, STUDY, setting, rep, stream_stage(NOISY, c)),
-                    **lengths,
-                    direct=ds,
-                ),
+            alg.noisy(
+                data,
+                noise,
+                rng_for(seed, STUDY, setting, rep, stream_stage(NOISY, c)),
                 f"{setting} rep {rep} chain {c}",
+                **lengths,
             )
             for c in range(int(converged["chains"]))
         ]
@@ -312,7 +330,8 @@ def trace_chains(
     """One X and one y (shared), a fresh release per lambda; every draw of the noisy chains and
     of the noise-free chain (as in the author's run-one.R). Burn-in is applied by the readers."""
     rho, lambdas = float(traces["rho"]), [float(v) for v in traces["lambdas"]]
-    truth, prior, ds = _truth(model), _prior(model), DirectSettings.from_config(direct)
+    alg = _Algorithms.of(model, direct)
+    truth = alg.truth
     lengths = {"burnin": 0, "keep": int(iterations)}
     rec = {"lambdas": np.asarray(lambdas, dtype=float), "rho": np.array(rho)}
     for lam in lambdas:
@@ -327,21 +346,15 @@ def trace_chains(
             design_experiment="traces",
             outcome_experiment="traces",
         )
-        chain = _checked(
-            sampler(MODEL, NOISY)(
-                Problem(data["y_noisy"], data["X_noisy"], noise, prior),
-                rng_for(seed, STUDY, f"traces_{name}", 0, NOISY_STREAM),
-                **lengths,
-                direct=ds,
-            ),
+        chain = alg.noisy(
+            data,
+            noise,
+            rng_for(seed, STUDY, f"traces_{name}", 0, NOISY_STREAM),
             f"traces {name}",
+            **lengths,
         )
         rec[f"noisy_{fmt_eps(lam)}"] = chain.draws
-    free = sampler(MODEL, FREE)(
-        Problem(data["y"], data["X"], None, prior),
-        rng_for(seed, STUDY, "traces", 0, FREE_STREAM),
-        **lengths,
-    )
+    free = alg.free(data, rng_for(seed, STUDY, "traces", 0, FREE_STREAM), **lengths)
     rec["free"] = free.draws
     save_npz(output.chains, **rec)
 
@@ -352,35 +365,24 @@ def timing_run(
     """CPU seconds of one run of Algorithm 2 (split into y's, xi^x's, rest) and of Algorithm 4,
     after a 3-iteration warm-up so numba compilation is not counted."""
     rho, lam = float(timing["rho"]), float(timing["lambda"])
-    truth, prior, ds = _truth(model), _prior(model), DirectSettings.from_config(direct)
+    alg = _Algorithms.of(model, direct)
+    truth = alg.truth
     name = raim_setting(rho, lam)
     noise = ReleaseNoise.of(rho, lam)
     data = simulate_replicate(seed, f"timing_{name}", 0, noise, truth)
-    noisy = Problem(data["y_noisy"], data["X_noisy"], noise, prior)
-    sampler(MODEL, NOISY)(
-        noisy,
-        rng_for(seed, STUDY, f"timing_{name}", 0, "warmup"),
-        burnin=0,
-        keep=3,
-        direct=ds,
-        timed=True,
-    )
-    chain = _checked(
-        sampler(MODEL, NOISY)(
-            noisy,
-            rng_for(seed, STUDY, f"timing_{name}", 0, NOISY_STREAM),
-            burnin=0,
-            keep=int(iterations),
-            direct=ds,
-            timed=True,
-        ),
+    warmup = rng_for(seed, STUDY, f"timing_{name}", 0, "warmup")
+    alg.noisy(data, noise, warmup, None, burnin=0, keep=3, timed=True)
+    chain = alg.noisy(
+        data,
+        noise,
+        rng_for(seed, STUDY, f"timing_{name}", 0, NOISY_STREAM),
         f"timing {name}",
-    )
-    free = sampler(MODEL, FREE)(
-        Problem(data["y"], data["X"], None, prior),
-        rng_for(seed, STUDY, f"timing_{name}", 0, FREE_STREAM),
         burnin=0,
         keep=int(iterations),
+        timed=True,
+    )
+    free = alg.free(
+        data, rng_for(seed, STUDY, f"timing_{name}", 0, FREE_STREAM), burnin=0, keep=int(iterations)
     )
     x = chain.info.extra
     split = {"y": x["cpu_seconds_y"], "xi_x": x["cpu_seconds_xi_x"], "rest": x["cpu_seconds_rest"]}
