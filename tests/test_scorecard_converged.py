@@ -77,6 +77,20 @@ def test_claims_round_trip_with_and_without_the_column(tmp_path):
     assert [c.converged for c in read_claims(old)] == [None, None, None]
 
 
+def _scorecard(tmp_path, study: str, claims) -> SimpleNamespace:
+    """Write ``claims`` as one study's claims file and render the scorecard from it; the
+    scorecard's output paths."""
+    (tmp_path / study / "claims").mkdir(parents=True)
+    path = tmp_path / study / "claims" / f"{study}.csv"
+    write_claims(path, claims)
+    (tmp_path / "dev.md").write_text("# Deviations\n")
+    out = SimpleNamespace(
+        md=tmp_path / "fidelity.md", csv=tmp_path / "fidelity.csv", html=tmp_path / "fidelity.html"
+    )
+    fidelity(SimpleNamespace(claims=[str(path)], deviations=str(tmp_path / "dev.md")), out)
+    return out
+
+
 def test_the_scorecard_counts_and_shows_the_second_verdicts(tmp_path):
     claims = [
         _claim(),
@@ -85,14 +99,7 @@ def test_the_scorecard_counts_and_shows_the_second_verdicts(tmp_path):
         _claim(converged=Converged("companion", "0.70", "0.01", False)),
         _claim(converged=Converged("companion", "0.89", "0.02", True, (SUBSET,))),
     ]
-    (tmp_path / "ju2022" / "claims").mkdir(parents=True)
-    path = tmp_path / "ju2022" / "claims" / "ju2022.csv"
-    write_claims(path, claims)
-    (tmp_path / "dev.md").write_text("# Deviations\n")
-    out = SimpleNamespace(
-        md=tmp_path / "fidelity.md", csv=tmp_path / "fidelity.csv", html=tmp_path / "fidelity.html"
-    )
-    fidelity(SimpleNamespace(claims=[str(path)], deviations=str(tmp_path / "dev.md")), out)
+    out = _scorecard(tmp_path, "ju2022", claims)
     with open(out.csv, encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert [r["converged_verdict"] for r in rows] == [
@@ -151,12 +158,5 @@ def test_raisa2021_dp_chain_claims_say_the_budget_fixes_their_length(tmp_path):
 
 def test_no_changed_conclusion_says_so(tmp_path):
     claims = [_claim(holds=True, converged=Converged("companion", "0.9", "", True))]
-    (tmp_path / "s" / "claims").mkdir(parents=True)
-    path = tmp_path / "s" / "claims" / "s.csv"
-    write_claims(path, claims)
-    (tmp_path / "dev.md").write_text("# Deviations\n")
-    out = SimpleNamespace(
-        md=tmp_path / "fidelity.md", csv=tmp_path / "fidelity.csv", html=tmp_path / "fidelity.html"
-    )
-    fidelity(SimpleNamespace(claims=[str(path)], deviations=str(tmp_path / "dev.md")), out)
+    out = _scorecard(tmp_path, "s", claims)
     assert "None: every one of the 1 rows judged with converged chains keeps" in out.md.read_text()
