@@ -16,7 +16,11 @@ from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, release_statistics
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_update
 from dpinfer.studies import nig_methods
 from dpinfer.studies.bernstein2020_case import oi, paper, run, summarise
-from dpinfer.studies.bernstein2020_case.grid import case_batches, case_chain_specs
+from dpinfer.studies.bernstein2020_case.grid import (
+    case_batches,
+    case_chain_specs,
+    case_converged_specs,
+)
 from dpinfer.studies.bernstein2020_case.tracts import (
     keep_mask,
     synthetic_state,
@@ -349,9 +353,44 @@ def test_steps_run_end_to_end_on_a_tiny_state(tmp_path):
     s = load_npz(p["summary"])
     assert s["point"].shape == (2, 3, s["tracts"].size) and np.isfinite(s["point"]).all()
     assert "nan" not in (tmp_path / "csv").read_text().lower()
+    # the converged companion: one kept tract in 2 at epsilon 1, 2 chains of the same kernel
+    converged = dict(
+        enabled=True,
+        every=2,
+        chains=2,
+        burnin=100,
+        keep=400,
+        health={"max_rhat": 1.01, "min_ess": 400, "min_passing": 0.95},
+    )
+    small["converged"] = converged
+    comp_batch, comp = str(tmp_path / "c0.npz"), str(tmp_path / "comp.npz")
+    run.run_batch(
+        ns(state=p["state"], reference=p["reference"]),
+        ns(batch=comp_batch),
+        seed=1,
+        epsilon=1.0,
+        tracts=[0, 30],
+        chains=case_converged_specs(small),
+        every=2,
+        **common,
+    )
+    summarise.converged_summary(
+        ns(summary=p["summary"], batches=[comp_batch]),
+        ns(summary=comp, csv=str(tmp_path / "comp.csv"), md=str(tmp_path / "comp.md")),
+        headline_epsilon=4.0,
+        health={"max_rhat": 1.01, "min_ess": 100},
+        converged=converged,
+    )
+    c = load_npz(comp)
+    assert np.array_equal(c["tracts"], s["tracts"][::2])
+    # Naive and OI draw from the original streams; the headline epsilon keeps the original chains
+    np.testing.assert_array_equal(c["point"][0, 0], s["point"][0, 0, ::2])
+    np.testing.assert_array_equal(c["oi"], s["oi"][:, ::2])
+    np.testing.assert_array_equal(c["point"][1], s["point"][1, :, ::2])
+    assert not np.array_equal(c["point"][0, 2], s["point"][0, 2, ::2])
     claims_path = tmp_path / "claims.csv"
     paper.claims(
-        ns(summary=p["summary"], runtime=out["runtime_csv"]),
+        ns(summary=p["summary"], runtime=out["runtime_csv"], converged=comp),
         ns(claims=str(claims_path)),
         headline_epsilon=4.0,
         gibbs=small["gibbs"],
@@ -366,9 +405,15 @@ def test_steps_run_end_to_end_on_a_tiny_state(tmp_path):
         levels=[0.5, 0.9],
         data_window=0.1,
         oi_grid=21,
+        converged=converged,
     )
     text = claims_path.read_text()
     assert "fig5_16" in text and "fig5_13" in text and "nan" not in text.lower()
+    rows = read_claims(claims_path)
+    second = [r for r in rows if r.converged is not None]
+    assert second and all(_reads_other_epsilons(r) for r in second)
+    subset = f"({c['tracts'].size} of {s['tracts'].size}; converged.every)"
+    assert all(r.converged.holds is not None and subset in r.converged.note for r in second)
 
 
 # ----------------------------------------------------------------------------- settings (issue 29)
@@ -392,6 +437,7 @@ CLAIM_KEYS = (
     "data_prior",
     "data_window",
     "oi_grid",
+    "converged",
 )
 
 
@@ -456,6 +502,65 @@ def _case_claims(tmp_path, cfg: dict):
         **{k: cfg[k] for k in CLAIM_KEYS},
     )
     return read_claims(out)
+
+
+def _stream(stage: str) -> np.random.Generator:
+    return np.random.default_rng([7, zlib.crc32(stage.encode())])
+
+
+def test_the_companions_first_chain_extends_the_original_chain():
+    """Issue 33: at an epsilon other than the headline one the companion's chain 0 runs on the
+    original chain's stream with its burn-in, so its first kept draws are the original's."""
+    case = _case_config()
+    rng, x, y = simulated_data()
+    release = release_statistics(rng, x, y, 1.0, (0.0, 1.0))
+    nig, niw = NIGPrior.from_config(case["prior"]), NIWPrior.from_config(case["data_prior"])
+    small = dict(case, grid_gibbs=dict(case["grid_gibbs"], burnin=200, keep=300))
+    small["converged"] = dict(case["converged"], burnin=200, keep=700)
+    for old, new in zip(case_chain_specs(small, 1.0), case_converged_specs(small)):
+        if not old["method"].startswith("gibbs_ss"):
+            assert old == new
+            continue
+        a = nig_methods.pooled_chain(old, release, nig, niw, _stream)
+        b = nig_methods.pooled_chain(new, release, nig, niw, _stream)
+        assert a.draws.shape[0] == 300 and b.draws.shape[0] == 700 * new["chains"]
+        np.testing.assert_array_equal(b.draws[:300], a.draws)
+        assert new["options"] == old["options"]  # the same kernel
+
+
+def test_a_companion_equal_to_the_original_chains_repeats_every_verdict(tmp_path):
+    """Issue 33: the second verdict is the same computation on the companion's summary. Given
+    the original chains as their own companion (every tract), every row that reads the chains at
+    the epsilons other than the headline one gets its first verdict again, judged (the companion
+    replaces the shorter chain lengths, the only mismatch there); no other row gets one."""
+    from dpinfer.studies.scorecard import converged_verdict
+
+    cfg = dict(_case_config(), converged=dict(_case_config()["converged"], every=1))
+    claims_path = tmp_path / "claims.csv"
+    summary = tmp_path / "summary.npz"
+    _fake_summary(summary, cfg)
+    runtime = tmp_path / "runtime.csv"
+    runtime.write_text(
+        "epsilon,method,cpu_seconds,seconds_per_tract,iterations_per_second\n"
+        "4,Gibbs-SS-Update,1.0,0.1,5000\n",
+        encoding="utf-8",
+    )
+    paper.claims(
+        SimpleNamespace(summary=str(summary), runtime=str(runtime), converged=str(summary)),
+        SimpleNamespace(claims=str(claims_path)),
+        **{k: cfg[k] for k in CLAIM_KEYS},
+    )
+    rows = read_claims(claims_path)
+    second = [r for r in rows if r.converged is not None]
+    assert len(second) >= 10
+    assert {r.target for r in second} == {"fig5_11", "fig5_13", "fig5_14", "fig5_15"}
+    for r in rows:
+        if r.converged is None:
+            assert not _reads_other_epsilons(r) or "keeps 20000 draws" in r.statement
+            continue
+        assert verdict(r, set()) == "not comparable"
+        assert (r.converged.ours, r.converged.holds) == (r.ours, r.holds), r.statement
+        assert converged_verdict(r) == ("holds" if r.holds else "differs")
 
 
 def test_paper_scale_constants_are_the_paper_scale_config():

@@ -18,6 +18,7 @@ from dpinfer.studies.scorecard import (
     privacy_budget,
     read_claims,
     setting,
+    subset_setting,
     write_claims,
 )
 
@@ -46,6 +47,18 @@ def _claim(holds=False, **kw) -> Claim:
             (setting("credible level", 0.9, 0.8),),
             "not comparable",
         ),
+        # the row's chains were shorter than the document's and the companion replaces them
+        (
+            Converged("companion", "0.89", "0.01", True, replaces=("burn-in",)),
+            (setting("burn-in", 5000, 1000, at_least=True),),
+            "holds",
+        ),
+        # ... but not a setting it does not replace
+        (
+            Converged("companion", "0.89", "0.01", True, replaces=("burn-in",)),
+            (setting("burn-in", 5000, 1000, at_least=True), setting("credible level", 0.9, 0.8)),
+            "not comparable",
+        ),
     ],
 )
 def test_the_second_verdict(converged, settings, expect):
@@ -62,6 +75,7 @@ def test_claims_round_trip_with_and_without_the_column(tmp_path):
         _claim(),
         _claim(converged=Converged("privacy_budget", note="fixed by the budget")),
         _claim(converged=Converged("companion", "0.89", "0.02", True, (SUBSET,), "first 80")),
+        _claim(converged=Converged("companion", "0.9", "0.01", True, replaces=("burn-in",))),
     ]
     path = tmp_path / "claims.csv"
     write_claims(path, claims)
@@ -74,7 +88,7 @@ def test_claims_round_trip_with_and_without_the_column(tmp_path):
         w = csv.DictWriter(fh, [k for k in rows[0] if k != "converged"], extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
-    assert [c.converged for c in read_claims(old)] == [None, None, None]
+    assert [c.converged for c in read_claims(old)] == [None] * len(claims)
 
 
 def _scorecard(tmp_path, study: str, claims) -> SimpleNamespace:
@@ -160,3 +174,21 @@ def test_no_changed_conclusion_says_so(tmp_path):
     claims = [_claim(holds=True, converged=Converged("companion", "0.9", "", True))]
     out = _scorecard(tmp_path, "s", claims)
     assert "None: every one of the 1 rows judged with converged chains keeps" in out.md.read_text()
+
+
+def test_a_subset_judges_only_rows_whose_verdict_it_keeps():
+    """A companion on a subset of replicates judges a row only where the original chains give
+    the same verdict on the subset as on the whole run; otherwise the subset lacks the power for
+    that verdict and the companion's reads "not comparable", naming both verdicts."""
+    whole, kept, lost = _claim(holds=True), _claim(holds=True), _claim(holds=False)
+    on = subset_setting(whole, kept, "the first 80 replicates")
+    assert on.same
+    row = _claim(holds=True, converged=Converged("companion", "0.7", "0.01", False, (on,)))
+    assert converged_verdict(row) == "differs"
+    off = subset_setting(whole, lost, "the first 80 replicates")
+    row = _claim(holds=True, converged=Converged("companion", "0.7", "0.01", False, (off,)))
+    assert converged_verdict(row) == "not comparable"
+    assert off.describe() == (
+        "the original chains' verdict on the first 80 replicates differs here, holds on the "
+        "whole run"
+    )

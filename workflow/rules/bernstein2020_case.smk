@@ -8,7 +8,7 @@
 # so editing a figure setting reruns no sampler and editing grid_gibbs reruns only the
 # off-headline batches.
 
-from dpinfer.studies.bernstein2020_case.grid import case_batches, case_chain_specs
+from dpinfer.studies.bernstein2020_case.grid import case_batches, case_chain_specs, case_converged_specs
 
 validate_section(["bernstein2020", "case_study"], "bernstein2020_case")
 CASE = section("bernstein2020", "case_study")
@@ -36,6 +36,14 @@ CASE_BATCH_FILES = [
 ]
 case_chains = lambda wildcards: CASE_CHAINS[wildcards.eps]
 case_tract_range = lambda wildcards: CASE_BATCHES[int(wildcards.batch)]
+# The converged companion (issue 33): every `converged.every`-th kept tract at the epsilons other
+# than the headline one again, with more and longer Gibbs-SS chains on the same release.
+CASE_CONVERGED = CASE["converged"]
+CASE_CONVERGED_FILES = [
+    f"{CASE_DIR}/converged/runs/eps{fmt_eps(e)}/batch{b}.npz"
+    for e in CASE["epsilons"] if e != CASE["headline_epsilon"]
+    for b in range(len(CASE_BATCHES))
+]
 
 
 rule bernstein2020_case_run_state:
@@ -103,6 +111,49 @@ rule bernstein2020_case_run_batch:
         pir=CASE["pir"],
         levels=CASE["levels"],
         window=CASE["data_window"],
+    script:
+        STEP_SCRIPT
+
+
+use rule bernstein2020_case_run_batch as bernstein2020_case_run_converged with:
+    output:
+        batch=f"{CASE_DIR}/converged/runs/eps{{eps}}/batch{{batch}}.npz",
+    log:
+        f"{CASE_LOGS}/converged/eps{{eps}}_batch{{batch}}.log",
+    resources:
+        runtime=30,
+    params:
+        step=step("bernstein2020_case.run:run_batch"),
+        seed=config["seed"],
+        epsilon=wildcard_float("eps"),
+        tracts=case_tract_range,
+        chains=case_converged_specs(CASE),
+        prior=CASE["prior"],
+        data_prior=CASE["data_prior"],
+        bounds=[0.0, 1.0],
+        pir=CASE["pir"],
+        levels=CASE["levels"],
+        window=CASE["data_window"],
+        every=CASE_CONVERGED["every"],
+
+
+rule bernstein2020_case_summarise_converged:
+    input:
+        summary=f"{CASE_DIR}/summary.npz",
+        batches=CASE_CONVERGED_FILES,
+    output:
+        summary=f"{CASE_DIR}/converged/summary.npz",
+        csv=f"{CASE_DIR}/converged/diagnostics.csv",
+        md=f"{CASE_DIR}/converged/diagnostics.md",
+    log:
+        f"{CASE_LOGS}/converged/summary.log",
+    resources:
+        runtime=5,
+    params:
+        step=step("bernstein2020_case.summarise:converged_summary"),
+        headline_epsilon=CASE["headline_epsilon"],
+        health=CASE["health"],
+        converged=CASE_CONVERGED,
     script:
         STEP_SCRIPT
 
@@ -256,6 +307,11 @@ use rule bernstein2020_fig5_10 as bernstein2020_fig5_16 with:
 
 rule bernstein2020_case_claims:
     input:
+        unpack(
+            lambda wc: {"converged": rules.bernstein2020_case_summarise_converged.output.summary}
+            if CASE_CONVERGED["enabled"]
+            else {}
+        ),
         summary=rules.bernstein2020_case_summarise.output.summary,
         runtime=rules.bernstein2020_case_summarise.output.runtime_csv,
     output:
@@ -280,6 +336,7 @@ rule bernstein2020_case_claims:
         data_prior=CASE["data_prior"],
         data_window=CASE["data_window"],
         oi_grid=CASE["oi_grid"],
+        converged=CASE_CONVERGED,
     script:
         STEP_SCRIPT
 

@@ -46,6 +46,7 @@ __all__ = [
     "Converged",
     "converged_verdict",
     "privacy_budget",
+    "subset_setting",
     "CONVERGED_VERDICTS",
     "changed_conclusions",
 ]
@@ -139,6 +140,24 @@ def setting_in(name: str, grid, ours, *, source: str = "in the paper") -> Settin
     )
 
 
+def subset_setting(whole: Claim, on_subset: Claim, subset: str) -> Setting:
+    """Whether a companion run on ``subset`` (of the replicates or tracts) can judge ``whole``'s
+    row: the original chains' verdict on the subset (``on_subset``) must be their verdict on the
+    whole run. Otherwise the subset lacks the power (or the luck) for this verdict, and the
+    companion's reads "not comparable" rather than blaming, or crediting, the chains."""
+
+    def word(holds):
+        return "not run" if holds is None else ("holds" if holds else "differs")
+
+    return Setting(
+        f"the original chains' verdict on {subset}",
+        word(whole.holds),
+        word(on_subset.holds),
+        on_subset.holds == whole.holds,
+        "on the whole run",
+    )
+
+
 @dataclass(frozen=True)
 class Converged:
     """The second verdict of a claim computed from chains the diagnostics flag (issue 33).
@@ -151,6 +170,9 @@ class Converged:
       the companion was not run);
     - ``settings``: where the companion differs from the document's setting beyond chain
       lengths (a replicate subset, say) a mismatch makes it "not comparable";
+    - ``replaces``: names of the row's settings that the companion's chains replace (the
+      original chains' lengths, where those were shorter than the document's): their mismatches
+      do not make the companion "not comparable";
     - ``note``: what the reader needs beside the number (the subset, the original chains' verdict
       on it).
     """
@@ -161,6 +183,7 @@ class Converged:
     holds: bool | None = None
     settings: tuple[Setting, ...] = field(default=())
     note: str = ""
+    replaces: tuple[str, ...] = field(default=())
 
     def __post_init__(self):
         if self.kind not in ("companion", "privacy_budget"):
@@ -221,7 +244,13 @@ def _converged_of(text: str | None) -> Converged | None:
     if not text:
         return None
     d = json.loads(text)
-    return Converged(**dict(d, settings=tuple(Setting(*s) for s in d["settings"])))
+    return Converged(
+        **dict(
+            d,
+            settings=tuple(Setting(*s) for s in d["settings"]),
+            replaces=tuple(d.get("replaces", ())),
+        )
+    )
 
 
 def write_claims(path, claims: list[Claim]) -> None:
@@ -300,7 +329,8 @@ def verdict(claim: Claim, anchors: set[str]) -> str:
 def converged_verdict(claim: Claim) -> str:
     """The second verdict: "" when the claim does not rest on flagged chains; otherwise how the
     claim fares with converged chains (one of :data:`CONVERGED_VERDICTS`). A companion of a row
-    that is itself not comparable is not comparable either."""
+    that is itself not comparable is not comparable either, unless only the chain settings the
+    companion replaces (``Converged.replaces``) make it so."""
     c = claim.converged
     if c is None:
         return ""
@@ -308,7 +338,8 @@ def converged_verdict(claim: Claim) -> str:
         return BUDGET_FIXED
     if c.holds is None:
         return "not run"
-    if mismatches(claim) or [s for s in c.settings if not s.same]:
+    kept = [s for s in mismatches(claim) if s.name not in c.replaces]
+    if kept or [s for s in c.settings if not s.same]:
         return "not comparable"
     return "holds" if c.holds else "differs"
 

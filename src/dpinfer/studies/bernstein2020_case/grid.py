@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..nig_specs import nig_chain_spec
 
-__all__ = ["case_batches", "case_chain_specs"]
+__all__ = ["case_batches", "case_chain_specs", "case_converged_specs"]
 
 
 def case_batches(count: int, per_job: int) -> list[list[int]]:
@@ -25,4 +25,15 @@ def case_chain_specs(case: dict, epsilon: float) -> list[dict]:
         section = case
     else:
         section = dict(case, gibbs=dict(case["gibbs"], **case["grid_gibbs"]))
+    return [nig_chain_spec(m, section) for m in case["methods"]]
+
+
+def case_converged_specs(case: dict) -> list[dict]:
+    """The chain specs of the converged companion (``converged``, issue 33) at the epsilons other
+    than the headline one: ``grid_gibbs``'s sampler with the companion's chains, burn-in and
+    kept draws per chain; Naive as in the batch jobs (the same draws, for the claims that
+    compare with it)."""
+    c = case["converged"]
+    lengths = {k: c[k] for k in ("chains", "burnin", "keep")}
+    section = dict(case, gibbs={**case["gibbs"], **case["grid_gibbs"], **lengths})
     return [nig_chain_spec(m, section) for m in case["methods"]]

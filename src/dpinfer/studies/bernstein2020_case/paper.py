@@ -22,15 +22,24 @@ from __future__ import annotations
 
 import csv
 import math
+from dataclasses import replace
 
 import numpy as np
 
+from ...diagnostics import passing_share
 from ...grid import fmt_eps
 from ...io import load_npz
 from ..nig_methods import LABELS
-from ..scorecard import Claim, write_claims
+from ..scorecard import Claim, Converged, subset_setting, write_claims
 from .settings import PAPER_STATE, CaseSettings
-from .summarise import abs_errors, coverage_of_reference, decile_confusion, flagged, mae
+from .summarise import (
+    abs_errors,
+    coverage_of_reference,
+    decile_confusion,
+    flagged,
+    mae,
+    tract_subset,
+)
 
 __all__ = ["COVERAGE_TOLERANCE", "AUTHOR_UPDATE_ITERATIONS_PER_SECOND", "claims", "size_slope"]
 
@@ -434,6 +443,70 @@ def _convergence_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
     return out
 
 
+def _chain_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
+    """Every claim computed from the private methods' draws (Figs 5.11 to 5.16, diagnostics)."""
+    return (
+        _interval_claims(s, at, headline)
+        + _coverage_claims(s, at, headline)
+        + _mae_claims(s, at, headline)
+        + _size_claims(s, at, headline)
+        + _decile_claims(s, at, headline)
+        + _convergence_claims(s, at, headline, health)
+    )
+
+
+# a row reads the chains at the epsilons other than the headline one when it names their lengths
+_GRID_CHAINS = "at the other epsilons"
+
+
+def _reads_grid_chains(claim: Claim) -> bool:
+    return any(
+        x.name.startswith("Gibbs-SS") and x.name.endswith(_GRID_CHAINS) for x in claim.settings
+    )
+
+
+def _second_verdicts(rows, s, comp, at: CaseSettings, headline, health, converged) -> list[Claim]:
+    """``rows`` (:func:`_chain_claims` of the whole run) with the companion's verdict on every row
+    that reads the Gibbs-SS chains at the epsilons other than the headline one; its note names
+    the tract subset and what the original chains give on it. The companion's chains replace the
+    original chains' lengths at those epsilons, so those settings do not make it "not
+    comparable" (:attr:`~dpinfer.studies.scorecard.Converged.replaces`); the subset does where
+    the original chains' verdict on it is not their verdict on every tract
+    (:func:`~dpinfer.studies.scorecard.subset_setting`)."""
+    limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
+    pos = {int(t): j for j, t in enumerate(s["tracts"])}
+    first = tract_subset(s, [pos[int(t)] for t in comp["tracts"]])
+    twins = _chain_claims(comp, at, headline, limits)
+    same = _chain_claims(first, at, headline, health)
+    grid = [e for e in range(comp["eps"].size) if not np.isclose(comp["eps"][e], headline)]
+    gibbs = [i for i, m in enumerate(str(v) for v in comp["methods"]) if m.startswith("gibbs_ss")]
+    worst = min(
+        passing_share(comp["rhat"][e, i].max(axis=1), comp["ess"][e, i].min(axis=1), limits)
+        for e in grid
+        for i in gibbs
+    )
+    subset = (
+        f"{converged['chains']} chains of {converged['burnin']} + {converged['keep']} draws on "
+        f"one kept tract in every {converged['every']} ({comp['tracts'].size} of "
+        f"{s['tracts'].size}; converged.every); tracts passing R-hat <= {limits['max_rhat']} and "
+        f"bulk ESS >= {limits['min_ess']:g}: {worst:.3f} in the worst (epsilon, method) (target "
+        f"{converged['health']['min_passing']})"
+    )
+    out = []
+    for c, t, o in zip(rows, twins, same, strict=True):
+        if not _reads_grid_chains(c):
+            out.append(c)
+            continue
+        replaces = tuple(x.name for x in c.settings if x.name.endswith(_GRID_CHAINS))
+        note = f"{subset}; the original chains on the same tracts: {o.ours}"
+        on = subset_setting(c, o, f"one kept tract in {converged['every']}")
+        second = Converged(
+            "companion", t.ours, t.mc_error, t.holds, (on,), note=note, replaces=replaces
+        )
+        out.append(replace(c, converged=second))
+    return out
+
+
 def _runtime_claims(path) -> list[Claim]:
     with open(path, encoding="utf-8") as fh:
         rows = [r for r in csv.DictReader(fh) if r["method"] == "Gibbs-SS-Update"]
@@ -469,11 +542,14 @@ def claims(
     data_prior: dict,
     data_window: float,
     oi_grid: int,
+    converged: dict,
 ) -> None:
     """Rule step: every checkable statement of Sec. 5.4 -> the study unit's claims CSV. The
     keywords are the config keys of ``bernstein2020.case_study`` the claims depend on: each row
     records, beside the thesis's, the settings its statement refers to
-    (:class:`.settings.CaseSettings`)."""
+    (:class:`.settings.CaseSettings`). Rows on the chains at the epsilons other than the
+    headline one get a second verdict from the converged companion (``input.converged``, when
+    ``converged.enabled``)."""
     s = load_npz(input.summary)
     at = CaseSettings(
         tracts=tracts,
@@ -490,15 +566,20 @@ def claims(
         oi_grid=oi_grid,
         health=health,
     )
+    chain = _chain_claims(s, at, headline_epsilon, health)
+    if getattr(input, "converged", None):
+        comp = load_npz(input.converged)
+        chain = _second_verdicts(chain, s, comp, at, headline_epsilon, health, converged)
+    else:
+        off = Converged(
+            "companion",
+            note="the converged companion is switched off (case_study.converged.enabled)",
+        )
+        chain = [replace(c, converged=off) if _reads_grid_chains(c) else c for c in chain]
     rows = (
         _state_claims(s, at)
         + _settings_claims(s, at, headline_epsilon, gibbs, grid_gibbs, conjugate_draws)
-        + _interval_claims(s, at, headline_epsilon)
-        + _coverage_claims(s, at, headline_epsilon)
-        + _mae_claims(s, at, headline_epsilon)
-        + _size_claims(s, at, headline_epsilon)
-        + _decile_claims(s, at, headline_epsilon)
-        + _convergence_claims(s, at, headline_epsilon, health)
+        + chain
         + _runtime_claims(input.runtime)
     )
     write_claims(output.claims, rows)

@@ -73,9 +73,10 @@ def data_share(lo, hi, x, y, x0: float, window: float) -> np.ndarray:
     return np.array([np.mean((yy >= a) & (yy <= b)) for a, b in zip(lo, hi)])
 
 
-def _kept_tracts(st: dict, tracts) -> np.ndarray:
-    """Indices of the kept tracts in ``tracts = [start, stop)`` (all kept tracts if None)."""
-    idx = np.flatnonzero(st["keep"])
+def _kept_tracts(st: dict, tracts, every: int = 1) -> np.ndarray:
+    """Indices of the kept tracts in ``tracts = [start, stop)`` (all kept tracts if None); with
+    ``every`` = k only every k-th kept tract of the state, counted from the first."""
+    idx = np.flatnonzero(st["keep"])[:: int(every)]
     if tracts is None:
         return idx
     return idx[(idx >= tracts[0]) & (idx < tracts[1])]
@@ -152,16 +153,18 @@ def run_batch(
     pir: float,
     levels,
     window: float,
+    every: int = 1,
 ) -> None:
     """Rule step: the private methods of ``chains`` (one chain spec each) and the OI release at
-    ``epsilon`` on the kept tracts of ``tracts = [start, stop)``; per (method, tract) the
+    ``epsilon`` on the kept tracts of ``tracts = [start, stop)`` (with ``every`` = k, every k-th
+    kept tract of the state: the converged companion's subset); per (method, tract) the
     predictive point estimate and intervals at pir = x0, the data share of the intervals, R-hat
     and bulk ESS per parameter, and CPU seconds."""
     st = load_npz(input.state)
     ref = load_npz(input.reference)
     chi = float(ref["chi"])
     nig, niw = NIGPrior.from_config(prior), NIWPrior.from_config(data_prior)
-    kept = _kept_tracts(st, tracts)
+    kept = _kept_tracts(st, tracts, every)
     methods = [spec["method"] for spec in chains]
     M, T, L = len(methods), kept.size, len(levels)
     point, cpu = np.empty((M, T)), np.empty((M, T))

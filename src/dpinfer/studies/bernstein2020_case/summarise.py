@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ...diagnostics import unconverged
+from ...diagnostics import passing_share, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from ...plotting.methods import method_label
@@ -37,7 +37,28 @@ __all__ = [
     "coverage_of_reference",
     "flagged",
     "decile_confusion",
+    "tract_subset",
+    "converged_summary",
 ]
+
+# the axis of the kept tracts in each per-tract array of the summary
+TRACT_AXIS = {
+    "tracts": 0,
+    "sizes": 0,
+    "np_point": 0,
+    "np_lo": 0,
+    "np_hi": 0,
+    "np_share": 0,
+    "ols": 0,
+    "sensitivity": 0,
+    "oi": 1,
+    "point": 2,
+    "lo": 2,
+    "hi": 2,
+    "share": 2,
+    "rhat": 2,
+    "ess": 2,
+}
 
 
 def abs_errors(summary: dict, e: int, m) -> np.ndarray:
@@ -249,3 +270,82 @@ def decile_confusion(reference: np.ndarray, estimate: np.ndarray) -> np.ndarray:
     out = np.zeros((10, 10), dtype=np.int64)
     np.add.at(out, (decile(reference), decile(estimate)), 1)
     return out
+
+
+def tract_subset(summary: dict, cols) -> dict:
+    """The summary restricted to the kept tracts at positions ``cols`` (every per-tract array)."""
+    cols = np.asarray(cols, dtype=np.int64)
+    return {
+        k: np.take(v, cols, axis=TRACT_AXIS[k]) if k in TRACT_AXIS else v
+        for k, v in summary.items()
+    }
+
+
+def converged_summary(input, output, *, headline_epsilon: float, health: dict, converged: dict):
+    """Rule step: the converged companion's batches (issue 33) -> ``converged/summary.npz``, the
+    summary of :func:`summarise` on the companion's tract subset with every method's results at
+    the epsilons other than the headline one replaced by the companion's (the headline epsilon's
+    are the original chains', which pass the diagnostics), and a table of the tracts whose
+    chains pass ``converged.health`` beside the original chains' share on the same tracts."""
+    s = load_npz(input.summary)
+    batches = [load_npz(p) for p in input.batches]
+    subset = np.unique(np.concatenate([b["tracts"] for b in batches]))
+    pos = {int(t): j for j, t in enumerate(s["tracts"])}
+    first = tract_subset(s, [pos[int(t)] for t in subset])
+    comp = {k: np.array(v, copy=True) for k, v in first.items()}
+    where = {int(t): j for j, t in enumerate(subset)}
+    eps_index = {float(e): i for i, e in enumerate(s["eps"])}
+    done = np.zeros((s["eps"].size, subset.size), dtype=bool)
+    for b in batches:
+        e = eps_index[float(b["eps"])]
+        if [str(m) for m in b["methods"]] != [str(m) for m in s["methods"]]:
+            raise ValueError("the companion's methods differ from the summary's")
+        cols = np.array([where[int(t)] for t in b["tracts"]], dtype=np.int64)
+        for k in ("point", "lo", "hi", "share", "rhat", "ess"):
+            comp[k][e][:, cols] = b[k]
+        comp["oi"][e][cols] = b["oi"]
+        done[e, cols] = True
+    grid = [e for e in range(s["eps"].size) if not np.isclose(s["eps"][e], headline_epsilon)]
+    if not done[grid].all() or done[[e for e in range(s["eps"].size) if e not in grid]].any():
+        raise ValueError(
+            "the companion's batches must cover every subset tract at every epsilon "
+            "other than the headline one, and no other"
+        )
+    save_npz(output.summary, **comp)
+    h = converged["health"]
+
+    def passing(d: dict, e: int, m: int, limits: dict) -> float:
+        return passing_share(d["rhat"][e, m].max(axis=1), d["ess"][e, m].min(axis=1), limits)
+
+    rows = []
+    for e in grid:
+        for m, name in enumerate(str(v) for v in s["methods"]):
+            if not name.startswith("gibbs_ss"):
+                continue
+            rows.append(
+                {
+                    "epsilon": fmt_eps(s["eps"][e]),
+                    "method": method_label(name),
+                    "tracts": int(subset.size),
+                    "passing": passing(comp, e, m, h),
+                    "rhat_max": float(comp["rhat"][e, m].max()),
+                    "ess_min": float(comp["ess"][e, m].min()),
+                    "original_passing": passing(first, e, m, health),
+                }
+            )
+    write_table(
+        output.csv,
+        output.md,
+        rows,
+        list(rows[0]),
+        digits=4,
+        title="Case study: converged companion of the Gibbs-SS chains (intermediate)",
+        notes=(
+            f"One kept tract in every {converged['every']} again at the epsilons other than "
+            f"{fmt_eps(headline_epsilon)}, with {converged['chains']} chains of "
+            f"{converged['burnin']} + {converged['keep']} draws (same release). passing: share "
+            f"with R-hat <= {h['max_rhat']} and bulk ESS >= {h['min_ess']:g} over the chains "
+            f"(target {h['min_passing']}); original_passing: the original single chains on the "
+            f"same tracts, R-hat <= {health['max_rhat']} and bulk ESS >= {health['min_ess']:g}."
+        ),
+    )

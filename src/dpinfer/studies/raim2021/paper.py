@@ -26,7 +26,7 @@ import numpy as np
 from ...diagnostics import mc_standard_error, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz, read_json
-from ..scorecard import Claim, Converged, setting_in, write_claims
+from ..scorecard import Claim, Converged, setting_in, subset_setting, write_claims
 from .grid import parse_raim_setting, raim_setting
 from .settings import (
     IN_SLIDES,
@@ -565,7 +565,9 @@ def _alg2_claims(mse, health: dict, at: dict) -> list[Claim]:
 
 def _second_verdicts(rows, mse, companion, converged: dict, at: dict) -> list[Claim]:
     """``rows`` (:func:`_alg2_claims` of the whole run) with the companion's verdicts; the note
-    names the subset and what the slides-length chains say on it."""
+    names the subset and what the slides-length chains give on it. Where their verdict on the
+    subset is not their verdict on the whole run, the subset cannot judge the row: "not
+    comparable" (:func:`~dpinfer.studies.scorecard.subset_setting`)."""
     limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
     twins = _alg2_claims(_subset(mse, companion, companion), limits, at)
     same = _alg2_claims(_subset(mse, companion, mse), limits, at)
@@ -575,12 +577,11 @@ def _second_verdicts(rows, mse, companion, converged: dict, at: dict) -> list[Cl
         f"the first {S} replicates of every setting (converged.replicates)"
     )
     out = []
-    for c, t, o in zip(rows, twins, same):
-        old = "not run" if o.holds is None else ("holds" if o.holds else "differs")
-        note = f"{subset}; the slides-length chains on the same replicates: {old}"
-        out.append(
-            replace(c, converged=Converged("companion", t.ours, t.mc_error, t.holds, note=note))
-        )
+    for c, t, o in zip(rows, twins, same, strict=True):
+        note = f"{subset}; the slides-length chains on the same replicates: {o.ours}"
+        on = subset_setting(c, o, f"the first {S} replicates")
+        second = Converged("companion", t.ours, t.mc_error, t.holds, (on,), note=note)
+        out.append(replace(c, converged=second))
     return out
 
 
