@@ -144,6 +144,7 @@ def test_a_chunk_is_deterministic_and_only_its_first_trials_get_the_reference(tm
             credible_level=0.9,
             mmd_draws=50,
             settings=_settings(),
+            health={"max_rhat": 1.01, "min_ess": 400},
         )
         return load_npz(path)
 
@@ -347,3 +348,46 @@ def test_a_setting_other_than_the_paper_scales_is_never_judged(tmp_path, edit, e
     ]
     assert {c.target for c in rows} == targets
     assert all(verdict(c, set()) == "not comparable" for c in rows)
+
+
+def test_the_reference_spec_carries_its_noncentred_moves_and_other_chains_keep_the_default():
+    """Issue 33: the comparison study's reference runs MCMC-Ind with the config's
+    ``noncentred_moves`` per sweep; a chain spec without the key leaves the sampler's default."""
+    import yaml
+
+    from dpinfer.studies.nig_specs import nig_chain_spec
+
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["comparison"]["regression"]
+    ref = nig_chain_spec("mcmc_ind", {"mcmc_ind": cfg["reference"]})
+    assert ref["options"] == {"noncentred_moves": 50}
+    assert nig_chain_spec("mcmc_ind", cfg, 1000)["options"] == {}
+
+
+def test_the_reference_grows_until_it_passes_the_health_check():
+    """Issue 33: a regression reference that fails the health check keeps each length of
+    ``longer`` in turn, extending the same chains (same streams); one that passes stops."""
+    import yaml
+
+    from dpinfer.models.linreg_nig import (
+        NIGPrior,
+        NIWPrior,
+        release_statistics,
+        simulate_dataset,
+    )
+    from dpinfer.studies.comparison.problems import regression_reference
+
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["comparison"]["regression"]
+    nig, niw = NIGPrior.from_config(cfg["prior"]), NIWPrior.from_config(cfg["data_prior"])
+    rng = np.random.default_rng(3)
+    sim = simulate_dataset(rng, 10, nig, niw)
+    release = release_statistics(rng, sim["x"], sim["y"], 1.0, (-1.0, 1.0), clamp=True)
+    spec = {"burnin": 50, "keep": 60, "chains": 2, "noncentred_moves": 5, "longer": [90, 150]}
+
+    def stream(stage):
+        return np.random.default_rng([11, sum(map(ord, stage))])
+
+    easy = regression_reference(release, nig, niw, spec, stream, {"max_rhat": 9.0, "min_ess": 1})
+    hard = regression_reference(release, nig, niw, spec, stream, {"max_rhat": 1.0, "min_ess": 1e9})
+    assert easy.draws.shape == (2 * 60, 3) and hard.draws.shape == (2 * 150, 3)
+    # chain 0's first 60 kept draws are the short try's: the longer try extends it
+    np.testing.assert_array_equal(hard.draws[:60], easy.draws[:60])

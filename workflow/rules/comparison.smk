@@ -24,6 +24,10 @@ if "regression" in CMP["problems"]:
     _lo, _hi = CMP["regression"]["bounds"]
     if not _lo < _hi:
         config_error("comparison.regression.bounds", "must be [lower, upper] with lower < upper")
+    _ref = CMP["regression"]["reference"]
+    _tries = [_ref["keep"], *_ref.get("longer", [])]
+    if any(b <= a for a, b in zip(_tries, _tries[1:])):
+        config_error("comparison.regression.reference.longer", f"must rise above reference.keep ({_ref['keep']}): {_tries[1:]}")
 
 register_targets(
     "comparison",
@@ -73,6 +77,7 @@ rule comparison_run_chunk:
         credible_level=CMP["credible_level"],
         mmd_draws=CMP["mmd_draws"],
         settings=lookup(dpath="{problem}", within=CMP),
+        health=CMP["health"],  # the regression reference grows until it passes it
     script:
         STEP_SCRIPT
 

@@ -14,10 +14,11 @@ __all__ = ["nig_chain_spec"]
 def nig_chain_spec(method: str, section: dict, n: int = 0) -> dict:
     """The chain spec of one method of the NIG regression model (the method table,
     :mod:`dpinfer.studies.nig_methods`) from a config section with ``conjugate_draws``,
-    ``gibbs`` and (for MCMC-Ind) ``mcmc_ind``: conjugate methods draw independently (no burn-in,
-    one "chain"); Gibbs-SS burns in and keeps longer from ``gibbs.large_n`` on when that key is
-    set; options reach the sampler as keywords; ``gibbs.diagnostic_draws`` (when set) caps the
-    draws per chain that R-hat and ESS read (:func:`dpinfer.studies.nig_methods.run_chain`)."""
+    ``gibbs`` and (for MCMC-Ind) ``mcmc_ind``, optionally with its ``noncentred_moves`` per
+    sweep: conjugate methods draw independently (no burn-in, one "chain"); Gibbs-SS burns in and
+    keeps longer from ``gibbs.large_n`` on when that key is set; options reach the sampler as
+    keywords; ``gibbs.diagnostic_draws`` (when set) caps the draws per chain that R-hat and ESS
+    read (:func:`dpinfer.studies.nig_methods.run_chain`)."""
     if method in ("non_private", "naive"):
         return {
             "method": method,
@@ -33,7 +34,10 @@ def nig_chain_spec(method: str, section: dict, n: int = 0) -> dict:
             "burnin": m["burnin"],
             "keep": m["keep"],
             "chains": m["chains"],
-            "options": {},
+            # without the key the sampler's default number of non-centred moves per sweep
+            "options": {"noncentred_moves": m["noncentred_moves"]}
+            if "noncentred_moves" in m
+            else {},
         }
     g = section["gibbs"]
     large = "large_n" in g and n >= g["large_n"]

@@ -78,7 +78,13 @@ PAPER_SCALE = {
             "noisy_moments": "released",
         },
         "mcmc_ind": {"burnin": 500, "keep": 1000, "chains": 4},
-        "reference": {"burnin": 1000, "keep": 10000, "chains": 4},
+        "reference": {
+            "burnin": 1000,
+            "keep": 10000,
+            "chains": 4,
+            "noncentred_moves": 50,
+            "longer": [30000, 60000],
+        },
     },
 }
 # counts: more only shrinks the Monte Carlo error (judged "at least"); the rest must be equal

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...diagnostics import MmdReference, central_interval, quantile_of_truth
+from ...diagnostics import MmdReference, central_interval, quantile_of_truth, unconverged
 from ...models import expfam
 from ...models.expfam_release import release as ch4_release
 from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics, simulate_dataset
@@ -34,6 +34,7 @@ __all__ = [
     "Reference",
     "binomial_trial",
     "regression_trial",
+    "regression_reference",
     "method_record",
 ]
 
@@ -99,11 +100,13 @@ def binomial_trial(
     accuracy: bool,
     level: float,
     mmd_draws: int,
+    health: dict,
 ) -> tuple[np.ndarray, dict, Reference | None]:
     """theta ~ Beta(prior), s ~ Binomial(n, theta), y = s + Laplace(sensitivity / epsilon): chapter
     4's binomial release (:func:`dpinfer.models.expfam_release.release`), and its
     method names. Every private method sees y; Non-Private sees s. The reference is exact
-    (its moments in closed form, ``mmd_draws`` exact draws for MMD^2)."""
+    (its moments in closed form, ``mmd_draws`` exact draws for MMD^2), so ``health`` (the
+    regression reference's stopping rule) is not used."""
     rel = ch4_release("binomial", n, epsilon, settings, sim_stream("simulate"), stream("release"))
     (a, b), mech, y = rel.prior, rel.mechanism, rel.statistics["gibbs"]
     truth = np.array([rel.truth])
@@ -147,11 +150,12 @@ def regression_trial(
     accuracy: bool,
     level: float,
     mmd_draws: int,
+    health: dict,
 ) -> tuple[np.ndarray, dict, Reference | None]:
     """(theta, sigma^2) ~ NIG, x ~ N(mu_x, tau^2) with (mu_x, tau^2) ~ NIW, y | x from the model;
     records clamped to ``bounds`` and the five sufficient statistics released with Laplace
-    noise (an epsilon-DP release). The reference is a long MCMC-Ind run (``reference``: burn-in,
-    keep, chains), which models the clamping exactly."""
+    noise (an epsilon-DP release). The reference is a long MCMC-Ind run that models the clamping
+    exactly (:func:`regression_reference`, judged by ``health``)."""
     nig, niw = NIGPrior.from_config(settings["prior"]), NIWPrior.from_config(settings["data_prior"])
     sim = simulate_dataset(sim_stream("simulate"), n, nig, niw)
     release = release_statistics(
@@ -160,10 +164,7 @@ def regression_trial(
     truth = np.array([sim["theta"][0], sim["theta"][1], sim["sigma2"]])
     reference = None
     if accuracy:
-        spec = nig_chain_spec("mcmc_ind", {"mcmc_ind": settings["reference"]})
-        ref = nig_methods.pooled_chain(
-            spec, release, nig, niw, lambda stage: stream(f"reference_{stage}")
-        )
+        ref = regression_reference(release, nig, niw, settings["reference"], stream, health)
         reference = Reference.of(
             ref.draws.mean(axis=0),
             ref.draws.std(axis=0, ddof=1),
@@ -179,3 +180,20 @@ def regression_trial(
         )
         records[method] = method_record(pooled, truth, level, reference, mmd_draws)
     return truth, records, reference
+
+
+def regression_reference(release, nig, niw, spec: dict, stream: Stream, health: dict) -> Pooled:
+    """The regression's reference posterior: MCMC-Ind with ``spec``'s chains, burn-in and
+    non-centred moves, keeping ``spec["keep"]`` draws per chain and, while the pooled chains
+    fail ``health`` (R-hat above ``max_rhat`` or bulk ESS below ``min_ess``), each length of
+    ``spec["longer"]`` in turn. Every try draws from the same streams (``reference_<stage>``),
+    so a longer try extends the shorter one's chains; the last try is returned whether or not it
+    passes (the summary reports the reference's diagnostics)."""
+    for keep in [spec["keep"], *spec.get("longer", [])]:
+        chain = nig_chain_spec("mcmc_ind", {"mcmc_ind": dict(spec, keep=keep)})
+        ref = nig_methods.pooled_chain(
+            chain, release, nig, niw, lambda stage: stream(f"reference_{stage}")
+        )
+        if not unconverged(ref.rhat.max(), ref.ess.min(), **health):
+            break
+    return ref

@@ -43,8 +43,10 @@ def run_chunk(
     credible_level,
     mmd_draws,
     settings,
+    health,
 ):
-    """Rule step: trials ``replicates`` = [start, stop) of ``problem`` at (n, epsilon)."""
+    """Rule step: trials ``replicates`` = [start, stop) of ``problem`` at (n, epsilon);
+    ``health``: the diagnostics the regression reference must pass before it stops growing."""
     n, epsilon, seed = int(n), float(epsilon), int(seed)
     start, stop = (int(v) for v in replicates)
     trial = TRIALS[problem]
@@ -63,6 +65,7 @@ def run_chunk(
             accuracy=accuracy,
             level=float(credible_level),
             mmd_draws=int(mmd_draws),
+            health={k: float(health[k]) for k in ("max_rhat", "min_ess")},
         )
         rows.append((truth, records, reference))
         if accuracy:
