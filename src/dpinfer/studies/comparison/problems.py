@@ -12,6 +12,7 @@ Random streams (``stream(stage)``, keyed by seed, study, experiment, trial, stag
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -44,6 +45,7 @@ PARAMETERS = {"binomial": ("theta",), "regression": ("slope", "intercept", "sigm
 IID_METHODS = ("non_private", "naive", "exact")
 
 Stream = Callable[[str], np.random.Generator]
+log = logging.getLogger("dpinfer.comparison")
 
 
 @dataclass(frozen=True)
@@ -196,4 +198,10 @@ def regression_reference(release, nig, niw, spec: dict, stream: Stream, health: 
         )
         if not unconverged(ref.rhat.max(), ref.ess.min(), **health):
             break
+        log.info(
+            "reference with %d kept per chain fails the health check (R-hat %.4f, bulk ESS %.0f)",
+            keep,
+            ref.rhat.max(),
+            ref.ess.min(),
+        )
     return ref
