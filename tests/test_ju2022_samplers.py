@@ -176,9 +176,10 @@ def test_regression_covariance_matches_conjugate_posterior_when_noise_vanishes()
     assert chain.info.acceptance > 0.001  # the record is resampled
 
 
-def _sbc_quantiles(noise_factor: float) -> np.ndarray:
+def _sbc_quantiles(noise_factor: float, noncentred_moves: int = 0) -> np.ndarray:
     """Simulation-based calibration over 300 replicates: posterior quantiles of the true beta.
-    The sampler is told the noise scale times ``noise_factor``."""
+    The sampler is told the noise scale times ``noise_factor``; ``noncentred_moves`` per sweep
+    (issue 33's added move)."""
     rng = np.random.default_rng(2022)
     n, mean_x, cov_x, sigma2, tau, clamp = 20, np.array([0.5]), np.eye(1), 0.5, 1.0, (-1.5, 1.5)
     mech = Laplace(
@@ -201,18 +202,83 @@ def _sbc_quantiles(noise_factor: float) -> np.ndarray:
             burnin=500,
             keep=2500,
             rng=rng,
+            noncentred_moves=noncentred_moves,
         )
         return chain.kept[::5], beta
 
     return posterior_quantiles(trial, 300)
 
 
-def test_regression_sampler_is_calibrated():
+@pytest.mark.parametrize("noncentred_moves", [0, 3])
+def test_regression_sampler_is_calibrated(noncentred_moves):
     """The posterior quantile of the true beta is U(0, 1) for an exact sampler (KS, alpha = 0.001).
-    Some values are clamped, so the clamp inside the likelihood is exercised too."""
-    assert_calibrated(_sbc_quantiles(1.0), alpha=0.001)
+    Some values are clamped, so the clamp inside the likelihood is exercised too. With and
+    without the non-centred moves of beta."""
+    assert_calibrated(_sbc_quantiles(1.0, noncentred_moves), alpha=0.001)
 
 
-def test_calibration_check_has_power():
+@pytest.mark.parametrize("noncentred_moves", [0, 3])
+def test_calibration_check_has_power(noncentred_moves):
     """A sampler that ignores most of the noise (scale x 0.3) is overconfident and fails."""
-    assert_miscalibrated(_sbc_quantiles(0.3), alpha=0.001)
+    assert_miscalibrated(_sbc_quantiles(0.3, noncentred_moves), alpha=0.001)
+
+
+def _private_posterior_is(released, scale, n, mean_x, sigma2, tau, clamp, draws, rng):
+    """Mean and sd of beta | released for one covariate (p = 1) by importance sampling from the
+    joint prior: beta ~ N(0, tau^2 I), x ~ N(mean_x, 1), y from the model, weights the Laplace
+    density of the released statistics of the clamped records; and the weights' ESS."""
+    beta = rng.normal(0.0, tau, (draws, 2))
+    x = mean_x + rng.standard_normal((draws, n))
+    y = beta[:, :1] + beta[:, 1:] * x + np.sqrt(sigma2) * rng.standard_normal((draws, n))
+    lo, hi = clamp
+
+    def rescale(v):
+        return 2.0 * (np.clip(v, lo, hi) - lo) / (hi - lo) - 1.0
+
+    xt, yt = rescale(x), rescale(y)
+    stats = np.stack(
+        [yt.sum(1), (xt * yt).sum(1), (yt * yt).sum(1), xt.sum(1), (xt * xt).sum(1)], axis=1
+    )
+    logw = -np.abs(released - stats).sum(axis=1) / scale
+    w = np.exp(logw - logw.max())
+    w /= w.sum()
+    mean = w @ beta
+    return mean, np.sqrt(w @ (beta - mean) ** 2), 1.0 / np.sum(w**2)
+
+
+@pytest.mark.parametrize("noncentred_moves", [0, 5])
+def test_regression_sampler_matches_the_exact_private_posterior(noncentred_moves):
+    """n = 3 records, one covariate, Laplace scale 1 on statistics in [-3, 3], y partly clamped:
+    the chain's means and sds of beta match importance sampling from the joint prior (slack 3
+    sd of its own error), with and without the non-centred moves. The target is a real test:
+    it lies far from both the prior and the non-private posterior of the confidential data."""
+    rng = np.random.default_rng(33)
+    n, mean_x, sigma2, tau, clamp, scale = 3, 0.5, 0.5, 1.0, (-1.5, 1.5), 1.0
+    X, y = gaussian_linreg.simulate_data(
+        rng, np.array([1.0, 1.5]), np.array([mean_x]), np.eye(1), sigma2, n
+    )
+    released = Laplace(scale=scale).release(rng, gaussian_linreg.released_statistic(X, y, clamp))
+    mean, sd, ess = _private_posterior_is(
+        released, scale, n, mean_x, sigma2, tau, clamp, 1_000_000, np.random.default_rng(5)
+    )
+    chain = run_linreg(
+        released,
+        scale=scale,
+        mean_x=np.array([mean_x]),
+        cov_x=np.eye(1),
+        sigma2=sigma2,
+        tau=tau,
+        clamp=clamp,
+        n_records=n,
+        burnin=2000,
+        keep=40000,
+        rng=np.random.default_rng(8),
+        noncentred_moves=noncentred_moves,
+    )
+    slack = 3.0 * sd / np.sqrt(ess)
+    check_exact(ExactCase(chain.kept, mean, sd, mean_slack=slack, sd_slack=slack))
+    np_mean, np_cov = gaussian_linreg.conjugate_posterior(X, y, sigma2, tau)
+    assert np.max(np.abs(mean - np_mean) / sd) > 0.5  # not the non-private posterior
+    assert np.max(sd / tau) < 0.9  # nor the prior
+    if noncentred_moves:
+        assert 0.1 < chain.info.extra["noncentred_acceptance"] < 0.6

@@ -25,12 +25,13 @@ at least -epsilon under a correctly calibrated pure-DP mechanism), and the kerne
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from .base import Chain, CpuTimer, Info, check_lengths
-from .conditionals import categorical, dirichlet, metropolis_accept
+from .conditionals import categorical, dirichlet, metropolis_accept, robbins_monro
 
 __all__ = ["run_loglinear", "run_linreg"]
 
@@ -268,6 +269,93 @@ def _draw_beta(rng, x0s, ys, sigma2, tau2, beta):
 
 
 @njit(cache=True)
+def _precision_cholesky(x0s, sigma2, tau2, L):
+    """L with L L' = P = X'X / sigma2 + I / tau2 (the rows of X are (1, x_i)): the precision of
+    beta given the latent records, which depends on the covariates only."""
+    n, p = x0s.shape
+    q = p + 1
+    P = np.zeros((q, q))
+    xi = np.empty(q)
+    for i in range(n):
+        xi[0] = 1.0
+        for j in range(p):
+            xi[j + 1] = x0s[i, j]
+        for j in range(q):
+            for k in range(q):
+                P[j, k] += xi[j] * xi[k] / sigma2
+    for j in range(q):
+        P[j, j] += 1.0 / tau2
+    L[:, :] = np.linalg.cholesky(P)
+
+
+@njit(cache=True)
+def _noncentred_beta_move(rng, mv, log_h, released, inv_b, tau2, lo, hi):
+    """One Metropolis move of beta with the covariates and the standardised residuals
+    e_i = (y_i - (1, x_i)'beta) / sigma held fixed: beta' = beta + h L'^-1 z (proposal
+    covariance h^2 P^-1, symmetric since P depends on the covariates only), every y_i moves by
+    (1, x_i)'(beta' - beta), and the ratio is the N(0, tau2 I) prior's times the Laplace
+    likelihood's of the released statistics (the Jacobian of y -> e is constant, sigma known).
+    ``mv`` is a :class:`_Moves` of the state and its scratch; returns whether it moved."""
+    x0s, ys, rec, total, beta = mv.x0s, mv.ys, mv.rec, mv.total, mv.beta
+    n, p = x0s.shape
+    q = p + 1
+    d = released.size
+    L, delta, w = mv.chol, mv.delta, mv.w
+    h = math.exp(log_h)
+    for j in range(q):
+        w[j] = rng.standard_normal()
+    for j in range(q - 1, -1, -1):  # back solve L' delta = h w
+        acc = h * w[j]
+        for k in range(j + 1, q):
+            acc -= L[k, j] * delta[k]
+        delta[j] = acc / L[j, j]
+    log_ratio = 0.0
+    for j in range(q):
+        log_ratio -= ((beta[j] + delta[j]) ** 2 - beta[j] ** 2) / (2.0 * tau2)
+    for m in range(d):
+        mv.total_new[m] = 0.0
+    for i in range(n):
+        shift = delta[0]
+        for j in range(p):
+            shift += delta[j + 1] * x0s[i, j]
+        mv.ys_new[i] = ys[i] + shift
+        _record_stats(x0s[i], mv.ys_new[i], lo, hi, mv.xt, mv.rec_new[i])
+        for m in range(d):
+            mv.total_new[m] += mv.rec_new[i, m]
+    for m in range(d):
+        log_ratio += (abs(released[m] - total[m]) - abs(released[m] - mv.total_new[m])) * inv_b
+    if not metropolis_accept(rng, log_ratio):
+        return False
+    for j in range(q):
+        beta[j] += delta[j]
+    for i in range(n):
+        ys[i] = mv.ys_new[i]
+        for m in range(d):
+            rec[i, m] = mv.rec_new[i, m]
+    for m in range(d):
+        total[m] = mv.total_new[m]
+    return True
+
+
+class _Moves(NamedTuple):
+    """The latent state the non-centred move changes (records, their statistics, beta) and its
+    scratch arrays, allocated once per chain."""
+
+    x0s: np.ndarray
+    ys: np.ndarray
+    rec: np.ndarray
+    total: np.ndarray
+    beta: np.ndarray
+    chol: np.ndarray
+    delta: np.ndarray
+    w: np.ndarray
+    ys_new: np.ndarray
+    rec_new: np.ndarray
+    total_new: np.ndarray
+    xt: np.ndarray
+
+
+@njit(cache=True)
 def _linreg_kernel(
     rng,
     released,
@@ -282,14 +370,20 @@ def _linreg_kernel(
     iterations,
     beta_draws,
     acc_rate,
+    n_burn,
+    nc_moves,
+    nc_accepted,
 ):
     """Algorithm 1 of ju2022 for clamped linear regression (Sec. 5).
 
     Start: beta from its N(0, tau2 I) prior and N records from the model. Each sweep: (1) beta
     from its conjugate posterior given the unclamped latent records; (2) for each record, a new
     record from the model, accepted with the ratio (5) of Laplace(0, scale) densities of the d
-    released statistics, the latent statistic changing by t(new) - t(old). Fills beta_draws
-    (iterations, p+1) and acc_rate (iterations,); returns the smallest log acceptance ratio seen.
+    released statistics, the latent statistic changing by t(new) - t(old); (3) ``nc_moves``
+    non-centred moves of beta (:func:`_noncentred_beta_move`; none in the paper's algorithm),
+    their step adapting while t < ``n_burn``. Fills beta_draws (iterations, p+1) and acc_rate
+    (iterations,); counts accepted non-centred moves in nc_accepted[0]; returns the smallest
+    log acceptance ratio seen.
     """
     d = released.size
     p = mean_x.size
@@ -311,6 +405,21 @@ def _linreg_kernel(
         ys[i] = _propose_record(rng, mean_x, chol_x, beta, sigma, z, x0s[i])
         _record_stats(x0s[i], ys[i], lo, hi, xt, rec[i])
     total = np.empty(d)
+    mv = _Moves(
+        x0s,
+        ys,
+        rec,
+        total,
+        beta,
+        np.empty((q, q)),
+        np.empty(q),
+        np.empty(q),
+        np.empty(n_records),
+        np.empty((n_records, d)),
+        np.empty(d),
+        np.empty(q),
+    )
+    log_h = 0.0
     min_log_alpha = 0.0
     for t in range(iterations):
         _draw_beta(rng, x0s, ys, sigma2, tau2, beta)
@@ -340,6 +449,14 @@ def _linreg_kernel(
                     x0s[i, j] = x_new[j]
                 ys[i] = y_new
         acc_rate[t] = accepted / n_records
+        if nc_moves > 0:
+            _precision_cholesky(x0s, sigma2, tau2, mv.chol)
+            for _ in range(nc_moves):
+                ok = _noncentred_beta_move(rng, mv, log_h, released, inv_b, tau2, lo, hi)
+                if ok:
+                    nc_accepted[0] += 1
+                if t < n_burn:
+                    log_h = robbins_monro(log_h, ok, t, 0.3)
         for j in range(q):
             beta_draws[t, j] = beta[j]
     return min_log_alpha
@@ -358,9 +475,12 @@ def run_linreg(
     burnin: int,
     keep: int,
     rng: np.random.Generator,
+    noncentred_moves: int = 0,
 ) -> Chain:
     """Algorithm 1 for linear regression with clamping (ju2022 Sec. 5): draws of beta, one row
-    per sweep.
+    per sweep; ``noncentred_moves`` > 0 adds that many non-centred moves of beta per sweep
+    (not in the paper; they leave the posterior invariant and make the chain mix where the
+    conjugate step and the record moves alone crawl; ``info.extra["noncentred_acceptance"]``).
 
     ``released`` are the d noisy statistics in :func:`dpinfer.models.gaussian_linreg.stat_labels`
     order; ``scale`` the Laplace scale (``mech.scale``); m = ``mean_x``, Sigma = ``cov_x`` and
@@ -386,6 +506,10 @@ def run_linreg(
     chol_x = np.ascontiguousarray(np.linalg.cholesky(cov_x))
     draws = np.empty((iterations, p + 1))
     acc = np.empty(iterations)
+    nc_accepted = np.zeros(1, dtype=np.int64)
+    moves = int(noncentred_moves)
+    if moves < 0:
+        raise ValueError("noncentred_moves must be >= 0")
     with CpuTimer() as timer:
         min_log_alpha = _linreg_kernel(
             rng,
@@ -401,5 +525,11 @@ def run_linreg(
             iterations,
             draws,
             acc,
+            burnin,
+            moves,
+            nc_accepted,
         )
-    return _chain(draws, acc, burnin, min_log_alpha, timer.seconds)
+    chain = _chain(draws, acc, burnin, min_log_alpha, timer.seconds)
+    if moves:
+        chain.info.extra["noncentred_acceptance"] = float(nc_accepted[0]) / (iterations * moves)
+    return chain
