@@ -370,6 +370,17 @@ rule ju2022_runtime_page:
 # again, more and longer chains. Its jobs get what fixes the data and release, and the chains.
 JU_CONVERGED = JU["converged"]
 JU_CONVERGED_CHAINS = {k: JU_CONVERGED[k] for k in ("chains", "burnin", "keep")}
+# the regression's companion adds its non-centred moves and reruns the first replicates only
+ju2022_converged_chains = lambda wildcards: (
+    dict(JU_CONVERGED_CHAINS, noncentred_moves=JU_CONVERGED["linreg"]["noncentred_moves"])
+    if ju2022_model(wildcards) == "linreg"
+    else JU_CONVERGED_CHAINS
+)
+ju2022_converged_count = lambda wildcards: (
+    min(JU_CONVERGED["linreg"]["replicates"], ju2022_experiment(wildcards)["replicates"])
+    if ju2022_model(wildcards) == "linreg"
+    else ju2022_experiment(wildcards)["replicates"]
+)
 JU_CONVERGED_EXPERIMENTS = [
     name
     for name in ("loglinear_fixed_data", "loglinear_coverage", "linreg_fixed_data", "linreg_coverage")
@@ -377,13 +388,13 @@ JU_CONVERGED_EXPERIMENTS = [
 ]
 ju2022_converged_replicates = lambda wildcards: chunk_range(
     int(wildcards.chunk),
-    ju2022_experiment(wildcards)["replicates"],
+    ju2022_converged_count(wildcards),
     JU_CONVERGED["chunk_size"],
 )
 ju2022_converged_files = lambda wildcards: [
     f"{JU_DIR}/converged/runs/{wildcards.experiment}/eps{fmt_eps(e)}/chunk{c}.npz"
     for e in ju2022_experiment(wildcards)["epsilons"]
-    for c in chunk_ids(ju2022_experiment(wildcards)["replicates"], JU_CONVERGED["chunk_size"])
+    for c in chunk_ids(ju2022_converged_count(wildcards), JU_CONVERGED["chunk_size"])
 ]
 
 
@@ -408,7 +419,7 @@ rule ju2022_run_converged:
         epsilon=wildcard_float("eps"),
         replicates=ju2022_converged_replicates,
         n_records=ju2022_n_records,
-        converged=JU_CONVERGED_CHAINS,
+        converged=ju2022_converged_chains,
         model_config=ju2022_model_config,
     script:
         STEP_SCRIPT

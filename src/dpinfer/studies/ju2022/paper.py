@@ -31,7 +31,7 @@ import numpy as np
 from ...diagnostics import passing_share
 from ...grid import fmt_eps
 from ...io import load_npz
-from ..scorecard import Claim, Converged, setting, write_claims
+from ..scorecard import Claim, Converged, setting, subset_setting, write_claims
 from .paper_values import (
     ACCEPTANCE_FIGURE_OF,
     DEV_CONVERGENCE,
@@ -387,33 +387,58 @@ def _chain_claims(fixed: dict, coverage: dict, model: str, level: float, at: dic
 _NOT_FROM_CHAINS = "true parameters in the table header"
 
 
-def _with_second(rows: list[Claim], twins: list[Claim] | None, note: str) -> list[Claim]:
+def _with_second(
+    rows: list[Claim],
+    twins: list[Claim] | None,
+    note: str,
+    on_subset: list[Claim] | None = None,
+    subset: str = "",
+) -> list[Claim]:
     """``rows`` with the companion's verdicts (``twins``: the same claims from the companion's
-    summaries, in order; None: no companion ran)."""
+    summaries, in order; None: no companion ran). A companion on the first replicates only
+    (``subset``) judges a row only where the paper's chains keep their verdict on them
+    (``on_subset``: the rows from those replicates; :func:`subset_setting`)."""
     out = []
     for i, c in enumerate(rows):
         if c.statement.startswith(_NOT_FROM_CHAINS):
             out.append(c)
             continue
         t = twins[i] if twins else None
-        second = (
-            Converged("companion", t.ours, t.mc_error, t.holds, note=note)
-            if t
-            else Converged("companion", note=note)
-        )
+        if t is None:
+            second = Converged("companion", note=note)
+        elif on_subset is None:
+            second = Converged("companion", t.ours, t.mc_error, t.holds, note=note)
+        else:
+            o = on_subset[i]
+            second = Converged(
+                "companion",
+                t.ours,
+                t.mc_error,
+                t.holds,
+                (subset_setting(c, o, subset),),
+                note=f"{note}; the paper's chains on the same replicates: {o.ours}",
+            )
         out.append(replace(c, converged=second))
     return out
+
+
+def _first_replicates(summary: dict, count: int) -> dict:
+    """An experiment's summary (arrays indexed epsilon, replicate, ...) cut to its first
+    ``count`` replicates."""
+    return {k: v if k in ("epsilons", "iterations") else v[:, :count] for k, v in summary.items()}
 
 
 def _companion_note(summaries: dict, converged: dict) -> str:
     h = converged["health"]
     shares = {name: passing_share(s["rhat_max"], s["ess_min"], h) for name, s in summaries.items()}
     worst = min(shares, key=shares.get)
+    reg = converged["linreg"]
     return (
         f"{converged['chains']} chains per replicate, {converged['burnin']} burn-in + "
-        f"{converged['keep']} kept sweeps; replicates passing R-hat <= {h['max_rhat']} and bulk "
-        f"ESS >= {h['min_ess']:g}: {shares[worst]:.3f} in the worst experiment ({worst}; target "
-        f"{h['min_passing']})"
+        f"{converged['keep']} kept sweeps (the regression: {reg['noncentred_moves']} non-centred "
+        f"moves of beta per sweep, the first {reg['replicates']} replicates of each epsilon); "
+        f"replicates passing R-hat <= {h['max_rhat']} and bulk ESS >= {h['min_ess']:g}: "
+        f"{shares[worst]:.3f} in the worst experiment ({worst}; target {h['min_passing']})"
     )
 
 
@@ -457,12 +482,29 @@ def claims(
     limits = converged["health"]
     twin_health = dict(health, max_rhat=limits["max_rhat"], converged_ess=limits["min_ess"])
     off = "companion not built yet for this model (not in ju2022.converged.models)"
+
+    # a companion on the first replicates only: the paper's chains on the same replicates
+    def reps(summary):
+        return summary["ess_min"].shape[1]
+
+    cut = {
+        m: (
+            _first_replicates(fixed[m], reps(twin[f"{m}_fixed_data"])),
+            _first_replicates(coverage[m], reps(twin[f"{m}_coverage"])),
+        )
+        for m in ran
+        if reps(twin[f"{m}_coverage"]) < reps(coverage[m])
+        or reps(twin[f"{m}_fixed_data"]) < reps(fixed[m])
+    }
+    subset = {m: f"the first {reps(twin[f'{m}_coverage'])} replicates of each epsilon" for m in cut}
     rows = []
     for model in ("loglinear", "linreg"):
         mine = _chain_claims(fixed[model], coverage[model], model, level, at)
         if model in ran:
             pair = twin[f"{model}_fixed_data"], twin[f"{model}_coverage"]
-            rows += _with_second(mine, _chain_claims(*pair, model, level, at), note)
+            first = _chain_claims(*cut[model], model, level, at) if model in cut else None
+            twins = _chain_claims(*pair, model, level, at)
+            rows += _with_second(mine, twins, note, first, subset.get(model, ""))
         else:
             rows += _with_second(mine, None, off)
     rows += _runtime_claims(fixed)
@@ -475,7 +517,12 @@ def claims(
         )
         if model in ran:
             twins = _health_claims({n: twin[n] for n in names}, twin_health, at)
-            rows += _with_second(mine, twins, note)
+            first = (
+                _health_claims(dict(zip(names, cut[model], strict=True)), health, at)
+                if model in cut
+                else None
+            )
+            rows += _with_second(mine, twins, note, first, subset.get(model, ""))
         else:
             rows += _with_second(mine, None, off)
     write_claims(output.csv, rows)

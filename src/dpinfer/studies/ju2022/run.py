@@ -58,6 +58,7 @@ def _loglinear_replicate(
     burnin: int,
     keep: int,
     stage: str = "sample",
+    **options,
 ):
     ref = naive_bayes.load_reference(
         inputs.parameters, _data_file(inputs, design), cfg["prior_concentration"]
@@ -75,7 +76,7 @@ def _loglinear_replicate(
     released = mech.release(rng_for(seed, STUDY, key, rep, "release"), tables)
     problem = naive_bayes.Problem(released, mech.scale, ref.alpha_p, ref.alpha, n_records)
     run = sampler("loglinear", cfg["sampler"])
-    chain = run(problem, rng_for(seed, STUDY, key, rep, stage), burnin=burnin, keep=keep)
+    chain = run(problem, rng_for(seed, STUDY, key, rep, stage), burnin=burnin, keep=keep, **options)
     return chain, truth
 
 
@@ -91,6 +92,7 @@ def _linreg_replicate(
     burnin: int,
     keep: int,
     stage: str = "sample",
+    **options,
 ):
     ref = gaussian_linreg.load_reference(inputs.parameters, _data_file(inputs, design))
     clamp, tau = tuple(cfg["clamp"]), cfg["prior_sd"]
@@ -115,7 +117,7 @@ def _linreg_replicate(
         released, mech.scale, ref.mean_x, ref.cov_x, ref.sigma2, tau, clamp, len(y)
     )
     run = sampler("linreg", cfg["sampler"])
-    chain = run(problem, rng_for(seed, STUDY, key, rep, stage), burnin=burnin, keep=keep)
+    chain = run(problem, rng_for(seed, STUDY, key, rep, stage), burnin=burnin, keep=keep, **options)
     return chain, truth
 
 
@@ -167,9 +169,11 @@ def run_chunk(input, output, *, burnin: int, keep: int, **replicates) -> None:
 def run_converged_chunk(input, output, *, converged: dict, **replicates) -> None:
     """Rule step: the converged companion of the same replicates (issue 33): the same data and
     release, ``converged.chains`` chains of ``converged.burnin`` + ``converged.keep`` sweeps,
-    pooled (:func:`run_replicates`)."""
+    pooled (:func:`run_replicates`), with ``converged.noncentred_moves`` non-centred moves of
+    beta per sweep when given (the regression's)."""
     lengths = {k: int(converged[k]) for k in ("chains", "burnin", "keep")}
-    run_replicates(input, output, **lengths, **replicates)
+    options = {k: int(converged[k]) for k in ("noncentred_moves",) if k in converged}
+    run_replicates(input, output, **lengths, options=options, **replicates)
 
 
 def run_replicates(
@@ -187,9 +191,11 @@ def run_replicates(
     chains: int,
     burnin: int,
     keep: int,
+    options: dict | None = None,
 ) -> None:
     """Run replicates ``range(*replicates)`` of one (experiment, epsilon) with ``chains`` chains
     each; save per-replicate summaries (:func:`replicate_row`) to ``output.summary``.
+    ``options``: keywords for the sampler (the regression's ``noncentred_moves``).
 
     Streams: ``simulate`` and ``release`` for the data and release, ``sample`` for chain 0 and
     ``sample_chain<c>`` for chain c, so the first chain is the paper-length run's whatever the
@@ -202,13 +208,15 @@ def run_replicates(
     key = stream_key(experiment, eps)
     replicate = _REPLICATE[model]
     # load the compiled kernel before any chain is timed: a throwaway 2-sweep run of the design
-    replicate(input, model_config, design, n_records, 1.0, 0, "warm-up", 0, 1, 1)
+    options = dict(options or {})
+    replicate(input, model_config, design, n_records, 1.0, 0, "warm-up", 0, 1, 1, **options)
     rows = []
     for rep in range(*replicates):
         runs = [
             replicate(
                 *(input, model_config, design, n_records, eps, rep, key, seed, burnin, keep),
                 "sample" if c == 0 else f"sample_chain{c}",
+                **options,
             )
             for c in range(int(chains))
         ]
