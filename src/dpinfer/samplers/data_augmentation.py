@@ -232,43 +232,6 @@ def _propose_record(rng, mean_x, chol_x, beta, sigma, z, x_out):
 
 
 @njit(cache=True)
-def _draw_beta(rng, x0s, ys, sigma2, tau2, beta):
-    """Step 1 of Algorithm 1 for Sec. 5: the conjugate update of supplement S-5,
-    beta | X, y ~ N(mu_n, Sigma_n), Sigma_n^-1 = P = X'X / sigma2 + I / tau2,
-    mu_n = P^-1 X'y / sigma2, drawn as mu_n + L'^-1 z with P = L L'."""
-    n, p = x0s.shape
-    q = p + 1
-    P = np.zeros((q, q))
-    b = np.zeros(q)
-    xi = np.empty(q)
-    for i in range(n):
-        xi[0] = 1.0
-        for j in range(p):
-            xi[j + 1] = x0s[i, j]
-        for j in range(q):
-            b[j] += xi[j] * ys[i] / sigma2
-            for k in range(q):
-                P[j, k] += xi[j] * xi[k] / sigma2
-    for j in range(q):
-        P[j, j] += 1.0 / tau2
-    L = np.linalg.cholesky(P)
-    # L L' mu = b: forward solve for w = L^-1 b, add z, then back solve L' beta = w + z
-    w = np.empty(q)
-    for j in range(q):
-        s = b[j]
-        for k in range(j):
-            s -= L[j, k] * w[k]
-        w[j] = s / L[j, j]
-    for j in range(q):
-        w[j] += rng.standard_normal()
-    for j in range(q - 1, -1, -1):
-        s = w[j]
-        for k in range(j + 1, q):
-            s -= L[k, j] * beta[k]
-        beta[j] = s / L[j, j]
-
-
-@njit(cache=True)
 def _precision_cholesky(x0s, sigma2, tau2, L):
     """L with L L' = P = X'X / sigma2 + I / tau2 (the rows of X are (1, x_i)): the precision of
     beta given the latent records, which depends on the covariates only."""
@@ -286,6 +249,36 @@ def _precision_cholesky(x0s, sigma2, tau2, L):
     for j in range(q):
         P[j, j] += 1.0 / tau2
     L[:, :] = np.linalg.cholesky(P)
+
+
+@njit(cache=True)
+def _draw_beta(rng, x0s, ys, sigma2, tau2, beta):
+    """Step 1 of Algorithm 1 for Sec. 5: the conjugate update of supplement S-5,
+    beta | X, y ~ N(mu_n, Sigma_n), Sigma_n^-1 = P = X'X / sigma2 + I / tau2,
+    mu_n = P^-1 X'y / sigma2, drawn as mu_n + L'^-1 z with P = L L'."""
+    n, p = x0s.shape
+    q = p + 1
+    b = np.zeros(q)
+    for i in range(n):
+        b[0] += ys[i] / sigma2
+        for j in range(p):
+            b[j + 1] += x0s[i, j] * ys[i] / sigma2
+    L = np.empty((q, q))
+    _precision_cholesky(x0s, sigma2, tau2, L)
+    # L L' mu = b: forward solve for w = L^-1 b, add z, then back solve L' beta = w + z
+    w = np.empty(q)
+    for j in range(q):
+        s = b[j]
+        for k in range(j):
+            s -= L[j, k] * w[k]
+        w[j] = s / L[j, j]
+    for j in range(q):
+        w[j] += rng.standard_normal()
+    for j in range(q - 1, -1, -1):
+        s = w[j]
+        for k in range(j + 1, q):
+            s -= L[k, j] * beta[k]
+        beta[j] = s / L[j, j]
 
 
 @njit(cache=True)
