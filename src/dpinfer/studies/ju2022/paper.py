@@ -433,12 +433,17 @@ def _companion_note(summaries: dict, converged: dict) -> str:
     shares = {name: passing_share(s["rhat_max"], s["ess_min"], h) for name, s in summaries.items()}
     worst = min(shares, key=shares.get)
     reg = converged["linreg"]
+    regression = (
+        f" (the regression: {reg['noncentred_moves']} non-centred moves of beta per sweep, the "
+        f"first {reg['replicates']} replicates of each epsilon)"
+        if "linreg" in converged["models"]
+        else ""
+    )
     return (
         f"{converged['chains']} chains per replicate, {converged['burnin']} burn-in + "
-        f"{converged['keep']} kept sweeps (the regression: {reg['noncentred_moves']} non-centred "
-        f"moves of beta per sweep, the first {reg['replicates']} replicates of each epsilon); "
-        f"replicates passing R-hat <= {h['max_rhat']} and bulk ESS >= {h['min_ess']:g}: "
-        f"{shares[worst]:.3f} in the worst experiment ({worst}; target {h['min_passing']})"
+        f"{converged['keep']} kept sweeps{regression}; replicates passing R-hat <= "
+        f"{h['max_rhat']} and bulk ESS >= {h['min_ess']:g}: {shares[worst]:.3f} in the worst "
+        f"experiment ({worst}; target {h['min_passing']})"
     )
 
 
