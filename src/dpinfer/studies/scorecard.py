@@ -47,6 +47,7 @@ __all__ = [
     "converged_verdict",
     "privacy_budget",
     "subset_setting",
+    "companion_on_subset",
     "CONVERGED_VERDICTS",
     "changed_conclusions",
 ]
@@ -222,6 +223,24 @@ class Claim:
 
 
 COLUMNS = [f.name for f in fields(Claim)]
+
+
+def companion_on_subset(
+    row: Claim, twin: Claim, first: Claim, subset: str, note: str, replaces: tuple = ()
+) -> Converged:
+    """``row``'s second verdict from a companion run on ``subset`` of the replicates or tracts:
+    ``twin`` is the row computed from the companion, ``first`` from the original chains on the
+    same subset. Judged only where ``first`` keeps ``row``'s verdict (:func:`subset_setting`);
+    the note is ``note`` followed by the original chains' value on the subset."""
+    return Converged(
+        "companion",
+        twin.ours,
+        twin.mc_error,
+        twin.holds,
+        (subset_setting(row, first, subset),),
+        note=f"{note}: {first.ours}",
+        replaces=tuple(replaces),
+    )
 
 
 def privacy_budget(claims: list[Claim], note: str = "") -> list[Claim]:

@@ -30,7 +30,7 @@ from ...diagnostics import passing_share
 from ...grid import fmt_eps
 from ...io import load_npz
 from ..nig_methods import LABELS
-from ..scorecard import Claim, Converged, subset_setting, write_claims
+from ..scorecard import Claim, Converged, companion_on_subset, write_claims
 from .settings import PAPER_STATE, CaseSettings
 from .summarise import (
     abs_errors,
@@ -472,7 +472,7 @@ def _second_verdicts(rows, s, comp, at: CaseSettings, headline, health, converge
     original chains' lengths at those epsilons, so those settings do not make it "not
     comparable" (:attr:`~dpinfer.studies.scorecard.Converged.replaces`); the subset does where
     the original chains' verdict on it is not their verdict on every tract
-    (:func:`~dpinfer.studies.scorecard.subset_setting`)."""
+    (:func:`~dpinfer.studies.scorecard.companion_on_subset`)."""
     limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
     pos = {int(t): j for j, t in enumerate(s["tracts"])}
     first = tract_subset(s, [pos[int(t)] for t in comp["tracts"]])
@@ -497,11 +497,13 @@ def _second_verdicts(rows, s, comp, at: CaseSettings, headline, health, converge
         if not _reads_grid_chains(c):
             out.append(c)
             continue
-        replaces = tuple(x.name for x in c.settings if x.name.endswith(_GRID_CHAINS))
-        note = f"{subset}; the original chains on the same tracts: {o.ours}"
-        on = subset_setting(c, o, f"one kept tract in {converged['every']}")
-        second = Converged(
-            "companion", t.ours, t.mc_error, t.holds, (on,), note=note, replaces=replaces
+        second = companion_on_subset(
+            c,
+            t,
+            o,
+            f"one kept tract in {converged['every']}",
+            f"{subset}; the original chains on the same tracts",
+            replaces=tuple(x.name for x in c.settings if x.name.endswith(_GRID_CHAINS)),
         )
         out.append(replace(c, converged=second))
     return out

@@ -31,7 +31,7 @@ import numpy as np
 from ...diagnostics import passing_share
 from ...grid import fmt_eps
 from ...io import load_npz
-from ..scorecard import Claim, Converged, setting, subset_setting, write_claims
+from ..scorecard import Claim, Converged, companion_on_subset, setting, write_claims
 from .paper_values import (
     ACCEPTANCE_FIGURE_OF,
     DEV_CONVERGENCE,
@@ -397,7 +397,7 @@ def _with_second(
     """``rows`` with the companion's verdicts (``twins``: the same claims from the companion's
     summaries, in order; None: no companion ran). A companion on the first replicates only
     (``subset``) judges a row only where the paper's chains keep their verdict on them
-    (``on_subset``: the rows from those replicates; :func:`subset_setting`)."""
+    (``on_subset``: the rows from those replicates; :func:`companion_on_subset`)."""
     out = []
     for i, c in enumerate(rows):
         if c.statement.startswith(_NOT_FROM_CHAINS):
@@ -409,15 +409,8 @@ def _with_second(
         elif on_subset is None:
             second = Converged("companion", t.ours, t.mc_error, t.holds, note=note)
         else:
-            o = on_subset[i]
-            second = Converged(
-                "companion",
-                t.ours,
-                t.mc_error,
-                t.holds,
-                (subset_setting(c, o, subset),),
-                note=f"{note}; the paper's chains on the same replicates: {o.ours}",
-            )
+            first = f"{note}; the paper's chains on the same replicates"
+            second = companion_on_subset(c, t, on_subset[i], subset, first)
         out.append(replace(c, converged=second))
     return out
 

@@ -26,7 +26,7 @@ import numpy as np
 from ...diagnostics import mc_standard_error, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz, read_json
-from ..scorecard import Claim, Converged, setting_in, subset_setting, write_claims
+from ..scorecard import Claim, Converged, companion_on_subset, setting_in, write_claims
 from .grid import parse_raim_setting, raim_setting
 from .settings import (
     IN_SLIDES,
@@ -567,7 +567,7 @@ def _second_verdicts(rows, mse, companion, converged: dict, at: dict) -> list[Cl
     """``rows`` (:func:`_alg2_claims` of the whole run) with the companion's verdicts; the note
     names the subset and what the slides-length chains give on it. Where their verdict on the
     subset is not their verdict on the whole run, the subset cannot judge the row: "not
-    comparable" (:func:`~dpinfer.studies.scorecard.subset_setting`)."""
+    comparable" (:func:`~dpinfer.studies.scorecard.companion_on_subset`)."""
     limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
     twins = _alg2_claims(_subset(mse, companion, companion), limits, at)
     same = _alg2_claims(_subset(mse, companion, mse), limits, at)
@@ -578,9 +578,8 @@ def _second_verdicts(rows, mse, companion, converged: dict, at: dict) -> list[Cl
     )
     out = []
     for c, t, o in zip(rows, twins, same, strict=True):
-        note = f"{subset}; the slides-length chains on the same replicates: {o.ours}"
-        on = subset_setting(c, o, f"the first {S} replicates")
-        second = Converged("companion", t.ours, t.mc_error, t.holds, (on,), note=note)
+        note = f"{subset}; the slides-length chains on the same replicates"
+        second = companion_on_subset(c, t, o, f"the first {S} replicates", note)
         out.append(replace(c, converged=second))
     return out
 
