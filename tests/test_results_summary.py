@@ -183,3 +183,36 @@ def test_the_runs_efficiency_is_its_kernel_cpu_over_two_cores_times_wall(tmp_pat
         dict(_digest(), minutes=4.0, efficiency=0.5)
     )
     assert "efficiency" not in rs.render_readme_block(dict(_digest(), minutes=None))
+
+
+def test_second_verdicts_are_counted_and_every_changed_conclusion_is_listed(tmp_path):
+    """Issue 33: the snapshot counts the second verdicts per study and lists the rows whose
+    conclusion changes with converged chains, with both values; README says how many."""
+    blank = dict(converged_verdict="", converged_ours="", converged_mc_error="")
+    rows = [dict(r, **blank) for r in _rows()]
+    rows[0].update(converged_verdict="differs", converged_ours="0.90", converged_mc_error="0.03")
+    rows[1].update(converged_verdict="holds", converged_ours="x")  # first not comparable
+    rows[2].update(converged_verdict=rs.BUDGET_FIXED)
+    d = rs.digest_of(rows, {"ju2022": [1, 1], "raim2021": [1, 1]})
+    assert d["converged"]["ju2022"]["differs"] == 1 and d["converged"]["ju2022"]["holds"] == 1
+    assert d["converged"]["raim2021"][rs.BUDGET_FIXED] == 1
+    assert [(c["target"], c["verdict"], c["converged_verdict"]) for c in d["changed"]] == [
+        ("tab1", "holds", "differs")
+    ]
+    text = rs.render_summary(d)
+    assert "| ju2022 | 2 | 1 | 1 | 0 | 0 | 0 | not measured |" in text
+    assert "converged chains: 0.90 (MC error 0.03): **differs**" in text
+    line = rs._converged_line(dict(d, companion_minutes={"ju2022": 11.6}))
+    assert "of the 3 rows" in line and "1 conclusion changes" in line and "took 12 of" in line
+    cost = tmp_path / "cost.csv"
+    cost.write_text(
+        "unit,rule,jobs,wall_s,cpu_s,kernel_cpu_s,overhead_s\n"
+        "ju2022,ju2022_run_converged,8,1200.0,1100.0,1000.0,100.0\n"
+        "ju2022,ju2022_run_chunk,8,600.0,550.0,500.0,50.0\n"
+        "bernstein2020_ch4,bernstein2020_ch4_summarise_converged,1,120.0,110.0,0.0,110.0\n",
+        encoding="utf-8",
+    )
+    assert rs._companion_minutes(cost) == {"bernstein2020": 1.0, "ju2022": 10.0}
+    # a digest from before issue 33 renders without the section
+    old = {k: v for k, v in d.items() if k not in ("converged", "changed")}
+    assert "With converged chains" not in rs.render_summary(old) + rs.render_readme_block(old)

@@ -26,7 +26,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from ..io import read_json, write_json, write_text
-from .scorecard import VERDICTS
+from .scorecard import BUDGET_FIXED, CONVERGED_VERDICTS, VERDICTS, changed_conclusions
 
 __all__ = [
     "STUDIES",
@@ -45,6 +45,17 @@ README_BEGIN = (
 )
 README_END = "<!-- results:end -->"
 _COUNTS = ("holds", "differs (explained)", "differs (unexplained)", "not comparable", "not run")
+_CHANGED_FIELDS = (
+    "study",
+    "target",
+    "statement",
+    "ours",
+    "mc_error",
+    "verdict",
+    "converged_ours",
+    "converged_mc_error",
+    "converged_verdict",
+)
 _HEADLINE_FIELDS = (
     "study",
     "target",
@@ -84,7 +95,21 @@ def digest_of(
         "built": built,
         "counts": counts,
         "headlines": headlines,
+        **_second_verdicts(rows),
     }
+
+
+def _second_verdicts(rows: list[dict]) -> dict:
+    """Issue 33: per study the counts of the second verdicts (rows computed from chains the
+    diagnostics can flag, judged again from their converged companion), and every row whose
+    conclusion changes, with both values."""
+    rows = [dict(r, converged_verdict=r.get("converged_verdict", "")) for r in rows]
+    converged = {}
+    for study in sorted({r["study"] for r in rows if r["converged_verdict"]}):
+        c = Counter(r["converged_verdict"] for r in rows if r["study"] == study)
+        converged[study] = {v: c.get(v, 0) for v in CONVERGED_VERDICTS}
+    changed = [{k: r.get(k, "") for k in _CHANGED_FIELDS} for r in changed_conclusions(rows)]
+    return {"converged": converged, "changed": changed}
 
 
 def _order(studies) -> list[str]:
@@ -227,6 +252,96 @@ VERDICT_GUIDE = [
 ]
 
 
+_CONVERGED_HEAD = {
+    "holds": "hold",
+    "differs": "differ",
+    "not comparable": "not comparable",
+    "not run": "not run",
+    BUDGET_FIXED: "no companion: the privacy budget fixes the iterations",
+}
+
+
+def _converged_totals(d: dict) -> dict[str, int]:
+    return {v: sum(c[v] for c in d["converged"].values()) for v in CONVERGED_VERDICTS}
+
+
+def _converged_section(d: dict) -> list[str]:
+    """Issue 33's results: per study the second verdicts (the claims computed from chains the
+    diagnostics can flag, judged again from converged companion chains), the companions' minutes,
+    and every conclusion that changes."""
+    if "converged" not in d:
+        return []
+    lines = [
+        "",
+        "## With converged chains",
+        "",
+        "Every claim computed from chains the convergence diagnostics can flag is judged a second "
+        "time from a converged companion: the same data, releases, model and prior, with chains "
+        'that pass R-hat <= 1.01 and bulk ESS >= 400 (column "with converged chains" of '
+        "`results/fidelity.md`). A companion minute is a `*_converged` job's wall time divided by "
+        "the 2 cores (the comparison study's converged reference runs inside its trials and "
+        "counts in its own minutes).",
+        "",
+        "| study | rows | " + " | ".join(_CONVERGED_HEAD.values()) + " | companion minutes |",
+        "|---|---|" + "---|" * len(_CONVERGED_HEAD) + "---|",
+    ]
+    minutes = d.get("companion_minutes") or {}
+    for study in _order(d["converged"]):
+        c = d["converged"][study]
+        m = f"{minutes[study]:.1f}" if study in minutes else "not measured"
+        lines.append(
+            f"| {study} | {sum(c.values())} | "
+            + " | ".join(str(c[v]) for v in _CONVERGED_HEAD)
+            + f" | {m} |"
+        )
+    total = _converged_totals(d)
+    m = f"{sum(minutes.values()):.1f}" if minutes else "not measured"
+    lines.append(
+        f"| all | {sum(total.values())} | "
+        + " | ".join(str(total[v]) for v in _CONVERGED_HEAD)
+        + f" | {m} |"
+    )
+    lines += ["", "### Conclusions that change with converged chains", ""]
+    if not d["changed"]:
+        return lines + ["None."]
+    for r in d["changed"]:
+        first = r["ours"] + (f" (MC error {r['mc_error']})" if r["mc_error"] else "")
+        second = r["converged_ours"] + (
+            f" (MC error {r['converged_mc_error']})" if r["converged_mc_error"] else ""
+        )
+        lines.append(
+            f"- **{r['study']}** `{r['target']}`: {r['statement']}. The document's chains: "
+            f"{first}: **{r['verdict']}**; converged chains: {second}: "
+            f"**{r['converged_verdict']}**."
+        )
+    return lines
+
+
+def _conclusions(n: int) -> str:
+    return "1 conclusion changes" if n == 1 else f"{n} conclusions change"
+
+
+def _converged_line(d: dict) -> str:
+    """README's sentence on the second verdicts (issue 33)."""
+    if "converged" not in d:
+        return ""
+    t = _converged_totals(d)
+    minutes = d.get("companion_minutes")
+    spent = (
+        f"; the companion jobs took {sum(minutes.values()):.0f} of the run's minutes"
+        if minutes
+        else ""
+    )
+    return (
+        f"With converged chains: of the {sum(t.values())} rows computed from chains the "
+        f"diagnostics can flag, {t['holds']} hold, {t['differs']} differ, "
+        f"{t['not comparable']} are not comparable, {t['not run']} were not run and "
+        f"{t[BUDGET_FIXED]} have no companion (the privacy budget fixes the "
+        f"iterations); {_conclusions(len(d['changed']))} (listed in `docs/results.md`)"
+        f"{spent}."
+    )
+
+
 def render_summary(d: dict, title: str = "Results at a glance") -> str:
     """The results document: the verdicts explained, the counts per study and every headline row."""
     lines = [f"# {title}", ""]
@@ -253,6 +368,7 @@ def render_summary(d: dict, title: str = "Results at a glance") -> str:
         "",
     ]
     lines += _headlines(d)
+    lines += _converged_section(d)
     return "\n".join(lines) + "\n"
 
 
@@ -262,6 +378,9 @@ def render_readme_block(d: dict) -> str:
     run, smoke = _run_line(d), _smoke_line(d)
     if run:
         lines += [f"Paper scale, {run[0].lower()}{run[1:]}" + (f" {smoke}" if smoke else "")]
+    converged = _converged_line(d)
+    if converged:
+        lines += ["", converged]
     lines += ["", README_END]
     return "\n".join(lines)
 
@@ -313,6 +432,19 @@ def _study_minutes(cost_csv: Path, cores: int = 2) -> dict[str, float] | None:
     return {k: round(v, 2) for k, v in sorted(out.items())}
 
 
+def _companion_minutes(cost_csv: Path, cores: int = 2) -> dict[str, float] | None:
+    """Per study, the wall time of its converged companions' jobs (rules named ``*_converged``,
+    issue 33) summed, / cores, in minutes."""
+    if not cost_csv.exists():
+        return None
+    out = {}
+    for row in _read_rows(cost_csv):
+        study = next((s for s in STUDIES if row["unit"].startswith(s)), None)
+        if study and "_converged" in row["rule"]:
+            out[study] = out.get(study, 0.0) + float(row["wall_s"]) / cores / 60
+    return {k: round(v, 2) for k, v in sorted(out.items())}
+
+
 def _efficiency(cost_csv: Path, minutes: float, cores: int = 2) -> float | None:
     """The run's kernel CPU seconds (every job's, dpinfer.job_cost) over cores x its wall time."""
     if not cost_csv.exists() or minutes <= 0:
@@ -354,6 +486,9 @@ def refresh(
         )
         d["efficiency"] = (
             _efficiency(results / "cost.csv", d["minutes"]) if d["minutes"] is not None else None
+        )
+        d["companion_minutes"] = (
+            _companion_minutes(results / "cost.csv") if d["minutes"] is not None else None
         )
         if "smoke" in old:
             d["smoke"] = old["smoke"]

@@ -49,6 +49,7 @@ __all__ = [
     "subset_setting",
     "companion_on_subset",
     "CONVERGED_VERDICTS",
+    "BUDGET_FIXED",
     "changed_conclusions",
 ]
 
