@@ -44,6 +44,15 @@ def test_the_snapshot_is_of_a_complete_paper_scale_run():
     assert {h["study"] for h in d["headlines"]} == set(rs.STUDIES)
 
 
+def _cost_csv(tmp_path, rows: str):
+    """A results/cost.csv (dpinfer.job_cost) with these rows."""
+    path = tmp_path / "cost.csv"
+    path.write_text(
+        "unit,rule,jobs,wall_s,cpu_s,kernel_cpu_s,overhead_s\n" + rows, encoding="utf-8"
+    )
+    return path
+
+
 def _rows():
     base = dict(
         statement="s",
@@ -144,14 +153,12 @@ def test_refresh_takes_the_smoke_time_from_its_own_log_and_keeps_the_paper_run(t
 
 
 def test_a_studys_minutes_are_its_jobs_wall_time_over_two_cores(tmp_path):
-    path = tmp_path / "cost.csv"
-    path.write_text(
-        "unit,rule,jobs,wall_s,cpu_s,kernel_cpu_s,overhead_s\n"
+    path = _cost_csv(
+        tmp_path,
         "bernstein2020_ch3,bernstein2020_ch3_run_cell,2,600.0,590.0,500.0,90.0\n"
         "bernstein2020_case,bernstein2020_case_run_batch,1,120.0,110.0,100.0,10.0\n"
         "raim2021,raim2021_run_gibbs,3,60.0,50.0,40.0,10.0\n"
         "scorecard and summary,fidelity,1,1.0,1.0,0.0,1.0\n",
-        encoding="utf-8",
     )
     assert rs._study_minutes(path) == {"bernstein2020": 6.0, "raim2021": 0.5}
     assert rs._study_minutes(tmp_path / "missing.csv") is None
@@ -170,12 +177,10 @@ def test_a_studys_minutes_are_its_jobs_wall_time_over_two_cores(tmp_path):
 
 
 def test_the_runs_efficiency_is_its_kernel_cpu_over_two_cores_times_wall(tmp_path):
-    path = tmp_path / "cost.csv"
-    path.write_text(
-        "unit,rule,jobs,wall_s,cpu_s,kernel_cpu_s,overhead_s\n"
+    path = _cost_csv(
+        tmp_path,
         "raim2021,raim2021_run_gibbs,3,60.0,50.0,40.0,10.0\n"
         "raisa2021,raisa2021_run_chains,2,300.0,290.0,200.0,90.0\n",
-        encoding="utf-8",
     )
     assert rs._efficiency(path, 4.0) == round(240.0 / (2 * 240.0), 3)
     assert rs._efficiency(tmp_path / "missing.csv", 4.0) is None
@@ -207,13 +212,11 @@ def test_second_verdicts_are_counted_and_every_changed_conclusion_is_listed(tmp_
     assert "converged chains: 0.90 (MC error 0.03): **differs**" in text
     line = rs._converged_line(dict(d, companion_minutes={"ju2022": 11.6}))
     assert "of the 3 rows" in line and "1 conclusion changes" in line and "took 12 of" in line
-    cost = tmp_path / "cost.csv"
-    cost.write_text(
-        "unit,rule,jobs,wall_s,cpu_s,kernel_cpu_s,overhead_s\n"
+    cost = _cost_csv(
+        tmp_path,
         "ju2022,ju2022_run_converged,8,1200.0,1100.0,1000.0,100.0\n"
         "ju2022,ju2022_run_chunk,8,600.0,550.0,500.0,50.0\n"
         "bernstein2020_ch4,bernstein2020_ch4_summarise_converged,1,120.0,110.0,0.0,110.0\n",
-        encoding="utf-8",
     )
     assert rs._companion_minutes(cost) == {"bernstein2020": 1.0, "ju2022": 10.0}
     # a digest from before issue 33 renders without the section

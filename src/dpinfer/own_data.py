@@ -26,6 +26,7 @@ this module reports as non-private (it is not released through a mechanism).
 from __future__ import annotations
 
 import csv
+import importlib
 import math
 from pathlib import Path
 from typing import NamedTuple
@@ -108,8 +109,6 @@ def _read_csv(spec: DataSpec, path: Path) -> tuple[dict[str, list[str]], int]:
 
 
 def _read_statsmodels(spec: DataSpec) -> tuple[dict[str, list], int]:
-    import importlib
-
     name = spec.source[len(STATSMODELS) :]
     try:
         module = importlib.import_module(f"statsmodels.datasets.{name}")

@@ -419,30 +419,23 @@ def _wall_minutes(log_dir: Path) -> float | None:
     return total.total_seconds() / 60 if total else None
 
 
-def _study_minutes(cost_csv: Path, cores: int = 2) -> dict[str, float] | None:
-    """Per study, its jobs' wall time summed over its units
-    (dpinfer.job_cost), / cores, in minutes."""
+def _study_minutes(cost_csv: Path, cores: int = 2, rule_part: str = "") -> dict[str, float] | None:
+    """Per study, its jobs' wall time summed over its units (dpinfer.job_cost), / cores, in
+    minutes; with ``rule_part``, only the rules whose name contains it."""
     if not cost_csv.exists():
         return None
     out = {}
     for row in _read_rows(cost_csv):
         study = next((s for s in STUDIES if row["unit"].startswith(s)), None)
-        if study:
+        if study and rule_part in row["rule"]:
             out[study] = out.get(study, 0.0) + float(row["wall_s"]) / cores / 60
     return {k: round(v, 2) for k, v in sorted(out.items())}
 
 
 def _companion_minutes(cost_csv: Path, cores: int = 2) -> dict[str, float] | None:
-    """Per study, the wall time of its converged companions' jobs (rules named ``*_converged``,
-    issue 33) summed, / cores, in minutes."""
-    if not cost_csv.exists():
-        return None
-    out = {}
-    for row in _read_rows(cost_csv):
-        study = next((s for s in STUDIES if row["unit"].startswith(s)), None)
-        if study and "_converged" in row["rule"]:
-            out[study] = out.get(study, 0.0) + float(row["wall_s"]) / cores / 60
-    return {k: round(v, 2) for k, v in sorted(out.items())}
+    """Per study, the minutes of its converged companions' jobs (rules ``*_converged*``,
+    issue 33)."""
+    return _study_minutes(cost_csv, cores, rule_part="_converged")
 
 
 def _efficiency(cost_csv: Path, minutes: float, cores: int = 2) -> float | None:
