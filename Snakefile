@@ -61,6 +61,11 @@ if enabled("comparison"):
     include: "workflow/rules/comparison.smk"
 
 
+if enabled("own_data"):
+
+    include: "workflow/rules/own_data.smk"
+
+
 include: "workflow/rules/scorecard.smk"
 
 

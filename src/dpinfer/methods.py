@@ -76,6 +76,7 @@ METHODS: dict[str, Method] = _methods(
             "multinomial": "conjugate:run_non_private_multinomial",
             "exponential": "conjugate:run_non_private_exponential",
             "nig_linreg": "conjugate:run_non_private_nig",
+            "nig_linreg_p": "conjugate:run_non_private_nig_p",
         },
         # chapter 4's stream predates the method's name: keeping it keeps every draw
         streams={"bernstein2020_ch4": "sample_nonprivate"},
@@ -91,6 +92,7 @@ METHODS: dict[str, Method] = _methods(
             "multinomial": "conjugate:run_naive_multinomial",
             "exponential": "conjugate:run_naive_exponential",
             "nig_linreg": "conjugate:run_naive_nig",
+            "nig_linreg_p": "conjugate:run_naive_nig_p",
         },
     ),
     # exact posterior draws (the comparison study's binomial problem)
@@ -143,7 +145,10 @@ METHODS: dict[str, Method] = _methods(
         BLUE,
         "o",
         "-",
-        runs={"nig_linreg": "gibbs_ss:run_gibbs_ss_update"},
+        runs={
+            "nig_linreg": "gibbs_ss:run_gibbs_ss_update",
+            "nig_linreg_p": "gibbs_ss_multi:run_gibbs_ss_update_p",
+        },
     ),
     Method(
         "gibbs_ss_noisy",
@@ -159,9 +164,22 @@ METHODS: dict[str, Method] = _methods(
         PURPLE,
         "^",
         "-",
-        runs={"nig_linreg": "gibbs_ss:run_gibbs_ss_prior"},
+        runs={
+            "nig_linreg": "gibbs_ss:run_gibbs_ss_prior",
+            "nig_linreg_p": "gibbs_ss_multi:run_gibbs_ss_prior_p",
+        },
     ),
-    Method("mcmc_ind", "MCMC-Ind", GREEN, "D", "-.", runs={"nig_linreg": "mcmc_ind:run_mcmc_ind"}),
+    Method(
+        "mcmc_ind",
+        "MCMC-Ind",
+        GREEN,
+        "D",
+        "-.",
+        runs={
+            "nig_linreg": "mcmc_ind:run_mcmc_ind",
+            "nig_linreg_p": "mcmc_ind_multi:run_mcmc_ind_p",
+        },
+    ),
     Method("oi", "OI", ORANGE, "P", "--"),
     # raim2021: Algorithm 2 on the noisy data, Algorithm 4 on the confidential data
     Method(

@@ -18,6 +18,9 @@ coefficients, or a covariate that is constant after clamping raises :class:`Data
 naming the data set, the column and the record count. Values outside the bounds are clamped and
 the share clamped per column is reported (:attr:`Confidential.clamped`).
 
+:class:`UnitScaling` maps each column onto [-1, 1] by its public bounds (the model's records,
+:mod:`dpinfer.models.linreg_nig_multi`) and the regression's draws back to the data's units.
+
 No message, log line or returned summary holds a raw value or a record: errors name columns,
 counts and row numbers only, and the share clamped is an aggregate of the confidential data that
 this module reports as non-private (it is not released through a mechanism).
@@ -33,7 +36,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["DataSetError", "DataSpec", "Confidential", "spec_from_config", "load"]
+__all__ = [
+    "DataSetError",
+    "DataSpec",
+    "Confidential",
+    "UnitScaling",
+    "spec_from_config",
+    "load",
+]
 
 STATSMODELS = "statsmodels:"
 
@@ -191,3 +201,37 @@ def load(spec: DataSpec, root: Path | str = ".") -> Confidential:
             )
     X = np.column_stack([values[c] for c in spec.covariates]) if p else np.empty((n_rows, 0))
     return Confidential(spec.name, X, values[spec.response], clamped)
+
+
+class UnitScaling(NamedTuple):
+    """The public affine map of every column onto [-1, 1], v~ = (v - centre) / half, from its
+    bounds (covariates first, the response last), and its inverse on the regression's draws."""
+
+    centre: np.ndarray
+    half: np.ndarray
+
+    @classmethod
+    def of(cls, spec: DataSpec) -> UnitScaling:
+        lo, hi = np.array([spec.bounds[c] for c in (*spec.covariates, spec.response)]).T
+        return cls(0.5 * (lo + hi), 0.5 * (hi - lo))
+
+    def to_unit(self, data: Confidential) -> tuple[np.ndarray, np.ndarray]:
+        """(X~, y~) in [-1, 1] of clamped records."""
+        p = data.X.shape[1]
+        X = (data.X - self.centre[:p]) / self.half[:p]
+        y = (data.y - self.centre[p]) / self.half[p]
+        return np.clip(X, -1.0, 1.0), np.clip(y, -1.0, 1.0)  # round-off only
+
+    def to_original(self, draws: np.ndarray) -> np.ndarray:
+        """Draws of (beta~_1..beta~_p, intercept~, sigma~^2) on the unit scale -> the data's
+        units: y = c_y + h_y (sum_j beta~_j (x_j - c_j)/h_j + intercept~ + e~), so
+        beta_j = h_y beta~_j / h_j, intercept = c_y + h_y (intercept~ - sum_j beta~_j c_j / h_j)
+        and sigma^2 = h_y^2 sigma~^2."""
+        draws = np.asarray(draws, dtype=float)
+        p = draws.shape[1] - 2
+        c_x, h_x, c_y, h_y = self.centre[:p], self.half[:p], self.centre[p], self.half[p]
+        out = np.empty_like(draws)
+        out[:, :p] = h_y * draws[:, :p] / h_x
+        out[:, p] = c_y + h_y * (draws[:, p] - draws[:, :p] @ (c_x / h_x))
+        out[:, p + 1] = h_y**2 * draws[:, p + 1]
+        return out

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..models import expfam
 from ..models.linreg_nig import NIGPrior, NIWPrior, Release, nig_draws, project_statistics
+from ..models.linreg_nig_multi import NIWPriorP, ReleaseP, nig_draws_p, project_statistics_p
 from ..models.private_binomial import exact_draws
 from .base import Chain, CpuTimer, Info, check_lengths
 
@@ -45,6 +46,8 @@ __all__ = [
     "run_non_private_exponential",
     "run_non_private_nig",
     "run_naive_nig",
+    "run_non_private_nig_p",
+    "run_naive_nig_p",
     "run_exact_binomial",
 ]
 
@@ -137,6 +140,24 @@ def run_naive_nig(
     projecting z to valid statistics (:func:`~dpinfer.models.linreg_nig.project_statistics`)."""
     z = project_statistics(release.z, release.n)
     return _iid_chain(lambda size: nig_draws(rng, z, release.n, prior, size), burnin, keep)
+
+
+def run_non_private_nig_p(
+    release: ReleaseP, prior: NIGPrior, data_prior: NIWPriorP, rng, *, burnin: int, keep: int
+) -> Chain:
+    """Non-Private with p covariates (:mod:`dpinfer.models.linreg_nig_multi`): the NIG posterior
+    given the confidential s; ``data_prior`` is not used (uniform signature)."""
+    n, p = release.n, release.p
+    return _iid_chain(lambda size: nig_draws_p(rng, release.s, n, p, prior, size), burnin, keep)
+
+
+def run_naive_nig_p(
+    release: ReleaseP, prior: NIGPrior, data_prior: NIWPriorP, rng, *, burnin: int, keep: int
+) -> Chain:
+    """Naive with p covariates: the NIG posterior given the projected full-budget release z."""
+    n, p = release.n, release.p
+    z = project_statistics_p(release.z, n, p)
+    return _iid_chain(lambda size: nig_draws_p(rng, z, n, p, prior, size), burnin, keep)
 
 
 def run_exact_binomial(

@@ -19,6 +19,8 @@ contract (:func:`dpinfer.samplers.pooled.run_pooled`). The models and their reco
 - ``binomial``, ``multinomial``, ``exponential``: :class:`dpinfer.models.expfam.Problem`
   (bernstein2020 chapter 4; the exponential is truncated to the ``bounds`` option);
 - ``nig_linreg``: :class:`dpinfer.models.linreg_nig.Problem` (bernstein2020 chapter 5);
+- ``nig_linreg_p``: :class:`dpinfer.models.linreg_nig_multi.ProblemP` (the same model with p
+  covariates, on a user's own data);
 - ``lognormal_regression``: :class:`dpinfer.models.lognormal_regression.Problem` (raim2021);
 - ``dp_mcmc``: :class:`dpinfer.models.dp_mcmc.Problem` (raisa2021), with the options ``start``
   (row 0 of the draws) and ``hyper`` (the params-file hyperparameters of the algorithm;
@@ -91,6 +93,7 @@ _ADAPTERS: dict[str, Callable] = {
     "multinomial": _expfam,
     "exponential": _expfam,
     "nig_linreg": _nig,
+    "nig_linreg_p": _nig,
     "lognormal_regression": _lognormal,
     "dp_mcmc": _dp_chain,
 }

@@ -15,13 +15,25 @@ from collections.abc import Callable
 import numpy as np
 
 from ..models.linreg_nig import Problem
+from ..models.linreg_nig_multi import ProblemP
 from ..plotting.methods import method_label
 from ..samplers.pooled import Pooled, run_pooled
 from ..samplers.registry import sampler
 
-__all__ = ["MODEL", "METHODS", "NOISE_AWARE", "CONJUGATE", "LABELS", "run_chain", "pooled_chain"]
+__all__ = [
+    "MODEL",
+    "MODEL_P",
+    "METHODS",
+    "NOISE_AWARE",
+    "CONJUGATE",
+    "LABELS",
+    "run_chain",
+    "pooled_chain",
+]
 
 MODEL = "nig_linreg"
+MODEL_P = "nig_linreg_p"  # the same model with p covariates (a user's own data)
+PROBLEMS = {MODEL: Problem, MODEL_P: ProblemP}
 METHODS = (
     "non_private",
     "naive",
@@ -41,7 +53,12 @@ def run_chain(spec: dict, release, prior, data_prior, stream: Callable[[str], np
 
 
 def pooled_chain(
-    spec: dict, release, prior, data_prior, stream: Callable[[str], np.random.Generator]
+    spec: dict,
+    release,
+    prior,
+    data_prior,
+    stream: Callable[[str], np.random.Generator],
+    model: str = MODEL,
 ) -> Pooled:
     """Pooled kept draws, per-parameter R-hat and bulk ESS, CPU seconds and iterations (both
     summed over chains) of one method's ``spec`` on one release
@@ -51,11 +68,12 @@ def pooled_chain(
     ``sample_<method>`` (c = 0) or ``sample_<method>_chain<c>``, so adding or dropping a method
     changes no other method's numbers. Conjugate methods draw independently: R-hat 1 and
     ESS = draws. ``spec["diagnostic_draws"]`` (optional): R-hat and ESS read each chain thinned
-    evenly to at most that many draws (docs/deviations.md, "Case study: chain lengths")."""
+    evenly to at most that many draws (docs/deviations.md, "Case study: chain lengths").
+    ``model``: :data:`MODEL` (one covariate, chapter 5) or :data:`MODEL_P` (p covariates)."""
     method = spec["method"]
-    run = sampler(MODEL, method)
+    run = sampler(model, method)
 
-    problem = Problem(release, prior, data_prior)
+    problem = PROBLEMS[model](release, prior, data_prior)
 
     def run_one(rng):
         return run(

@@ -16,7 +16,7 @@ from ...grid import fmt_eps
 from ...io import load_npz
 from ...plotting import legend_below, log_axis, method_style, save_figure, subplots
 
-__all__ = ["accuracy_vs_eps", "accuracy_vs_n", "ess_per_second"]
+__all__ = ["plot_methods", "accuracy_vs_eps", "accuracy_vs_n", "ess_per_second"]
 
 PROBLEM_TITLES = {"binomial": "binomial count", "regression": "linear regression"}
 ACCURACY = (
@@ -38,7 +38,10 @@ def _rows(summary: dict, problem: str, **fixed) -> dict:
     return out
 
 
-def _plot(ax, summary, rows, x_key, y_key, max_flagged):
+def plot_methods(ax, summary, rows, x_key, y_key, max_flagged):
+    """One line per method (``rows``: method -> summary row indices) of ``y_key`` against
+    ``x_key``, floored at FLOOR for log axes; points flagged more often than ``max_flagged``
+    are drawn hollow."""
     for method, idx in rows.items():
         idx = sorted(idx, key=lambda i: summary[x_key][i])
         x = summary[x_key][idx]
@@ -59,7 +62,7 @@ def _accuracy(summary, x_key, fixed_key, fixed, max_flagged, pdf, png):
         rows = _rows(summary, problem, **{fixed_key: fixed})
         for c, (key, ylabel) in enumerate(ACCURACY):
             ax = axes[r, c]
-            _plot(ax, summary, rows, x_key, key, max_flagged)
+            plot_methods(ax, summary, rows, x_key, key, max_flagged)
             if key == "ks":  # the rule's critical value (the same at every setting of a problem)
                 idx = [i for ids in rows.values() for i in ids]
                 ax.axhline(float(summary["ks_critical"][idx].max()), color="0.5", ls=":", lw=0.8)
@@ -113,7 +116,7 @@ def ess_per_second(input, output, *, epsilon, max_flagged) -> None:
     for c, problem in enumerate(problems):
         ax = axes[0, c]
         rows = _rows(summary, problem, epsilon=float(epsilon))
-        _plot(ax, summary, rows, "n", "ess_per_s", float(max_flagged))
+        plot_methods(ax, summary, rows, "n", "ess_per_s", float(max_flagged))
         xs = sorted({float(summary["n"][i]) for idx in rows.values() for i in idx})
         log_axis(ax, "x", xs, [f"{int(v)}" for v in xs])
         log_axis(ax, "y")

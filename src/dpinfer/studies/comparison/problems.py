@@ -184,17 +184,20 @@ def regression_trial(
     return truth, records, reference
 
 
-def regression_reference(release, nig, niw, spec: dict, stream: Stream, health: dict) -> Pooled:
+def regression_reference(
+    release, nig, niw, spec: dict, stream: Stream, health: dict, model: str = nig_methods.MODEL
+) -> Pooled:
     """The regression's reference posterior: MCMC-Ind with ``spec``'s chains, burn-in and
     non-centred moves, keeping ``spec["keep"]`` draws per chain and, while the pooled chains
     fail ``health`` (R-hat above ``max_rhat`` or bulk ESS below ``min_ess``), each length of
     ``spec["longer"]`` in turn. Every try draws from the same streams (``reference_<stage>``),
     so a longer try extends the shorter one's chains; the last try is returned whether or not it
-    passes (the summary reports the reference's diagnostics)."""
+    passes (the summary reports the reference's diagnostics). ``model``: the registry model of
+    the release (:data:`~dpinfer.studies.nig_methods.MODEL_P` for p covariates)."""
     for keep in [spec["keep"], *spec.get("longer", [])]:
         chain = nig_chain_spec("mcmc_ind", {"mcmc_ind": dict(spec, keep=keep)})
         ref = nig_methods.pooled_chain(
-            chain, release, nig, niw, lambda stage: stream(f"reference_{stage}")
+            chain, release, nig, niw, lambda stage: stream(f"reference_{stage}"), model
         )
         if not unconverged(ref.rhat.max(), ref.ess.min(), **health):
             break

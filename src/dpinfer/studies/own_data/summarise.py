@@ -1,0 +1,253 @@
+"""Own-data study, summary step of one data set: per (epsilon, method) over its trials, and the
+recommendation rule of the comparison study without its calibration check.
+
+Per row (the worst parameter is reported, since a method is only as good as its worst; every
+number carries its Monte Carlo error or its diagnostics):
+
+- accuracy, over the accuracy trials: |posterior mean - reference mean| / reference sd
+  (``mean_err``), |posterior sd / reference sd - 1| (``sd_err``) and MMD^2 of the standardised
+  draws (``mmd``), each a mean over trials with its standard error, the reference a long
+  MCMC-Ind run;
+- what privacy costs, over all trials: |posterior mean - non-private mean| / non-private sd
+  (``np_err``) and posterior sd / non-private sd (``sd_ratio``, the widening), means with
+  standard errors, and the share of trials whose central interval covers the non-private
+  posterior mean (``np_coverage``, the lowest over parameters, with its binomial SE);
+- diagnostics: the largest R-hat, the share of trials whose chains fail R-hat or bulk ESS
+  (``flagged``), the same for the reference;
+- cost (measured time): the median over trials of the bulk ESS of the slowest parameter per CPU
+  second of all chains (``ess_per_s``).
+
+These numbers compare methods on the user's confidential records and are for the data holder:
+each trial is a fresh release, so together they are not one differentially private release.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from ...diagnostics import binomial_se, unconverged
+from ...grid import fmt_eps
+from ...io import load_npz, save_npz, write_table
+from ...plotting.methods import method_label
+from ..comparison.summarise import MIN_CPU, failed_checks, mean_se, recommend
+
+__all__ = ["summarise_epsilon", "own_failed_checks", "summarise"]
+
+log = logging.getLogger("dpinfer.own_data")
+ARRAYS = ("cover", "np_err", "sd_ratio", "rhat", "ess", "cpu", "mean_err", "sd_err", "mmd")
+
+
+def _merge(chunks: list[dict]) -> dict:
+    """One epsilon's chunks, in trial order, concatenated along the trial axis."""
+    chunks = sorted(chunks, key=lambda c: int(c["reps"][0]))
+    out = {k: chunks[0][k] for k in ("dataset", "epsilon", "methods")}
+    for key in ("ref_rhat", "ref_ess", "reps"):
+        out[key] = np.concatenate([c[key] for c in chunks])
+    for key in ARRAYS:
+        out[key] = np.concatenate([c[key] for c in chunks], axis=1)
+    return out
+
+
+def _worst(x: np.ndarray, row: dict, key: str, far_from: float = 0.0) -> None:
+    """row[key], row[key_se]: the mean over trials of the parameter farthest from ``far_from``."""
+    mean, se = mean_se(x)
+    if not np.isfinite(mean).any():
+        row[key], row[f"{key}_se"] = 0.0, 0.0
+        return
+    i = int(np.nanargmax(np.abs(mean - far_from)))
+    row[key], row[f"{key}_se"] = float(mean[i]), float(se[i])
+
+
+def summarise_epsilon(d: dict, *, health: dict) -> list[dict]:
+    """Rows (one per method) of one merged (data set, epsilon)."""
+    trials = d["np_err"].shape[1]
+    ref_flags = (
+        unconverged(d["ref_rhat"].max(axis=1), d["ref_ess"].min(axis=1), **health)
+        if d["ref_rhat"].size
+        else np.zeros(0, bool)
+    )
+    rows = []
+    for i, method in enumerate(str(m) for m in d["methods"]):
+        row = {
+            "dataset": str(d["dataset"]),
+            "epsilon": float(d["epsilon"]),
+            "method": method,
+            "label": method_label(method),
+            "trials": trials,
+            "accuracy_trials": int(d["mean_err"].shape[1]),
+        }
+        for key in ("mean_err", "sd_err", "mmd", "np_err"):
+            _worst(d[key][i], row, key)
+        _worst(d["sd_ratio"][i], row, "sd_ratio", far_from=1.0)
+        cov = d["cover"][i].mean(axis=0)
+        low = int(np.argmin(cov))
+        row["np_coverage"] = float(cov[low])
+        row["np_coverage_se"] = float(binomial_se(cov[low], trials))
+        row["rhat_max"] = float(d["rhat"][i].max())
+        row["flagged"] = float(
+            unconverged(d["rhat"][i].max(axis=1), d["ess"][i].min(axis=1), **health).mean()
+        )
+        row["ref_rhat_max"] = float(d["ref_rhat"].max()) if d["ref_rhat"].size else 1.0
+        row["ref_flagged"] = float(ref_flags.mean()) if ref_flags.size else 0.0
+        per_trial = d["ess"][i].min(axis=1) / np.maximum(d["cpu"][i], MIN_CPU)
+        row["ess_per_s"] = float(np.median(per_trial))
+        row["cpu_per_trial"] = float(np.median(d["cpu"][i]))
+        rows.append(row)
+    return rows
+
+
+def own_failed_checks(row: dict, rule: dict) -> list[str]:
+    """The comparison study's checks (:func:`~dpinfer.studies.comparison.summarise.failed_checks`;
+    no calibration without a truth) plus one: accuracy must have been judged, since without a
+    truth it is the only check of bias (a method far from the posterior can mix well)."""
+    failed = failed_checks(row, rule)
+    if not (row["accuracy_trials"] and row["ref_flagged"] <= rule["max_flagged"]):
+        failed.append("accuracy not judged (reference flagged)")
+    return failed
+
+
+METRIC_COLUMNS = [
+    "epsilon",
+    "label",
+    "trials",
+    "accuracy_trials",
+    "mean_err",
+    "mean_err_se",
+    "sd_err",
+    "sd_err_se",
+    "np_err",
+    "np_err_se",
+    "sd_ratio",
+    "sd_ratio_se",
+    "np_coverage",
+    "np_coverage_se",
+    "rhat_max",
+    "flagged",
+    "ref_rhat_max",
+    "ref_flagged",
+    "checks_failed",
+]
+COST_COLUMNS = ["epsilon", "label", "ess_per_s", "cpu_per_trial", "rhat_max", "flagged"]
+NUMERIC = (
+    "epsilon",
+    "trials",
+    "accuracy_trials",
+    "mean_err",
+    "mean_err_se",
+    "sd_err",
+    "sd_err_se",
+    "mmd",
+    "mmd_se",
+    "np_err",
+    "np_err_se",
+    "sd_ratio",
+    "sd_ratio_se",
+    "np_coverage",
+    "np_coverage_se",
+    "rhat_max",
+    "flagged",
+    "ref_rhat_max",
+    "ref_flagged",
+    "ess_per_s",
+    "cpu_per_trial",
+)
+
+
+def summarise(input, output, *, dataset, parameters, credible_level, health, recommend_rule):
+    """Rule step: one data set's chunks -> summary.npz, metrics, cost and recommended tables.
+    ``parameters``: the parameter names (its covariates, the intercept, sigma^2)."""
+    groups: dict[float, list] = {}
+    for path in input.runs:
+        c = load_npz(path)
+        groups.setdefault(float(c["epsilon"]), []).append(c)
+    health = {"max_rhat": float(health["max_rhat"]), "min_ess": float(health["min_ess"])}
+    rule = {k: float(v) for k, v in recommend_rule.items()}
+    rows, recs = [], []
+    for eps in sorted(groups):
+        setting = summarise_epsilon(_merge(groups[eps]), health=health)
+        for r in setting:
+            failed = own_failed_checks(r, rule)
+            r["qualifies"] = r["method"] != "non_private" and not failed
+            r["checks_failed"] = (
+                "reference (not private)"
+                if r["method"] == "non_private"
+                else ", ".join(failed) or "none"
+            )
+        rows += setting
+        rec = recommend(setting, rule, own_failed_checks)
+        recs.append(
+            {
+                "epsilon": eps,
+                "recommended": rec["label"],
+                "ess_per_s": rec["ess_per_s"],
+                "rhat_max": rec["rhat_max"],
+                "flagged": rec["flagged"],
+                "also_qualify": rec["qualifying"],
+            }
+        )
+        log.info("%s eps=%s: recommended %s", dataset, fmt_eps(eps), rec["label"])
+    bad = [(r["epsilon"], r["method"], c) for r in rows for c in NUMERIC if not np.isfinite(r[c])]
+    if bad:
+        raise FloatingPointError(f"non-finite summary values: {bad[:5]}")
+    save_npz(
+        output.summary,
+        **{c: np.array([r[c] for r in rows]) for c in NUMERIC},
+        qualifies=np.array([r["qualifies"] for r in rows]),
+        method=np.array([r["method"] for r in rows]),
+        dataset=np.array(dataset),
+        level=np.float64(credible_level),
+    )
+    names = ", ".join(parameters)
+    holder = (
+        "Computed from the confidential records for the data holder: the trials are separate "
+        "releases, so these numbers together are not one differentially private release."
+    )
+    write_table(
+        output.metrics_csv,
+        output.metrics_md,
+        rows,
+        METRIC_COLUMNS,
+        title=f"Own data, {dataset}: accuracy, what privacy costs, diagnostics per method",
+        notes=(
+            f"Worst parameter of ({names}) in the data's units. mean_err, sd_err: against a long "
+            "MCMC-Ind reference, in reference sds, +- SE over the accuracy trials; np_err: "
+            "distance of the posterior mean from the non-private posterior mean in non-private "
+            "sds; sd_ratio: posterior sd over the non-private sd (the parameter farthest from 1); "
+            f"np_coverage: share of trials whose central {credible_level:g} interval covers the "
+            "non-private posterior mean (lowest parameter) +- binomial SE; flagged: share of "
+            f"trials with R-hat > {health['max_rhat']:g} or bulk ESS < {health['min_ess']:g}. "
+            "No source document has these numbers: the paper column is empty by design. " + holder
+        ),
+    )
+    write_table(
+        output.cost_csv,
+        output.cost_md,
+        rows,
+        COST_COLUMNS,
+        title=f"Own data, {dataset}: effective samples per CPU second",
+        notes="Median over trials of the bulk ESS of the slowest parameter over the CPU seconds of "
+        "all chains; measured time, so it varies between machines and runs.",
+    )
+    write_table(
+        output.recommended_csv,
+        output.recommended_md,
+        recs,
+        ["epsilon", "recommended", "ess_per_s", "rhat_max", "flagged", "also_qualify"],
+        title=f"Own data, {dataset}: recommended method by epsilon",
+        notes=_rule_text(rule, health) + " " + holder,
+    )
+
+
+def _rule_text(rule: dict, health: dict) -> str:
+    return (
+        "Rule (the comparison study's, without its calibration check: a data set has no known "
+        "truth): among the private methods, keep those whose trials are flagged by R-hat > "
+        f"{health['max_rhat']:g} or bulk ESS < {health['min_ess']:g} at most "
+        f"{rule['max_flagged']:g} of the time and whose mean error is at most "
+        f"{rule['max_mean_error']:g} and sd error at most {rule['max_sd_error']:g} reference sds "
+        "for every parameter, judged where the reference passes the same check (a method whose "
+        "accuracy could not be judged does not qualify); recommend the one with the most "
+        "effective samples per CPU second ('none qualifies' when no method passes)."
+    )

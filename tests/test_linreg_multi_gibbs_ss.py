@@ -1,0 +1,197 @@
+"""Gibbs-SS for p covariates (:mod:`dpinfer.samplers.gibbs_ss_multi`) against exact targets.
+
+- With a negligible noise scale (2e-4 on every statistic; simulated data, unclamped release) the
+  private posterior is the conjugate NIG posterior given s (Eq. 5.1, closed form), checked with
+  the harness's ESS-based z-scores plus a slack of 0.1 posterior sd, as for the one-covariate
+  sampler (tests/exact/bernstein2020_ch5.py); p = 1, 2, 5, both flavours, with and without the
+  collapsed moves. The same check rejects the conjugate posterior of a clearly perturbed s.
+- The NIW prior in log-Cholesky coordinates equals scipy's inverse-Wishart times normal density
+  plus the stated Jacobian, and reduces to chapter 5's scalar log_niw at p = 1.
+- At p = 1, the p-dimensional and the scalar Gibbs-SS-Update agree with the same conjugate
+  target on the same release, and both flavours with their scalar versions (means and spreads,
+  two-sample z-scores) on a release with non-negligible noise, where the CLT moments, the
+  projection and the collapsed moves shape the chain's law.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpinfer import diagnostics
+from dpinfer.mechanisms import Laplace
+from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, log_niw, release_statistics
+from dpinfer.models.linreg_nig_multi import (
+    NIWPriorP,
+    ReleaseP,
+    chain_target_p,
+    log_nig_p,
+    log_niw_chol,
+    n_stats,
+    sufficient_statistics_p,
+)
+from dpinfer.samplers import gibbs_ss_multi as gm
+from dpinfer.samplers.gibbs_ss import run_gibbs_ss_prior, run_gibbs_ss_update
+from dpinfer.samplers.gibbs_ss_multi import (
+    phi_dimension,
+    run_gibbs_ss_prior_p,
+    run_gibbs_ss_update_p,
+)
+from tests.exact.linreg_nig_multi import (
+    FLAVOURS,
+    GIBBS_BURNIN,
+    GIBBS_KEEP,
+    NEGLIGIBLE_SCALE,
+    negligible_case,
+    nig_moments_p,
+    priors,
+)
+from tests.exact.linreg_nig_multi import gibbs_chain as chain
+from tests.exact.linreg_nig_multi import gibbs_data as data
+from tests.harness import ExactCase, check_exact, z_scores
+
+SCALAR_ORDER = [1, 0, 3, 2, 4]  # [sx, sxx, sy, sxy, syy] -> stat_pairs(1) order
+BURNIN, KEEP = GIBBS_BURNIN, GIBBS_KEEP
+
+
+@pytest.mark.parametrize("moves", [0, 1])
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+@pytest.mark.parametrize("p", [1, 2, 5])
+def test_chain_record_of_each_flavour(p, flavour, moves):
+    """The draws and Info of the chains whose exact-target check is in tests/exact."""
+    ch = chain(p, flavour, moves)
+    assert ch.draws.shape == (BURNIN + KEEP, p + 2) and ch.burnin == BURNIN
+    assert ch.info.iterations == BURNIN + KEEP and ch.info.cpu_seconds > 0
+    assert set(ch.info.clipped) == {"cov_projections", "stat_projections"}
+    if moves:
+        assert 0.05 < ch.info.acceptance < 0.6 and "sign_flips" in ch.info.extra
+    else:
+        assert ch.info.acceptance is None and not ch.info.extra
+
+
+@pytest.mark.parametrize("flavour,moves", [("update", 1), ("prior", 0)])
+def test_the_check_rejects_a_perturbed_target(flavour, moves):
+    # the conjugate posterior of the same data with y + 0.5 x_1 + 0.3: the first slope and the
+    # intercept move by many posterior sds
+    p = 2
+    X, y, _ = data(p)
+    case = negligible_case(p, flavour, moves, s=sufficient_statistics_p(X, y + 0.5 * X[:, 0] + 0.3))
+    with pytest.raises(AssertionError):
+        check_exact(case)
+    z_mean = z_scores(case.draws, case.mean, case.sd, case.mean_slack, case.sd_slack)[2]
+    assert z_mean[0] > 20 and z_mean[p] > 20
+
+
+def _chol_params(rng, p):
+    """A random (mu, L) with positive diagonal."""
+    l = np.tril(rng.normal(scale=0.3, size=(p, p)), -1) + np.diag(rng.uniform(0.2, 1.5, p))
+    return rng.normal(size=p), l
+
+
+def test_niw_log_density_reduces_to_the_scalar_one_at_p1():
+    scalar = NIWPrior(0.3, 1.5, 0.8, 9.0)
+    prior = NIWPriorP(np.array([0.3]), 1.5, np.array([[0.8]]), 9.0)
+    pts = [(-0.2, 0.4), (0.5, 1.3), (0.1, 0.05)]
+    work = np.empty((1, 1))
+    ours = [log_niw_chol(np.array([m]), np.array([[np.sqrt(t2)]]), prior, work) for m, t2 in pts]
+    ref = [log_niw(m, t2, scalar) for m, t2 in pts]  # coordinates log tau^2 = 2 log L: constant
+    assert np.allclose(np.diff(ours), np.diff(ref), rtol=1e-12, atol=1e-12)
+
+
+def test_phi_dimension_and_log_cholesky_round_trip():
+    assert [phi_dimension(p, False) for p in (1, 2, 5)] == [3, 4, 7]
+    assert [phi_dimension(p, True) for p in (1, 2, 5)] == [5, 9, 27]
+    p = 3
+    rng = np.random.default_rng(8)
+    mu, l = _chol_params(rng, p)
+    theta = rng.normal(size=p + 1)
+    phi = np.empty(phi_dimension(p, True))
+    gm._pack(phi, p, theta, 0.7, mu, l, True)
+    assert np.allclose(phi[: p + 2], np.append(theta, np.log(0.7)))
+    mu2, l2, sigma = np.empty(p), np.full((p, p), 9.0), np.empty((p, p))
+    gm._unpack_data(phi, p, mu2, l2)
+    gm._outer_into(l2, sigma)
+    assert np.allclose(mu2, mu) and np.allclose(l2, l) and np.allclose(sigma, l @ l.T)
+    # the prior of phi: NIG (with the log sigma^2 Jacobian) plus the NIW in these coordinates
+    prior, data_prior = priors(p)
+    target = chain_target_p(np.zeros(n_stats(p)), 5, p, 1.0, prior, data_prior)
+    work = [np.empty(p), np.empty((p, p)), np.empty((p, p))]
+    lp = gm._log_prior_phi(phi, p, target, True, *work)
+    nig = log_nig_p(theta, 0.7, prior)
+    assert lp == pytest.approx(nig + log_niw_chol(mu, l, data_prior, np.empty((p, p))))
+    assert gm._log_prior_phi(phi[: p + 2], p, target, False, *work) == pytest.approx(nig)
+
+
+def _paired_releases(scale: float, seed: int = 12):
+    """One scalar release (chapter 5's record) and the same release as a p = 1 ReleaseP."""
+    prior, data_prior = priors(1)
+    X, y, _ = data(1, seed)
+    eps = 24.0 / scale  # scalar sensitivity 24 for [-1, 1]
+    rel = release_statistics(np.random.default_rng(seed), X[:, 0], y, eps, (-1.0, 1.0))
+    assert rel.mechanism.scale == pytest.approx(scale)
+    mech, half = rel.mechanism, rel.mechanism_half
+    z, z_half = rel.z[SCALAR_ORDER], rel.z_half[SCALAR_ORDER]
+    relp = ReleaseP(rel.s[SCALAR_ORDER], rel.n, 1, z, mech, z_half, half, clamped=False)
+    assert np.allclose(relp.s, sufficient_statistics_p(X, y))
+    scalar_prior = NIGPrior(prior.mu0, prior.lam0, prior.a0, prior.b0)
+    return rel, relp, scalar_prior, NIWPrior(0.0, 1.0, 1.0, 50.0), prior, data_prior
+
+
+def test_p1_update_agrees_with_the_scalar_sampler_on_the_conjugate_target():
+    rel, relp, sprior, sdata, prior, data_prior = _paired_releases(NEGLIGIBLE_SCALE)
+    mean, sd = nig_moments_p(relp.s, relp.n, 1, prior)
+    kw = {"burnin": BURNIN, "keep": KEEP}
+    for moves in (0, 1):
+        ours = run_gibbs_ss_update_p(
+            relp, prior, data_prior, np.random.default_rng(3), collapsed_moves=moves, **kw
+        )
+        theirs = run_gibbs_ss_update(
+            rel, sprior, sdata, np.random.default_rng(4), collapsed_moves=moves, **kw
+        )
+        for draws in (ours.kept, theirs.kept):
+            check_exact(ExactCase(draws, mean, sd, 0.1 * sd, 0.1 * sd))
+
+
+def _two_sample_z(a, b):
+    se = np.hypot(diagnostics.mc_standard_error(a), diagnostics.mc_standard_error(b))
+    return np.abs(a.mean(0) - b.mean(0)) / se
+
+
+SCALAR = {"prior": run_gibbs_ss_prior, "update": run_gibbs_ss_update}
+
+
+@pytest.mark.parametrize("moves", [0, 1])
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+def test_p1_agrees_with_the_scalar_sampler_under_real_noise(flavour, moves):
+    # Laplace scale 0.3 on n = 10 records: the statistics are uncertain (s is projected in some
+    # iterations), so the chain's law depends on the CLT moments of the data prior's x, the
+    # projection and the collapsed moves: both samplers must share it, in means and spreads
+    # (doubling Sigma_x in the p-dimensional Update's moments gives z ~ 20 on the spreads)
+    rel, relp, sprior, sdata, prior, data_prior = _paired_releases(0.3)
+    kw = {"burnin": 2000, "keep": 20000, "collapsed_moves": moves}
+    ours = FLAVOURS[flavour](relp, prior, data_prior, np.random.default_rng(5), **kw)
+    theirs = SCALAR[flavour](rel, sprior, sdata, np.random.default_rng(6), **kw)
+    a, b = ours.kept, theirs.kept
+    centre = 0.5 * (a.mean(0) + b.mean(0))
+    z = np.concatenate([_two_sample_z(a, b), _two_sample_z((a - centre) ** 2, (b - centre) ** 2)])
+    assert np.all(z < 5.0), z
+    assert ours.info.clipped["stat_projections"] > 100
+    # the noise is not negligible: the chains differ from the conjugate posterior given s
+    mean, sd = nig_moments_p(relp.s, relp.n, 1, prior)
+    _, _, z_mean, z_sd = z_scores(a, mean, sd, 0.0, 0.0)
+    assert np.max(np.concatenate([z_mean, z_sd])) > 5.0
+
+
+def test_invalid_input_is_rejected():
+    prior, data_prior = priors(2)
+    release = data(2)[2]
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError):
+        run_gibbs_ss_update_p(release, prior, data_prior, rng, burnin=10, keep=0)
+    with pytest.raises(ValueError):
+        run_gibbs_ss_prior_p(release, prior, data_prior, rng, burnin=1, keep=5, collapsed_moves=-1)
+    with pytest.raises(ValueError):  # priors of the wrong dimension
+        run_gibbs_ss_update_p(release, *priors(1), rng, burnin=1, keep=5)
+    bad = ReleaseP(release.s, release.n, 2, release.z[:-1], Laplace(1.0, 1.0), release.z, None)
+    with pytest.raises(ValueError):
+        run_gibbs_ss_update_p(bad, prior, data_prior, rng, burnin=1, keep=5)
