@@ -49,7 +49,7 @@ def _render(path: Path, config: dict, experiment: str = "loglinear_coverage") ->
     env = Environment(trim_blocks=True, lstrip_blocks=True, undefined=StrictUndefined)
     snakemake = SimpleNamespace(
         config=config,
-        wildcards=SimpleNamespace(experiment=experiment),
+        wildcards=SimpleNamespace(experiment=experiment, dataset="fair"),
         rule=f"caption_test_{path.stem}",
         params=SimpleNamespace(),
     )

@@ -16,8 +16,7 @@ parameters (mu_x, Sigma_x). One iteration:
    diagonal on the log scale and the entries below it as they are, row by row; the NIW prior in
    these coordinates carries the Jacobian prod_i L_ii^(p - i + 2), i = 1..p
    (:func:`~dpinfer.models.linreg_nig_multi.log_niw_chol`; at p = 1 chapter 5's log_niw up to a
-   constant). The proposal
-   covariance is (2.38^2/d) times the burn-in covariance of phi (d its dimension), its scale
+   constant). The proposal covariance is (2.38^2/d) times the burn-in covariance of phi (d its dimension), its scale
    adapted towards 23.4% acceptance; both are frozen after burn-in.
 1. The raw fourth-moment tensor of [x, 1]: fixed at the data prior's predictive (Prior) or that
    of N(mu_x, Sigma_x) (Update); mu_t, Sigma_t of t(a) = vech(a a') from it

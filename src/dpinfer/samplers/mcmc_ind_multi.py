@@ -28,7 +28,10 @@ What differs from the scalar sampler: records are the rows [x_i, 1, y_i] of an (
 the statistics the K = n_stats(p) sums over ``stat_pairs(p)`` (at p = 1 the scalar statistics in
 another order); (mu_x, tau^2) becomes (mu_x, Sigma_x), whose non-centred move runs on
 (mu_x, log-Cholesky L) instead of (mu_x, log tau^2); the clamping bounds are the model's fixed
-[-1, 1]. One sweep costs O(n p^2) plus O(n p^2) per non-centred move.
+[-1, 1]. One sweep costs O(n p^2). Without clamping a non-centred move costs O(p^3): the moved
+records are a_i = A w_i with w_i = [u_i, 1, e_i] fixed, so their statistics are the entries of
+A (sum_i w_i w_i') A', and many moves per sweep are nearly free; with clamping each move passes
+over the records (O(n p^2)).
 
 Public function: :func:`run_mcmc_ind_p`, ``run(release, prior, data_prior, rng, *, burnin,
 keep, noncentred_moves=5) -> Chain`` with rows (theta_1..theta_{p+1}, sigma^2) (theta =
