@@ -161,7 +161,7 @@ SCALAR = {"prior": run_gibbs_ss_prior, "update": run_gibbs_ss_update}
 
 
 @pytest.mark.parametrize("moves", [0, 1])
-@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+@pytest.mark.parametrize("flavour", sorted(SCALAR))
 def test_p1_agrees_with_the_scalar_sampler_under_real_noise(flavour, moves):
     # Laplace scale 0.3 on n = 10 records: the statistics are uncertain (s is projected in some
     # iterations), so the chain's law depends on the CLT moments of the data prior's x, the

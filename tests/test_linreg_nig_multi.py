@@ -198,3 +198,34 @@ def test_bad_priors_and_targets_are_refused():
         multi.chain_target_p(np.zeros(5), 10, 2, 1.0, prior, dp)
     with pytest.raises(ValueError, match="p \\+ 1 = 4"):
         multi.chain_target_p(np.zeros(14), 10, 3, 1.0, prior, dp)
+
+
+def test_moment_release_is_chapter_5s_at_p1():
+    X, y = _data(15, 40, 1)
+    assert multi.sensitivity_moments_p(1) == 80.0  # chapter 5's 5 w^4 with w = 2
+    sums = multi.moment_sums_p(X)
+    # monomials x^4, x^3, x^2, x (the constant's index 1 fills the rest)
+    np.testing.assert_allclose(sums, [np.sum(X[:, 0] ** k) for k in (4, 3, 2, 1)])
+    assert multi.moment_monomials(3).shape == (34, 4)  # C(7, 4) - 1
+    rel = multi.release_statistics_p(np.random.default_rng(16), X, y, 2.0)
+    assert rel.mechanism_moments.scale == 80.0 / 1.0
+
+
+def test_noisy_tensor_keeps_valid_moments_and_repairs_invalid_ones():
+    X, _ = _data(17, 50, 2)
+    b = np.column_stack([X, np.ones(50)])
+    emp = np.einsum("ni,nj,nk,nl->ijkl", b, b, b, b) / 50
+    np.testing.assert_allclose(clt.noisy_tensor(multi.moment_sums_p(X), 50, 2), emp, atol=1e-12)
+    # noise that breaks the moment matrix: the repair is a mixture with the Gaussian of the same
+    # mean and covariance, positive definite, symmetric, and the CLT covariance is a covariance
+    sums = multi.moment_sums_p(X) + np.random.default_rng(18).normal(0, 3.0, 14)
+    fixed = clt.noisy_tensor(sums, 50, 2)
+    r = 3
+    pairs = [(i, j) for i in range(r) for j in range(i, r)]
+    moment = np.array([[fixed[i, j, k, l] for k, l in pairs] for i, j in pairs])
+    assert np.linalg.eigvalsh(moment)[0] >= 1e-6 * 0.999
+    np.testing.assert_allclose(fixed, fixed.transpose(1, 0, 2, 3))
+    np.testing.assert_allclose(fixed, fixed.transpose(0, 2, 1, 3))
+    _, cov_t = clt.clt_moments_p(np.array([0.4, -0.2, 0.1]), 0.05, fixed)
+    assert np.linalg.eigvalsh(cov_t)[0] > 0
+    assert not np.allclose(fixed, emp, atol=1e-3)  # the noise is not undone

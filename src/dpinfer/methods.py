@@ -156,7 +156,10 @@ METHODS: dict[str, Method] = _methods(
         SKY,
         "v",
         "-",
-        runs={"nig_linreg": "gibbs_ss:run_gibbs_ss_noisy"},
+        runs={
+            "nig_linreg": "gibbs_ss:run_gibbs_ss_noisy",
+            "nig_linreg_p": "gibbs_ss_multi:run_gibbs_ss_noisy_p",
+        },
     ),
     Method(
         "gibbs_ss_prior",

@@ -3,9 +3,10 @@ p = 1, 2 and 5:
 
 - Non-Private: the conjugate posterior given the confidential s (Eq. 5.1 in p dimensions: theta
   marginally multivariate t, sigma^2 inverse gamma); Naive: the same given the projected z;
-- Gibbs-SS-Update and -Prior, with and without collapsed moves: with a negligible noise scale
-  (2e-4 on every statistic; 0.002, chapter 5's, moves the p = 5 posterior by up to 0.18 sd) the
-  private posterior is the conjugate posterior given s, slack 0.1 posterior sd;
+- Gibbs-SS-Update, -Prior and -Noisy, with and without collapsed moves: with a negligible noise
+  scale (2e-4 on every statistic at the full budget; 0.002, chapter 5's, moves the p = 5
+  posterior by up to 0.18 sd) the private posterior is the conjugate posterior given s, slack
+  0.1 posterior sd;
 - MCMC-Ind: the exact private posterior p(theta, sigma^2 | z) at n = 3 records by self-normalised
   importance sampling (IS) from the joint prior of every parameter and record, weights
   exp(-|z - s|_1 / b) (s of the clamped records on a clamped release), slack 3 sd / sqrt(IS
@@ -34,7 +35,11 @@ from dpinfer.models.linreg_nig_multi import (
     stat_pairs,
 )
 from dpinfer.samplers.conjugate import run_naive_nig_p, run_non_private_nig_p
-from dpinfer.samplers.gibbs_ss_multi import run_gibbs_ss_prior_p, run_gibbs_ss_update_p
+from dpinfer.samplers.gibbs_ss_multi import (
+    run_gibbs_ss_noisy_p,
+    run_gibbs_ss_prior_p,
+    run_gibbs_ss_update_p,
+)
 from dpinfer.samplers.mcmc_ind_multi import run_mcmc_ind_p
 
 from ..harness import ExactCase
@@ -111,7 +116,11 @@ def _naive():
 NEGLIGIBLE_SCALE = 2e-4  # Laplace scale on every statistic
 N_GIBBS = {1: 10, 2: 15, 5: 30}  # records of the negligible-noise data sets
 GIBBS_BURNIN, GIBBS_KEEP = 1000, 8000
-FLAVOURS = {"prior": run_gibbs_ss_prior_p, "update": run_gibbs_ss_update_p}
+FLAVOURS = {
+    "noisy": run_gibbs_ss_noisy_p,
+    "prior": run_gibbs_ss_prior_p,
+    "update": run_gibbs_ss_update_p,
+}
 
 
 @functools.lru_cache
@@ -248,5 +257,6 @@ CASES = {
     ("nig_linreg_p", "naive"): _naive,
     ("nig_linreg_p", "gibbs_ss_update"): lambda: _gibbs("update"),
     ("nig_linreg_p", "gibbs_ss_prior"): lambda: _gibbs("prior"),
+    ("nig_linreg_p", "gibbs_ss_noisy"): lambda: _gibbs("noisy"),
     ("nig_linreg_p", "mcmc_ind"): _mcmc_ind,
 }

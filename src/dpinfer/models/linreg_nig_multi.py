@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import combinations_with_replacement
+from math import comb
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from ..mechanisms import Laplace
-from .linreg_nig import NIGPrior, sensitivity_statistics
+from .linreg_nig import NIGPrior, sensitivity_moments, sensitivity_statistics
 
 __all__ = [
     "NIGPrior",
@@ -41,6 +43,9 @@ __all__ = [
     "pair_index",
     "sufficient_statistics_p",
     "sensitivity_p",
+    "moment_monomials",
+    "moment_sums_p",
+    "sensitivity_moments_p",
     "release_statistics_p",
     "nig_prior_p",
     "gram_into",
@@ -137,7 +142,10 @@ class ReleaseP:
     - ``s``: the confidential statistics (Non-Private only);
     - ``z = s_c + Lap(mechanism.scale)`` at the full budget, s_c those of the records clamped
       to [-1, 1] when ``clamped`` (then epsilon-DP), else s;
-    - ``z_half``: the same at half the budget (``mechanism_half``; Gibbs-SS-Noisy's share).
+    - ``z_half``: the same at half the budget (``mechanism_half``; Gibbs-SS-Noisy's share);
+    - ``moment_sums``: the sums over records of every monomial of x of degree 1 to 4
+      (:func:`moment_monomials`), released at the other half (``mechanism_moments``;
+      Gibbs-SS-Noisy's moments of x).
     """
 
     s: np.ndarray
@@ -148,12 +156,36 @@ class ReleaseP:
     z_half: np.ndarray
     mechanism_half: Laplace
     clamped: bool = True
+    moment_sums: np.ndarray | None = None
+    mechanism_moments: Laplace | None = None
+
+
+def moment_monomials(p: int) -> np.ndarray:
+    """(D, 4) indices into b = [x, 1] (the constant at index p), sorted, of every monomial of x of
+    degree 1 to 4: D = C(p + 4, 4) - 1, the distinct entries of E[b b b b] other than 1."""
+    q = int(p) + 1
+    return np.array([c for c in combinations_with_replacement(range(q), 4) if c[0] != p], np.int64)
+
+
+def moment_sums_p(X) -> np.ndarray:
+    """Sums over records of the monomials of :func:`moment_monomials`."""
+    X = np.asarray(X, dtype=float)
+    b = np.column_stack([X, np.ones(X.shape[0])])
+    idx = moment_monomials(X.shape[1])
+    return np.prod(b[:, idx], axis=2).sum(axis=0)
+
+
+def sensitivity_moments_p(p: int) -> float:
+    """L1 sensitivity of the moment sums for x in [-1, 1]: the thesis's D w^4 (Sec. 5.2.4.4) with
+    D = C(p + 4, 4) unique entries of the fourth-moment tensor of [x, 1] (5 at p = 1) and w = 2."""
+    return sensitivity_moments(2.0, comb(int(p) + 4, 4))
 
 
 def release_statistics_p(rng: np.random.Generator, X, y, epsilon: float, clamp: bool = True):
-    """The Laplace releases of one data set, z at epsilon then z_half at epsilon/2, drawn in that
-    order from ``rng``; records are clamped to [-1, 1] first unless ``clamp`` is False (the
-    thesis's experiments, not DP when a record leaves the bounds)."""
+    """The Laplace releases of one data set, drawn in this order from ``rng``: z at epsilon, z_half
+    at epsilon/2 and the moment sums of x at epsilon/2 (Gibbs-SS-Noisy's split, Sec. 5.2.4.4);
+    records are clamped to [-1, 1] first unless ``clamp`` is False (the thesis's experiments,
+    not DP when a record leaves the bounds)."""
     X = np.asarray(X, dtype=float)
     X = X[:, None] if X.ndim == 1 else X
     y = np.asarray(y, dtype=float)
@@ -162,9 +194,11 @@ def release_statistics_p(rng: np.random.Generator, X, y, epsilon: float, clamp: 
     released = sufficient_statistics_p(np.clip(X, -1, 1), np.clip(y, -1, 1)) if clamp else s
     full = Laplace.calibrated(epsilon, sensitivity_p(p))
     half = Laplace.calibrated(epsilon / 2.0, sensitivity_p(p))
+    moments = Laplace.calibrated(epsilon / 2.0, sensitivity_moments_p(p))
     z = full.release(rng, released)
     z_half = half.release(rng, released)
-    return ReleaseP(s, int(n), int(p), z, full, z_half, half, bool(clamp))
+    sums = moments.release(rng, moment_sums_p(np.clip(X, -1, 1) if clamp else X))
+    return ReleaseP(s, int(n), int(p), z, full, z_half, half, bool(clamp), sums, moments)
 
 
 @dataclass(frozen=True)

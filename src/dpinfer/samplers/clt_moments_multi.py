@@ -6,19 +6,28 @@ Records a = [x, 1, y] carry a constant, so one 4-index tensor E[a_i a_j a_k a_l]
 lower moment (E[a_i a_j] = E[a_i a_j 1 1]) and :func:`clt_moments_into` needs only the raw
 fourth-moment tensor of b = [x, 1]: :func:`gaussian_tensor_into` for x ~ N(mu_x, Sigma_x)
 (Isserlis; Gibbs-SS-Update) and :func:`predictive_tensor` for the data prior's predictive
-(inverse-Wishart moments; Gibbs-SS-Prior).
+(inverse-Wishart moments; Gibbs-SS-Prior) and :func:`noisy_tensor` for the released moment
+sums of x (Gibbs-SS-Noisy).
 """
 
 from __future__ import annotations
 
 import math
+from itertools import permutations
 
 import numpy as np
 from numba import njit
 
-from ..models.linreg_nig_multi import NIWPriorP, n_stats, stat_pairs
+from ..models.linreg_nig_multi import NIWPriorP, moment_monomials, n_stats, stat_pairs
 
-__all__ = ["gaussian_tensor_into", "predictive_tensor", "clt_moments_into", "clt_moments_p"]
+__all__ = [
+    "gaussian_tensor_into",
+    "predictive_tensor",
+    "noisy_tensor",
+    "valid_moment_tensor",
+    "clt_moments_into",
+    "clt_moments_p",
+]
 
 
 @njit(cache=True)
@@ -86,6 +95,67 @@ def predictive_tensor(prior: NIWPriorP) -> np.ndarray:
         t4 = t4 + pp(f"{a},{b}->ijkl", mm, es)
     t4 = t4 + ess + ess.transpose(0, 2, 1, 3) + ess.transpose(0, 3, 2, 1)
     return t4
+
+
+def noisy_tensor(released_sums, n: int, p: int) -> np.ndarray:
+    """The raw fourth-moment tensor of b = [x, 1] from the released moment sums of x
+    (:func:`~dpinfer.models.linreg_nig_multi.moment_monomials`), Gibbs-SS-Noisy's moments in p
+    dimensions: each sum divided by n and clipped to the range its monomial takes for x in
+    [-1, 1] ([0, 1] when every exponent is even, else [-1, 1]), then made a valid moment tensor
+    (:func:`valid_moment_tensor`), the p-dimensional counterpart of chapter 5's Hankel repair
+    (:func:`dpinfer.models.linreg_nig.clean_noisy_moments`)."""
+    idx = moment_monomials(p)
+    m = np.asarray(released_sums, dtype=float) / float(n)
+    if m.shape != (idx.shape[0],):
+        raise ValueError(f"need the {idx.shape[0]} released moment sums of p = {p} covariates")
+    for k, mono in enumerate(idx):
+        counts = np.bincount(mono[mono < p], minlength=p)
+        m[k] = min(max(m[k], 0.0 if np.all(counts % 2 == 0) else -1.0), 1.0)
+    t4 = np.empty((p + 1,) * 4)
+    t4[p, p, p, p] = 1.0
+    for k, mono in enumerate(idx):
+        for perm in set(permutations(mono)):
+            t4[perm] = m[k]
+    return valid_moment_tensor(t4)
+
+
+def _moment_matrix(t4: np.ndarray) -> np.ndarray:
+    """M[(i, j), (k, l)] = E[b_i b_j b_k b_l] over the pairs i <= j of b = [x, 1]: the moment
+    matrix of the monomials of x of degree up to 2."""
+    r = t4.shape[0]
+    ij = [(i, j) for i in range(r) for j in range(i, r)]
+    return np.array([[t4[i, j, k, l] for k, l in ij] for i, j in ij])
+
+
+def valid_moment_tensor(t4: np.ndarray, floor: float = 1e-6) -> np.ndarray:
+    """t4 if its moment matrix is positive definite (smallest eigenvalue at least ``floor``),
+    else the nearest mixture (1 - lam) t4 + lam g on the way to g, the tensor of the Gaussian with
+    t4's mean and (eigenvalue-floored) covariance, whose moment matrix is positive definite.
+
+    A positive definite moment matrix makes the CLT covariance of every record's statistics
+    positive definite for every (theta, sigma^2) (a square of a polynomial of degree 2 in x and
+    an independent normal error has a positive expectation), so the sampler never projects it;
+    projecting it instead (eigenvalues clipped to 0) would fix the statistics to the model's mean
+    along the clipped directions whatever the release says. lam is found by bisection (moment
+    matrices are linear in the tensor), to 1e-6."""
+    t4 = np.asarray(t4, dtype=float)
+    if np.linalg.eigvalsh(_moment_matrix(t4))[0] >= floor:
+        return t4
+    p = t4.shape[0] - 1
+    mean = t4[:p, p, p, p]
+    cov = t4[:p, :p, p, p] - np.outer(mean, mean)
+    w, v = np.linalg.eigh(cov)
+    cov = (v * np.maximum(w, floor**0.5)) @ v.T
+    g = np.empty_like(t4)
+    gaussian_tensor_into(mean, cov, g)
+    lo, hi = 0.0, 1.0
+    while hi - lo > 1e-6:
+        lam = 0.5 * (lo + hi)
+        if np.linalg.eigvalsh(_moment_matrix((1 - lam) * t4 + lam * g))[0] >= floor:
+            hi = lam
+        else:
+            lo = lam
+    return (1 - hi) * t4 + hi * g
 
 
 @njit(cache=True)

@@ -16,12 +16,12 @@ parameters (mu_x, Sigma_x). One iteration:
    diagonal on the log scale and the entries below it as they are, row by row; the NIW prior in
    these coordinates carries the Jacobian prod_i L_ii^(p - i + 2), i = 1..p
    (:func:`~dpinfer.models.linreg_nig_multi.log_niw_chol`; at p = 1 chapter 5's log_niw up to a
-   constant). The proposal covariance is (2.38^2/d) times the burn-in covariance of phi (d its dimension), its scale
-   adapted towards 23.4% acceptance; both are frozen after burn-in.
-1. The raw fourth-moment tensor of [x, 1]: fixed at the data prior's predictive (Prior) or that
-   of N(mu_x, Sigma_x) (Update); mu_t, Sigma_t of t(a) = vech(a a') from it
-   (:func:`dpinfer.samplers.clt_moments_multi.clt_moments_into`); n Sigma_t projected to PSD if
-   needed.
+   constant). The proposal covariance is (2.38^2/d) times the burn-in covariance of phi (d its
+   dimension), its scale adapted towards 23.4% acceptance; both are frozen after burn-in.
+1. The raw fourth-moment tensor of [x, 1]: fixed at the data prior's predictive (Prior) or at
+   the released moments of x (Noisy), or that of N(mu_x, Sigma_x) (Update); mu_t, Sigma_t of
+   t(a) = vech(a a') from it (:func:`dpinfer.samplers.clt_moments_multi.clt_moments_into`);
+   n Sigma_t projected to PSD if needed.
 2. s ~ NormProduct(n mu_t, n Sigma_t, z, diag(omega^2)) (Laplace as a scale mixture of normals).
 3. s projected so that A'A is PSD (Sec. 5.2.4.3, :func:`~dpinfer.models.linreg_nig_multi.
    project_into`).
@@ -38,16 +38,17 @@ draw of the Naive posterior (:func:`~dpinfer.models.linreg_nig_multi.naive_start
 
 Clamped releases (``release.clamped``) are not modelled: both flavours treat z as the Laplace
 release of the unclamped records' statistics, as the one-covariate Noisy and Prior flavours do
-(the clamped CLT of :mod:`dpinfer.samplers.clt_moments` exists for p = 1 only). The Noisy
-flavour is not implemented for p covariates.
+(the clamped CLT of :mod:`dpinfer.samplers.clt_moments` exists for p = 1 only).
 
 Flavours, one public function each with the model's call signature
 ``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True)``
 returning a ``Chain`` of rows (theta_0, ..., theta_p, sigma^2), every iteration stored, burn-in
 first: :func:`run_gibbs_ss_prior_p` (tensor of the data prior's predictive, closed form) and
 :func:`run_gibbs_ss_update_p` (hierarchical normal data prior updated every iteration), both on
-the full-budget release ``release.z``. ``Chain.info.clipped`` counts the projections of
-n Sigma_t (``cov_projections``) and of s (``stat_projections``) over all iterations;
+the full-budget release ``release.z``, and :func:`run_gibbs_ss_noisy_p` (tensor of the moment
+sums released at half the budget, statistics at the other half). ``Chain.info.clipped`` counts
+the projections of n Sigma_t (``cov_projections``) and of s (``stat_projections``) over all
+iterations;
 ``info.acceptance`` is the collapsed move's acceptance rate and ``info.extra["sign_flips"]`` the
 accepted flips (None / absent without moves).
 """
@@ -75,7 +76,12 @@ from ..models.linreg_nig_multi import (
     stat_pairs,
 )
 from .base import Chain, Info, check_lengths, timed
-from .clt_moments_multi import clt_moments_into, gaussian_tensor_into, predictive_tensor
+from .clt_moments_multi import (
+    clt_moments_into,
+    gaussian_tensor_into,
+    noisy_tensor,
+    predictive_tensor,
+)
 from .conditionals import (
     laplace_mixture_precision,
     metropolis_accept,
@@ -88,6 +94,7 @@ from .linalg import cholesky_lower, make_psd
 
 __all__ = [
     "run_gibbs_ss_prior_p",
+    "run_gibbs_ss_noisy_p",
     "run_gibbs_ss_update_p",
     "phi_dimension",
 ]
@@ -382,23 +389,27 @@ def _run(
     prior: NIGPrior,
     data_prior: NIWPriorP,
     rng: np.random.Generator,
-    update: bool,
+    t4: np.ndarray | None,
     *,
     burnin: int,
     keep: int,
     collapsed_moves: int = 1,
     sign_flip: bool = True,
+    half: bool = False,
 ) -> Chain:
-    """Validate, allocate and run one chain (full-budget release z)."""
+    """Validate, allocate and run one chain: the x-tensor ``t4`` fixed, or None for the Update
+    flavour; on the full-budget release z, or on z_half (``half``, Gibbs-SS-Noisy)."""
     p = int(release.p)
-    target = chain_target_p(release.z, release.n, p, release.mechanism.scale, prior, data_prior)
+    update = t4 is None
+    z, mech = (release.z_half, release.mechanism_half) if half else (release.z, release.mechanism)
+    target = chain_target_p(z, release.n, p, mech.scale, prior, data_prior)
     burnin, keep = check_lengths(burnin, keep)
     if int(collapsed_moves) < 0:
         raise ValueError(f"collapsed_moves must be >= 0, got {collapsed_moves}")
     if data_prior.psi.shape != (p, p) or not data_prior.nu > p - 1 or not data_prior.kappa > 0:
         raise ValueError(f"NIW prior needs psi ({p}, {p}), kappa > 0 and nu > p - 1")
     q = p + 2
-    t4 = np.zeros((p + 1,) * 4) if update else np.ascontiguousarray(predictive_tensor(data_prior))
+    t4 = np.zeros((p + 1,) * 4) if update else np.ascontiguousarray(t4, dtype=float)
     mw = _MomentWork(
         t4,
         np.empty((q,) * 4),
@@ -431,7 +442,30 @@ def run_gibbs_ss_prior_p(
     (:func:`~dpinfer.samplers.clt_moments_multi.predictive_tensor`, needs nu > p + 3), full-budget
     z; ``chain`` are the keywords of :func:`run_gibbs_ss_update_p` (``burnin``, ``keep``,
     ``collapsed_moves``, ``sign_flip``). Clamping is not modelled (module docstring)."""
-    return _run(release, prior, data_prior, rng, False, **chain)
+    return _run(release, prior, data_prior, rng, predictive_tensor(data_prior), **chain)
+
+
+def run_gibbs_ss_noisy_p(
+    release: ReleaseP,
+    prior: NIGPrior,
+    data_prior: NIWPriorP,
+    rng,
+    *,
+    moments: str = "released",
+    **chain,
+) -> Chain:
+    """Gibbs-SS-Noisy for p covariates: statistics released at epsilon/2 (``release.z_half``),
+    the x-tensor fixed at the one of the moment sums released at the other half
+    (:func:`~dpinfer.samplers.clt_moments_multi.noisy_tensor`). ``moments`` must be
+    ``"released"`` (the one-covariate sampler's ``"exact"``, the released code's non-private
+    variant, has no p-covariate form). ``chain`` are the keywords of
+    :func:`run_gibbs_ss_update_p`. Clamping is not modelled (module docstring)."""
+    if moments != "released":
+        raise ValueError(f"moments must be 'released' for p covariates, got {moments!r}")
+    if release.moment_sums is None:
+        raise ValueError("the release has no moment sums (release_statistics_p draws them)")
+    t4 = noisy_tensor(release.moment_sums, release.n, release.p)
+    return _run(release, prior, data_prior, rng, t4, half=True, **chain)
 
 
 def run_gibbs_ss_update_p(
@@ -449,4 +483,4 @@ def run_gibbs_ss_update_p(
     every iteration by NIW conjugacy given the covariate sums of the projected s, full-budget z.
     Clamping is not modelled (module docstring)."""
     moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
-    return _run(release, prior, data_prior, rng, True, burnin=burnin, keep=keep, **moves)
+    return _run(release, prior, data_prior, rng, None, burnin=burnin, keep=keep, **moves)

@@ -42,7 +42,7 @@ def nig_chain_spec(method: str, section: dict, n: int = 0) -> dict:
     g = section["gibbs"]
     large = "large_n" in g and n >= g["large_n"]
     options = {"collapsed_moves": g["collapsed_moves"]}
-    if method == "gibbs_ss_noisy":
+    if method == "gibbs_ss_noisy" and "noisy_moments" in g:  # else the sampler's default
         options["moments"] = g["noisy_moments"]
     if "sign_flip" in g:
         options["sign_flip"] = g["sign_flip"]
