@@ -200,6 +200,23 @@ def _moments_at(phi, p, update, mw, mu_t, cov_t):
 
 
 @njit(cache=True)
+def _finite_moments(phi, p, update, mw, mu_t, cov_t):
+    """The moments at phi (:func:`_moments_at`) when phi and they are finite; False (moments not
+    usable) when a random-walk step has gone so far that they overflow."""
+    for i in range(phi.shape[0]):
+        if not abs(phi[i]) < 700.0:  # exp(log sigma^2) and exp(log L_ii) stay finite
+            return False
+    _moments_at(phi, p, update, mw, mu_t, cov_t)
+    for i in range(mu_t.shape[0]):
+        if not math.isfinite(mu_t[i]):
+            return False
+        for j in range(mu_t.shape[0]):
+            if not math.isfinite(cov_t[i, j]):
+                return False
+    return True
+
+
+@njit(cache=True)
 def _same(a, b):
     """a == b elementwise, without allocating."""
     for i in range(a.shape[0]):
@@ -318,10 +335,11 @@ def _gibbs_ss_kernel(rng, target, mw, settings, out, counts):
                         prop[i] = phi[i]
                     for i in range(p + 1):
                         prop[i] = -phi[i]
-                _moments_at(prop, p, update, mw, mu_p, cov_p_t)
-                new = _log_prior_phi(
-                    prop, p, target, update, mu_w, l_w, linv
-                ) + log_gaussian_release(n, z, omega2, mu_p, cov_p_t, npw.a, npw.l, wb, res)
+                new = -np.inf  # a proposal whose moments overflow has no density
+                if _finite_moments(prop, p, update, mw, mu_p, cov_p_t):
+                    new = _log_prior_phi(
+                        prop, p, target, update, mu_w, l_w, linv
+                    ) + log_gaussian_release(n, z, omega2, mu_p, cov_p_t, npw.a, npw.l, wb, res)
                 ok = metropolis_accept(rng, new - cur)
                 if ok:
                     phi[:] = prop
