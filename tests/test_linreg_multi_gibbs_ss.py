@@ -28,9 +28,11 @@ from dpinfer.models.linreg_nig_multi import (
     log_nig_p,
     log_niw_chol,
     n_stats,
+    stat_pairs,
     sufficient_statistics_p,
 )
 from dpinfer.samplers import gibbs_ss_multi as gm
+from dpinfer.samplers.clt_moments_multi import predictive_tensor
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_prior, run_gibbs_ss_update
 from dpinfer.samplers.gibbs_ss_multi import (
     phi_dimension,
@@ -195,3 +197,25 @@ def test_invalid_input_is_rejected():
     bad = ReleaseP(release.s, release.n, 2, release.z[:-1], Laplace(1.0, 1.0), release.z, None)
     with pytest.raises(ValueError):
         run_gibbs_ss_update_p(bad, prior, data_prior, rng, burnin=1, keep=5)
+
+
+def test_a_proposal_whose_moments_overflow_has_no_density():
+    """A random-walk step far out (log sigma^2 = 800) is rejected instead of producing NaN
+    moments (Gibbs-SS-Noisy's early excursions on a weak release ended in a LinAlgError)."""
+    p = 2
+    mw_fixed = gm._MomentWork(
+        predictive_tensor(priors(p)[1]),
+        np.empty((p + 2,) * 4),
+        np.empty((p + 2,) * 4),
+        np.empty(p),
+        np.zeros((p, p)),
+        np.empty((p, p)),
+        stat_pairs(p),
+    )
+    k = n_stats(p)
+    mu_t, cov_t = np.empty(k), np.empty((k, k))
+    phi = np.array([0.3, -0.2, 0.1, np.log(0.05)])
+    assert gm._finite_moments(phi, p, False, mw_fixed, mu_t, cov_t)
+    assert np.all(np.isfinite(cov_t))
+    phi[p + 1] = 800.0
+    assert not gm._finite_moments(phi, p, False, mw_fixed, mu_t, cov_t)
