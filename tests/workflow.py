@@ -42,6 +42,17 @@ EXTRA_TARGETS = [
         ("recommended", "table"),
     )
 ]
+# the own-data study's targets for the default config's worked example: ids per data set, one
+# caption and one renderer per kind (workflow/report/own_data/, own_data/figures.py)
+OWN_DATA_TARGETS = [
+    ("own_data", f"fair_{tid}", kind)
+    for tid, kind in (
+        ("accuracy", "figure"),
+        ("metrics", "table"),
+        ("cost", "table"),
+        ("recommended", "table"),
+    )
+]
 # study units: (config path of the section, results prefix of its tables)
 UNITS = {
     "ju2022": (("ju2022",), "ju2022/"),
@@ -52,6 +63,7 @@ UNITS = {
     "raim2021": (("raim2021",), "raim2021/"),
     "raisa2021": (("raisa2021",), "raisa2021/"),
     "comparison": (("comparison",), "comparison/"),
+    "own_data": (("own_data",), "own_data/"),
 }
 # the tables that measure time, CSV and Markdown (docs/cluster.md, "Timing tables")
 TIMING_TABLES = timing_files()
@@ -82,7 +94,7 @@ def target_rows() -> list[tuple[str, str, str]]:
 
 def expected_targets() -> list[Path]:
     paths = []
-    for study, tid, kind in target_rows():
+    for study, tid, kind in target_rows() + OWN_DATA_TARGETS:
         for suffix in (".pdf", ".png") if kind == "figure" else (".csv", ".md"):
             paths.append(Path("results") / study / f"{tid}{suffix}")
     return paths

@@ -42,14 +42,6 @@ register_targets(
 OWN_CHUNKS = {str(c): chunk_range(c, OWN["trials"], OWN["chunk_size"]) for c in chunk_ids(OWN["trials"], OWN["chunk_size"])}
 
 
-def own_runs(wildcards):
-    return [
-        f"{OWN_DIR}/{wildcards.dataset}/runs/eps{fmt_eps(eps)}/chunk{c}.npz"
-        for eps in OWN["epsilons"]
-        for c in OWN_CHUNKS
-    ]
-
-
 wildcard_constraints:
     dataset="|".join(OWN["datasets"]) or "$^",
 
@@ -99,7 +91,11 @@ rule own_data_run_chunk:
 
 rule own_data_summarise:
     input:
-        runs=own_runs,
+        runs=expand(
+            f"{OWN_DIR}/{{{{dataset}}}}/runs/eps{{eps}}/chunk{{chunk}}.npz",
+            eps=[fmt_eps(e) for e in OWN["epsilons"]],
+            chunk=list(OWN_CHUNKS),
+        ),
     output:
         summary=f"{OWN_DIR}/{{dataset}}/summary.npz",
         metrics_csv=f"{OWN_DIR}/{{dataset}}_metrics.csv",
@@ -123,21 +119,57 @@ rule own_data_summarise:
         STEP_SCRIPT
 
 
-rule own_data_table_page:
+rule own_data_metrics_page:
     input:
-        csv=f"{OWN_DIR}/{{dataset}}_{{table}}.csv",
-        md=f"{OWN_DIR}/{{dataset}}_{{table}}.md",
+        csv=rules.own_data_summarise.output.metrics_csv,
+        md=rules.own_data_summarise.output.metrics_md,
     output:
         html=report(
-            f"{OWN_DIR}/{{dataset}}_{{table}}.html",
-            category="Your own data",
+            f"{OWN_DIR}/{{dataset}}_metrics.html",
+            category="Study own_data",
             subcategory="{dataset}",
-            caption="../report/own_data/{table}.rst",
+            caption="../report/own_data/metrics.rst",
         ),
     log:
-        f"{OWN_LOGS}/{{dataset}}/{{table}}_page.log",
-    wildcard_constraints:
-        table="metrics|cost|recommended",
+        f"{OWN_LOGS}/{{dataset}}/metrics_page.log",
+    params:
+        step=step("report_pages:table_page"),
+    script:
+        STEP_SCRIPT
+
+
+rule own_data_cost_page:
+    input:
+        csv=rules.own_data_summarise.output.cost_csv,
+        md=rules.own_data_summarise.output.cost_md,
+    output:
+        html=report(
+            f"{OWN_DIR}/{{dataset}}_cost.html",
+            category="Study own_data",
+            subcategory="{dataset}",
+            caption="../report/own_data/cost.rst",
+        ),
+    log:
+        f"{OWN_LOGS}/{{dataset}}/cost_page.log",
+    params:
+        step=step("report_pages:table_page"),
+    script:
+        STEP_SCRIPT
+
+
+rule own_data_recommended_page:
+    input:
+        csv=rules.own_data_summarise.output.recommended_csv,
+        md=rules.own_data_summarise.output.recommended_md,
+    output:
+        html=report(
+            f"{OWN_DIR}/{{dataset}}_recommended.html",
+            category="Study own_data",
+            subcategory="{dataset}",
+            caption="../report/own_data/recommended.rst",
+        ),
+    log:
+        f"{OWN_LOGS}/{{dataset}}/recommended_page.log",
     params:
         step=step("report_pages:table_page"),
     script:
@@ -151,7 +183,7 @@ rule own_data_figure:
         pdf=f"{OWN_DIR}/{{dataset}}_accuracy.pdf",
         png=report(
             f"{OWN_DIR}/{{dataset}}_accuracy.png",
-            category="Your own data",
+            category="Study own_data",
             subcategory="{dataset}",
             caption="../report/own_data/accuracy.rst",
         ),
