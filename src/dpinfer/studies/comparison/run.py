@@ -18,7 +18,7 @@ from ...io import save_npz
 from ...seeding import rng_for
 from .problems import binomial_trial, regression_trial
 
-__all__ = ["STUDY", "experiment", "run_chunk"]
+__all__ = ["STUDY", "experiment", "run_chunk", "stack_records", "accuracy_arrays"]
 
 STUDY = "comparison"
 TRIALS = {"binomial": binomial_trial, "regression": regression_trial}
@@ -80,16 +80,8 @@ def run_chunk(
             worst,
         )
 
-    def stack(key, accuracy_only=False):
-        per_method = []
-        for m in methods:
-            vals = [rec[m][key] for _, rec, ref in rows if not accuracy_only or ref is not None]
-            per_method.append(np.array(vals, dtype=float))
-        return np.array(per_method)
-
-    acc = [ref for _, _, ref in rows if ref is not None]
+    records = [rec for _, rec, _ in rows]
     n_par = rows[0][0].size
-    empty = np.zeros((len(methods), 0, n_par))
     save_npz(
         output.runs,
         problem=np.array(problem),
@@ -98,15 +90,33 @@ def run_chunk(
         methods=np.array(methods),
         reps=np.arange(start, stop, dtype=np.int64),
         truth=np.array([t for t, _, _ in rows]),
-        u=stack("u"),
-        cover=stack("cover").astype(bool),
-        rhat=stack("rhat"),
-        ess=stack("ess"),
-        cpu=stack("cpu"),
+        u=stack_records(records, methods, "u"),
+        cover=stack_records(records, methods, "cover").astype(bool),
+        rhat=stack_records(records, methods, "rhat"),
+        ess=stack_records(records, methods, "ess"),
+        cpu=stack_records(records, methods, "cpu"),
         acc_reps=np.array(acc_reps, dtype=np.int64),
-        mean_err=stack("mean_err", True) if acc else empty,
-        sd_err=stack("sd_err", True) if acc else empty,
-        mmd=stack("mmd", True) if acc else empty,
-        ref_rhat=np.array([r.rhat for r in acc]).reshape(len(acc), n_par),
-        ref_ess=np.array([r.ess for r in acc]).reshape(len(acc), n_par),
+        **accuracy_arrays(records, [ref for _, _, ref in rows], methods, n_par),
     )
+
+
+def stack_records(records: list[dict], methods: list[str], key: str) -> np.ndarray:
+    """(methods, trials, ...) array of one number of every method's record over trials."""
+    return np.array([np.array([rec[m][key] for rec in records], dtype=float) for m in methods])
+
+
+def accuracy_arrays(records: list[dict], references: list, methods: list[str], n_par: int) -> dict:
+    """The accuracy arrays of a chunk over its trials with a reference (None: no reference):
+    ``mean_err``, ``sd_err``, ``mmd`` (methods, A, parameters) and the references' own
+    ``ref_rhat``, ``ref_ess`` (A, parameters)."""
+    acc = [(rec, ref) for rec, ref in zip(records, references) if ref is not None]
+    out = {}
+    for key in ("mean_err", "sd_err", "mmd"):
+        out[key] = (
+            stack_records([rec for rec, _ in acc], methods, key)
+            if acc
+            else np.zeros((len(methods), 0, n_par))
+        )
+    out["ref_rhat"] = np.array([ref.rhat for _, ref in acc]).reshape(len(acc), n_par)
+    out["ref_ess"] = np.array([ref.ess for _, ref in acc]).reshape(len(acc), n_par)
+    return out

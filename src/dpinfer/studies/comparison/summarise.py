@@ -31,7 +31,16 @@ from ...io import load_npz, save_npz, write_table
 from ...plotting.methods import method_label
 from .problems import PARAMETERS
 
-__all__ = ["MIN_CPU", "mean_se", "summarise_setting", "failed_checks", "recommend", "summarise"]
+__all__ = [
+    "MIN_CPU",
+    "mean_se",
+    "reference_flags",
+    "chain_columns",
+    "summarise_setting",
+    "failed_checks",
+    "recommend",
+    "summarise",
+]
 
 MIN_CPU = 1e-6  # seconds: iid draws can finish below the clock's resolution
 log = logging.getLogger("dpinfer.comparison")
@@ -60,11 +69,7 @@ def summarise_setting(d: dict, *, level: float, health: dict, ks_alpha: float) -
     """Rows (one per method) of one merged setting."""
     problem, n, eps = str(d["problem"]), int(d["n"]), float(d["epsilon"])
     trials, n_par = d["u"].shape[1], d["u"].shape[2]
-    ref_flags = (
-        unconverged(d["ref_rhat"].max(axis=1), d["ref_ess"].min(axis=1), **health)
-        if d["ref_rhat"].size
-        else np.zeros(0, bool)
-    )
+    ref_flags = reference_flags(d, health)
     rows = []
     for i, method in enumerate(str(m) for m in d["methods"]):
         row = {
@@ -85,18 +90,34 @@ def summarise_setting(d: dict, *, level: float, health: dict, ks_alpha: float) -
         cov = d["cover"][i].mean(axis=0)
         far = int(np.argmax(np.abs(cov - level)))
         row["coverage"], row["coverage_se"] = float(cov[far]), float(binomial_se(cov[far], trials))
-        row["rhat_max"] = float(d["rhat"][i].max())
-        row["ess_min"] = float(d["ess"][i].min())
-        row["flagged"] = float(
-            unconverged(d["rhat"][i].max(axis=1), d["ess"][i].min(axis=1), **health).mean()
-        )
-        row["ref_rhat_max"] = float(d["ref_rhat"].max()) if d["ref_rhat"].size else 1.0
-        row["ref_flagged"] = float(ref_flags.mean()) if ref_flags.size else 0.0
-        per_trial = d["ess"][i].min(axis=1) / np.maximum(d["cpu"][i], MIN_CPU)
-        row["ess_per_s"] = float(np.median(per_trial))
-        row["cpu_per_trial"] = float(np.median(d["cpu"][i]))
+        row.update(chain_columns(d, i, health, ref_flags))
         rows.append(row)
     return rows
+
+
+def reference_flags(d: dict, health: dict) -> np.ndarray:
+    """Which accuracy trials' references fail ``health`` (R-hat or bulk ESS)."""
+    if not d["ref_rhat"].size:
+        return np.zeros(0, bool)
+    return unconverged(d["ref_rhat"].max(axis=1), d["ref_ess"].min(axis=1), **health)
+
+
+def chain_columns(d: dict, i: int, health: dict, ref_flags: np.ndarray) -> dict:
+    """Diagnostics and cost of method ``i`` over a setting's trials: the largest R-hat, the
+    smallest bulk ESS, the share of trials flagged by ``health``, the reference's largest R-hat
+    and flagged share, and the medians of ESS per CPU second and of CPU seconds."""
+    per_trial = d["ess"][i].min(axis=1) / np.maximum(d["cpu"][i], MIN_CPU)
+    return {
+        "rhat_max": float(d["rhat"][i].max()),
+        "ess_min": float(d["ess"][i].min()),
+        "flagged": float(
+            unconverged(d["rhat"][i].max(axis=1), d["ess"][i].min(axis=1), **health).mean()
+        ),
+        "ref_rhat_max": float(d["ref_rhat"].max()) if d["ref_rhat"].size else 1.0,
+        "ref_flagged": float(ref_flags.mean()) if ref_flags.size else 0.0,
+        "ess_per_s": float(np.median(per_trial)),
+        "cpu_per_trial": float(np.median(d["cpu"][i])),
+    }
 
 
 def failed_checks(row: dict, rule: dict) -> list[str]:

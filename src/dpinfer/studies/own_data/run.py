@@ -28,6 +28,7 @@ from ...samplers.pooled import Pooled
 from ...seeding import rng_for
 from .. import nig_methods
 from ..comparison.problems import Reference, method_record, regression_reference
+from ..comparison.run import accuracy_arrays, stack_records
 from ..nig_specs import nig_chain_spec
 
 __all__ = ["STUDY", "experiment", "priors", "trial", "run_chunk"]
@@ -161,34 +162,19 @@ def run_chunk(
             worst,
         )
 
-    def stack(key, accuracy_only=False):
-        return np.array(
-            [
-                np.array([r[m][key] for r, ref in rows if not accuracy_only or ref is not None])
-                for m in methods
-            ],
-            dtype=float,
-        )
-
-    acc = [ref for _, ref in rows if ref is not None]
-    n_par = X.shape[1] + 2
-    empty = np.zeros((len(methods), 0, n_par))
+    records = [rec for rec, _ in rows]
     save_npz(
         output.runs,
         dataset=np.array(dataset),
         epsilon=np.float64(epsilon),
         methods=np.array(methods),
         reps=np.arange(start, stop, dtype=np.int64),
-        cover=stack("cover").astype(bool),
-        np_err=stack("np_err"),
-        sd_ratio=stack("sd_ratio"),
-        rhat=stack("rhat"),
-        ess=stack("ess"),
-        cpu=stack("cpu"),
+        cover=stack_records(records, methods, "cover").astype(bool),
+        np_err=stack_records(records, methods, "np_err"),
+        sd_ratio=stack_records(records, methods, "sd_ratio"),
+        rhat=stack_records(records, methods, "rhat"),
+        ess=stack_records(records, methods, "ess"),
+        cpu=stack_records(records, methods, "cpu"),
         acc_reps=np.array(acc_reps, dtype=np.int64),
-        mean_err=stack("mean_err", True) if acc else empty,
-        sd_err=stack("sd_err", True) if acc else empty,
-        mmd=stack("mmd", True) if acc else empty,
-        ref_rhat=np.array([r.rhat for r in acc]).reshape(len(acc), n_par),
-        ref_ess=np.array([r.ess for r in acc]).reshape(len(acc), n_par),
+        **accuracy_arrays(records, [ref for _, ref in rows], methods, X.shape[1] + 2),
     )

@@ -27,11 +27,17 @@ import logging
 
 import numpy as np
 
-from ...diagnostics import binomial_se, unconverged
+from ...diagnostics import binomial_se
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from ...plotting.methods import method_label
-from ..comparison.summarise import MIN_CPU, failed_checks, mean_se, recommend
+from ..comparison.summarise import (
+    chain_columns,
+    failed_checks,
+    mean_se,
+    recommend,
+    reference_flags,
+)
 
 __all__ = ["summarise_epsilon", "own_failed_checks", "summarise"]
 
@@ -63,11 +69,7 @@ def _worst(x: np.ndarray, row: dict, key: str, far_from: float = 0.0) -> None:
 def summarise_epsilon(d: dict, *, health: dict) -> list[dict]:
     """Rows (one per method) of one merged (data set, epsilon)."""
     trials = d["np_err"].shape[1]
-    ref_flags = (
-        unconverged(d["ref_rhat"].max(axis=1), d["ref_ess"].min(axis=1), **health)
-        if d["ref_rhat"].size
-        else np.zeros(0, bool)
-    )
+    ref_flags = reference_flags(d, health)
     rows = []
     for i, method in enumerate(str(m) for m in d["methods"]):
         row = {
@@ -85,15 +87,7 @@ def summarise_epsilon(d: dict, *, health: dict) -> list[dict]:
         low = int(np.argmin(cov))
         row["np_coverage"] = float(cov[low])
         row["np_coverage_se"] = float(binomial_se(cov[low], trials))
-        row["rhat_max"] = float(d["rhat"][i].max())
-        row["flagged"] = float(
-            unconverged(d["rhat"][i].max(axis=1), d["ess"][i].min(axis=1), **health).mean()
-        )
-        row["ref_rhat_max"] = float(d["ref_rhat"].max()) if d["ref_rhat"].size else 1.0
-        row["ref_flagged"] = float(ref_flags.mean()) if ref_flags.size else 0.0
-        per_trial = d["ess"][i].min(axis=1) / np.maximum(d["cpu"][i], MIN_CPU)
-        row["ess_per_s"] = float(np.median(per_trial))
-        row["cpu_per_trial"] = float(np.median(d["cpu"][i]))
+        row.update(chain_columns(d, i, health, ref_flags))
         rows.append(row)
     return rows
 
