@@ -276,20 +276,8 @@ def nig_update_p(g, n, prior, mu_n, chol_n, r):
             chol_n[i, j] = g[i, j] + lam0[i, j]
             acc += lam0[i, j] * mu0[j]
         r[i] = acc
-    # in-place Cholesky of Lambda_n (lower triangle)
-    for i in range(d):
-        for j in range(i + 1):
-            acc = chol_n[i, j]
-            for k in range(j):
-                acc -= chol_n[i, k] * chol_n[j, k]
-            if i == j:
-                if not acc > 0.0:
-                    return prior.a0 + 0.5 * n, -np.inf
-                chol_n[i, i] = math.sqrt(acc)
-            else:
-                chol_n[i, j] = acc / chol_n[j, j]
-        for j in range(i + 1, d):
-            chol_n[i, j] = 0.0
+    if not _cholesky(chol_n, chol_n, 0.0):  # in place: Lambda_n -> its lower factor
+        return prior.a0 + 0.5 * n, -np.inf
     _chol_solve(chol_n, r, mu_n)
     q0 = 0.0
     qn = 0.0
@@ -409,33 +397,36 @@ def niw_draw_p(rng, g, n, data_prior, mu, sigma, work):
 
 
 @njit(cache=True)
+def _cholesky(a, out, jitter):
+    """Lower Cholesky factor of a + jitter I into out (out may be a: the factor then replaces it);
+    False if that matrix is not (numerically) positive definite."""
+    d = a.shape[0]
+    for i in range(d):
+        for j in range(i + 1):
+            acc = a[i, j] + (jitter if i == j else 0.0)
+            for k in range(j):
+                acc -= out[i, k] * out[j, k]
+            if i == j:
+                if not acc > 0.0:
+                    return False
+                out[i, i] = math.sqrt(acc)
+            else:
+                out[i, j] = acc / out[j, j]
+        for j in range(i + 1, d):
+            out[i, j] = 0.0
+    return True
+
+
+@njit(cache=True)
 def _cholesky_or_clip(a, out):
     """Lower Cholesky factor of the symmetric a into out, with a tiny jitter when round-off
     leaves a borderline matrix."""
-    d = a.shape[0]
     jitter = 0.0
     for _ in range(8):
-        ok = True
-        for i in range(d):
-            for j in range(i + 1):
-                acc = a[i, j] + (jitter if i == j else 0.0)
-                for k in range(j):
-                    acc -= out[i, k] * out[j, k]
-                if i == j:
-                    if not acc > 0.0:
-                        ok = False
-                        break
-                    out[i, i] = math.sqrt(acc)
-                else:
-                    out[i, j] = acc / out[j, j]
-            if not ok:
-                break
-            for j in range(i + 1, d):
-                out[i, j] = 0.0
-        if ok:
+        if _cholesky(a, out, jitter):
             return
         big = 1e-300
-        for i in range(d):
+        for i in range(a.shape[0]):
             big = max(big, abs(a[i, i]))
         jitter = 1e-12 * big if jitter == 0.0 else 100.0 * jitter
 
@@ -446,7 +437,9 @@ def project_into(s, n, index, g, work):
     """Project s in place so that A'A is PSD; returns True if s changed (Sec. 5.2.4.3 in p
     dimensions). With n > 0, A'A is PSD iff the centred scatter C = G_rr - g_r g_r'/n of the
     other q - 1 entries is; C is replaced by its eigenvalue-clipped version (the nearest PSD
-    matrix in Frobenius norm), the sums and n kept. ``g`` (q, q), ``work`` (q - 1, q - 1)."""
+    matrix in Frobenius norm), the sums and n kept. ``g`` (q, q), ``work`` (2, q - 1, q - 1):
+    C and the scratch of the Cholesky factor that settles the common, valid case without an
+    eigendecomposition."""
     q = index.shape[0]
     c0 = q - 2  # the constant's index
     gram_into(s, n, index, g)
@@ -455,8 +448,10 @@ def project_into(s, n, index, g, work):
         i = a_ if a_ < c0 else a_ + 1
         for b_ in range(m):
             j = b_ if b_ < c0 else b_ + 1
-            work[a_, b_] = g[i, j] - g[i, c0] * g[j, c0] / n
-    w, v = np.linalg.eigh(work)
+            work[0, a_, b_] = g[i, j] - g[i, c0] * g[j, c0] / n
+    if _cholesky(work[0], work[1], 0.0):  # positive definite: valid as it is
+        return False
+    w, v = np.linalg.eigh(work[0])
     if w[0] >= 0.0:
         return False
     for a_ in range(m):
@@ -476,13 +471,15 @@ def project_statistics_p(s, n: int, p: int) -> np.ndarray:
     out = np.array(s, dtype=float)
     if out.shape != (n_stats(p),) or n < 1:
         raise ValueError(f"s must have {n_stats(p)} entries and n must be positive")
-    project_into(out, float(n), pair_index(p), np.empty((p + 2, p + 2)), np.empty((p + 1, p + 1)))
+    project_into(
+        out, float(n), pair_index(p), np.empty((p + 2, p + 2)), np.empty((2, p + 1, p + 1))
+    )
     return out
 
 
 # ----------------------------------------------------------------------------- conjugate steps
 class ConjugateWork(NamedTuple):
-    """Scratch of the conjugate steps for p covariates: g (q, q), proj (q - 1, q - 1), mu_n and
+    """Scratch of the conjugate steps for p covariates: g (q, q), proj (2, q - 1, q - 1), mu_n and
     r (p + 1), chol_n (p + 1, p + 1), niw (4, p, p)."""
 
     g: np.ndarray
@@ -499,7 +496,7 @@ def conjugate_work(p):
     q = p + 2
     return ConjugateWork(
         np.empty((q, q)),
-        np.empty((q - 1, q - 1)),
+        np.empty((2, q - 1, q - 1)),
         np.empty(p + 1),
         np.empty(p + 1),
         np.empty((p + 1, p + 1)),

@@ -30,32 +30,48 @@ __all__ = [
 ]
 
 
+@njit(cache=True, inline="always")
+def _mean_b(mean, i):
+    """E[b_i] of b = [x, 1]."""
+    return mean[i] if i < mean.shape[0] else 1.0
+
+
+@njit(cache=True, inline="always")
+def _cov_b(cov, i, j):
+    """Cov(b_i, b_j) of b = [x, 1]: the constant has none."""
+    p = cov.shape[0]
+    return cov[i, j] if i < p and j < p else 0.0
+
+
 @njit(cache=True)
 def gaussian_tensor_into(mean, cov, t4):
     """t4[i, j, k, l] = E[b_i b_j b_k b_l] for b = [x, 1], x ~ N(mean, cov) (Isserlis)."""
     r = mean.shape[0] + 1
-    m = np.empty(r)
-    s = np.zeros((r, r))
-    for i in range(r - 1):
-        m[i] = mean[i]
-        for j in range(r - 1):
-            s[i, j] = cov[i, j]
-    m[r - 1] = 1.0
     for i in range(r):
+        mi = _mean_b(mean, i)
         for j in range(r):
+            mj = _mean_b(mean, j)
+            sij = _cov_b(cov, i, j)
             for k in range(r):
+                mk = _mean_b(mean, k)
+                sik = _cov_b(cov, i, k)
+                sjk = _cov_b(cov, j, k)
                 for l in range(r):
+                    ml = _mean_b(mean, l)
+                    sil = _cov_b(cov, i, l)
+                    sjl = _cov_b(cov, j, l)
+                    skl = _cov_b(cov, k, l)
                     t4[i, j, k, l] = (
-                        m[i] * m[j] * m[k] * m[l]
-                        + m[i] * m[j] * s[k, l]
-                        + m[i] * m[k] * s[j, l]
-                        + m[i] * m[l] * s[j, k]
-                        + m[j] * m[k] * s[i, l]
-                        + m[j] * m[l] * s[i, k]
-                        + m[k] * m[l] * s[i, j]
-                        + s[i, j] * s[k, l]
-                        + s[i, k] * s[j, l]
-                        + s[i, l] * s[j, k]
+                        mi * mj * mk * ml
+                        + mi * mj * skl
+                        + mi * mk * sjl
+                        + mi * ml * sjk
+                        + mj * mk * sil
+                        + mj * ml * sik
+                        + mk * ml * sij
+                        + sij * skl
+                        + sik * sjl
+                        + sil * sjk
                     )
 
 

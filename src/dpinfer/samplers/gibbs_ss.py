@@ -92,6 +92,7 @@ __all__ = [
     "run_gibbs_ss_prior",
     "run_gibbs_ss_update",
     "log_gaussian_release",
+    "chain_info",
 ]
 
 
@@ -415,15 +416,20 @@ def _run(
     out = np.empty((iterations, 3))
     counts = np.zeros(4, dtype=np.int64)
     _, seconds = timed(_gibbs_ss_kernel, rng, target, model, settings, out, counts)
+    return Chain(out, burnin, chain_info(seconds, iterations, collapsed_moves, sign_flip, counts))
+
+
+def chain_info(seconds, iterations: int, collapsed_moves: int, sign_flip: bool, counts) -> Info:
+    """The Info of a Gibbs-SS chain (any number of covariates) from its kernel's counts:
+    projections of n Sigma_t and of s, accepted collapsed moves and sign flips."""
     moves = iterations * int(collapsed_moves)
-    info = Info(
+    return Info(
         cpu_seconds=seconds,
         iterations=iterations,
         acceptance=float(counts[2]) / moves if moves else None,
         clipped={"cov_projections": int(counts[0]), "stat_projections": int(counts[1])},
         extra={"sign_flips": float(counts[3])} if moves and sign_flip else {},
     )
-    return Chain(out, burnin, info)
 
 
 def run_gibbs_ss_noisy(

@@ -75,7 +75,7 @@ from ..models.linreg_nig_multi import (
     project_into,
     stat_pairs,
 )
-from .base import Chain, Info, check_lengths, timed
+from .base import Chain, check_lengths, timed
 from .clt_moments_multi import (
     clt_moments_into,
     gaussian_tensor_into,
@@ -89,7 +89,7 @@ from .conditionals import (
     norm_product_work,
     robbins_monro,
 )
-from .gibbs_ss import log_gaussian_release
+from .gibbs_ss import chain_info, log_gaussian_release
 from .linalg import cholesky_lower, make_psd
 
 __all__ = [
@@ -442,15 +442,7 @@ def _run(
     out = np.empty((iterations, p + 2))
     counts = np.zeros(4, dtype=np.int64)
     _, seconds = timed(_gibbs_ss_kernel, rng, target, mw, settings, out, counts)
-    moves = iterations * int(collapsed_moves)
-    info = Info(
-        cpu_seconds=seconds,
-        iterations=iterations,
-        acceptance=float(counts[2]) / moves if moves else None,
-        clipped={"cov_projections": int(counts[0]), "stat_projections": int(counts[1])},
-        extra={"sign_flips": float(counts[3])} if moves and sign_flip else {},
-    )
-    return Chain(out, burnin, info)
+    return Chain(out, burnin, chain_info(seconds, iterations, collapsed_moves, sign_flip, counts))
 
 
 def run_gibbs_ss_prior_p(

@@ -64,7 +64,7 @@ from ..models.linreg_nig import (
 from .base import Chain, Info, check_lengths, timed
 from .conditionals import metropolis_accept, robbins_monro
 
-__all__ = ["run_mcmc_ind"]
+__all__ = ["run_mcmc_ind", "chain_info"]
 
 
 class _Settings(NamedTuple):
@@ -331,15 +331,20 @@ def run_mcmc_ind(
     out = np.empty((sweeps, 3))
     acc = np.zeros(4, dtype=np.int64)
     _, seconds = timed(_mcmc_ind_kernel, rng, target, (lo, hi), settings, out, acc)
+    return Chain(out, burnin, chain_info(seconds, sweeps, n, noncentred_moves, acc))
+
+
+def chain_info(seconds, sweeps: int, n: int, noncentred_moves: int, accepted) -> Info:
+    """The Info of an MCMC-Ind chain (any number of covariates) from its kernel's counts:
+    accepted record proposals, non-centred moves of each kind and sign flips."""
     moves = max(sweeps * int(noncentred_moves), 1)
-    info = Info(
+    return Info(
         cpu_seconds=seconds,
         iterations=sweeps,
-        acceptance=float(acc[0]) / (sweeps * n),
+        acceptance=float(accepted[0]) / (sweeps * n),
         extra={
-            "acceptance_theta": float(acc[1]) / moves,
-            "acceptance_data_prior": float(acc[2]) / moves,
-            "sign_flips": float(acc[3]),
+            "acceptance_theta": float(accepted[1]) / moves,
+            "acceptance_data_prior": float(accepted[2]) / moves,
+            "sign_flips": float(accepted[3]),
         },
     )
-    return Chain(out, burnin, info)

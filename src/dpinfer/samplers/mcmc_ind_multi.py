@@ -64,8 +64,9 @@ from ..models.linreg_nig_multi import (
     niw_draw_p,
     stat_pairs,
 )
-from .base import Chain, Info, check_lengths, timed
+from .base import Chain, check_lengths, timed
 from .conditionals import metropolis_accept, robbins_monro
+from .mcmc_ind import chain_info
 
 __all__ = ["run_mcmc_ind_p"]
 
@@ -96,6 +97,25 @@ class _Latent(NamedTuple):
     ww: np.ndarray
     amat: np.ndarray
     tmp: np.ndarray
+
+
+@njit(cache=True, inline="always")
+def _draw_record(rng, mu, chol, theta, sd_y, w, rows, i):
+    """rows[i] = [x, 1, y], one record from the model: x = mu + L w, w ~ N(0, I), then
+    y ~ N(theta'[x, 1], sd_y^2). Inlined, as the scalar sampler's: a call per record would
+    reference-count the Generator."""
+    p = mu.shape[0]
+    for j in range(p):
+        w[j] = rng.standard_normal()
+    yi = theta[p] + sd_y * rng.standard_normal()
+    for j in range(p):
+        acc = mu[j]
+        for m in range(j + 1):
+            acc += chol[j, m] * w[m]
+        rows[i, j] = acc
+        yi += theta[j] * acc
+    rows[i, p] = 1.0
+    rows[i, p + 1] = yi
 
 
 @njit(cache=True)
@@ -311,34 +331,14 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
             chol[i, j] = cw.niw[3][i, j]
     sd_y = math.sqrt(sigma2)
     for i in range(n):
-        for j in range(p):
-            w[j] = rng.standard_normal()
-        yi = theta[p] + sd_y * rng.standard_normal()
-        for j in range(p):
-            acc = mu[j]
-            for m in range(j + 1):
-                acc += chol[j, m] * w[m]
-            rows[i, j] = acc
-            yi += theta[j] * acc
-        rows[i, p] = 1.0
-        rows[i, p + 1] = yi
+        _draw_record(rng, mu, chol, theta, sd_y, w, rows, i)
     for it in range(out.shape[0]):
         _recompute(rows, pairs, clamp, s)  # removes round-off drift of the O(K) updates
         cur = _l1(z, s)
         sd_y = math.sqrt(sigma2)
         # 1. record moves, proposals from the model (inline: no call per record)
         for i in range(n):
-            for j in range(p):
-                w[j] = rng.standard_normal()
-            yi = theta[p] + sd_y * rng.standard_normal()
-            for j in range(p):
-                acc = mu[j]
-                for m in range(j + 1):
-                    acc += chol[j, m] * w[m]
-                prop[0, j] = acc
-                yi += theta[j] * acc
-            prop[0, p] = 1.0
-            prop[0, p + 1] = yi
+            _draw_record(rng, mu, chol, theta, sd_y, w, prop, 0)
             for k in range(kk):
                 sp[k] = s[k]
             _add_row(sp, prop, 0, pairs, clamp, 1.0)
@@ -502,15 +502,4 @@ def run_mcmc_ind_p(
     out = np.empty((sweeps, p + 2))
     acc = np.zeros(4, dtype=np.int64)
     _, seconds = timed(_mcmc_ind_kernel, rng, target, settings, out, acc)
-    moves = max(sweeps * int(noncentred_moves), 1)
-    info = Info(
-        cpu_seconds=seconds,
-        iterations=sweeps,
-        acceptance=float(acc[0]) / (sweeps * n),
-        extra={
-            "acceptance_theta": float(acc[1]) / moves,
-            "acceptance_data_prior": float(acc[2]) / moves,
-            "sign_flips": float(acc[3]),
-        },
-    )
-    return Chain(out, burnin, info)
+    return Chain(out, burnin, chain_info(seconds, sweeps, n, noncentred_moves, acc))
