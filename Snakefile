@@ -7,6 +7,10 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
+# the HTML report's landing page (snakemake --report): what it is, where to start
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 
 

@@ -308,9 +308,9 @@ def test_figure_settings_reach_no_compute_rule():
 SMOKE = load_config("smoke")["bernstein2020"]["chapter4"]
 
 
-def _fake_summaries(tmp_path, cfg: dict, rng) -> SimpleNamespace:
+def _fake_summaries(tmp_path, cfg: dict, rng, tweak=lambda arrays: None) -> SimpleNamespace:
     """Summaries of the shapes the claims read, on ``cfg``'s grids (uniform U: numbers are beside
-    the point here, the settings are not)."""
+    the point here, the settings are not); ``tweak`` edits the summary's arrays in place."""
     from dpinfer.io import save_npz
     from dpinfer.studies.bernstein2020_ch4.summarise import summary_key
 
@@ -333,22 +333,24 @@ def _fake_summaries(tmp_path, cfg: dict, rng) -> SimpleNamespace:
     files = SimpleNamespace(
         summary=str(tmp_path / "summary.npz"), traces=str(tmp_path / "traces.npz")
     )
+    tweak(arrays)
     save_npz(files.summary, **arrays)
     save_npz(files.traces, **traces)
     return files
 
 
-def ch4_claims(tmp_path, edit=lambda cfg: None, smoke=False, companion=None):
+def ch4_claims(tmp_path, edit=lambda cfg: None, smoke=False, companion=None, tweak=None):
     """The claims step on fake summaries, with the paper-scale config (smoke: shrunk by
     config/smoke.yaml; then ``edit``) as the run's settings and params as the rule passes them.
-    ``companion``: summary arrays -> the converged companion's arrays (None: switched off)."""
+    ``companion``: summary arrays -> the converged companion's arrays (None: switched off);
+    ``tweak``: edits the summary's arrays in place."""
     from dpinfer.io import load_npz, save_npz
     from dpinfer.studies.bernstein2020_ch4 import paper
     from dpinfer.studies.scorecard import read_claims
 
     cfg = copy.deepcopy(SMOKE if smoke else CFG)
     edit(cfg)
-    files = _fake_summaries(tmp_path, cfg, np.random.default_rng(3))
+    files = _fake_summaries(tmp_path, cfg, np.random.default_rng(3), tweak or (lambda a: None))
     if companion is not None:
         files.converged = str(tmp_path / "converged.npz")
         save_npz(files.converged, **companion(load_npz(files.summary)))
@@ -399,7 +401,7 @@ def test_claims_are_at_the_thesis_setting_at_paper_scale(tmp_path):
         "the paper-scale config is the thesis's setting"
     )
     # the deliberate departures stay visible: thinned exponential chain, prior-predictive truncation
-    departures = {c.deviation for c in claims if verdict(c, {c.deviation}) == "differs (explained)"}
+    departures = {c.deviation for c in claims if verdict(c, {}).startswith("differs")}
     assert {
         "ch-4-exponential-chain-thinned-by-20",
         "ch-4-truncation-bounds-from-the-prior-predictive",
@@ -409,12 +411,12 @@ def test_claims_are_at_the_thesis_setting_at_paper_scale(tmp_path):
 
 def test_smoke_scale_claims_are_never_judged_against_the_thesis(tmp_path):
     """Issue 29: the smoke scale (12 trials, short chains, small grids) gives "not comparable"
-    rows, never "differs (unexplained)"; a row is judged only at matching settings."""
+    rows, never a difference without its entry; a row is judged only at matching settings."""
     from dpinfer.studies.scorecard import mismatches, verdict
 
     claims = ch4_claims(tmp_path, smoke=True)
-    verdicts = [verdict(c, {c.deviation} - {""}) for c in claims]
-    assert "differs (unexplained)" not in verdicts
+    verdicts = [verdict(c, {}) for c in claims]
+    assert all(c.deviation for c, v in zip(claims, verdicts) if v.startswith("differs"))
     assert all(
         not mismatches(c)
         for c, v in zip(claims, verdicts)
@@ -472,6 +474,63 @@ def test_more_trials_and_longer_chains_stay_comparable(tmp_path):
     )
     assert not any(mismatches(c) for c in claims)
     rows = [c for c in claims if "as printed" in c.statement and "kept iterations" in c.statement]
-    assert rows and all(verdict(c, {c.deviation}) != "holds" for c in rows), (
+    assert rows and all(verdict(c, {}) != "holds" for c in rows), (
         "a count above the printed one shows"
     )
+
+
+def test_no_row_judges_the_exact_non_private_draws(tmp_path):
+    """Non-private's calibration holds by theorem (iid draws from the exact conjugate posterior),
+    so no row judges it: with every Non-private U at 0.5 (as miscalibrated as can be) every row
+    keeps its verdict, and fig4_3's row still prints Non-private's KS."""
+
+    def lump(arrays):
+        for key in arrays:
+            if key.endswith("__u_non_private"):
+                arrays[key] = np.full(arrays[key].size, 0.5)
+
+    plain = ch4_claims(tmp_path / "a")
+    lumped = ch4_claims(tmp_path / "b", tweak=lump)
+    assert [c.holds for c in plain] == [c.holds for c in lumped]
+    assert not [c for c in plain if c.statement.startswith("Non-private calibrated")]
+    both = [c for c in lumped if c.statement.startswith("Gibbs and Non-private")]
+    assert len(both) == 3 and all("(Non-private 0.500)" in c.ours for c in both)
+
+
+def test_every_share_of_trials_carries_a_wilson_interval(tmp_path):
+    """The diagnostics rows (0 of 4000 flagged here) and fig4_3's tail and middle shares report
+    a 95% Wilson interval, never a zero-width error; the diagnostics rows are marked as such."""
+    from dpinfer.proportions import wilson_interval
+
+    claims = ch4_claims(tmp_path)
+    health = [c for c in claims if "passes the convergence diagnostics" in c.statement]
+    assert len(health) == 3 and all(c.diagnostics for c in health)
+    assert not [c for c in claims if c.diagnostics and c not in health]
+    hi = wilson_interval(0, 4000)[1]
+    for c in health:
+        assert c.ours.startswith("0 of 4000 flagged")
+        assert f"95% Wilson [0.000, {hi:.3f}]" in c.mc_error and hi > 0
+    shares = [c for c in claims if c.statement.startswith(("Naive puts", "OPS too diffuse"))]
+    assert len(shares) == 4 and all(" of 500; 95% Wilson [" in c.ours for c in shares)
+
+
+def test_thesis_length_chains_fail_the_diagnostics():
+    """Document in error (Sec. 4.4.1): one noise-aware Gibbs chain of the thesis's 2,000 burn-in
+    + 5,000 iterations (the exponential unthinned, as the thesis runs it) is too short at
+    n = 1000, epsilon = 0.01: for each model most of 12 trials fail split R-hat <= 1.01 or bulk
+    ESS >= 100 (at paper scale 484, 878 and 65 of 4,000 trials per model, mostly in this cell)."""
+    from dpinfer.diagnostics import unconverged
+
+    section = copy.deepcopy(CFG)
+    section["exponential"]["thin"] = 1
+    seed = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["seed"]
+    for model in ("binomial", "multinomial", "exponential"):
+        settings = ch4.TrialSettings.from_section(section, model)
+        assert (settings.burnin, settings.iterations) == (2000, 5000)
+        res = ch4.run_trials(model, 1000, 0.01, range(12), settings, seed=seed)
+        bad = unconverged(res["gibbs_rhat"], res["gibbs_ess"], max_rhat=1.01, min_ess=100)
+        print(
+            f"{model}: {bad.sum()} of 12 flagged; R-hat up to {res['gibbs_rhat'].max():.3f}, "
+            f"bulk ESS down to {res['gibbs_ess'].min():.0f}"
+        )
+        assert bad.sum() >= 6, model

@@ -128,3 +128,36 @@ def test_schema_refuses_a_bad_companion_block():
         edit(bad["converged"])
         with pytest.raises(Exception):
             validate(bad, schema)
+
+
+def test_the_companion_table_gives_each_pass_share_a_wilson_interval(tmp_path):
+    """Every cell's share of passing trials is printed with its 95% Wilson interval (9 of 10:
+    [0.596, 0.982]), never a zero error."""
+    import csv
+    from types import SimpleNamespace
+
+    from dpinfer.io import save_npz
+
+    path = tmp_path / "chunk.npz"
+    rhat = np.r_[np.full(9, 1.001), 1.02]  # one trial of ten fails R-hat
+    save_npz(
+        str(path),
+        model=np.array("binomial"),
+        n=np.int64(10),
+        epsilon=np.float64(0.1),
+        replicates=np.arange(10),
+        u=np.linspace(0.05, 0.95, 10),
+        mmd=np.zeros(10),
+        rhat=rhat,
+        ess=np.full(10, 1000.0),
+        cpu=np.zeros(10),
+    )
+    out = SimpleNamespace(**{k: str(tmp_path / f"out.{k}") for k in ("summary", "csv", "md")})
+    out.summary += ".npz"
+    conv = {**CFG["converged"], "health": {"max_rhat": 1.01, "min_ess": 400, "min_passing": 0.95}}
+    comp.summarise(SimpleNamespace(runs=[str(path)]), out, replicates=10, converged=conv)
+    (row,) = list(csv.DictReader(open(out.csv)))
+    assert float(row["passing"]) == 0.9
+    assert round(float(row["passing_lo"]), 3) == 0.596
+    assert round(float(row["passing_hi"]), 3) == 0.982
+    assert "Wilson" in open(out.md).read()

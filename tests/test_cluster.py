@@ -26,7 +26,7 @@ from tests.workflow import SMOKE, copy_workflow
 ROOT = Path(__file__).resolve().parents[1]
 PROFILE = ROOT / "profiles" / "slurm" / "config.yaml"
 
-# what docs/cluster.md says the rules declare (MB); every other rule gets the profile's default
+# what the rules declare (MB) and docs/cluster.md lists; every other rule gets the profile's default
 RULE_MEM_MB = {
     "ju2022_run_chunk": 1000,
     "ju2022_summarise_experiment": 1000,
@@ -263,3 +263,26 @@ def test_the_workflow_tests_compare_everything_but_measured_time(smoke_run):
         assert rows and not [
             r["target"] for r in rows if is_timing_claim(r["target"], r["statement"])
         ], path
+
+
+def _declared_memory() -> dict[str, int]:
+    """rule -> mem_mb of every rule file's rules that declare one."""
+    out = {}
+    for path in sorted((ROOT / "workflow" / "rules").glob("*.smk")):
+        rule = None
+        for line in path.read_text(encoding="utf-8").splitlines():
+            m = re.match(r"rule (\w+):", line)
+            if m:
+                rule = m.group(1)
+            m = re.search(r"\bmem_mb=(\d+)", line)
+            if m and rule:
+                out[rule] = int(m.group(1))
+    return out
+
+
+def test_the_docs_list_every_rules_memory():
+    """docs/cluster.md's memory list is every rule that declares mem_mb, with its value."""
+    text = (ROOT / "docs" / "cluster.md").read_text(encoding="utf-8")
+    bullet = text[text.index("- **Memory.**") : text.index("- **Runtime.**")]
+    listed = {r: int(mb) for r, mb in re.findall(r"`(\w+)`: (\d+) MB", bullet)}
+    assert listed == _declared_memory() == RULE_MEM_MB

@@ -146,6 +146,36 @@ def test_the_tables_say_which_method_and_print_diagnostics(run):
         assert (work / "results" / "own_data" / p).stat().st_size > 0
 
 
+def test_outputs_derived_from_the_non_private_posterior_say_so(run):
+    """Issue 46: the metrics and cost tables, the summary and chunk npz files, the figure's
+    report caption and the metrics page's caption name what is derived from the non-private
+    posterior; the coverage of the non-private mean carries a Wilson interval, never a zero
+    error; the chunk logs report the private methods' R-hat only."""
+    from dpinfer.studies.own_data.summarise import FROM_NON_PRIVATE
+
+    work, _ = run
+    out = work / "results" / "own_data"
+    assert FROM_NON_PRIVATE in (out / "secret_metrics.md").read_text()
+    assert (
+        "Non-Private row times draws from the non-private" in (out / "secret_cost.md").read_text()
+    )
+    with open(out / "secret_metrics.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert "np_coverage_se" not in rows[0]
+    for r in rows:
+        lo, mid, hi = (float(r[k]) for k in ("np_coverage_lo", "np_coverage", "np_coverage_hi"))
+        assert lo <= mid <= hi and hi - lo > 0.1  # 2 trials: a wide interval, even at 0 or 1
+    chunks = sorted((out / "secret" / "runs").rglob("*.npz"))
+    for path in [out / "secret" / "summary.npz", *chunks]:
+        with np.load(path) as z:
+            assert "non-private posterior" in str(z["note"]), path
+    for name in ("accuracy.rst", "metrics.rst"):
+        caption = " ".join((work / "workflow" / "report" / "own_data" / name).read_text().split())
+        assert "Derived in part from the non-private posterior" in caption, name
+    logs = list((work / "logs" / "own_data" / "secret").glob("runs_*.log"))
+    assert logs and all("over the private methods" in p.read_text() for p in logs)
+
+
 def test_a_second_data_set_adds_only_its_own_jobs(run, tmp_path):
     work, _ = run
     _write_csv(work / "other.csv", _records(2))

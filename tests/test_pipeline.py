@@ -17,6 +17,7 @@ from dpinfer.studies.bernstein2020_ch5.grid import (
     ch5_synthetic_settings,
     parse_ch5_setting,
 )
+from dpinfer.studies.deviations import entry_classes
 from dpinfer.studies.raim2021.grid import parse_raim_setting, raim_setting
 from dpinfer.studies.scorecard import (
     Claim,
@@ -137,14 +138,18 @@ def test_a_setting_other_than_the_documents_makes_a_row_not_comparable():
         settings=(setting("credible level", 0.9, 0.9),),
     )
     other = Claim("tab1", "coverage", "0.97", "0.80", "0.02", False, "no-such-entry", (level,))
-    assert verdict(judged, set()) == "holds" and not mismatches(judged)
-    assert verdict(other, set()) == "not comparable" and mismatches(other) == [level]
+    assert verdict(judged, {}) == "holds" and not mismatches(judged)
+    assert verdict(other, {}) == "not comparable" and mismatches(other) == [level]
 
 
 def test_scorecard_verdicts_and_tables(tmp_path):
-    doc = "# Deviations\n\n## ju2022 (Ju et al.)\n\n### Index bug in the acceptance ratio (fixed)\n"
+    doc = (
+        "# Deviations\n\n## ju2022 (Ju et al.)\n\n### Index bug in the acceptance ratio (fixed)\n\n"
+        "Class: **document in error**. Evidence: `pytest tests/test_a.py::test_b` shows it.\n"
+    )
     anchors = heading_anchors(doc)
     assert "index-bug-in-the-acceptance-ratio-fixed" in anchors
+    classes = entry_classes(doc)
     ok = Claim("tab1", "coverage within 3 SE", "0.36", "0.40", "se 0.05", True)
     explained = Claim(
         "runtime",
@@ -167,10 +172,10 @@ def test_scorecard_verdicts_and_tables(tmp_path):
         settings=(setting("credible level", 0.9, 0.8),),
         headline=True,
     )
-    assert [verdict(c, anchors) for c in (ok, explained, unexplained, not_run, other)] == [
+    assert [verdict(c, classes) for c in (ok, explained, unexplained, not_run, other)] == [
         "holds",
-        "differs (explained)",
-        "differs (unexplained)",
+        "differs: document in error",
+        "differs: not reproduced",
         "not run",
         "not comparable",
     ]
@@ -184,7 +189,8 @@ def test_scorecard_verdicts_and_tables(tmp_path):
     )
     fidelity(SimpleNamespace(claims=[str(path)], deviations=str(tmp_path / "dev.md")), out)
     text = out.md.read_text()
-    assert "5 checkable statements" in text and "1 hold, 1 differ with an explanation" in text
+    assert "5 checkable statements" in text and "1 hold; 2 differ (1 document in error, " in text
+    assert "0 stand-in data, 0 our choice, 1 not reproduced)" in text
     assert "not comparable: credible level 0.8 here, 0.9 in the paper" in text
     assert "1 are about settings this run does not compute" in text
     assert "(docs/deviations.md#index-bug-in-the-acceptance-ratio-fixed)" in text

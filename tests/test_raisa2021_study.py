@@ -166,3 +166,31 @@ def test_a_clipping_job_writes_every_metric_and_the_rule_matters(tmp_path):
             out[algo, "sum_of_differences"]["llr_clip"].sum()
             > out[algo, "euclidean"]["llr_clip"].sum()
         )
+
+
+def test_accountant_curves_also_give_the_counts_at_the_chains_epsilons(tmp_path):
+    """Fig 6.1's job computes every curve at the chains' epsilons too, where the author's easy-2d
+    counts are known (the claims compare them): DP penalty and DP HMC as the author's."""
+    hyper = {a: settings.hyperparameters(PARAMS, "easy-2d", a, "seed") for a in ("dpps", "hmc")}
+    out = SimpleNamespace(curves=str(tmp_path / "curves.npz"))
+    run.accountant_curves(
+        None,
+        out,
+        n=100000,
+        delta=1e-6,
+        epsilon_min=0.5,
+        epsilon_max=6.0,
+        points=2,
+        penalty=hyper["dpps"],
+        minibatch=settings.hyperparameters(PARAMS, "easy-2d", "mdpps", "seed"),
+        hmc=hyper["hmc"],
+        hmc_gradients="seed",
+        check_epsilons=[1, 6],
+    )
+    c = load_npz(out.curves)
+    np.testing.assert_array_equal(c["check_epsilons"], [1.0, 6.0])
+    np.testing.assert_array_equal(c["check_penalty_pld"], [56, 1431])
+    np.testing.assert_array_equal(c["check_hmc_pld"], [34, 880])
+    np.testing.assert_array_equal(c["check_penalty_zcdp"], [34, 1079])
+    # the figure's grid ends at epsilon 6 too: the two routes agree there
+    assert all(int(c[k][-1]) == int(c[f"check_{k}"][-1]) for k in ("penalty_pld", "hmc_zcdp"))

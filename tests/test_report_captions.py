@@ -1,10 +1,17 @@
-"""The HTML report's captions (workflow/report/**/*.rst) render, and every target has its own.
+"""The HTML report's captions (workflow/report/**/*.rst) render, every target has its own, and
+its links stay inside the report.
 
 Snakemake renders a caption as a Jinja2 template (a ``snakemake`` object with the run's
 ``config``, ``wildcards`` and ``rule``), appends link targets named after the report's
 categories and hands the text to docutils. This does the same without the rule files: with the
 paper config and at smoke scale (shrunk by config/smoke.yaml, as the Snakefile does), with
 undefined names refused, and fails on any docutils system message (warning or error).
+
+A caption links its target's rows and the deviation entries it names on the scorecard page
+(``results/fidelity.html#target-<study>-<id>``, ``#deviation-<anchor>``) and a table by its
+page, through the one-line Jinja macros ``scorecard`` and ``page`` (:data:`MACROS`): the report
+shows a page as a ``data:`` URI, so only the report's own app can open one at an anchor. The
+landing page (Snakemake's global description, workflow/report/workflow.rst) renders the same way.
 """
 
 from __future__ import annotations
@@ -17,22 +24,35 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import snakemake as snakemake_package
 from docutils.core import publish_parts
 from jinja2 import Environment, StrictUndefined
 
+from dpinfer.studies.scorecard import deviation_sections
 from tests.configs import config as load_config
 from tests.workflow import (
     EXTRA_TARGETS,
     NOT_IMPLEMENTED_IDS,
     NOT_IMPLEMENTED_STUDIES,
+    expected_targets,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = ROOT / "workflow" / "report"
 CAPTIONS = sorted(REPORT.rglob("*.rst"))
-SCORECARD_LINK = "`Fidelity scorecard`_"
 # the link target Snakemake appends for the scorecard's category
 LINK_TARGETS = "\n\n.. _Fidelity scorecard: x\n"
+# every caption defines the macros it uses as these, on its first line
+MACROS = {
+    "scorecard": "{% macro scorecard(anchor, text) %}`{{ text }} <javascript:app.setView({"
+    "content:'html',contentPath:results['results/fidelity.html'].data_uri+'#{{ anchor }}'})>`__"
+    "{% endmacro %}",
+    "page": "{% macro page(path, text) %}`{{ text }} <javascript:app.setView({content:'html',"
+    "contentPath:results['{{ path }}'].data_uri,navbarMode:'resultinfo',resultPath:'{{ path }}'})"
+    ">`__{% endmacro %}",
+}
+LANDING = REPORT / "workflow.rst"
+DEVIATIONS = deviation_sections((ROOT / "docs" / "deviations.md").read_text(encoding="utf-8"))
 # Snakemake's own call (docutils 0.22 announces the keyword's removal in 2.0)
 pytestmark = pytest.mark.filterwarnings('ignore:Argument "writer_name":PendingDeprecationWarning')
 # ju2022's per-experiment table (rule ju2022_experiments); targets.tsv lists no such id
@@ -113,17 +133,21 @@ def test_each_target_has_its_own_caption(study, target, kind):
     assert "snakemake.config" in raw, (
         f"{path.relative_to(ROOT)}: settings must come from the run's config"
     )
-    assert SCORECARD_LINK in raw, f"{path.relative_to(ROOT)}: no link to its scorecard rows"
-    if target != "experiments":  # an experiment table has no scorecard rows of its own
-        assert f"``{target}``" in raw, (
-            f"{path.relative_to(ROOT)}: does not name its scorecard target"
-        )
+    # an experiment table has no scorecard rows of its own: it links the targets it feeds
+    anchor = f"target-{study}-" + ('" ~ t' if target == "experiments" else f'{target}"')
+    assert f'{{{{ scorecard("{anchor}' in raw, (
+        f"{path.relative_to(ROOT)}: does not open its rows on the scorecard page"
+    )
     for scale, config in CONFIGS.items():
         text, body = _render(path, config)
-        assert '<a class="reference external" href="x">Fidelity scorecard</a>' in body, (
-            scale,
+        opens = re.findall(
+            r"href=\"javascript:app\.setView\(\{content:'html',contentPath:"
+            r"results\['results/fidelity\.html'\]\.data_uri\+'#(target-[\w-]+)'",
             body,
         )
+        assert opens and all(a.startswith(f"target-{study}-") for a in opens), (scale, body)
+        if target != "experiments":
+            assert f"target-{study}-{target}" in opens, (scale, opens)
         assert "{{" not in text and "{%" not in text
     if kind == "figure":
         words = " ".join(raw.split())
@@ -158,7 +182,74 @@ def test_captions_point_to_no_file_as_beside_them():
 
 
 def test_scorecard_caption_is_short():
-    assert 3 <= len((REPORT / "fidelity.rst").read_text(encoding="utf-8").splitlines()) <= 5
+    assert 3 <= len((REPORT / "fidelity.rst").read_text(encoding="utf-8").splitlines()) <= 6
+
+
+def _macro_calls(raw: str, name: str) -> list[tuple[str, str]]:
+    return re.findall(name + r'\("([^"]*)"(?:\s*~\s*\w+)?,\s*"?([^")]*)"?\)', raw)
+
+
+@pytest.mark.parametrize("path", CAPTIONS, ids=lambda p: str(p.relative_to(REPORT)))
+def test_caption_links_open_pages_the_report_carries(path):
+    """A caption defines the macros it calls as :data:`MACROS` (one definition, no drift), every
+    deviation entry it links is a heading of docs/deviations.md, which the scorecard page
+    carries whole, and every page it opens is a page the report carries."""
+    raw = path.read_text(encoding="utf-8")
+    first = raw.splitlines()[0]
+    for name, macro in MACROS.items():
+        called = f"{{{{ {name}(" in raw
+        assert (macro in first) == called, f"{path.relative_to(ROOT)}: macro {name!r}"
+        assert raw.count(f"macro {name}(") == int(called)
+    anchors = [a for a, _ in _macro_calls(raw, "scorecard")]
+    # the scorecard page's anchors: an entry, a target's rows, a study, a verdict, its top
+    kinds = ("deviation-", "target-", "study-", "verdict-")
+    assert all(a.startswith(kinds) or a == "top" for a in anchors), anchors
+    entries = [a.removeprefix("deviation-") for a in anchors if a.startswith("deviation-")]
+    missing = [a for a in entries if a not in DEVIATIONS]
+    assert not missing, (
+        f"{path.relative_to(ROOT)} links entries docs/deviations.md lacks: {missing}"
+    )
+    pages = {str(p.with_suffix(".html")) for p in expected_targets() if p.suffix == ".csv"}
+    for target, _ in _macro_calls(raw, "page"):
+        assert target in pages, f"{path.relative_to(ROOT)}: no page {target} in the report"
+
+
+def test_captions_point_to_the_reports_pages_not_to_markdown_files():
+    """A caption that names another table's Markdown or CSV file, where the report carries that
+    table's page, links the page instead (the Markdown file is not in the report)."""
+    carried = {
+        p.with_suffix("").as_posix().removeprefix("results/")
+        for p in expected_targets()
+        if p.suffix == ".csv"
+    }
+    named = []
+    for path in CAPTIONS:
+        own = path.relative_to(REPORT).with_suffix("").as_posix()
+        for stem in re.findall(r"``(?:results/)?([\w/{}. ]+)\.(?:md|csv)``", path.read_text()):
+            if stem in carried and stem != own:
+                named.append((path.relative_to(REPORT).as_posix(), stem))
+    assert not named, named
+
+
+def test_landing_page_introduces_the_report():
+    """Snakemake's global report description: registered in the Snakefile, renders, says what
+    the report is, that smoke-scale verdicts are not comparable and where to start, with a link
+    that opens the scorecard."""
+    assert re.search(
+        r'^report: "workflow/report/workflow\.rst"$', (ROOT / "Snakefile").read_text(), re.M
+    )
+    raw = LANDING.read_text(encoding="utf-8")
+    assert raw.splitlines()[0] == MACROS["scorecard"]
+    # its style puts the text above the rule graph, found by the graph's id: fails when
+    # Snakemake renames it
+    components = Path(snakemake_package.__file__).parent / "report" / "html_reporter"
+    graph = (components / "template" / "components" / "rule_graph.js").read_text()
+    assert 'id: "rulegraph"' in graph and "#rulegraph" in raw
+    for scale in CONFIGS:
+        text, body = _render(LANDING, CONFIGS[scale])
+        words = " ".join(text.split())
+        assert "Start at" in words and "Smoke-scale verdicts are not comparable" in words
+        assert "data_uri+'#top'" in body and "data_uri+'#verdict-differs'" in body
 
 
 def test_fig5_4_caption_says_whether_the_releases_were_clamped():

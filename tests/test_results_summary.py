@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from dpinfer.studies import results_summary as rs
+from dpinfer.studies.scorecard import VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,7 +37,7 @@ def test_the_snapshot_is_of_a_complete_paper_scale_run():
     d = _digest()
     assert set(d["counts"]) == set(rs.STUDIES)
     assert all(built == total for built, total in d["built"].values()), d["built"]
-    assert sum(c["differs (unexplained)"] for c in d["counts"].values()) == 0
+    assert all(set(c) == set(VERDICTS) for c in d["counts"].values())
     assert d["commit"]
     assert (
         d["minutes"] is None or d["minutes"] > 0
@@ -74,7 +75,11 @@ def _rows():
             headline="False",
         ),
         dict(
-            base, study="raim2021", target="knots", verdict="differs (explained)", headline="False"
+            base,
+            study="raim2021",
+            target="knots",
+            verdict="differs: our choice",
+            headline="False",
         ),
     ]
 
@@ -98,19 +103,14 @@ def test_counts_and_headlines_come_from_the_scorecard_rows(tmp_path):
         },
     )
     d = json.loads(out.json.read_text())
-    assert d["counts"]["ju2022"] == {
-        "holds": 1,
-        "differs (explained)": 0,
-        "differs (unexplained)": 0,
-        "not comparable": 1,
-        "not run": 0,
-    }
+    assert d["counts"]["ju2022"] == dict.fromkeys(VERDICTS, 0) | {"holds": 1, "not comparable": 1}
+    assert d["counts"]["raim2021"]["differs: our choice"] == 1
     assert d["built"]["ju2022"] == [1, 2]
     assert [h["target"] for h in d["headlines"]] == ["tab1"]
     text = out.md.read_text()
     assert (
-        "| ju2022 | 1 of 2 | 1 | 0 | 0 | 1 | 0 |" in text
-        and "| all | 1 of 2 | 1 | 1 | 0 | 1 | 0 |" in text
+        "| ju2022 | 1 of 2 | 1 | 0 | 0 | 0 | 0 | 1 | 0 |" in text
+        and "| all | 1 of 2 | 1 | 0 | 0 | 1 | 0 | 1 | 0 |" in text
     )
     readme = "intro\n" + rs.README_BEGIN + "\nold numbers\n" + rs.README_END + "\nrest\n"
     new = rs._replace_block(readme, rs.render_readme_block(d))
@@ -126,7 +126,8 @@ def test_readme_results_open_with_one_table_at_a_glance():
     assert len(intro.splitlines()) < 15 and "\n- " not in intro and "|" not in intro
     rows = [line for line in block.splitlines() if line.startswith("| ")]
     assert rows[0].startswith(
-        "| study | targets built | headline result | hold | differ, explained | not comparable"
+        "| study | targets built | headline result | hold | differ: document in error "
+        "| differ: stand-in data | differ: our choice | differ: not reproduced | not comparable"
     )
     assert [r.split(" | ")[0][2:] for r in rows[1:]] == list(rs.STUDIES) + ["all"]
     assert "paper-scale minutes, 2 cores" in rows[0]

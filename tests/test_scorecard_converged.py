@@ -131,12 +131,13 @@ def test_the_scorecard_counts_and_shows_the_second_verdicts(tmp_path):
         "chains 1 hold, 1 differ, 1 are not comparable and 0 were not run; for 1 the privacy "
         "budget fixes the iterations" in text
     )
-    assert "| differs (unexplained) | holds: 0.89 (MC error 0.01); 4 chains |" in text
+    assert "| differs: not reproduced | holds: 0.89 (MC error 0.01); 4 chains |" in text
     # the closing section names the conclusion that changes (differs -> holds), with both numbers
     section = text.split("## Conclusions that change with converged chains")[1]
     assert section.count("| ju2022 |") == 1
     assert (
-        "| 0.80 (MC error 0.01) | differs (unexplained) | 0.89 (MC error 0.01) | holds |" in section
+        "| 0.80 (MC error 0.01) | differs: not reproduced | 0.89 (MC error 0.01) | holds |"
+        in section
     )
     html = render_scorecard_page(*read_csv_table(out.csv), {})
     assert "<th>with converged chains</th>" in html and "ours 0.89 (MC error 0.01)" in html

@@ -245,7 +245,6 @@ rule comparison_claims:
         step=step("comparison.paper:claims"),
         max_mean_error=CMP["recommend"]["max_mean_error"],
         max_flagged=CMP["recommend"]["max_flagged"],
-        exact_draws=CMP["binomial"]["draws"] if "binomial" in CMP["problems"] else 0,
         # what each expectation refers to: the paper-scale values of these (paper.py's PAPER_SCALE)
         credible_level=CMP["credible_level"],
         health=CMP["health"],

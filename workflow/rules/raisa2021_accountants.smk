@@ -23,6 +23,8 @@ rule raisa2021_run_accountants:
         minibatch=hyperparameters(RAISA_PARAMS, "easy-2d", "mdpps", RAISA["version"]),
         hmc=hyperparameters(RAISA_PARAMS, "easy-2d", "hmc", RAISA["version"]),
         hmc_gradients=RAISA_HMC,
+        # the chains' epsilons too: where the author's easy-2d counts (Fig 6.1's setting) are known
+        check_epsilons=RAISA["epsilons"],
     script:
         STEP_SCRIPT
 

@@ -26,7 +26,15 @@ from datetime import timedelta
 from pathlib import Path
 
 from ..io import read_json, write_json, write_text
-from .scorecard import BUDGET_FIXED, CONVERGED_VERDICTS, VERDICTS, changed_conclusions
+from .deviations import CLASSES
+from .scorecard import (
+    BUDGET_FIXED,
+    CONVERGED_VERDICTS,
+    DIFFERS,
+    VERDICTS,
+    changed_conclusions,
+    is_diagnostics,
+)
 
 __all__ = [
     "STUDIES",
@@ -44,7 +52,7 @@ README_BEGIN = (
     "<!-- results:begin (generated from docs/results-digest.json; do not edit by hand) -->"
 )
 README_END = "<!-- results:end -->"
-_COUNTS = ("holds", "differs (explained)", "differs (unexplained)", "not comparable", "not run")
+_COUNTS = VERDICTS
 _CHANGED_FIELDS = (
     "study",
     "target",
@@ -55,6 +63,7 @@ _CHANGED_FIELDS = (
     "converged_ours",
     "converged_mc_error",
     "converged_verdict",
+    "diagnostics",
 )
 _HEADLINE_FIELDS = (
     "study",
@@ -65,6 +74,7 @@ _HEADLINE_FIELDS = (
     "mc_error",
     "verdict",
     "not_comparable",
+    "stand_in",
 )
 
 
@@ -122,10 +132,10 @@ def _verdict_cell(h: dict) -> str:
 
 
 def _table(d: dict) -> list[str]:
+    heads = ["hold", *(f"differ: {c}" for c in CLASSES), "not comparable", "not run"]
     lines = [
-        "| study | targets built | hold | differ, explained | differ, unexplained | not comparable "
-        "| not run |",
-        "|---|---|---|---|---|---|---|",
+        "| study | targets built | " + " | ".join(heads) + " |",
+        "|---|---|" + "---|" * len(heads),
     ]
     for study in _order(d["counts"]):
         c = d["counts"][study]
@@ -133,12 +143,20 @@ def _table(d: dict) -> list[str]:
         lines.append(
             f"| {study} | {b[0]} of {b[1]} | " + " | ".join(str(c[v]) for v in _COUNTS) + " |"
         )
-    total = {v: sum(c[v] for c in d["counts"].values()) for v in _COUNTS}
+    total = _totals(d)
     nb = [sum(b[i] for b in d["built"].values()) for i in (0, 1)]
     lines.append(
         f"| all | {nb[0]} of {nb[1]} | " + " | ".join(str(total[v]) for v in _COUNTS) + " |"
     )
     return lines
+
+
+def _totals(d: dict) -> dict[str, int]:
+    return {v: sum(c[v] for c in d["counts"].values()) for v in _COUNTS}
+
+
+def _stand_in(h: dict) -> str:
+    return f" (on {h['stand_in']})" if h.get("stand_in") else ""
 
 
 def _headlines(d: dict, studies=None) -> list[str]:
@@ -150,7 +168,7 @@ def _headlines(d: dict, studies=None) -> list[str]:
         for h in (h for h in d["headlines"] if h["study"] == study):
             err = f" (MC error {h['mc_error']})" if h["mc_error"] else ""
             lines.append(
-                f"  - `{h['target']}`: {h['statement']}. Paper: {h['paper']}; ours: "
+                f"  - `{h['target']}`{_stand_in(h)}: {h['statement']}. Paper: {h['paper']}; ours: "
                 f"{h['ours']}{err}: **{_verdict_cell(h)}**."
             )
     return lines
@@ -202,19 +220,22 @@ def _lead_cell(d: dict, study: str) -> str:
         return "no headline row"
     err = f"; MC error {h['mc_error']}" if h["mc_error"] else ""
     return (
-        f"`{h['target']}`: {h['statement']}. Ours: {h['ours']} (paper: {h['paper']}{err}): "
+        f"`{h['target']}`{_stand_in(h)}: {h['statement']}. Ours: {h['ours']} (paper: "
+        f"{h['paper']}{err}): "
         f"**{_verdict_cell(h)}**"
     )
 
 
 def _glance(d: dict) -> list[str]:
-    """One table: per study the targets built, its lead result, the verdict counts, the minutes."""
+    """One table: per study the targets built, its lead result, the verdict counts (every
+    difference class apart), the minutes."""
+    shown = ("holds", *DIFFERS, "not comparable")
+    heads = ["hold", *(f"differ: {c}" for c in CLASSES), "not comparable"]
     lines = [
-        "| study | targets built | headline result | hold | differ, explained | not comparable "
+        "| study | targets built | headline result | " + " | ".join(heads) + " "
         "| paper-scale minutes, 2 cores |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|" + "---|" * len(heads) + "---|",
     ]
-    shown = ("holds", "differs (explained)", "not comparable")
     for study in _order(d["counts"]):
         c, b = d["counts"][study], d["built"].get(study, [0, 0])
         lines.append(
@@ -222,12 +243,11 @@ def _glance(d: dict) -> list[str]:
             + " | ".join(str(c[v]) for v in shown)
             + f" | {_minutes_cell(d, study)} |"
         )
-    total = {v: sum(c[v] for c in d["counts"].values()) for v in _COUNTS}
+    total = _totals(d)
     nb = [sum(b[i] for b in d["built"].values()) for i in (0, 1)]
     run = f"{d['minutes']:.0f}" if d.get("minutes") is not None else "not measured"
     lines.append(
-        f"| all | {nb[0]} of {nb[1]} | {total['differs (unexplained)']} rows differ without an "
-        f"explanation; {total['not run']} not run | "
+        f"| all | {nb[0]} of {nb[1]} | {total['not run']} rows not run | "
         + " | ".join(str(total[v]) for v in shown)
         + f" | {run} |"
     )
@@ -240,11 +260,17 @@ VERDICT_GUIDE = [
     "the paper's value, ours, our Monte Carlo error and a verdict:",
     "",
     "- **holds**: our value agrees with the document's at the document's setting, within the rule "
-    "the statement gives (usually 2-3 standard errors);",
-    "- **differs (explained)**: it does not, and the row names the entry of `docs/deviations.md` "
-    "that says why, with the measured evidence that our side is right at that setting (a converged "
-    "optimiser, chains that pass the diagnostics, an independent check);",
-    "- **differs (unexplained)**: it does not, and nothing explains it (none at paper scale);",
+    "the statement gives (usually 2-3 standard errors or a test at the 5% level);",
+    "- **differs**, in one of four classes given by the entry of `docs/deviations.md` the row "
+    "names (the file's index lists the entries by class):",
+    "  - **document in error**: the document's statement is wrong, and a command of the project "
+    "(a test or a module, named in the entry, that runs at smoke scale) shows it;",
+    "  - **stand-in data**: the document's data are not public; ours are synthetic, and the entry "
+    "says which property of the data the verdict depends on;",
+    "  - **our choice**: a setting the document leaves open; the entry gives the verdict measured "
+    "at two or more of its values;",
+    "  - **not reproduced**: we differ and cannot show why (also every row whose entry lacks the "
+    "evidence its class needs);",
     "- **not comparable**: this run is not at the setting the document's value refers to (another "
     "credible level, fewer replicates, shorter chains, another grid); the row names what differs "
     "and is never judged;",
@@ -302,19 +328,37 @@ def _converged_section(d: dict) -> list[str]:
         + f" | {m} |"
     )
     lines += ["", "### Conclusions that change with converged chains", ""]
-    if not d["changed"]:
-        return lines + ["None."]
-    for r in d["changed"]:
-        first = r["ours"] + (f" (MC error {r['mc_error']})" if r["mc_error"] else "")
-        second = r["converged_ours"] + (
-            f" (MC error {r['converged_mc_error']})" if r["converged_mc_error"] else ""
-        )
-        lines.append(
-            f"- **{r['study']}** `{r['target']}`: {r['statement']}. The document's chains: "
-            f"{first}: **{r['verdict']}**; converged chains: {second}: "
-            f"**{r['converged_verdict']}**."
-        )
+    method, diag = _split_changed(d["changed"])
+    lines += [f"About a method ({len(method)}):", ""]
+    lines += [_changed_line(r) for r in method] or ["- none"]
+    lines += [
+        "",
+        f"About the chains' convergence diagnostics ({len(diag)}; a companion's lengths were "
+        "chosen so that it passes them, so these say the document's chains were too short, not "
+        "that a method's conclusion changes):",
+        "",
+    ]
+    lines += [_changed_line(r) for r in diag] or ["- none"]
     return lines
+
+
+def _split_changed(changed: list[dict]) -> tuple[list[dict], list[dict]]:
+    return (
+        [r for r in changed if not is_diagnostics(r)],
+        [r for r in changed if is_diagnostics(r)],
+    )
+
+
+def _changed_line(r: dict) -> str:
+    first = r["ours"] + (f" (MC error {r['mc_error']})" if r["mc_error"] else "")
+    second = r["converged_ours"] + (
+        f" (MC error {r['converged_mc_error']})" if r["converged_mc_error"] else ""
+    )
+    return (
+        f"- **{r['study']}** `{r['target']}`: {r['statement']}. The document's chains: "
+        f"{first}: **{r['verdict']}**; converged chains: {second}: "
+        f"**{r['converged_verdict']}**."
+    )
 
 
 def _conclusions(n: int) -> str:
@@ -337,8 +381,16 @@ def _converged_line(d: dict) -> str:
         f"diagnostics can flag, {t['holds']} hold, {t['differs']} differ, "
         f"{t['not comparable']} are not comparable, {t['not run']} were not run and "
         f"{t[BUDGET_FIXED]} have no companion (the privacy budget fixes the "
-        f"iterations); {_conclusions(len(d['changed']))} (listed in `docs/results.md`)"
+        f"iterations); {_changed_counts(d['changed'])} (listed in `docs/results.md`)"
         f"{spent}."
+    )
+
+
+def _changed_counts(changed: list[dict]) -> str:
+    method, diag = _split_changed(changed)
+    return (
+        f"{_conclusions(len(method))} about a method, and {len(diag)} rows about the chains' "
+        "diagnostics change"
     )
 
 
@@ -363,8 +415,9 @@ def render_summary(d: dict, title: str = "Results at a glance") -> str:
         "## Headline results",
         "",
         "Each line is a scorecard row: the document's statement, its value, ours with its Monte "
-        'Carlo error, and the verdict ("differs (explained)" rows name their entry of '
-        "`docs/deviations.md` in the scorecard).",
+        "Carlo error, and the verdict (a row that differs names its class and its entry of "
+        "`docs/deviations.md` in the scorecard); a row on a synthetic stand-in for the "
+        "document's data says so.",
         "",
     ]
     lines += _headlines(d)

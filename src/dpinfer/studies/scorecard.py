@@ -10,9 +10,12 @@ A claim records the settings its paper value refers to (:class:`Setting`: credib
 epsilon, n, trials, chain length ...) beside this run's. A row is judged ("holds" / "differs")
 only when every one of them matches; otherwise its verdict is "not comparable", naming what
 differs, so an edited config or the smoke scale never compares our number with a paper value
-of another setting. A difference is "explained" only when it names a heading of
-``docs/deviations.md`` that exists. The report shows the scorecard as ``results/fidelity.html``
-(:mod:`.report_pages`), which carries the text of every entry its verdicts cite.
+of another setting. A row that does not hold is classed by the entry of ``docs/deviations.md``
+it names (:mod:`.deviations`): "differs: document in error" (a command of the project shows
+the document's statement is wrong), "differs: stand-in data", "differs: our choice" (with the
+verdict's sensitivity measured) or "differs: not reproduced" (no entry, or an entry without its
+evidence). The report shows the scorecard as ``results/fidelity.html`` (:mod:`.report_pages`),
+which carries the text of every entry of ``docs/deviations.md``.
 """
 
 from __future__ import annotations
@@ -21,13 +24,13 @@ import csv
 import json
 import math
 import os
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from ..io import write_csv, write_text
+from .deviations import CLASSES, NOT_REPRODUCED, entry_classes, sections
 from .report_pages import read_csv_table, render_scorecard_page
 
 __all__ = [
@@ -40,6 +43,7 @@ __all__ = [
     "heading_anchors",
     "deviation_sections",
     "verdict",
+    "difference_class",
     "mismatches",
     "fidelity",
     "VERDICTS",
@@ -51,9 +55,15 @@ __all__ = [
     "CONVERGED_VERDICTS",
     "BUDGET_FIXED",
     "changed_conclusions",
+    "is_diagnostics",
+    "scorecard_rows",
+    "verdict_sentence",
+    "DIFFERS",
+    "COLUMNS_OUT",
 ]
 
-VERDICTS = ("holds", "differs (explained)", "differs (unexplained)", "not comparable", "not run")
+DIFFERS = tuple(f"differs: {c}" for c in CLASSES)
+VERDICTS = ("holds", *DIFFERS, "not comparable", "not run")
 BUDGET_FIXED = "not applicable: iterations fixed by the privacy budget"
 # The second verdict of a claim computed from chains the diagnostics flag ("" for any other claim).
 CONVERGED_VERDICTS = ("holds", "differs", "not comparable", "not run", BUDGET_FIXED)
@@ -208,7 +218,13 @@ class Claim:
     - ``headline``: the row is one of its study's headline results (the results summary and
       README render these rows, with their verdicts, from the results);
     - ``converged``: for a claim computed from chains the diagnostics flag, its second verdict
-      (:class:`Converged`); None for every other claim.
+      (:class:`Converged`); None for every other claim;
+    - ``diagnostics``: the row is about the chains' convergence diagnostics (R-hat, ESS, pass
+      shares), not about a method: "conclusions that change with converged chains" lists such
+      rows apart, since a companion whose lengths a pilot chose passes them by construction;
+    - ``stand_in``: the synthetic stand-in the row is computed on, where the document's data are
+      not public ("synthetic census tracts"); "" when the row uses the document's own data or
+      simulation. Headline lines name it.
     """
 
     target: str
@@ -221,6 +237,8 @@ class Claim:
     settings: tuple[Setting, ...] = field(default=())
     headline: bool = False
     converged: Converged | None = None
+    diagnostics: bool = False
+    stand_in: str = ""
 
 
 COLUMNS = [f.name for f in fields(Claim)]
@@ -282,6 +300,7 @@ def write_claims(path, claims: list[Claim]) -> None:
             settings=json.dumps(_settings_json(c.settings)),
             headline=c.headline,
             converged=_converged_json(c.converged),
+            diagnostics=c.diagnostics,
         )
         for c in claims
     ]
@@ -298,35 +317,22 @@ def read_claims(path) -> list[Claim]:
                     settings=tuple(Setting(*s) for s in json.loads(r.get("settings") or "[]")),
                     headline=r.get("headline") == "True",
                     converged=_converged_of(r.get("converged")),
+                    diagnostics=r.get("diagnostics") == "True",
                 )
             )
             for r in csv.DictReader(fh)
         ]
 
 
-def _slug(heading: str) -> str:
-    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to '-'."""
-    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
-    return text.replace(" ", "-")
-
-
 def heading_anchors(markdown: str) -> set[str]:
     """Anchors of every heading of a Markdown document."""
-    return set(deviation_sections(markdown))
+    return set(sections(markdown))
 
 
 def deviation_sections(markdown: str) -> dict[str, tuple[str, str]]:
-    """anchor -> (heading, text up to the next heading of the same or a higher level) of every
-    heading of a Markdown document."""
-    heads = [
-        (m.start(), m.end(), len(m.group(1)), m.group(2).strip())
-        for m in re.finditer(r"^(#+)\s+(.*)$", markdown, flags=re.MULTILINE)
-    ]
-    out = {}
-    for i, (_, end, level, heading) in enumerate(heads):
-        stop = next((s for s, _, lv, _ in heads[i + 1 :] if lv <= level), len(markdown))
-        out.setdefault(_slug(heading), (heading, markdown[end:stop].strip()))
-    return out
+    """anchor -> (heading, text) of every heading of ``docs/deviations.md``
+    (:func:`.deviations.sections`)."""
+    return sections(markdown)
 
 
 def mismatches(claim: Claim) -> list[Setting]:
@@ -334,16 +340,25 @@ def mismatches(claim: Claim) -> list[Setting]:
     return [s for s in claim.settings if not s.same]
 
 
-def verdict(claim: Claim, anchors: set[str]) -> str:
+def difference_class(claim: Claim, classes: dict) -> str:
+    """The class of a row that does not hold: its entry's (``classes``: anchor -> class name,
+    or anchor -> :class:`.deviations.EntryClass`); "not reproduced" when it names no entry, an
+    entry that does not exist, or one whose class line lacks its evidence."""
+    cls = classes.get(claim.deviation) if claim.deviation else None
+    if cls is None:
+        return NOT_REPRODUCED
+    return cls if isinstance(cls, str) else cls.name
+
+
+def verdict(claim: Claim, classes: dict) -> str:
+    """The row's verdict (one of :data:`VERDICTS`); ``classes`` as :func:`difference_class`."""
     if claim.holds is None:
         return "not run"
     if mismatches(claim):
         return "not comparable"
     if claim.holds:
         return "holds"
-    if claim.deviation and claim.deviation in anchors:
-        return "differs (explained)"
-    return "differs (unexplained)"
+    return f"differs: {difference_class(claim, classes)}"
 
 
 def converged_verdict(claim: Claim) -> str:
@@ -364,16 +379,37 @@ def converged_verdict(claim: Claim) -> str:
     return "holds" if c.holds else "differs"
 
 
-def fidelity(input, output) -> None:
-    """Rule step: every study's claims -> results/fidelity.csv, results/fidelity.md and the
-    report's page of it, results/fidelity.html (rendered from the CSV as written)."""
-    sections = deviation_sections(Path(input.deviations).read_text(encoding="utf-8"))
-    anchors = set(sections)
+COLUMNS_OUT = [
+    "study",
+    "target",
+    "statement",
+    "paper",
+    "ours",
+    "mc_error",
+    "verdict",
+    "class",
+    "explanation",
+    "setting",
+    "not_comparable",
+    "headline",
+    "diagnostics",
+    "stand_in",
+    "converged_verdict",
+    "converged_ours",
+    "converged_mc_error",
+    "converged_note",
+]
+
+
+def scorecard_rows(claim_files, deviations_md: str) -> list[dict]:
+    """One row per claim of every study's claims file, with its verdicts (the columns of
+    ``results/fidelity.csv``)."""
+    classes = entry_classes(deviations_md)
     rows = []
-    for path in sorted(input.claims):
+    for path in sorted(claim_files):
         study = Path(path).parent.parent.name
         for c in read_claims(path):
-            link = f"docs/deviations.md#{c.deviation}" if c.deviation else ""
+            v = verdict(c, classes)
             rows.append(
                 dict(
                     study=study,
@@ -382,51 +418,59 @@ def fidelity(input, output) -> None:
                     paper=c.paper,
                     ours=c.ours,
                     mc_error=c.mc_error,
-                    verdict=verdict(c, anchors),
-                    explanation=link,
+                    verdict=v,
+                    **{"class": v.removeprefix("differs: ") if v in DIFFERS else ""},
+                    explanation=f"docs/deviations.md#{c.deviation}" if c.deviation else "",
                     setting="; ".join(f"{s.name} {s.paper}" for s in c.settings),
                     not_comparable="; ".join(s.describe() for s in mismatches(c)),
                     headline=c.headline,
+                    diagnostics=c.diagnostics,
+                    stand_in=c.stand_in,
                     converged_verdict=converged_verdict(c),
                     converged_ours=c.converged.ours if c.converged else "",
                     converged_mc_error=c.converged.mc_error if c.converged else "",
                     converged_note=_converged_note(c.converged),
                 )
             )
-    columns = [
-        "study",
-        "target",
-        "statement",
-        "paper",
-        "ours",
-        "mc_error",
-        "verdict",
-        "explanation",
-        "setting",
-        "not_comparable",
-        "headline",
-        "converged_verdict",
-        "converged_ours",
-        "converged_mc_error",
-        "converged_note",
-    ]
+    return rows
+
+
+def verdict_sentence(counts: Counter) -> str:
+    """The header count of the verdicts, every difference class named."""
+    differ = sum(counts[d] for d in DIFFERS)
+    classes = ", ".join(f"{counts[f'differs: {c}']} {c}" for c in CLASSES)
+    total = sum(counts.values())
+    return (
+        f"{total} checkable statements of the source documents: {counts['holds']} hold; "
+        f"{differ} differ ({classes}); {counts['not comparable']} are not comparable (this "
+        f"run's setting is not the document's) and {counts['not run']} are about settings this "
+        "run does not compute."
+    )
+
+
+def fidelity(input, output) -> None:
+    """Rule step: every study's claims -> results/fidelity.csv, results/fidelity.md and the
+    report's page of it, results/fidelity.html (rendered from the CSV as written)."""
+    markdown = Path(input.deviations).read_text(encoding="utf-8")
+    rows = scorecard_rows(input.claims, markdown)
     if rows:
-        write_csv(output.csv, rows, columns)
+        write_csv(output.csv, rows, COLUMNS_OUT)
     else:  # every study is switched off
-        write_text(output.csv, ",".join(columns) + "\n")
+        write_text(output.csv, ",".join(COLUMNS_OUT) + "\n")
     counts = Counter(r["verdict"] for r in rows)
     lines = [
         "# Fidelity scorecard",
         "",
-        f"{len(rows)} checkable statements of the source documents: "
-        f"{counts['holds']} hold, {counts['differs (explained)']} differ with an explanation in "
-        f"docs/deviations.md, {counts['differs (unexplained)']} differ without one, "
-        f"{counts['not comparable']} are not comparable (this run's setting is not the document's) "
-        f"and {counts['not run']} are about settings this run does not compute.",
+        verdict_sentence(counts),
         "",
         "Each row is a printed number or a figure's claim turned into a computed check "
         "(the rule is in the statement) at the setting the document's value refers to; the Monte "
-        "Carlo error is that of our value. A row is judged only when this run is at that setting.",
+        "Carlo error is that of our value. A row is judged only when this run is at that setting. "
+        "A row that differs is classed by the entry of docs/deviations.md it names: document in "
+        "error (a command of the project shows the document's statement is wrong), stand-in data "
+        "(ours are synthetic; the entry says which property the verdict depends on), our choice "
+        "(a setting the document leaves open, the verdict measured at two or more values) or not "
+        "reproduced (we cannot show why; also every row whose entry lacks that evidence).",
         "",
         _converged_sentence(rows),
         "",
@@ -447,7 +491,7 @@ def fidelity(input, output) -> None:
     write_text(
         output.html,
         render_scorecard_page(
-            *read_csv_table(output.csv), sections, deviations_href=Path(href).as_posix()
+            *read_csv_table(output.csv), sections(markdown), deviations_href=Path(href).as_posix()
         ),
     )
 
@@ -494,9 +538,33 @@ def changed_conclusions(rows: list[dict]) -> list[dict]:
     ]
 
 
+def is_diagnostics(row: dict) -> bool:
+    """A scorecard row about the chains' convergence diagnostics (CSV text or bool)."""
+    return str(row.get("diagnostics", "")) == "True"
+
+
+def _changed_table(rows: list[dict]) -> list[str]:
+    out = [
+        "| study | target | statement | ours (document's chains) | verdict | ours (converged) "
+        "| verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        first = r["ours"] + (f" (MC error {r['mc_error']})" if r["mc_error"] else "")
+        second = r["converged_ours"] + (
+            f" (MC error {r['converged_mc_error']})" if r["converged_mc_error"] else ""
+        )
+        cells = [r["study"], r["target"], r["statement"], first, r["verdict"], second]
+        cells.append(r["converged_verdict"])
+        out.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
+    return out
+
+
 def _changed_section(rows: list[dict]) -> list[str]:
     """fidelity.md's closing section: every conclusion that changes with converged chains, with
-    both numbers and their Monte Carlo errors (issue 33)."""
+    both numbers and their Monte Carlo errors; conclusions about a method first, then the rows
+    about the chains' diagnostics (which a companion whose lengths a pilot chose passes by
+    construction)."""
     changed = changed_conclusions(rows)
     out = ["", "## Conclusions that change with converged chains", ""]
     if not changed:
@@ -505,17 +573,17 @@ def _changed_section(rows: list[dict]) -> list[str]:
             f"None: every one of the {judged} rows judged with converged chains keeps "
             "its conclusion."
         ]
+    method = [r for r in changed if not is_diagnostics(r)]
+    diag = [r for r in changed if is_diagnostics(r)]
+    out += [f"### About a method ({len(method)})", ""]
+    out += _changed_table(method) if method else ["None."]
     out += [
-        "| study | target | statement | ours (document's chains) | verdict | ours (converged) "
-        "| verdict |",
-        "|---|---|---|---|---|---|---|",
+        "",
+        f"### About the chains' convergence diagnostics ({len(diag)})",
+        "",
+        "A companion's chain lengths were chosen so that it passes these checks; a change here "
+        "says the document's chains were too short, not that a method's conclusion changes.",
+        "",
     ]
-    for r in changed:
-        first = r["ours"] + (f" (MC error {r['mc_error']})" if r["mc_error"] else "")
-        second = r["converged_ours"] + (
-            f" (MC error {r['converged_mc_error']})" if r["converged_mc_error"] else ""
-        )
-        cells = [r["study"], r["target"], r["statement"], first, r["verdict"], second]
-        cells.append(r["converged_verdict"])
-        out.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
+    out += _changed_table(diag) if diag else ["None."]
     return out

@@ -11,7 +11,10 @@ Friedman's maximum-observed-sensitivity rule:
   is a smooth ratio of quadratics, maximised on a grid of ``grid`` points (``_local_sensitivity``;
   tests compare it with a finer brute force);
 - chi = max_t n_t Delta_t over the state's kept tracts (local sensitivity falls like 1/n_t);
-- release yhat_t(x0) + Laplace(chi / (n_t epsilon)).
+- release yhat_t(x0) + Laplace(chi / (n_t epsilon));
+- score the release clamped to [0, 1] (:func:`oi_estimate`): kir lies in [0, 1], so clamping is
+  free post-processing that never moves the estimate further from any value in [0, 1] (the
+  Non-Private estimate it is scored against included).
 
 Why this bound is valid, and for what: chi / n_t >= Delta_t for every tract, so each tract's
 noise is calibrated to at least its own local sensitivity, and the rule needs only one
@@ -29,7 +32,7 @@ from numba import njit
 
 from ...mechanisms import Laplace
 
-__all__ = ["ols_prediction", "local_sensitivity", "oi_release"]
+__all__ = ["ols_prediction", "local_sensitivity", "oi_release", "oi_estimate"]
 
 
 def ols_prediction(x, y, x0: float) -> float:
@@ -99,3 +102,9 @@ def oi_release(
 ) -> float:
     """One noisy OI point estimate: prediction + Laplace(chi / (n epsilon))."""
     return float(Laplace.calibrated(epsilon, chi / n).release(rng, prediction))
+
+
+def oi_estimate(release):
+    """OI's point estimate from its releases: each clamped to [0, 1], the range of kir
+    (post-processing, so no privacy cost)."""
+    return np.clip(np.asarray(release, float), 0.0, 1.0)

@@ -3,7 +3,9 @@
 ``summary.npz`` (read by the figures and the claims): ``eps`` (E), ``methods`` (M), kept
 ``tracts`` (T) and their ``sizes``, ``levels`` (L); Non-Private's ``np_point``, ``np_lo``,
 ``np_hi``, ``np_share``; per (epsilon, method, tract) ``point``, ``lo``, ``hi``, ``share``
-(L per tract), ``rhat`` and ``ess`` (3 parameters); ``oi`` (E, T); and the state's counts.
+(L per tract), ``rhat`` and ``ess`` (3 parameters); OI's releases ``oi_release`` (E, T) and its
+point estimates ``oi``, the releases clamped to [0, 1] (:func:`.oi.oi_estimate`: what every
+table, figure and claim scores); and the state's counts.
 CPU times go to ``runtime.{csv,md}`` only, so the summary and its tables are byte-identical
 across runs.
 
@@ -26,7 +28,9 @@ from ...diagnostics import passing_share, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from ...plotting.methods import method_label
+from ...proportions import wilson_interval
 from ..nig_methods import LABELS
+from .oi import oi_estimate
 from .settings import PAPER_STATE, state_table_settings
 
 __all__ = [
@@ -34,6 +38,7 @@ __all__ = [
     "summarise",
     "abs_errors",
     "mae",
+    "coverage_hits",
     "coverage_of_reference",
     "flagged",
     "decile_confusion",
@@ -52,6 +57,7 @@ TRACT_AXIS = {
     "ols": 0,
     "sensitivity": 0,
     "oi": 1,
+    "oi_release": 1,
     "point": 2,
     "lo": 2,
     "hi": 2,
@@ -75,10 +81,16 @@ def mae(summary: dict, e: int, m) -> tuple[float, float]:
     return float(err.mean()), float(err.std(ddof=1) / math.sqrt(err.size)) if err.size > 1 else 0.0
 
 
+def coverage_hits(summary: dict, e: int, m: int) -> np.ndarray:
+    """(tracts, levels): whether method m's central interval at epsilon index e covers
+    Non-Private's point estimate (the paired hits of a McNemar test)."""
+    ref = summary["np_point"][:, None]
+    return (summary["lo"][e, m] <= ref) & (ref <= summary["hi"][e, m])
+
+
 def coverage_of_reference(summary: dict, e: int, m: int) -> np.ndarray:
     """Per level, the share of tracts whose central interval covers Non-Private's point estimate."""
-    ref = summary["np_point"][:, None]
-    return np.mean((summary["lo"][e, m] <= ref) & (ref <= summary["hi"][e, m]), axis=0)
+    return np.mean(coverage_hits(summary, e, m), axis=0)
 
 
 def flagged(summary: dict, e: int, m: int, health: dict) -> np.ndarray:
@@ -142,7 +154,8 @@ def summarise(input, output, *, epsilons, health: dict, tracts: dict, drop) -> N
         "share": share,
         "rhat": rhat,
         "ess": ess,
-        "oi": oi,
+        "oi": oi_estimate(oi),
+        "oi_release": oi,
         "state_tracts": np.array(keep.size),
         "state_dropped": np.array(int((~keep).sum())),
         "state_min_size": np.array(int(st["sizes"].min())),
@@ -160,7 +173,8 @@ def _tables(s: dict, output, health: dict) -> None:
     for e, eps in enumerate(s["eps"]):
         for m, name in enumerate(s["methods"]):
             mean, se = mae(s, e, m)
-            cov = coverage_of_reference(s, e, m)
+            hits = coverage_hits(s, e, m)
+            cov = hits.mean(axis=0)
             row = {
                 "epsilon": fmt_eps(eps),
                 "method": method_label(str(name)),
@@ -168,8 +182,10 @@ def _tables(s: dict, output, health: dict) -> None:
                 "mae": mean,
                 "mae_se": se,
             }
-            for lev, c in zip(levels, cov):
+            for lev, c, k in zip(levels, cov, hits.sum(axis=0)):
                 row[f"covers_np_{100 * lev:g}"] = c
+                lo, hi = wilson_interval(k, hits.shape[0])
+                row[f"covers_np_{100 * lev:g}_wilson"] = f"[{lo:.3f}, {hi:.3f}]"
             row[f"data_in_{100 * levels[-1]:g}"] = float(np.nanmean(s["share"][e, m, :, -1]))
             row["unconverged"] = int(flagged(s, e, m, health).sum())
             rows.append(row)
@@ -185,7 +201,7 @@ def _tables(s: dict, output, health: dict) -> None:
         )
     cols = (
         ["epsilon", "method", "tracts", "mae", "mae_se"]
-        + [f"covers_np_{100 * v:g}" for v in levels]
+        + [c for v in levels for c in (f"covers_np_{100 * v:g}", f"covers_np_{100 * v:g}_wilson")]
         + [f"data_in_{100 * levels[-1]:g}", "unconverged"]
     )
     write_table(
@@ -197,9 +213,11 @@ def _tables(s: dict, output, health: dict) -> None:
         "Non-Private",
         notes=(
             "mae: mean |private - Non-Private| point estimate over the kept tracts (SE over "
-            "tracts); covers_np: share of tracts whose central predictive interval covers the "
-            "Non-Private point estimate; data_in: share of a tract's records near pir = 0.25 "
-            f"inside the interval; unconverged: chains with R-hat > {health['max_rhat']} or bulk "
+            "tracts; OI's release clamped to [0, 1], the range of kir); covers_np: share of "
+            "tracts whose central predictive interval covers the Non-Private point estimate "
+            "(_wilson: its 95% Wilson interval over the tracts); data_in: share of a tract's "
+            "records near pir = 0.25 inside the interval; unconverged: chains with R-hat > "
+            f"{health['max_rhat']} or bulk "
             f"ESS < {health['min_ess']}. Synthetic tract data (the thesis's are not public); the "
             "thesis prints no numbers here."
         ),
@@ -303,7 +321,9 @@ def converged_summary(input, output, *, headline_epsilon: float, health: dict, c
         cols = np.array([where[int(t)] for t in b["tracts"]], dtype=np.int64)
         for k in ("point", "lo", "hi", "share", "rhat", "ess"):
             comp[k][e][:, cols] = b[k]
-        comp["oi"][e][cols] = b["oi"]
+        comp["oi"][e][cols] = oi_estimate(b["oi"])
+        if "oi_release" in comp:
+            comp["oi_release"][e][cols] = b["oi"]
         done[e, cols] = True
     grid = [e for e in range(s["eps"].size) if not np.isclose(s["eps"][e], headline_epsilon)]
     if not done[grid].all() or done[[e for e in range(s["eps"].size) if e not in grid]].any():

@@ -4,7 +4,8 @@
 wifi data's description under ``wifi__<name>``; the figures and the claims read only it. The
 table ``ch3/summary.{csv,md}`` prints per (figure, cell, method) the mean KL divergence from the
 true model (holdout log-likelihood for fig3_6) with its standard error over the trials, the mean
-MSE of the learned marginals and the share of fits whose optimiser converged. The thesis prints
+MSE of the learned marginals and the share of fits whose optimiser converged (with its Wilson
+interval). The thesis prints
 no numbers for these figures. CPU times are in ``ch3/runtime.{csv,md}``, never in the summary,
 so the summary is byte-identical across runs.
 """
@@ -16,12 +17,19 @@ from pathlib import Path
 import numpy as np
 
 from ...io import load_npz, save_npz, write_table
+from ...proportions import format_interval
 
-__all__ = ["summary_key", "cell_methods", "summarise"]
+__all__ = ["summary_key", "cell_array", "cell_methods", "summarise"]
 
 
 def summary_key(figure: str, cell: str, name: str) -> str:
     return f"{figure}__{cell}__{name}"
+
+
+def cell_array(d: dict, figure: str, cell: str, name: str) -> np.ndarray:
+    """One array of a cell in the summary (a NaN where the cell did not record it)."""
+    key = summary_key(figure, cell, name)
+    return d[key] if key in d else np.array([np.nan])
 
 
 def cell_methods(d: dict, figure: str, cell: str) -> list[str]:
@@ -50,6 +58,7 @@ def summarise(input, output):
             if k == 0:  # e.g. PSGD where (epsilon, 1/N) is not attainable
                 continue
             conv = d[f"{m}_converged"]
+            conv = conv[np.isfinite(conv)]
             mse = d[f"{m}_mse"] if f"{m}_mse" in d else np.array([np.nan])
             rows.append(
                 {
@@ -60,7 +69,8 @@ def summarise(input, output):
                     "mean": mean,
                     "se": se,
                     "mse_marginals": _mean_se(mse)[0] if np.isfinite(mse).any() else "",
-                    "converged": float(np.nanmean(conv)),
+                    "converged": float(np.mean(conv)),
+                    "converged_interval": format_interval(int(np.sum(conv == 1)), conv.size),
                 }
             )
             sec = d[f"{m}_seconds"]
@@ -76,14 +86,24 @@ def summarise(input, output):
         "mean = mean KL(p_true || p_learned) over the cell's trials (fig3_6: mean holdout "
         "log-likelihood per test individual), se = its standard error; mse_marginals = mean "
         "squared error of the learned edge marginals; converged = share of fits whose optimiser "
-        "met its tolerance. The thesis prints no numbers for these figures (only plots): nothing "
-        "to print beside them."
+        "met its tolerance, converged_interval its 95% Wilson interval. The thesis prints no "
+        "numbers for these figures (only plots): nothing to print beside them."
     )
     write_table(
         output.csv,
         output.md,
         rows,
-        ["figure", "cell", "method", "trials", "mean", "se", "mse_marginals", "converged"],
+        [
+            "figure",
+            "cell",
+            "method",
+            "trials",
+            "mean",
+            "se",
+            "mse_marginals",
+            "converged",
+            "converged_interval",
+        ],
         title="bernstein2020 chapter 3: fitted models",
         notes=notes,
         digits=5,

@@ -23,7 +23,7 @@ from ...models.pairwise_mrf import tables_from_records
 from ...seeding import rng_for
 from . import wifi
 from .problems import STUDY, release
-from .run import cgm_fit, final_change, psgd_fit, tune_naive, tune_psgd
+from .run import cgm_fit, final_change, lambda_grid, psgd_fit, tune_lambda, tune_psgd
 
 __all__ = ["generator", "wifi_data", "wifi_cell"]
 
@@ -92,6 +92,8 @@ def wifi_cell(input, output, *, seed, cell, fit):
 
     experiment = f"ch3_wifi_size{size}"
     setting, grid_scores = None, np.array([])
+    naive_lam = cgm_lam = float("nan")
+    naive_scores = cgm_scores = np.array([])
     if eps is None:
         put(
             "non_private",
@@ -113,15 +115,22 @@ def wifi_cell(input, output, *, seed, cell, fit):
             y, mech = release(int(seed), f"wifi_size{size}", size, eps, r, tables, model.n_cliques)
             n_hat = wifi.population_size(y)
             if r == 0:
-                naive_lam, naive, _ = tune_naive(
+                naive_lam, naive, naive_scores = tune_lambda(
                     lambda v: mle.naive_mle(model, y, n_hat, v, project=True),
-                    lams["naive_mle"],
+                    lambda_grid(lams["naive_mle"]),
                     score,
                 )
             else:
                 naive = mle.naive_mle(model, y, n_hat, naive_lam, project=True)
             put("naive_mle", r, naive)
-            em = cgm_fit(model, y, n_hat, mech.scale, lams["cgm"], naive.theta, fit["cgm"])
+
+            def cgm_at(v, y=y, n_hat=n_hat, scale=mech.scale, start=naive.theta):
+                return cgm_fit(model, y, n_hat, scale, v, start, fit["cgm"])
+
+            if r == 0:  # the same rule and score as naive MLE's
+                cgm_lam, em, cgm_scores = tune_lambda(cgm_at, lambda_grid(lams["cgm"]), score)
+            else:
+                em = cgm_at(cgm_lam)
             put("cgm", r, em, extra=naive.seconds, n=n_hat)
             if setting is not None and r < int(psgd["trials"]):
                 put(
@@ -153,5 +162,11 @@ def wifi_cell(input, output, *, seed, cell, fit):
         epsilon=np.float64(np.nan if eps is None else eps),
         psgd_scale=np.float64(np.nan if setting is None else setting),
         psgd_tuning_score=grid_scores,
+        naive_mle_lambda=np.float64(naive_lam),
+        naive_mle_lambda_grid=np.asarray(lambda_grid(lams["naive_mle"]), dtype=float),
+        naive_mle_tuning_score=np.asarray(naive_scores, dtype=float),
+        cgm_lambda=np.float64(cgm_lam),
+        cgm_lambda_grid=np.asarray(lambda_grid(lams["cgm"]), dtype=float),
+        cgm_tuning_score=np.asarray(cgm_scores, dtype=float),
         **cols,
     )

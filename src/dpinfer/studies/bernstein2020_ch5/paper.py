@@ -13,6 +13,8 @@ the panels' (n, epsilon) grids, the priors, bounds and clamping, each method's c
 cirrhosis setting and the diagnostics' thresholds. A run at other settings (the smoke scale, an
 edited config) gets "not comparable" rows, never a verdict against the thesis. The synthetic
 regression's calibration, coverage, utility and run-time claims are in :mod:`.synthetic_claims`.
+Every coverage and share of flagged trials a row reports carries its 95% Wilson interval; two
+methods' coverages on the same test points are compared by McNemar's exact test.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ...diagnostics import binomial_se, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz
 from ...models.linreg_nig import simulate_dataset
+from ...proportions import format_interval, format_proportion, mcnemar
 from ..scorecard import Claim, write_claims
 from .grid import ch5_setting
 from .settings import (
@@ -50,9 +53,8 @@ from .settings import (
     PaperSettings,
     union,
 )
-from .summarise import LABELS, NOISE_AWARE, panel, predictive_coverage
+from .summarise import LABELS, NOISE_AWARE, covered, panel, predictive_coverage
 from .synthetic_claims import (
-    NOISY,
     calibration_claims,
     coverage_claims,
     runtime_claims,
@@ -68,6 +70,7 @@ PREDICTIVE = "fig-59-model-misfit-and-overlapping-test-points"
 ITERATIONS = "regression-chain-lengths"
 GRIDS = "regression-epsilon-grids-and-trials"
 DIAGNOSTICS = "convergence-diagnostics-of-the-regression-chains"
+NOISY_CIRRHOSIS = "gibbs-ss-noisy-on-the-cirrhosis-data"
 
 
 # ------------------------------------------------------------------------- the settings, as printed
@@ -243,19 +246,38 @@ def _health_claims(syn: dict, cir: dict, health: dict, at: PaperSettings) -> lis
                     "(the thesis reports no diagnostics)",
                     f"{bad} of {total} flagged; max R-hat {worst_r[1].max():.4f} ({worst_r[0]}), "
                     f"min ESS {worst_e[2].min():.0f} ({worst_e[0]})",
-                    limit,
+                    f"flagged share {format_interval(bad, total, digits=3)}",
                     bad == 0,
                     DIAGNOSTICS,
                     where + at.health,
+                    diagnostics=True,
                 )
             )
     return out
 
 
 # ----------------------------------------------------------------------------- cirrhosis claims
+# two-sided level of McNemar's test that stands for "within 3 SE" (a 3-sigma difference)
+THREE_SIGMA = 0.0027
+
+
+def _hits(cir: dict, level: float) -> np.ndarray:
+    """(epsilons, methods, test points) whether each pooled test point is inside the central
+    ``level`` predictive interval."""
+    pit = cir["pit"]
+    return covered(pit, level).reshape(pit.shape[0], pit.shape[1], -1)
+
+
+def _coverage(k: float, n: int) -> str:
+    return format_proportion(round(k * n), n, digits=3)
+
+
 def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
     """Fig 5.9's statements, at the thesis's levels (50% and 90%) whatever the figure shows:
-    coverage at any level comes from the stored PIT values."""
+    coverage at any level comes from the stored PIT values. Against the nominal level the test
+    uses the binomial SE at that level (the null's, never zero); two methods on the same test
+    points are compared by McNemar's exact test; every coverage is printed with its Wilson
+    interval."""
     methods = [str(m) for m in cir["methods"]]
     eps = [float(e) for e in cir["epsilons"]]
     n_pts = cir["pit"].shape[2] * cir["pit"].shape[3]
@@ -265,7 +287,11 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
     )
     chain = {m: at.chain(m, [at.n_train]) + at.data_prior_of(m) for m in methods}
     out = []
-    for method in [m for m in ("non_private",) + NOISE_AWARE if m in methods]:
+    # Sec. 5.3.3 says Non-Private "achieves nearly correct coverage" and compares Gibbs-SS-Noisy
+    # with Non-Private, Naive with Gibbs-SS-Noisy; it states no coverage of the other noise-aware
+    # methods on these data, so they get no row (docs/deviations.md, "Fig 5.9: model misfit
+    # and overlapping test points")
+    for method in [m for m in ("non_private",) if m in methods]:
         i = methods.index(method)
         z = [
             (abs(cov[lev][j, i] - lev) / float(binomial_se(lev, n_pts)), cov[lev][j, i], lev, e)
@@ -280,8 +306,8 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
                 "intervals within 3 binomial SE of nominal at every epsilon (SE from the pooled "
                 "test points)",
                 "near nominal",
-                f"farthest {worst[1]:.3f} at level {worst[2]:g}, eps={fmt_eps(worst[3])} "
-                f"({worst[0]:.1f} SE)",
+                f"farthest {_coverage(worst[1], n_pts)} at level {worst[2]:g}, "
+                f"eps={fmt_eps(worst[3])} ({worst[0]:.1f} SE)",
                 ses,
                 all(t[0] <= 3 for t in z),
                 PREDICTIVE,
@@ -290,23 +316,27 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
         )
     if "gibbs_ss_noisy" in methods and "naive" in methods and "non_private" in methods:
         a, b, c = (methods.index(m) for m in ("gibbs_ss_noisy", "non_private", "naive"))
-        gaps = [
-            (abs(cov[lev][j, a] - cov[lev][j, b]), lev, e)
+        # paired: both methods' intervals on the same test points
+        hits = {lev: _hits(cir, lev) for lev in CIRRHOSIS_LEVELS}
+        tests = [
+            (mcnemar(hits[lev][j, a], hits[lev][j, b]), lev, j, e)
             for lev in CIRRHOSIS_LEVELS
             for j, e in enumerate(eps)
         ]
-        se = max(math.sqrt(2) * float(binomial_se(lev, n_pts)) for lev in CIRRHOSIS_LEVELS)
-        worst = max(gaps)
+        (only_a, only_b, p), lev, j, e = min(tests, key=lambda t: t[0][2])
         out.append(
             Claim(
                 "fig5_9",
-                "Gibbs-SS-Noisy: coverage within 3 SE of Non-Private's at both levels and every "
-                "epsilon",
+                "Gibbs-SS-Noisy: coverage not different from Non-Private's on the same test "
+                f"points at both levels and every epsilon (McNemar's exact test, p >= "
+                f"{THREE_SIGMA:g}, i.e. within 3 sigma)",
                 "nearly the coverage of Non-Private",
-                f"largest gap {worst[0]:.3f} (level {worst[1]:g}, eps={fmt_eps(worst[2])})",
-                f"SE {se:.3f}",
-                all(g <= 3 * se for g, _, _ in gaps),
-                NOISY,
+                f"smallest p {p:.2g} at level {lev:g}, eps={fmt_eps(e)}: Gibbs-SS-Noisy "
+                f"{_coverage(cov[lev][j, a], n_pts)} vs Non-Private "
+                f"{_coverage(cov[lev][j, b], n_pts)}",
+                f"discordant test points {only_a} (Noisy only) / {only_b} (Non-Private only)",
+                all(t[0][2] >= THREE_SIGMA for t in tests),
+                NOISY_CIRRHOSIS,
                 union(
                     chain["gibbs_ss_noisy"], chain["non_private"], at.cirrhosis, at.cirrhosis_grid
                 ),
@@ -325,7 +355,10 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
                 "Naive drastically worse",
                 f"|coverage - nominal| Naive {off['naive'][0]:.3f}/{off['naive'][1]:.3f}, "
                 f"Gibbs-SS-Noisy {off['noisy'][0]:.3f}/{off['noisy'][1]:.3f} (50%/90%)",
-                "",
+                "coverage (50%/90%): Naive "
+                + " / ".join(_coverage(cov[lev][j, c], n_pts) for lev in CIRRHOSIS_LEVELS)
+                + "; Gibbs-SS-Noisy "
+                + " / ".join(_coverage(cov[lev][j, a], n_pts) for lev in CIRRHOSIS_LEVELS),
                 all(x > y for x, y in zip(off["naive"], off["noisy"])),
                 "",
                 union(chain["naive"], chain["gibbs_ss_noisy"], at.cirrhosis, at.cirrhosis_smallest),

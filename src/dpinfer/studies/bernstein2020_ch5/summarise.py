@@ -19,6 +19,7 @@ import numpy as np
 from ...diagnostics import ks_critical_value, ks_uniform, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
+from ...proportions import wilson_interval
 from ..nig_methods import LABELS, NOISE_AWARE
 from .grid import ch5_setting
 
@@ -57,6 +58,7 @@ def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dic
         bad = unconverged(rhat, ess, **health)
         for i, m in enumerate(methods):
             for p, pname in enumerate(PARAMS):
+                lo, hi = wilson_interval(int(cover[i, :, p].sum()), cover.shape[1])
                 rows.append(
                     {
                         "n": n,
@@ -65,6 +67,8 @@ def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dic
                         "parameter": pname,
                         "ks": ks_uniform(u[i, :, p]),
                         "coverage95": float(cover[i, :, p].mean()),
+                        "coverage95_lo": lo,
+                        "coverage95_hi": hi,
                         "mmd2": float(mmd[i, :, p].mean()) if m != "non_private" else 0.0,
                         "rhat_max": float(rhat[i, :, p].max()),
                         "ess_min": float(ess[i, :, p].min()),
@@ -83,6 +87,8 @@ def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dic
             "parameter",
             "ks",
             "coverage95",
+            "coverage95_lo",
+            "coverage95_hi",
             "mmd2",
             "rhat_max",
             "ess_min",
@@ -92,7 +98,8 @@ def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dic
         "Non-Private, convergence diagnostics",
         notes=f"{trials} trials per setting; KS critical value (alpha = 0.05) "
         f"{ks_critical_value(trials):.3f}; binomial sd of a 95% coverage "
-        f"{math.sqrt(0.95 * 0.05 / trials):.3f}. rhat_max: largest rank-normalised R-hat over the "
+        f"{math.sqrt(0.95 * 0.05 / trials):.3f}; coverage95_lo, coverage95_hi: the observed "
+        "coverage's 95% Wilson interval. rhat_max: largest rank-normalised R-hat over the "
         f"trials (across the pooled chains); ess_min: smallest bulk ESS of a trial's pooled draws "
         "(Non-Private and Naive draw independently: ESS = draws, never flagged); flagged: trials "
         f"with R-hat > {health['max_rhat']} or ESS < {health['min_ess']:g}. "

@@ -9,9 +9,11 @@ diagnostics; the worst parameter is reported, since a method is only as good as 
   MMD^2 of the standardised draws to the reference's (``mmd``), each with its standard error;
 - calibration, over all trials: KS distance of the posterior quantiles of the truth to U(0, 1)
   (``ks``) with its critical value at ``ks_alpha`` Bonferroni over the parameters, and coverage
-  of the central credible interval (the parameter farthest from nominal) with its binomial SE;
+  of the central credible interval (the parameter farthest from nominal) with its 95% Wilson
+  interval (``coverage_lo``, ``coverage_hi``: never of zero width, even at 0 or 1);
 - diagnostics: the largest R-hat over trials and parameters, the fraction of trials whose
-  pooled chains fail R-hat or bulk ESS (``flagged``), and the same for the reference;
+  pooled chains fail R-hat or bulk ESS (``flagged``, with its Wilson interval ``flagged_lo``,
+  ``flagged_hi``), and the same for the reference (``ref_flagged``);
 - cost (measured time, so not byte-reproducible): median over trials of the bulk ESS of the
   slowest parameter per CPU second of all chains (``ess_per_s``; CPU floored at 1 us).
 
@@ -25,10 +27,11 @@ from collections import defaultdict
 
 import numpy as np
 
-from ...diagnostics import binomial_se, ks_critical_value, ks_uniform, unconverged
+from ...diagnostics import ks_critical_value, ks_uniform, unconverged
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from ...plotting.methods import method_label
+from ...proportions import wilson_interval
 from .problems import PARAMETERS
 
 __all__ = [
@@ -87,9 +90,10 @@ def summarise_setting(d: dict, *, level: float, health: dict, ks_alpha: float) -
             row[key], row[f"{key}_se"] = float(mean[worst]), float(se[worst])
         ks = np.array([ks_uniform(d["u"][i, :, p]) for p in range(n_par)])
         row["ks"], row["ks_critical"] = float(ks.max()), ks_critical_value(trials, ks_alpha / n_par)
-        cov = d["cover"][i].mean(axis=0)
-        far = int(np.argmax(np.abs(cov - level)))
-        row["coverage"], row["coverage_se"] = float(cov[far]), float(binomial_se(cov[far], trials))
+        hits = d["cover"][i].sum(axis=0)
+        far = int(np.argmax(np.abs(hits / trials - level)))
+        row["coverage"] = float(hits[far] / trials)
+        row["coverage_lo"], row["coverage_hi"] = wilson_interval(int(hits[far]), trials)
         row.update(chain_columns(d, i, health, ref_flags))
         rows.append(row)
     return rows
@@ -104,15 +108,18 @@ def reference_flags(d: dict, health: dict) -> np.ndarray:
 
 def chain_columns(d: dict, i: int, health: dict, ref_flags: np.ndarray) -> dict:
     """Diagnostics and cost of method ``i`` over a setting's trials: the largest R-hat, the
-    smallest bulk ESS, the share of trials flagged by ``health``, the reference's largest R-hat
-    and flagged share, and the medians of ESS per CPU second and of CPU seconds."""
+    smallest bulk ESS, the share of trials flagged by ``health`` with its 95% Wilson interval,
+    the reference's largest R-hat and flagged share, and the medians of ESS per CPU second and
+    of CPU seconds."""
     per_trial = d["ess"][i].min(axis=1) / np.maximum(d["cpu"][i], MIN_CPU)
+    bad = unconverged(d["rhat"][i].max(axis=1), d["ess"][i].min(axis=1), **health)
+    lo, hi = wilson_interval(int(bad.sum()), bad.size)
     return {
         "rhat_max": float(d["rhat"][i].max()),
         "ess_min": float(d["ess"][i].min()),
-        "flagged": float(
-            unconverged(d["rhat"][i].max(axis=1), d["ess"][i].min(axis=1), **health).mean()
-        ),
+        "flagged": float(bad.mean()),
+        "flagged_lo": lo,
+        "flagged_hi": hi,
         "ref_rhat_max": float(d["ref_rhat"].max()) if d["ref_rhat"].size else 1.0,
         "ref_flagged": float(ref_flags.mean()) if ref_flags.size else 0.0,
         "ess_per_s": float(np.median(per_trial)),
@@ -179,9 +186,12 @@ METRIC_COLUMNS = [
     "ks",
     "ks_critical",
     "coverage",
-    "coverage_se",
+    "coverage_lo",
+    "coverage_hi",
     "rhat_max",
     "flagged",
+    "flagged_lo",
+    "flagged_hi",
     "ref_rhat_max",
     "ref_flagged",
     "checks_failed",
@@ -211,10 +221,13 @@ NUMERIC = (
     "ks",
     "ks_critical",
     "coverage",
-    "coverage_se",
+    "coverage_lo",
+    "coverage_hi",
     "rhat_max",
     "ess_min",
     "flagged",
+    "flagged_lo",
+    "flagged_hi",
     "ref_rhat_max",
     "ref_flagged",
     "ess_per_s",
@@ -291,10 +304,11 @@ def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
             f"Worst parameter of each problem ({params}). Errors in reference sds, "
             "MMD^2 of standardised draws, each +- its standard error over the accuracy trials; "
             "KS over all trials beside its critical value; coverage of the central "
-            f"{credible_level:g} interval (parameter farthest from nominal) +- binomial SE; "
-            f"flagged = fraction of trials with R-hat > {health['max_rhat']:g} or bulk ESS < "
-            f"{health['min_ess']:g}. No source document has these numbers: the paper column is "
-            "empty by design (docs/deviations.md, comparison study)."
+            f"{credible_level:g} interval (parameter farthest from nominal) with its 95% Wilson "
+            f"interval [coverage_lo, coverage_hi]; flagged = fraction of trials with R-hat > "
+            f"{health['max_rhat']:g} or bulk ESS < {health['min_ess']:g}, with its 95% Wilson "
+            "interval [flagged_lo, flagged_hi]. No source document has these numbers: the "
+            "paper column is empty by design (docs/deviations.md, comparison study)."
         ),
     )
     write_table(

@@ -9,4 +9,8 @@ Steps called by ``workflow/rules/ju2022.smk`` (through :func:`dpinfer.pipeline.r
   ``tabS1``, ``runtime`` and ``experiments`` (one summary table per configured experiment).
 - :mod:`.figures`: ``fig1a``, ``fig1b``, ``fig2``, ``figS1``.
 - :mod:`.paper`: the paper's printed numbers and ``claims`` (the unit's scorecard rows).
+
+Not a step: :mod:`.exact_posterior`, the regression's private posterior by importance sampling
+from the prior predictive, which checks the converged companion without MCMC (a test and a
+command, ``python -m dpinfer.studies.ju2022.exact_posterior``).
 """

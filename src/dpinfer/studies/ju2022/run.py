@@ -24,6 +24,7 @@ from ...seeding import rng_for
 
 __all__ = [
     "stream_key",
+    "linreg_problem",
     "truth_levels",
     "run_chunk",
     "run_converged_chunk",
@@ -80,20 +81,12 @@ def _loglinear_replicate(
     return chain, truth
 
 
-def _linreg_replicate(
-    inputs,
-    cfg: dict,
-    design: str,
-    n_records,
-    epsilon: float,
-    rep: int,
-    key: str,
-    seed: int,
-    burnin: int,
-    keep: int,
-    stage: str = "sample",
-    **options,
-):
+def linreg_problem(
+    inputs, cfg: dict, design: str, n_records, epsilon: float, rep: int, key: str, seed: int
+) -> tuple[gaussian_linreg.Problem, np.ndarray]:
+    """(what the chains of a regression replicate condition on, its reference value): the data
+    set and release of replicate ``rep`` of stream ``key`` (:func:`stream_key`), as every chain
+    of the study sees them (the paper's and the companion's)."""
     ref = gaussian_linreg.load_reference(inputs.parameters, _data_file(inputs, design))
     clamp, tau = tuple(cfg["clamp"]), cfg["prior_sd"]
     if design == "fixed_data":
@@ -116,6 +109,24 @@ def _linreg_replicate(
     problem = gaussian_linreg.Problem(
         released, mech.scale, ref.mean_x, ref.cov_x, ref.sigma2, tau, clamp, len(y)
     )
+    return problem, truth
+
+
+def _linreg_replicate(
+    inputs,
+    cfg: dict,
+    design: str,
+    n_records,
+    epsilon: float,
+    rep: int,
+    key: str,
+    seed: int,
+    burnin: int,
+    keep: int,
+    stage: str = "sample",
+    **options,
+):
+    problem, truth = linreg_problem(inputs, cfg, design, n_records, epsilon, rep, key, seed)
     run = sampler("linreg", cfg["sampler"])
     chain = run(problem, rng_for(seed, STUDY, key, rep, stage), burnin=burnin, keep=keep, **options)
     return chain, truth

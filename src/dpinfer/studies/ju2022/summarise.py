@@ -14,13 +14,13 @@ the level never reruns a chain.
 from __future__ import annotations
 
 import logging
-import math
 
 import numpy as np
 
 from ... import diagnostics
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_csv, write_markdown, write_table
+from ...proportions import format_interval, pooled_z, wilson_interval
 from .paper_values import (
     AUTHORS_R_2CORE_SECONDS,
     PAPER_COVERAGE,
@@ -34,6 +34,7 @@ __all__ = [
     "aggregate",
     "interval_hits",
     "coverage_rows",
+    "paper_hits",
     "tab1",
     "tabS1",
     "runtime",
@@ -90,10 +91,12 @@ def interval_hits(summary: dict, level: float) -> np.ndarray:
 def coverage_rows(
     summary: dict, model: str, level: float, *, at_paper_setting: bool = True
 ) -> list[dict]:
-    """One row per (epsilon, parameter): our coverage, its SE, the paper's, and their gap in SEs
-    of the difference (binomial SEs of both, the paper's from its 100 replicates). The paper's
-    value is left out (None) unless ``at_paper_setting``: it refers to the paper's level, chain
-    length, replicates and model (:func:`.paper_values.cell_is_at_paper_setting`)."""
+    """One row per (epsilon, parameter): our coverage as hits of replicates with its 95% Wilson
+    interval, the paper's, and the pooled two-proportion z of the difference (ours and the
+    paper's are independent replicates, the paper's 100 of them;
+    :func:`dpinfer.proportions.pooled_z`, whose SE is never zero unless both are 0 or both 1).
+    The paper's value is left out (None) unless ``at_paper_setting``: it refers to the paper's
+    level, chain length, replicates and model (:func:`.paper_values.cell_is_at_paper_setting`)."""
     hits = interval_hits(summary, level)  # (E, R, D)
     eps = summary["epsilons"]
     R = hits.shape[1]
@@ -101,34 +104,33 @@ def coverage_rows(
     paper = PAPER_COVERAGE.get(model, {}) if at_paper_setting else {}
     rows = []
     for e, epsilon in enumerate(eps):
-        cov = diagnostics.coverage(hits[e])
         for j, lab in enumerate(labels):
+            k = int(hits[e, :, j].sum())
+            lo, hi = wilson_interval(k, R)
             pv = paper.get(float(epsilon))
             pv = None if pv is None or j >= len(pv) else float(pv[j])
-            se_diff = math.sqrt(
-                cov[j] * (1 - cov[j]) / R + (0 if pv is None else pv * (1 - pv) / PAPER_REPLICATES)
-            )
-            if pv is not None and se_diff == 0 and cov[j] != pv:
-                # both at 0 or 1 but apart (ours 0, the paper's 1): the two-proportion SE under
-                # their pooled proportion, not zero, so the gap is finite and large
-                pool = (cov[j] * R + pv * PAPER_REPLICATES) / (R + PAPER_REPLICATES)
-                se_diff = math.sqrt(pool * (1 - pool) * (1 / R + 1 / PAPER_REPLICATES))
-            gap = None if pv is None else (0.0 if se_diff == 0 else (cov[j] - pv) / se_diff)
+            z = None if pv is None else pooled_z(k, R, paper_hits(pv), PAPER_REPLICATES)[0]
             rows.append(
                 {
                     "epsilon": fmt_eps(epsilon),
                     "parameter": lab,
                     "true_value": float(summary["truth"][e, 0, j]),
-                    "coverage": float(cov[j]),
-                    "se": float(diagnostics.binomial_se(cov[j], R)),
+                    "coverage": k / R,
+                    "hits": k,
                     "replicates": R,
+                    "wilson_low": lo,
+                    "wilson_high": hi,
                     "paper_coverage": pv,
-                    "se_diff": se_diff,
-                    "gap_in_se": gap,
-                    "beyond_3se": None if gap is None else bool(abs(gap) > 3),
+                    "gap_in_se": z,
+                    "beyond_3se": None if z is None else bool(abs(z) > 3),
                 }
             )
     return rows
+
+
+def paper_hits(coverage: float) -> int:
+    """The paper's hits behind a printed coverage (two decimals of its 100 replicates)."""
+    return round(coverage * PAPER_REPLICATES)
 
 
 _COVERAGE_COLUMNS = [
@@ -136,8 +138,10 @@ _COVERAGE_COLUMNS = [
     "parameter",
     "true_value",
     "coverage",
-    "se",
+    "hits",
     "replicates",
+    "wilson_low",
+    "wilson_high",
     "paper_coverage",
     "gap_in_se",
     "beyond_3se",
@@ -158,7 +162,7 @@ def _coverage_table(input, output, model: str, level: float, run: dict) -> None:
         paper = "n/a" if r["paper_coverage"] is None else f"{r['paper_coverage']:.2f}"
         flag = " *" if r["beyond_3se"] else ""
         wide.setdefault(r["epsilon"], {"epsilon": r["epsilon"]})[columns[r["parameter"]]] = (
-            f"{r['coverage']:.2f} ({paper}){flag}"
+            f"{r['coverage']:.2f} [{r['wilson_low']:.2f}, {r['wilson_high']:.2f}] ({paper}){flag}"
         )
     name = "log-linear" if model == "loglinear" else "linear regression"
     write_markdown(
@@ -167,10 +171,11 @@ def _coverage_table(input, output, model: str, level: float, run: dict) -> None:
         ["epsilon"] + list(columns.values()),
         title=f"Coverage of {round(level * 100)}% credible intervals ({name} model)",
         notes=(
-            f"Cells: ours (paper). {d['truth'].shape[1]} replicates per epsilon here, "
-            f"{PAPER_REPLICATES} in the paper. * marks a gap larger than three standard errors of "
-            "the difference (explained in docs/deviations.md). Header: the true parameter values "
-            "used here."
+            f"Cells: ours [95% Wilson interval] (paper). {d['truth'].shape[1]} replicates per "
+            f"epsilon here, {PAPER_REPLICATES} in the paper. * marks a difference from the "
+            "paper's value beyond three standard errors of the pooled two-proportion test "
+            "(column gap_in_se of the CSV; explained in docs/deviations.md). Header: the true "
+            "parameter values used here."
             + (
                 ""
                 if not differ
@@ -273,6 +278,7 @@ def experiments(
     hits = interval_hits(d, level)
     bad = degenerate_chains(d, health)
     unconverged = unconverged_chains(d, health)
+    covered, R = design == "fixed_parameters", hits.shape[1]
     rows = []
     for e, epsilon in enumerate(d["epsilons"]):
         if bad[e].any():
@@ -296,8 +302,9 @@ def experiments(
                     if d["post_mean"].shape[1] > 1
                     else 0.0,
                     "mean_posterior_sd": float(d["post_sd"][e, :, j].mean()),
-                    "coverage": float(hits[e, :, j].mean())
-                    if design == "fixed_parameters"
+                    "coverage": float(hits[e, :, j].mean()) if covered else None,
+                    "coverage_wilson_95": format_interval(int(hits[e, :, j].sum()), R)
+                    if covered
                     else None,
                     "acceptance_mean": float(d["acc_mean"][e].mean()),
                     "acceptance_min": float(d["acc_min"][e].min()),
@@ -318,7 +325,8 @@ def experiments(
         digits=4,
         title=f"Experiment {experiment} ({model}, {design})",
         notes=(
-            f"reference_value: the {ref}. Coverage only for designs with a true parameter. "
+            f"reference_value: the {ref}. Coverage (with its 95% Wilson interval over the "
+            "replicates) only for designs with a true parameter. "
             "ess_min: the smallest bulk effective sample size of any parameter over the chains; "
             "rhat_max: the largest split-chain R-hat; unconverged_chains: chains with R-hat > "
             f"{health['max_rhat']} or bulk ESS < {health['converged_ess']:g}; "

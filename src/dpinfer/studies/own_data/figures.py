@@ -5,6 +5,8 @@ of the posterior mean from the non-private posterior mean (what the user loses t
 in sds of the worst parameter, and effective samples per CPU second. Methods in their one look
 (:mod:`dpinfer.plotting.methods`); a point whose trials fail R-hat/ESS more often than the
 recommendation rule allows is hollow (:func:`dpinfer.studies.comparison.figures.plot_methods`).
+The middle panel, and Non-Private's points in the others, are derived from the non-private
+posterior of the confidential records: the figure says so in its title and panel label.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ __all__ = ["PANELS", "dataset_figure"]
 
 PANELS = (
     ("mean_err", "error of the mean\n(reference sds)"),
-    ("np_err", "distance from the non-private\nposterior mean (its sds)"),
+    ("np_err", "distance from the non-private\nposterior mean (its sds;\nnon-private-derived)"),
     ("ess_per_s", "ESS per CPU second"),
 )
 
@@ -43,7 +45,9 @@ def dataset_figure(input, output, *, dataset, max_flagged) -> None:
         ax.set_ylabel(ylabel, fontsize=7)
     trials = int(np.max(summary["trials"]))
     fig.suptitle(
-        f"{dataset}: {trials} releases per epsilon (hollow: flagged by R-hat/ESS)", fontsize=9
+        f"{dataset}: {trials} releases per epsilon (hollow: flagged by R-hat/ESS)\nmiddle panel "
+        "and Non-Private's points: derived from the non-private posterior",
+        fontsize=8,
     )
     legend_below(fig, axes[0, 0], fontsize=7)
     save_figure(fig, output.pdf, output.png)

@@ -8,7 +8,9 @@ non-private posterior mean), ``np_err`` (|posterior mean - non-private mean| / n
 ``sd_ratio`` (posterior sd / non-private sd), ``rhat``, ``ess`` (M, R, P), ``cpu`` (M, R);
 on the first ``accuracy_trials`` trials also ``mean_err``, ``sd_err``, ``mmd`` (M, A, P)
 against the long MCMC-Ind reference and its own ``ref_rhat``, ``ref_ess`` (A, P). Only these
-comparisons are stored: no draw, no posterior mean and no statistic of the confidential records.
+comparisons are stored: no draw, no posterior mean and no statistic of the confidential records
+itself. ``cover``, ``np_err``, ``sd_ratio`` and Non-Private's entries of every array are derived
+from the non-private posterior, and the file says so in its ``note``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from .. import nig_methods
 from ..comparison.problems import Reference, method_record, regression_reference
 from ..comparison.run import accuracy_arrays, stack_records
 from ..nig_specs import nig_chain_spec
+from .summarise import FROM_NON_PRIVATE
 
 __all__ = ["STUDY", "experiment", "priors", "trial", "run_chunk"]
 
@@ -153,9 +156,10 @@ def run_chunk(
         rows.append((records, reference))
         if accuracy:
             acc_reps.append(rep)
-        worst = max(float(records[m]["rhat"].max()) for m in methods)
+        # the private methods only: Non-Private's draws come from the confidential records
+        worst = max(float(records[m]["rhat"].max()) for m in methods if m != "non_private")
         log.info(
-            "%s eps=%s trial %d done (largest R-hat over methods %.3f)",
+            "%s eps=%s trial %d done (largest R-hat over the private methods %.3f)",
             dataset,
             fmt_eps(epsilon),
             rep,
@@ -176,5 +180,6 @@ def run_chunk(
         ess=stack_records(records, methods, "ess"),
         cpu=stack_records(records, methods, "cpu"),
         acc_reps=np.array(acc_reps, dtype=np.int64),
+        note=np.array(FROM_NON_PRIVATE.replace("np_coverage", "cover")),
         **accuracy_arrays(records, [ref for _, ref in rows], methods, X.shape[1] + 2),
     )

@@ -11,14 +11,17 @@ number carries its Monte Carlo error or its diagnostics):
 - what privacy costs, over all trials: |posterior mean - non-private mean| / non-private sd
   (``np_err``) and posterior sd / non-private sd (``sd_ratio``, the widening), means with
   standard errors, and the share of trials whose central interval covers the non-private
-  posterior mean (``np_coverage``, the lowest over parameters, with its binomial SE);
+  posterior mean (``np_coverage``, the lowest over parameters, with its 95% Wilson interval
+  ``np_coverage_lo``, ``np_coverage_hi``);
 - diagnostics: the largest R-hat, the share of trials whose chains fail R-hat or bulk ESS
-  (``flagged``), the same for the reference;
+  (``flagged``, with its Wilson interval), the same for the reference;
 - cost (measured time): the median over trials of the bulk ESS of the slowest parameter per CPU
   second of all chains (``ess_per_s``).
 
 These numbers compare methods on the user's confidential records and are for the data holder:
 each trial is a fresh release, so together they are not one differentially private release.
+Some are derived from the non-private posterior (:data:`FROM_NON_PRIVATE`): the ``np_*`` and
+``sd_ratio`` columns and every number of the Non-Private row; the tables' notes say so.
 """
 
 from __future__ import annotations
@@ -27,10 +30,10 @@ import logging
 
 import numpy as np
 
-from ...diagnostics import binomial_se
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from ...plotting.methods import method_label
+from ...proportions import wilson_interval
 from ..comparison.summarise import (
     chain_columns,
     failed_checks,
@@ -39,10 +42,17 @@ from ..comparison.summarise import (
     reference_flags,
 )
 
-__all__ = ["summarise_epsilon", "own_failed_checks", "summarise"]
+__all__ = ["FROM_NON_PRIVATE", "summarise_epsilon", "own_failed_checks", "summarise"]
 
 log = logging.getLogger("dpinfer.own_data")
 ARRAYS = ("cover", "np_err", "sd_ratio", "rhat", "ess", "cpu", "mean_err", "sd_err", "mmd")
+# The label every output derived in part from the non-private posterior carries (README: such
+# numbers reach only the files labelled so).
+FROM_NON_PRIVATE = (
+    "Derived in part from the non-private posterior of the confidential records: the np_err, "
+    "sd_ratio and np_coverage columns (each method against the non-private posterior mean and "
+    "sd) and every number of the Non-Private row."
+)
 
 
 def _merge(chunks: list[dict]) -> dict:
@@ -83,10 +93,10 @@ def summarise_epsilon(d: dict, *, health: dict) -> list[dict]:
         for key in ("mean_err", "sd_err", "mmd", "np_err"):
             _worst(d[key][i], row, key)
         _worst(d["sd_ratio"][i], row, "sd_ratio", far_from=1.0)
-        cov = d["cover"][i].mean(axis=0)
-        low = int(np.argmin(cov))
-        row["np_coverage"] = float(cov[low])
-        row["np_coverage_se"] = float(binomial_se(cov[low], trials))
+        hits = d["cover"][i].sum(axis=0)
+        low = int(np.argmin(hits))
+        row["np_coverage"] = float(hits[low] / trials)
+        row["np_coverage_lo"], row["np_coverage_hi"] = wilson_interval(int(hits[low]), trials)
         row.update(chain_columns(d, i, health, ref_flags))
         rows.append(row)
     return rows
@@ -116,9 +126,12 @@ METRIC_COLUMNS = [
     "sd_ratio",
     "sd_ratio_se",
     "np_coverage",
-    "np_coverage_se",
+    "np_coverage_lo",
+    "np_coverage_hi",
     "rhat_max",
     "flagged",
+    "flagged_lo",
+    "flagged_hi",
     "ref_rhat_max",
     "ref_flagged",
     "checks_failed",
@@ -139,9 +152,12 @@ NUMERIC = (
     "sd_ratio",
     "sd_ratio_se",
     "np_coverage",
-    "np_coverage_se",
+    "np_coverage_lo",
+    "np_coverage_hi",
     "rhat_max",
     "flagged",
+    "flagged_lo",
+    "flagged_hi",
     "ref_rhat_max",
     "ref_flagged",
     "ess_per_s",
@@ -192,6 +208,7 @@ def summarise(input, output, *, dataset, parameters, credible_level, health, rec
         method=np.array([r["method"] for r in rows]),
         dataset=np.array(dataset),
         level=np.float64(credible_level),
+        note=np.array(FROM_NON_PRIVATE),
     )
     names = ", ".join(parameters)
     holder = (
@@ -210,9 +227,11 @@ def summarise(input, output, *, dataset, parameters, credible_level, health, rec
             "distance of the posterior mean from the non-private posterior mean in non-private "
             "sds; sd_ratio: posterior sd over the non-private sd (the parameter farthest from 1); "
             f"np_coverage: share of trials whose central {credible_level:g} interval covers the "
-            "non-private posterior mean (lowest parameter) +- binomial SE; flagged: share of "
-            f"trials with R-hat > {health['max_rhat']:g} or bulk ESS < {health['min_ess']:g}. "
-            "No source document has these numbers: the paper column is empty by design. " + holder
+            "non-private posterior mean (lowest parameter) with its 95% Wilson interval "
+            "[np_coverage_lo, np_coverage_hi]; flagged: share of trials with R-hat > "
+            f"{health['max_rhat']:g} or bulk ESS < {health['min_ess']:g}, with its Wilson "
+            "interval. No source document has these numbers: the paper column is empty by "
+            f"design. {FROM_NON_PRIVATE} " + holder
         ),
     )
     write_table(
@@ -222,7 +241,8 @@ def summarise(input, output, *, dataset, parameters, credible_level, health, rec
         COST_COLUMNS,
         title=f"Own data, {dataset}: effective samples per CPU second",
         notes="Median over trials of the bulk ESS of the slowest parameter over the CPU seconds of "
-        "all chains; measured time, so it varies between machines and runs.",
+        "all chains; measured time, so it varies between machines and runs. The Non-Private row "
+        "times draws from the non-private posterior of the confidential records.",
     )
     write_table(
         output.recommended_csv,

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ...proportions import format_interval, pooled_z
 from ..scorecard import Claim, setting
 from .thesis_settings import BANANA_MODELS, IN_THESIS, NAMES, THESIS_CIRCLE_EPSILONS, RunSettings
 
@@ -20,11 +21,23 @@ __all__ = ["iteration_claims", "ordering_claims", "minibatch_claims", "health_cl
 _PLD_ANCHOR = (
     "numerical-accountant-of-the-minibatch-dp-penalty-dp-accounting-instead-of-fourier-accountant"
 )
+# the docs/deviations.md entry of each statement that can differ (one class per entry)
+_ORDERINGS = "raisa2021-orderings"
+_HARD_GAUSS = "raisa2021-correlated-gauss-hmc-against-the-penalty-algorithms"
+_NARROW_BANANA = "raisa2021-narrow-banana-dp-penalty-ocugwmh"
+_GRADIENT_CLIPPING = "raisa2021-gradient-clipping-across-epsilon"
+_BARKER_10D = "raisa2021-dp-barker-in-10-dimensions"
 ALGOS_ALL = ("dpps", "dppa", "hmc", "mdpps", "mdppa", "barker")
 _FULL_DATA = ("dpps", "dppa", "hmc")
 # the models each algorithm runs on in the thesis (circle: DP penalty and DP HMC; Fig 6.7 shows
 # dpps, hmc)
 _ALGO_MODELS = {a: (tuple(NAMES) if a in _FULL_DATA else BANANA_MODELS) for a in ALGOS_ALL}
+
+
+def _share(k: int, n: int) -> tuple[str, str]:
+    """A share of runs or settings as the scorecard prints it: (value with its counts, its 95%
+    Wilson interval, the row's Monte Carlo error)."""
+    return f"{k / n:.3f} ({k} of {n})", format_interval(k, n, digits=3)
 
 
 def iteration_claims(summary, keys, at: RunSettings) -> list[Claim]:
@@ -126,7 +139,7 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
                 f"{k} of {m} epsilons",
                 f"medians of {chains} chains",
                 k > m / 2,
-                "" if k > m / 2 else "raisa2021-orderings",
+                "" if k > m / 2 else (_HARD_GAUSS if model == "hard-gauss-2d" else _ORDERINGS),
                 settings=at.mmd_panel(model),
             )
         )
@@ -143,7 +156,7 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
                 " ".join(f"{w:.3f}/{b:.3f}" for w, b in zip(worse, best)),
                 f"medians of {chains} chains",
                 bool(hi) and bool(np.all(worse > 2 * best)),
-                "raisa2021-orderings",
+                _NARROW_BANANA,
                 settings=at.mmd_panel("hard-2d"),
             )
         )
@@ -158,15 +171,15 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
                 if (m, a) != ("hard-2d", "dppa") and f"{m}|{a}|{e!r}" in have
             ]
         )
-        frac = float(np.mean(others < 0.1))
+        below = int(np.sum(others < 0.1))
         out.append(
             Claim(
                 "fig6_6",
-                "share of runs (other than dppa on hard-2d) with less than 10% of ratios clipped",
+                "share of runs (other than dppa on hard-2d) with less than 10% of ratios clipped "
+                "at least 0.9",
                 "almost all runs below 10%",
-                f"{frac:.3f}",
-                "",
-                frac >= 0.9,
+                *_share(below, others.size),
+                below >= 0.9 * others.size,
                 settings=at.panels(harder, ran),
             )
         )
@@ -265,7 +278,7 @@ def _gradient_clip_claims(summary, have, at: RunSettings) -> list[Claim]:
             f"largest change {spans[worst]:.3f} ({worst})",
             "",
             spans[worst] < 0.1,
-            "raisa2021-orderings",
+            _GRADIENT_CLIPPING,
             settings=where,
         )
     ]
@@ -329,7 +342,7 @@ def minibatch_claims(summary, at: RunSettings) -> list[Claim]:
                 f"{k} of {len(eps)} epsilons",
                 f"medians of {chains} chains",
                 k > len(eps) / 2,
-                "raisa2021-minibatch-and-barker",
+                _BARKER_10D,
                 settings=at.mmd_panel("easy-10d"),
             )
         )
@@ -351,28 +364,31 @@ def minibatch_claims(summary, at: RunSettings) -> list[Claim]:
         where = at.panels(BANANA_MODELS, ran) + (
             setting("algorithms", list(ALGOS_ALL), ran_algos, source=IN_THESIS),
         )
-        share = float(np.mean(others < 0.1))
+        below = int(np.sum(others < 0.1))
         out.append(
             Claim(
                 "fig6_5",
                 "flat and tempered bananas: share of runs of the five other algorithms with less "
-                "than 10% of ratios clipped",
+                "than 10% of ratios clipped at least 0.9",
                 "almost all runs had less than 10% clipping",
-                f"{share:.3f} of {others.size}",
-                "",
-                share >= 0.9,
+                *_share(below, others.size),
+                below >= 0.9 * others.size,
                 settings=where,
             )
         )
-        barker = float(np.mean(runs["barker"] >= 0.1))
+        # two groups of runs (unpaired): the pooled two-proportion z test
+        heavy, n_b = int(np.sum(runs["barker"] >= 0.1)), runs["barker"].size
+        z, p = pooled_z(heavy, n_b, others.size - below, others.size)
         out.append(
             Claim(
                 "fig6_5",
-                "DP Barker: share of runs with at least 10% of ratios clipped, above the others'",
+                "DP Barker: share of runs with at least 10% of ratios clipped above the others' "
+                "(pooled two-proportion z test, p < 0.05)",
                 "the exception of DP Barker, as adjusting its clip bound is not possible",
-                f"{barker:.3f} vs {1 - share:.3f}",
-                "",
-                barker > 1 - share,
+                f"{_share(heavy, n_b)[0]} vs {_share(others.size - below, others.size)[0]}",
+                f"{_share(heavy, n_b)[1]} vs {_share(others.size - below, others.size)[1]}; "
+                f"z = {z:.1f}, p = {p:.2g}",
+                bool(z > 0 and p < 0.05),
                 "raisa2021-minibatch-and-barker",
                 settings=where,
             )
@@ -391,13 +407,13 @@ def health_claims(summary, keys, at: RunSettings) -> list[Claim]:
     return [
         Claim(
             "fig6_3" if algo in ("mdpps", "mdppa", "barker") else "fig6_4",
-            f"{algo}: settings whose chains pass R-hat and bulk ESS (not reported by the thesis)",
+            f"{algo}: every setting's chains pass R-hat and bulk ESS (not reported by the thesis)",
             "(not reported)",
-            f"{n - k} of {n}",
-            "",
+            *_share(n - k, n),
             k == 0,
             "raisa2021-convergence",
             settings=at.panels(_ALGO_MODELS[algo], ran[algo], circle="circle" in ran[algo]),
+            diagnostics=True,
         )
         for algo, (k, n) in sorted(flagged.items())
     ]

@@ -16,21 +16,28 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import mannwhitneyu
+from scipy.stats import chi2, mannwhitneyu
 
 from ...io import load_npz
 from ...methods import method
 from ..scorecard import Claim, privacy_budget, write_claims
 from .chain_claims import health_claims, iteration_claims, minibatch_claims, ordering_claims
 from .settings import CURVE_FAMILIES
-from .thesis_settings import NAMES, VERSION, RunSettings, shown_positions, table_5_1_settings
+from .thesis_settings import (
+    NAMES,
+    TABLE_5_1,
+    VERSION,
+    RunSettings,
+    shown_positions,
+    table_5_1_settings,
+)
 
 BUDGET_NOTE = (
     "Algorithm 2's accountant sets each chain's iterations from the privacy budget; a longer "
     "chain would spend more budget (another release), so there is no converged companion"
 )
 
-__all__ = ["FIG6_1_AT_6", "claims"]
+__all__ = ["FIG6_1_AT_6", "FIG6_1_PLD_AT", "FIG6_1_PLD_EPSILONS", "claims"]
 
 # Fig 6.1 at epsilon = 6 (n = 1e5, delta = 1e-6), read from the author's accountants
 # (reference FACTS.md section 6): thesis-text code state (what the scorecard compares with) and,
@@ -53,41 +60,85 @@ FIG6_1_AT_6 = {
         "hmc_pld": 848,
     },
 }
+# Fig 6.1's tight (PLD) curves at epsilon 1, ..., 6: its setting (the 2-d flat banana's
+# hyperparameters, n = 1e5, delta = 1e-6) is the easy-2d chains' (delta = 0.1 / n), so they pass
+# through the author's easy-2d counts of DP penalty, minibatch DP penalty and DP HMC (FACTS.md 5;
+# tests/test_raisa2021_claims.py holds them to config/data/raisa2021/params.yaml)
+FIG6_1_PLD_AT = {
+    "seed": {
+        "penalty_pld": (56, 201, 419, 702, 1041, 1431),
+        "minibatch_pld": (39, 324, 747, 1287, 1935, 2680),
+        "hmc_pld": (34, 123, 258, 431, 640, 880),
+    },
+    "head": {
+        "penalty_pld": (56, 201, 419, 702, 1041, 1431),
+        "minibatch_pld": (3, 130, 438, 828, 1289, 1817),
+        "hmc_pld": (33, 119, 248, 416, 616, 848),
+    },
+}
+FIG6_1_PLD_EPSILONS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)
+# Tolerance of each Fig 6.1 curve against the author's counts, in iterations. The closed-form
+# accountants (zCDP: Theorems 5 and 10; the Gaussian PLD: Theorems 6 and 11; RDP: Theorem 8) are
+# deterministic formulas with Algorithm 2's integer search in double precision, the author's
+# too: 0 (a count one apart is another formula; docs/deviations.md, "Theorem 8's sum runs to
+# alpha", is the one that differs). The minibatch
+# PLD is another numerical accountant than the author's (dp-accounting vs fourier-accountant):
+# at the author's counts the two deltas differ by a factor 1.0001-1.0003 while one iteration
+# moves delta by about 0.2%, so one iteration apart is a tie within their discretisation.
+FIG6_1_TOLERANCE = {"minibatch_pld": 1}
+_RDP_ANCHOR = "theorem-8s-sum-runs-to-alpha"
+# Fig 6.2's two findings per dimension, each its own docs/deviations.md entry (one class each)
+_CLIP_2D = "raisa2021-clipping-in-2-d-only-the-lowest-bound-matters"
+_CLIP_10D = "raisa2021-clipping-in-10-d-the-higher-bounds-converge"
+_ACCOUNTANT = {"pld": "PLD", "zcdp": "zCDP", "rdp": "RDP"}
 
 
 def _fig6_1_claims(curves, at: RunSettings) -> list[Claim]:
+    """Fig 6.1 against the author's counts: each tight (PLD) curve at the chains' epsilons (the
+    figure's setting is the 2-d flat banana's, whose counts the author's runs give at epsilon
+    1, ..., 6), each loose curve at epsilon 6 (the only value of it known). Every row can fail:
+    none rests on Theorem 6 being tighter than Theorem 5."""
     out = []
+    check = [float(e) for e in curves["check_epsilons"]] if "check_epsilons" in curves else []
+    author = dict(zip(FIG6_1_PLD_EPSILONS, range(len(FIG6_1_PLD_EPSILONS))))
     for family, algo in CURVE_FAMILIES.items():
         name = method(algo).label
-        loose = "rdp" if family == "minibatch" else "zcdp"
-        tight, weak = curves[f"{family}_pld"], curves[f"{family}_{loose}"]
-        out.append(
-            Claim(
-                "fig6_1",
-                f"{name}: the PLD accountant allows at least as many iterations as "
-                f"{loose.upper()} at every epsilon, and more at the largest",
-                "ADP based methods significantly outperform the others",
-                f"{int(tight[-1])} vs {int(weak[-1])} at epsilon {curves['epsilons'][-1]:g}",
-                "",
-                bool(np.all(tight >= weak) and tight[-1] > weak[-1]),
-                settings=at.fig6_1_curves(whole_grid=True),
-                headline=True,
+        key = f"{family}_pld"
+        tol = FIG6_1_TOLERANCE.get(key, 0)
+        known = [e for e in check if e in author]
+        if known:
+            ours = [int(curves[f"check_{key}"][check.index(e)]) for e in known]
+            theirs = [FIG6_1_PLD_AT[VERSION][key][author[e]] for e in known]
+            out.append(
+                Claim(
+                    "fig6_1",
+                    f"{name}: the PLD accountant's iteration counts at epsilon "
+                    f"{', '.join(f'{e:g}' for e in known)} (n = 1e5, delta = 1e-6) equal the "
+                    "author's" + (f" within {tol} iteration" if tol else ""),
+                    " ".join(map(str, theirs)),
+                    " ".join(map(str, ours)),
+                    "",
+                    all(abs(a - b) <= tol for a, b in zip(ours, theirs)),
+                    "raisa2021-accountants" if ours != theirs else "",
+                    settings=at.fig6_1_points(),
+                    headline=True,
+                )
             )
-        )
-    for key, paper in FIG6_1_AT_6[VERSION].items():
-        ours = int(curves[key][-1])
-        # the minibatch PLD comes from another numerical accountant than the author's (dp-accounting
-        # vs fourier-accountant): one iteration of difference is within their discretisation
-        tol = 1 if key == "minibatch_pld" else 0
+        loose = "rdp" if family == "minibatch" else "zcdp"
+        key = f"{family}_{loose}"
+        paper, ours = FIG6_1_AT_6[VERSION][key], int(curves[key][-1])
         out.append(
             Claim(
                 "fig6_1",
-                f"iterations at epsilon = 6, {key.replace('_', ' ')} (n = 1e5, delta = 1e-6)",
-                str(paper),
-                str(ours),
+                f"iterations at epsilon = 6, {family} {_ACCOUNTANT[loose]} (n = 1e5, delta = "
+                "1e-6; beside it the PLD accountant's)",
+                f"{paper} (PLD {FIG6_1_AT_6[VERSION][f'{family}_pld']})",
+                f"{ours} (PLD {int(curves[f'{family}_pld'][-1])})",
                 "",
-                abs(ours - paper) <= tol,
-                "raisa2021-accountants" if ours != paper else "",
+                ours == paper,
+                (_RDP_ANCHOR if loose == "rdp" else "raisa2021-accountants")
+                if ours != paper
+                else "",
                 settings=at.fig6_1_curves(whole_grid=False),
             )
         )
@@ -126,7 +177,7 @@ def _clipping_claims(c, at: RunSettings) -> list[Claim]:
                     f"{min(p[b] for b in bounds[1:-1]):.3f})",
                     f"{len(free)} chains per bound",
                     higher and len(same) == len(bounds) - 2,
-                    "raisa2021-clipping-study",
+                    _CLIP_2D,
                     settings=at.clipping(dim),
                 )
             )
@@ -143,7 +194,7 @@ def _clipping_claims(c, at: RunSettings) -> list[Claim]:
                     f"p = {p[bounds[0]]:.1e}; median {conv:.3f} (baseline {base:.3f})",
                     f"{len(free)} chains per bound",
                     higher and conv <= 2 * base,
-                    "raisa2021-clipping-study",
+                    _CLIP_10D,
                     settings=at.clipping(dim, baselines=True),
                 )
             )
@@ -167,21 +218,46 @@ def _clipping_claims(c, at: RunSettings) -> list[Claim]:
     return out
 
 
-def _table_claims(specs: dict, start_rule: str) -> list[Claim]:
-    """Table 5.1 as run: each row's columns are the settings themselves (n scaled at smoke scale
-    is "not comparable"; a deliberate departure would show as such, with its anchor)."""
+def _start_centre(spec: dict) -> np.ndarray:
+    """The point the starts scatter around (:func:`dpinfer.models.dp_mcmc.make_problem`'s):
+    the true theta, or the circle's (0, 1)."""
+    if spec.get("family") == "circle":
+        return np.asarray(spec.get("start_centre", [0.0, 1.0]), float)
+    dim = int(spec["dim"])
+    return np.asarray(spec.get("theta_true", [0.0, 3.0] + [0.0] * (dim - 2)), float)
+
+
+def _table_claims(specs: dict, start_rule: str, references: dict) -> list[Claim]:
+    """Table 5.1 as the chains read it: the model's reference file (what every chain job of the
+    model reads) has the table's d and n, and its start points lie at the table's start deviation
+    from the true theta: sum((start - centre)^2) / s^2 over the chains and coordinates inside the
+    central 99.9% of chi-square with chains x d degrees of freedom (level 0.001: eight
+    models at 0.01 would flag one in 13 runs by chance; at 40 draws, 20 chains in 2-d, the range
+    is 0.65 to 1.38 times the table's deviation). The table's other columns (n0,
+    a, sigma_0^2) are the row's settings, as in every row that reads the model."""
     out = []
     for model, spec in specs.items():
+        if model not in references:
+            continue
         where = table_5_1_settings(model, spec, start_rule)
+        ref, paper = references[model], TABLE_5_1[model]
+        s = float(paper["start deviation"])
+        z = (np.asarray(ref["starts"], float) - _start_centre(spec)) / s
+        k = z.size
+        q = float(np.sum(z * z))
+        lo, hi = (float(chi2.ppf(p, k)) for p in (0.0005, 0.9995))
+        shape = (int(ref["dim"]), int(ref["n"]))
         out.append(
             Claim(
                 "tab5_1",
-                f"{NAMES.get(model, model)}: dim, n, n0, start deviation, a and sigma_0^2 as "
-                "printed",
-                "Table 5.1",
-                "same" if all(s.same for s in where) else "differs (see table)",
-                "",
-                all(s.same for s in where),
+                f"{NAMES.get(model, model)}: the chains read Table 5.1's d and n, and their "
+                f"{z.shape[0]} start points lie at its start deviation from the true theta "
+                "(chi-square test over the chains and coordinates, level 0.001)",
+                f"d {paper['dim']}, n {paper['n']}, start deviation {s:g}",
+                f"d {shape[0]}, n {shape[1]}, start sd {s * math.sqrt(q / k):.4g}",
+                f"99.9% range of the sd at {k} draws: [{s * math.sqrt(lo / k):.4g}, "
+                f"{s * math.sqrt(hi / k):.4g}]",
+                shape == (int(spec["dim"]), int(spec["n"])) and lo <= q <= hi,
                 "raisa2021-models-and-data",
                 settings=where,
             )
@@ -287,7 +363,7 @@ def claims(
         clipping=clipping,
     )
     out = (
-        _table_claims(specs, start_rule)
+        _table_claims(specs, start_rule, references)
         + _tempering_claim(references)
         + _trajectory_claims(load_npz(input.trajectory), at)
     )

@@ -347,30 +347,49 @@ def accountant_curves(
     minibatch: dict,
     hmc: dict,
     hmc_gradients: str,
+    check_epsilons=(),
 ) -> None:
     """Fig 6.1: iteration counts vs epsilon with the loose (zCDP / RDP) and tight (PLD)
-    accountants of DP penalty, minibatch DP penalty and DP HMC."""
-    eps = np.linspace(epsilon_min, epsilon_max, points)
+    accountants of DP penalty, minibatch DP penalty and DP HMC, over the figure's grid
+    (``epsilons``, one array per curve) and at ``check_epsilons`` (the chains' epsilons, where
+    the author's counts are known: ``check_epsilons`` and ``check_<curve>``)."""
     B, tau_mb = int(minibatch["batch_size"]), float(minibatch["tau_variance_multiplier"])
-    curves = {
-        "penalty_zcdp": [
-            accounting.zcdp_iteration_count("dpps", penalty, n, e, delta) for e in eps
-        ],
-        "penalty_pld": [accounting.iteration_count("dpps", penalty, n, e, delta) for e in eps],
-        "minibatch_rdp": [accounting.minibatch_rdp_iterations(e, delta, tau_mb, B, n) for e in eps],
-        "minibatch_pld": [accounting.iteration_count("mdpps", minibatch, n, e, delta) for e in eps],
-        "hmc_zcdp": [
-            accounting.zcdp_iteration_count("hmc", hmc, n, e, delta, hmc_variant=hmc_gradients)
-            for e in eps
-        ],
-        "hmc_pld": [
-            accounting.iteration_count("hmc", hmc, n, e, delta, hmc_variant=hmc_gradients)
-            for e in eps
-        ],
-    }
+
+    def curves_at(eps) -> dict:
+        return {
+            "penalty_zcdp": [
+                accounting.zcdp_iteration_count("dpps", penalty, n, e, delta) for e in eps
+            ],
+            "penalty_pld": [accounting.iteration_count("dpps", penalty, n, e, delta) for e in eps],
+            "minibatch_rdp": [
+                accounting.minibatch_rdp_iterations(e, delta, tau_mb, B, n) for e in eps
+            ],
+            "minibatch_pld": [
+                accounting.iteration_count("mdpps", minibatch, n, e, delta) for e in eps
+            ],
+            "hmc_zcdp": [
+                accounting.zcdp_iteration_count("hmc", hmc, n, e, delta, hmc_variant=hmc_gradients)
+                for e in eps
+            ],
+            "hmc_pld": [
+                accounting.iteration_count("hmc", hmc, n, e, delta, hmc_variant=hmc_gradients)
+                for e in eps
+            ],
+        }
+
+    eps = np.linspace(epsilon_min, epsilon_max, points)
+    check = np.asarray([float(e) for e in check_epsilons], float)
+    curves = curves_at(eps)
+    at = curves_at(check)
     for k, v in curves.items():
-        log.info("%s at epsilon %.3g: %d", k, eps[-1], v[-1])
-    save_npz(output.curves, epsilons=eps, **{k: np.asarray(v, np.int64) for k, v in curves.items()})
+        log.info("%s at epsilon %.3g: %d; at %s: %s", k, eps[-1], v[-1], check.tolist(), at[k])
+    save_npz(
+        output.curves,
+        epsilons=eps,
+        check_epsilons=check,
+        **{k: np.asarray(v, np.int64) for k, v in curves.items()},
+        **{f"check_{k}": np.asarray(v, np.int64) for k, v in at.items()},
+    )
 
 
 def hmc_trajectory(

@@ -385,6 +385,11 @@ class RunSettings:
             ),
         )
 
+    def fig6_1_points(self) -> tuple[Setting, ...]:
+        """Fig 6.1's curves at the chains' epsilon grid: n and delta of the figure (the 2-d flat
+        banana's), the hyperparameters and the grid (where the author's counts are known)."""
+        return self.fig6_1_curves(whole_grid=False)[:3] + self.grid()
+
     def trajectory(self) -> tuple[Setting, ...]:
         """Fig 4.1: the circle's n, delta and hyperparameters, the trajectory (epsilon, L,
         iteration) and the leapfrog positions the panels show."""
