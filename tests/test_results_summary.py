@@ -223,3 +223,15 @@ def test_second_verdicts_are_counted_and_every_changed_conclusion_is_listed(tmp_
     # a digest from before issue 33 renders without the section
     old = {k: v for k, v in d.items() if k not in ("converged", "changed")}
     assert "With converged chains" not in rs.render_summary(old) + rs.render_readme_block(old)
+
+
+def test_a_snapshot_from_before_the_classes_says_so():
+    """A digest whose run predates the difference classes (every difference then reads "not
+    reproduced") says so in its run line, and a fresh run's digest does not carry the flag."""
+    d = {"minutes": 10.0, "commit": "abc1234"}
+    assert "predates the difference classes" not in rs._run_line(d)
+    flagged = dict(d, classes_from="commit abc1234")
+    assert "predates the difference classes (commit abc1234)" in rs._run_line(flagged)
+    assert "predates the difference classes" in rs.render_readme_block(
+        dict(_digest(), classes_from="commit abc1234")
+    )
