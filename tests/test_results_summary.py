@@ -4,6 +4,7 @@ snapshot docs/results-digest.json (issue 29: no result number typed by hand)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -235,3 +236,9 @@ def test_a_snapshot_from_before_the_classes_says_so():
     assert "predates the difference classes" in rs.render_readme_block(
         dict(_digest(), classes_from="commit abc1234")
     )
+
+
+def test_no_rendered_value_carries_a_zero_error():
+    """A proportion's uncertainty is an interval, never a zero plug-in SE (issue 46)."""
+    text = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    assert not re.search(r"MC error 0(\.0+)?\)", text)
