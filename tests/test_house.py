@@ -71,6 +71,27 @@ def test_ruff_accepts_every_python_file(command):
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
 
 
+def test_snakefmt_accepts_every_rule_file():
+    """``snakefmt --check`` on the Snakefile and every rule file, with the project's settings
+    (pyproject.toml: a 100-character line, as ruff); fix with ``snakefmt Snakefile workflow/``.
+    snakefmt leaves comments and strings alone, so the line limit is checked here too."""
+    files = [ROOT / "Snakefile", *sorted(RULES.glob("*.smk"))]
+    run = subprocess.run(
+        [sys.executable, "-m", "snakefmt", "--check", *map(str, files)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
+    long = [
+        f"{f.relative_to(ROOT)}:{i}"
+        for f in files
+        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+        if len(line) > 100
+    ]
+    assert not long, f"lines over 100 characters: {long}"
+
+
 def test_one_chain_record_for_every_sampler():
     owners = [
         (p.relative_to(SRC).as_posix(), n.name)

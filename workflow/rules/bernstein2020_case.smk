@@ -8,7 +8,11 @@
 # so editing a figure setting reruns no sampler and editing grid_gibbs reruns only the
 # off-headline batches.
 
-from dpinfer.studies.bernstein2020_case.grid import case_batches, case_chain_specs, case_converged_specs
+from dpinfer.studies.bernstein2020_case.grid import (
+    case_batches,
+    case_chain_specs,
+    case_converged_specs,
+)
 
 validate_section(["bernstein2020", "case_study"], "bernstein2020_case")
 CASE = section("bernstein2020", "case_study")
@@ -24,7 +28,10 @@ if not CASE["tracts"]["min_size"] < CASE["tracts"]["max_size"]:
 if sorted(CASE["levels"]) != list(CASE["levels"]):
     config_error("bernstein2020.case_study.levels", "must be ascending")
 if "gibbs_ss_update" not in CASE["methods"]:
-    config_error("bernstein2020.case_study.methods", "must list gibbs_ss_update (Figs 5.12, 5.15, 5.16 show it)")
+    config_error(
+        "bernstein2020.case_study.methods",
+        "must list gibbs_ss_update (Figs 5.12, 5.15, 5.16 show it)",
+    )
 
 register_targets("bernstein2020", [(f"fig5_{i}", "figure") for i in range(10, 17)])
 
@@ -32,7 +39,8 @@ CASE_BATCHES = case_batches(CASE["tracts"]["count"], CASE["tracts_per_job"])
 CASE_CHAINS = {fmt_eps(e): case_chain_specs(CASE, e) for e in CASE["epsilons"]}
 CASE_BATCH_FILES = [
     f"{CASE_DIR}/runs/eps{fmt_eps(e)}/batch{b}.npz"
-    for e in CASE["epsilons"] for b in range(len(CASE_BATCHES))
+    for e in CASE["epsilons"]
+    for b in range(len(CASE_BATCHES))
 ]
 case_chains = lambda wildcards: CASE_CHAINS[wildcards.eps]
 case_tract_range = lambda wildcards: CASE_BATCHES[int(wildcards.batch)]
@@ -41,7 +49,8 @@ case_tract_range = lambda wildcards: CASE_BATCHES[int(wildcards.batch)]
 CASE_CONVERGED = CASE["converged"]
 CASE_CONVERGED_FILES = [
     f"{CASE_DIR}/converged/runs/eps{fmt_eps(e)}/batch{b}.npz"
-    for e in CASE["epsilons"] if e != CASE["headline_epsilon"]
+    for e in CASE["epsilons"]
+    if e != CASE["headline_epsilon"]
     for b in range(len(CASE_BATCHES))
 ]
 
@@ -308,9 +317,11 @@ use rule bernstein2020_fig5_10 as bernstein2020_fig5_16 with:
 rule bernstein2020_case_claims:
     input:
         unpack(
-            lambda wc: {"converged": rules.bernstein2020_case_summarise_converged.output.summary}
-            if CASE_CONVERGED["enabled"]
-            else {}
+            lambda wc: (
+                {"converged": rules.bernstein2020_case_summarise_converged.output.summary}
+                if CASE_CONVERGED["enabled"]
+                else {}
+            )
         ),
         summary=rules.bernstein2020_case_summarise.output.summary,
         runtime=rules.bernstein2020_case_summarise.output.runtime_csv,

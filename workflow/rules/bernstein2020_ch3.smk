@@ -1,8 +1,8 @@
 # bernstein2020 Chapter 3: private learning of pairwise MRFs (naive MLE, CGM-EM, PSGD).
 # Targets fig3_1 to fig3_6. Logic: dpinfer.studies.bernstein2020_ch3 (grid, problems, run,
-# wifi_run, summarise, figures, paper). One compute job per cell of a figure's grid; a cell job gets only
-# its own settings (its model block, lambdas, and the CGM / PSGD blocks only if it runs them), so
-# a PSGD tuning edit reruns only the cells that run PSGD.
+# wifi_run, summarise, figures, paper). One compute job per cell of a figure's grid; a cell job
+# gets only its own settings (its model block, lambdas, and the CGM / PSGD blocks only if it runs
+# them), so a PSGD tuning edit reruns only the cells that run PSGD.
 
 from dpinfer.studies.bernstein2020_ch3.grid import ch3_cell_name, ch3_cells
 
@@ -13,18 +13,29 @@ CH3_LOGS = f"{LOGS}/bernstein2020/ch3"
 
 for _fig in ("fig3_1", "fig3_2", "fig3_3", "fig3_5"):
     if CH3[_fig]["model"] not in CH3["models"]:
-        config_error(f"bernstein2020.chapter3.{_fig}.model", f"{CH3[_fig]['model']!r} is not a key of chapter3.models")
+        config_error(
+            f"bernstein2020.chapter3.{_fig}.model",
+            f"{CH3[_fig]['model']!r} is not a key of chapter3.models",
+        )
 for _m in CH3["fig3_4"]["models"]:
     if _m not in CH3["models"]:
-        config_error("bernstein2020.chapter3.fig3_4.models", f"{_m!r} is not a key of chapter3.models")
+        config_error(
+            "bernstein2020.chapter3.fig3_4.models", f"{_m!r} is not a key of chapter3.models"
+        )
 for _name, _spec in CH3["models"].items():
     _need = "order" if _spec["structure"] == "chain" else "edge_probability"
     if _need not in _spec:
-        config_error(f"bernstein2020.chapter3.models.{_name}", f"a {_spec['structure']} model needs '{_need}'")
+        config_error(
+            f"bernstein2020.chapter3.models.{_name}",
+            f"a {_spec['structure']} model needs '{_need}'",
+        )
 _W = CH3["fig3_6"]
 if max(_W["train_sizes"]) > int(_W["individuals"] * _W["train_fraction"]):
-    config_error("bernstein2020.chapter3.fig3_6.train_sizes",
-                 f"must not exceed the training split ({int(_W['individuals'] * _W['train_fraction'])} individuals)")
+    config_error(
+        "bernstein2020.chapter3.fig3_6.train_sizes",
+        "must not exceed the training split "
+        f"({int(_W['individuals'] * _W['train_fraction'])} individuals)",
+    )
 
 register_targets("bernstein2020", [(f"fig3_{i}", "figure") for i in range(1, 7)])
 
@@ -33,13 +44,19 @@ register_targets("bernstein2020", [(f"fig3_{i}", "figure") for i in range(1, 7)]
 CH3_CELLS = ch3_cells(CH3)
 CH3_WIFI_CELLS = {
     ch3_cell_name("fig3_6", n=s, epsilon=e): {"train_size": s, "epsilon": e}
-    for s in _W["train_sizes"] for e in [None] + list(_W["epsilons"])
+    for s in _W["train_sizes"]
+    for e in [None] + list(_W["epsilons"])
 }
 CH3_RUN_FILES = [f"{CH3_DIR}/runs/{f}/{c}.npz" for f in CH3_CELLS for c in CH3_CELLS[f]] + [
     f"{CH3_DIR}/runs/fig3_6/{c}.npz" for c in CH3_WIFI_CELLS
 ]
 # the wifi cells read the data settings only through the data job's output
-CH3_WIFI_FIT = {"lambdas": CH3["lambdas"], "cgm": CH3["cgm"], "psgd": CH3["psgd"], "releases": _W["releases"]}
+CH3_WIFI_FIT = {
+    "lambdas": CH3["lambdas"],
+    "cgm": CH3["cgm"],
+    "psgd": CH3["psgd"],
+    "releases": _W["releases"],
+}
 
 
 rule bernstein2020_ch3_run_cell:

@@ -14,10 +14,7 @@ if CH4["mmd_draws"] > CH4["iterations"]:
         "bernstein2020.chapter4.mmd_draws",
         "must not exceed iterations (draws are thinned)",
     )
-if (
-    CH4["ecdf"]["n"] not in CH4["n_grid"]
-    or CH4["ecdf"]["epsilon"] not in CH4["epsilons"]
-):
+if CH4["ecdf"]["n"] not in CH4["n_grid"] or CH4["ecdf"]["epsilon"] not in CH4["epsilons"]:
     config_error(
         "bernstein2020.chapter4.ecdf",
         "the (n, epsilon) of fig4_3 must be in n_grid x epsilons",
@@ -310,9 +307,11 @@ rule bernstein2020_figB_1:
 rule bernstein2020_ch4_claims:
     input:
         unpack(
-            lambda wc: {"converged": rules.bernstein2020_ch4_summarise_converged.output.summary}
-            if CH4_CONVERGED["enabled"]
-            else {}
+            lambda wc: (
+                {"converged": rules.bernstein2020_ch4_summarise_converged.output.summary}
+                if CH4_CONVERGED["enabled"]
+                else {}
+            )
         ),
         summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
         traces=rules.bernstein2020_ch4_run_traces.output.traces,

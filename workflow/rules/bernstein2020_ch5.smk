@@ -6,8 +6,9 @@
 #        -> bernstein2020_ch5_summarise_cirrhosis -> bernstein2020_fig5_9
 #      both summaries -> bernstein2020_ch5_claims (the unit's scorecard rows).
 # Compute jobs get only what they read: their replicate range, the chain spec (method, lengths,
-# chains, sampler options) of the methods they run, priors, bounds, clamping and (synthetic) the MMD settings and credible level. The
-# cirrhosis levels and every figure option reach figure and claim jobs only.
+# chains, sampler options) of the methods they run, priors, bounds, clamping and (synthetic) the
+# MMD settings and credible level. The cirrhosis levels and every figure option reach figure and
+# claim jobs only.
 # (Helpers are named lambdas: `snakemake --lint` asks rule files not to mix rules and defs.)
 
 from dpinfer.studies.bernstein2020_ch5.grid import ch5_setting, ch5_synthetic_settings
@@ -26,19 +27,14 @@ if CH5_SYN["eps_vs_n"] not in CH5_SYN["epsilons"]:
         "must be one of synthetic.epsilons (Figs 5.4-5.8 share it)",
     )
 if CH5_SYN["n_vs_eps"] not in CH5_SYN["n_values"]:
-    config_error(
-        "bernstein2020.chapter5.synthetic.n_vs_eps", "must be one of synthetic.n_values"
-    )
+    config_error("bernstein2020.chapter5.synthetic.n_vs_eps", "must be one of synthetic.n_values")
 if not CH5_SYN["bounds"][0] < CH5_SYN["bounds"][1]:
     config_error("bernstein2020.chapter5.synthetic.bounds", "needs lower < upper")
-if (
-    CH5_SYN["clamp"]
-    and "gibbs_ss_update" in CH5["methods"]
-    and CH5["gibbs"]["collapsed_moves"] < 1
-):
+if CH5_SYN["clamp"] and "gibbs_ss_update" in CH5["methods"] and CH5["gibbs"]["collapsed_moves"] < 1:
     config_error(
         "bernstein2020.chapter5.gibbs.collapsed_moves",
-        "must be >= 1 with synthetic.clamp: on clamped releases Gibbs-SS-Update moves its parameters by them alone",
+        "must be >= 1 with synthetic.clamp: on clamped releases Gibbs-SS-Update moves its "
+        "parameters by them alone",
     )
 if CH5["mmd"]["draws"] > CH5["conjugate_draws"]:
     config_error(
@@ -54,9 +50,7 @@ if CH5["mmd"]["draws"] > min(
         "cannot exceed the pooled draws (keep x chains) of gibbs or mcmc_ind",
     )
 if not os.path.exists(CH5_CIR["data"]):
-    config_error(
-        "bernstein2020.chapter5.cirrhosis.data", f"missing data file {CH5_CIR['data']}"
-    )
+    config_error("bernstein2020.chapter5.cirrhosis.data", f"missing data file {CH5_CIR['data']}")
 
 register_targets(
     "bernstein2020",
@@ -316,9 +310,7 @@ rule bernstein2020_ch5_claims:
         bounds=CH5_SYN["bounds"],
         clamp=CH5_SYN["clamp"],
         mmd=CH5["mmd"],
-        cirrhosis={
-            k: CH5_CIR[k] for k in ("covariate", "response", "prior", "data_prior")
-        },
+        cirrhosis={k: CH5_CIR[k] for k in ("covariate", "response", "prior", "data_prior")},
     script:
         STEP_SCRIPT
 

@@ -59,8 +59,10 @@ def all_targets():
 
 def target_files():
     """study -> the file list of each registered target."""
-    return {study: [target_paths(study, target_id, kind, RESULTS) for target_id, kind in TARGETS[study]]
-            for study in sorted(TARGETS)}
+    return {
+        study: [target_paths(study, target_id, kind, RESULTS) for target_id, kind in TARGETS[study]]
+        for study in sorted(TARGETS)
+    }
 
 
 def refuse(message):
@@ -112,8 +114,9 @@ def apply_smoke_scale():
     config.clear()
     config.update(shrunk)
     print(
-        f"dpinfer: smoke scale: the rules of config/smoke.yaml shrink {len(changed)} settings of your "
-        "config (caps and thinned grids); your other settings and every value you add to a grid run as written.",
+        "dpinfer: smoke scale: the rules of config/smoke.yaml shrink "
+        f"{len(changed)} settings of your config (caps and thinned grids); your other "
+        "settings and every value you add to a grid run as written.",
         file=sys.stderr,
     )
 
@@ -149,7 +152,10 @@ def check_report_config():
         return
     built = read_json(RUN_CONFIG)
     if json.loads(json.dumps(config)) != built["config"]:
-        files = " ".join(f"--configfile {f}" for f in built["configfiles"]) or "(config/config.yaml only)"
+        files = (
+            " ".join(f"--configfile {f}" for f in built["configfiles"])
+            or "(config/config.yaml only)"
+        )
         refuse(
             "results/ were built with another config than this report command's: run the "
             f"report with the config of that run, {files}, e.g. "
@@ -186,7 +192,9 @@ def validate_section(keys, schema_name):
         reason = re.search(r"ValidationError: (.*)", text)
         where = re.search(r"On instance((?:\[[^\]]*\])*)", text)
         inner = re.findall(r"\[(?:'([^']*)'|(\d+))\]", where.group(1)) if where else []
-        config_error(dotted(list(keys) + [a or b for a, b in inner]), reason.group(1) if reason else text)
+        config_error(
+            dotted(list(keys) + [a or b for a, b in inner]), reason.group(1) if reason else text
+        )
     strict = strict_error(section(*keys), schema)
     if strict:
         config_error(dotted(list(keys) + strict[0]), strict[1])

@@ -10,16 +10,24 @@ CMP_DIR = f"{RESULTS}/comparison"
 CMP_LOGS = f"{LOGS}/comparison"
 
 if CMP["accuracy_trials"] > CMP["replicates"]:
-    config_error("comparison.accuracy_trials", f"must not exceed comparison.replicates ({CMP['replicates']})")
+    config_error(
+        "comparison.accuracy_trials", f"must not exceed comparison.replicates ({CMP['replicates']})"
+    )
 if CMP["chunk_size"] > CMP["replicates"]:
-    config_error("comparison.chunk_size", f"must not exceed comparison.replicates ({CMP['replicates']})")
+    config_error(
+        "comparison.chunk_size", f"must not exceed comparison.replicates ({CMP['replicates']})"
+    )
 if CMP["figure"]["n"] not in CMP["n_values"]:
     config_error("comparison.figure.n", f"must be one of comparison.n_values {CMP['n_values']}")
 if CMP["figure"]["epsilon"] not in CMP["epsilons"]:
-    config_error("comparison.figure.epsilon", f"must be one of comparison.epsilons {CMP['epsilons']}")
+    config_error(
+        "comparison.figure.epsilon", f"must be one of comparison.epsilons {CMP['epsilons']}"
+    )
 for _problem in CMP["problems"]:
     if _problem not in CMP:
-        config_error(f"comparison.{_problem}", "is listed in comparison.problems but has no settings block")
+        config_error(
+            f"comparison.{_problem}", "is listed in comparison.problems but has no settings block"
+        )
 if "regression" in CMP["problems"]:
     _lo, _hi = CMP["regression"]["bounds"]
     if not _lo < _hi:
@@ -27,7 +35,10 @@ if "regression" in CMP["problems"]:
     _ref = CMP["regression"]["reference"]
     _tries = [_ref["keep"], *_ref.get("longer", [])]
     if any(b <= a for a, b in zip(_tries, _tries[1:])):
-        config_error("comparison.regression.reference.longer", f"must rise above reference.keep ({_ref['keep']}): {_tries[1:]}")
+        config_error(
+            "comparison.regression.reference.longer",
+            f"must rise above reference.keep ({_ref['keep']}): {_tries[1:]}",
+        )
 
 register_targets(
     "comparison",

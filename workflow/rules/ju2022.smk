@@ -26,9 +26,7 @@ JU_WILDCARDS = {
 
 # Config checks the schema cannot express (each names its dotted key).
 if JU["burnin"] >= JU["iterations"]:
-    config_error(
-        "ju2022.burnin", f"must be smaller than ju2022.iterations ({JU['iterations']})"
-    )
+    config_error("ju2022.burnin", f"must be smaller than ju2022.iterations ({JU['iterations']})")
 if not JU["linreg"]["clamp"][0] < JU["linreg"]["clamp"][1]:
     config_error("ju2022.linreg.clamp", "needs lower < upper")
 for _path in [p for files in JU_FILES.values() for p in files.values()]:
@@ -178,8 +176,8 @@ rule ju2022_experiments_page:
 
 rule ju2022_fig1a:
     input:
-        summary=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
         **JU_FILES["loglinear"],
+        summary=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
     output:
         pdf=f"{JU_DIR}/fig1a.pdf",
         png=report(
@@ -199,8 +197,8 @@ rule ju2022_fig1a:
 
 rule ju2022_fig2:
     input:
-        summary=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
         **JU_FILES["linreg"],
+        summary=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
     output:
         pdf=f"{JU_DIR}/fig2.pdf",
         png=report(
@@ -383,7 +381,12 @@ ju2022_converged_count = lambda wildcards: (
 )
 JU_CONVERGED_EXPERIMENTS = [
     name
-    for name in ("loglinear_fixed_data", "loglinear_coverage", "linreg_fixed_data", "linreg_coverage")
+    for name in (
+        "loglinear_fixed_data",
+        "loglinear_coverage",
+        "linreg_fixed_data",
+        "linreg_coverage",
+    )
     if JU_CONVERGED["enabled"] and name.split("_")[0] in JU_CONVERGED["models"]
 ]
 ju2022_converged_replicates = lambda wildcards: chunk_range(
@@ -464,7 +467,9 @@ rule ju2022_claims:
         health=JU["health"],
         burnin=JU["burnin"],
         models={m: JU[m] for m in ("loglinear", "linreg")},
-        n_records={m: JU["experiments"][f"{m}_coverage"].get("n_records") for m in ("loglinear", "linreg")},
+        n_records={
+            m: JU["experiments"][f"{m}_coverage"].get("n_records") for m in ("loglinear", "linreg")
+        },
         converged=JU_CONVERGED,
     script:
         STEP_SCRIPT

@@ -16,7 +16,10 @@ if OWN["chunk_size"] > OWN["trials"]:
     config_error("own_data.chunk_size", f"must not exceed own_data.trials ({OWN['trials']})")
 _own_tries = [OWN["reference"]["keep"], *OWN["reference"]["longer"]]
 if any(b <= a for a, b in zip(_own_tries, _own_tries[1:])):
-    config_error("own_data.reference.longer", f"must rise above reference.keep ({_own_tries[0]}): {_own_tries[1:]}")
+    config_error(
+        "own_data.reference.longer",
+        f"must rise above reference.keep ({_own_tries[0]}): {_own_tries[1:]}",
+    )
 OWN_SPECS = {}
 for _name, _entry in OWN["datasets"].items():
     try:
@@ -25,7 +28,10 @@ for _name, _entry in OWN["datasets"].items():
         config_error(f"own_data.datasets.{_name}", str(err))
     _p = len(_entry["covariates"])
     if not OWN["data_prior"]["nu"] > _p + 3:
-        config_error("own_data.data_prior.nu", f"must exceed p + 3 = {_p + 3} for data set {_name} ({_p} covariates)")
+        config_error(
+            "own_data.data_prior.nu",
+            f"must exceed p + 3 = {_p + 3} for data set {_name} ({_p} covariates)",
+        )
 OWN_PARAMETERS = {
     name: [*spec.covariates, "intercept", "sigma2"] for name, spec in OWN_SPECS.items()
 }
@@ -35,11 +41,19 @@ register_targets(
     [
         (f"{name}_{tid}", kind)
         for name in OWN["datasets"]
-        for tid, kind in (("accuracy", "figure"), ("metrics", "table"), ("cost", "table"), ("recommended", "table"))
+        for tid, kind in (
+            ("accuracy", "figure"),
+            ("metrics", "table"),
+            ("cost", "table"),
+            ("recommended", "table"),
+        )
     ],
 )
 
-OWN_CHUNKS = {str(c): chunk_range(c, OWN["trials"], OWN["chunk_size"]) for c in chunk_ids(OWN["trials"], OWN["chunk_size"])}
+OWN_CHUNKS = {
+    str(c): chunk_range(c, OWN["trials"], OWN["chunk_size"])
+    for c in chunk_ids(OWN["trials"], OWN["chunk_size"])
+}
 
 
 wildcard_constraints:
@@ -83,7 +97,18 @@ rule own_data_run_chunk:
         accuracy_trials=OWN["accuracy_trials"],
         credible_level=OWN["credible_level"],
         mmd_draws=OWN["mmd_draws"],
-        settings={k: OWN[k] for k in ("methods", "prior", "data_prior", "conjugate_draws", "gibbs", "mcmc_ind", "reference")},
+        settings={
+            k: OWN[k]
+            for k in (
+                "methods",
+                "prior",
+                "data_prior",
+                "conjugate_draws",
+                "gibbs",
+                "mcmc_ind",
+                "reference",
+            )
+        },
         health=OWN["health"],
     script:
         STEP_SCRIPT

@@ -28,8 +28,10 @@ if RAIM["burnin"] >= RAIM["iterations"]:
 if RAIM["direct"]["method"] != "quantile" and RAIM["direct"]["n_knots"] < 1:
     config_error("raim2021.direct.n_knots", "must be >= 1 for small_rects / equal_steps")
 if RAIM["direct"]["method"] == "quantile" and RAIM["direct"]["n_knots"] != 0:
-    config_error("raim2021.direct.n_knots", "must be 0 for the quantile rule (its knots come "
-                 "from levels and weight_sds)")
+    config_error(
+        "raim2021.direct.n_knots",
+        "must be 0 for the quantile rule (its knots come " "from levels and weight_sds)",
+    )
 
 # Input and param functions of wildcards, as named lambdas (`snakemake --lint` flags rule
 # files that mix rules and `def`s).
@@ -352,9 +354,11 @@ rule raim2021_timing_page:
 rule raim2021_claims:
     input:
         unpack(
-            lambda wc: {"converged": rules.raim2021_summarise_converged.output.summary}
-            if RAIM_CONVERGED["enabled"]
-            else {}
+            lambda wc: (
+                {"converged": rules.raim2021_summarise_converged.output.summary}
+                if RAIM_CONVERGED["enabled"]
+                else {}
+            )
         ),
         envelopes=rules.raim2021_run_envelopes.output.envelopes,
         mse=rules.raim2021_summarise_mse.output.summary,

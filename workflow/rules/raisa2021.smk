@@ -40,9 +40,7 @@ if "barker" in RAISA["algorithms"] and not os.path.exists(RAISA["vcorr"]):
 # the models (raisa2021_models.smk, raisa2021_chains.smk)
 RAISA_MODELS = "|".join(re.escape(m) for m in RAISA["models"])
 # parse-time value of one job's wildcards
-raisa2021_spec = lambda wildcards: model_spec(
-    RAISA_PARAMS, wildcards.model, RAISA["data_fraction"]
-)
+raisa2021_spec = lambda wildcards: model_spec(RAISA_PARAMS, wildcards.model, RAISA["data_fraction"])
 
 # the clipping study (raisa2021_clipping.smk and the claims)
 RAISA_CLIP = RAISA["clipping"]
@@ -89,7 +87,8 @@ rule raisa2021_claims:
     params:
         step=step("raisa2021.paper:claims"),
         # what the thesis's values refer to: every claim records them beside the thesis's
-        # (dpinfer.studies.raisa2021.thesis_settings.RunSettings); a row at another setting is not comparable
+        # (dpinfer.studies.raisa2021.thesis_settings.RunSettings); a row at another setting is
+        # not comparable
         version=RAISA["version"],
         epsilons=RAISA["epsilons"],
         circle_epsilons=RAISA["circle_epsilons"],
@@ -99,9 +98,7 @@ rule raisa2021_claims:
         reference_draws=RAISA["reference_draws"],
         mmd_bandwidth_pairs=RAISA["mmd_bandwidth_pairs"],
         baseline_samples=RAISA["baseline_samples"],
-        specs={
-            m: model_spec(RAISA_PARAMS, m, RAISA["data_fraction"]) for m in RAISA["models"]
-        },
+        specs={m: model_spec(RAISA_PARAMS, m, RAISA["data_fraction"]) for m in RAISA["models"]},
         fig6_1=RAISA["fig6_1"],
         # the figure's panels too: the claims are about the leapfrog positions it shows
         fig4_1=RAISA["fig4_1"],

@@ -39,8 +39,9 @@ RAISA_SETTING_ROWS = [
         "epsilon": float(e),
         "file": f"{RAISA_DIR}/chains/{chain_setting(m, a, e)}.npz",
         "n": model_spec(RAISA_PARAMS, m, RAISA["data_fraction"])["n"],
-        # the author's counts for the thesis text's hyperparameters: compared and printed only at
-        # the thesis's n, delta and version (dpinfer.studies.raisa2021.thesis_settings.iteration_settings)
+        # the author's counts for the thesis text's hyperparameters: compared and printed only
+        # at the thesis's n, delta and version
+        # (dpinfer.studies.raisa2021.thesis_settings.iteration_settings)
         "author_iterations": author_iterations(RAISA_PARAMS, m, a, float(e), "seed"),
     }
     for m, a, e in RAISA_SETTINGS

@@ -61,9 +61,7 @@ rule raisa2021_tab5_1:
     params:
         step=step("raisa2021.summarise:tab5_1"),
         models=RAISA["models"],
-        specs={
-            m: model_spec(RAISA_PARAMS, m, RAISA["data_fraction"]) for m in RAISA["models"]
-        },
+        specs={m: model_spec(RAISA_PARAMS, m, RAISA["data_fraction"]) for m in RAISA["models"]},
         start_rule=RAISA["start_rule"],
     script:
         STEP_SCRIPT

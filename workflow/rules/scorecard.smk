@@ -11,7 +11,8 @@ rule fidelity:
     output:
         md=f"{RESULTS}/fidelity.md",
         csv=f"{RESULTS}/fidelity.csv",
-        # the report's page of it; its category sorts before every "Study <name>" in the report's menu
+        # the report's page of it; its category sorts before every "Study <name>" in the
+        # report's menu
         html=report(
             f"{RESULTS}/fidelity.html",
             category="Fidelity scorecard",
