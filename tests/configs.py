@@ -23,3 +23,17 @@ def config(scale: str = "paper") -> dict:
     if scale != "paper":
         raise ValueError(f"scale must be 'paper' or 'smoke', got {scale!r}")
     return cfg
+
+
+# study unit -> the path of its section in the config
+SECTIONS = {
+    "ju2022": ("ju2022",),
+    "bernstein2020_ch3": ("bernstein2020", "chapter3"),
+    "bernstein2020_ch4": ("bernstein2020", "chapter4"),
+    "bernstein2020_ch5": ("bernstein2020", "chapter5"),
+    "bernstein2020_case": ("bernstein2020", "case_study"),
+    "raim2021": ("raim2021",),
+    "raisa2021": ("raisa2021",),
+    "comparison": ("comparison",),
+    "own_data": ("own_data",),
+}

@@ -185,7 +185,8 @@ def test_a_second_data_set_adds_only_its_own_jobs(run, tmp_path):
         snakemake(work, "-n", "--cores", "2", "--configfile", tmp_path / "two.yaml")
     )
     assert jobs["own_data_check"] == 1 and jobs["own_data_run_chunk"] == 1
-    assert jobs["own_data_summarise"] == 1 and jobs["own_data_figure"] == 1
+    assert jobs["own_data_summarise"] == 1 and jobs["own_data_other_accuracy"] == 1
+    assert "own_data_secret_accuracy" not in jobs
     proc = snakemake(work, "-n", "--cores", "2", "--configfile", tmp_path / "two.yaml")
     # the study's jobs are the new data set's; only the digest and scorecard, which read every
     # target, run again

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.configs import SECTIONS
 from tests.doc_quotes import close as _close
 from tests.doc_quotes import lookup, quotes
 from tests.doc_quotes import same_value as _same_value
@@ -26,18 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "privacy.md"
 CONFIG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
 
-# row-id prefix -> the config section its quoted keys are read under
-SECTIONS = {
-    "ju2022": ("ju2022",),
-    "bernstein2020_ch3": ("bernstein2020", "chapter3"),
-    "bernstein2020_ch4": ("bernstein2020", "chapter4"),
-    "bernstein2020_ch5": ("bernstein2020", "chapter5"),
-    "bernstein2020_case": ("bernstein2020", "case_study"),
-    "raim2021": ("raim2021",),
-    "raisa2021": ("raisa2021",),
-    "comparison": ("comparison",),
-    "own_data": ("own_data",),
-}
+# row-id prefix -> the config section its quoted keys are read under: SECTIONS
 COLUMNS = {"release": "Release", "sensitivity": "Sensitivity as run", "verdict": "eps-DP as run"}
 CELL_SPLIT = re.compile(r"(?<!\\)\|")
 BOLD = re.compile(r"\*\*([0-9][0-9.]*)\*\*")

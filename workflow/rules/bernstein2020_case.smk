@@ -19,21 +19,28 @@ CASE = section("bernstein2020", "case_study")
 CASE_DIR = f"{RESULTS}/bernstein2020/case"
 CASE_LOGS = f"{LOGS}/bernstein2020/case"
 
-if CASE["headline_epsilon"] not in CASE["epsilons"]:
-    config_error("bernstein2020.case_study.headline_epsilon", "must be one of case_study.epsilons")
-if not CASE["drop"][0] < CASE["drop"][1]:
-    config_error("bernstein2020.case_study.drop", "needs lower < upper")
-if not CASE["tracts"]["min_size"] < CASE["tracts"]["max_size"]:
-    config_error("bernstein2020.case_study.tracts.max_size", "must exceed tracts.min_size")
-if sorted(CASE["levels"]) != list(CASE["levels"]):
-    config_error("bernstein2020.case_study.levels", "must be ascending")
-if "gibbs_ss_update" not in CASE["methods"]:
-    config_error(
-        "bernstein2020.case_study.methods",
-        "must list gibbs_ss_update (Figs 5.12, 5.15, 5.16 show it)",
-    )
+check_config("bernstein2020_case", CASE)
 
-register_targets("bernstein2020", [(f"fig5_{i}", "figure") for i in range(10, 17)])
+# the figures (targets.smk makes their rules): each from the summary and the state-level release
+for _fig, _settings in (
+    ("fig5_10", CASE["fig5_10"]),
+    (
+        "fig5_11",
+        dict(CASE["fig5_11"], headline_epsilon=CASE["headline_epsilon"], pir=CASE["pir"]),
+    ),
+    ("fig5_12", {"headline_epsilon": CASE["headline_epsilon"]}),
+    ("fig5_13", {}),
+    ("fig5_14", {}),
+    ("fig5_15", {}),
+    ("fig5_16", {"headline_epsilon": CASE["headline_epsilon"]}),
+):
+    figure(
+        "bernstein2020",
+        _fig,
+        f"bernstein2020_case.figures:{_fig}",
+        {"summary": f"{CASE_DIR}/summary.npz", "state": f"{CASE_DIR}/state.npz"},
+        settings=_settings,
+    )
 
 CASE_BATCHES = case_batches(CASE["tracts"]["count"], CASE["tracts_per_job"])
 CASE_CHAINS = {fmt_eps(e): case_chain_specs(CASE, e) for e in CASE["epsilons"]}
@@ -193,125 +200,6 @@ rule bernstein2020_case_summarise:
         drop=CASE["drop"],
     script:
         STEP_SCRIPT
-
-
-rule bernstein2020_fig5_10:
-    input:
-        summary=rules.bernstein2020_case_summarise.output.summary,
-        state=rules.bernstein2020_case_run_state.output.state,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_10.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_10.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_10.rst",
-        ),
-    log:
-        f"{CASE_LOGS}/fig5_10.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_case.figures:fig5_10"),
-        settings=CASE["fig5_10"],
-    script:
-        STEP_SCRIPT
-
-
-use rule bernstein2020_fig5_10 as bernstein2020_fig5_11 with:
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_11.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_11.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_11.rst",
-        ),
-    log:
-        f"{CASE_LOGS}/fig5_11.log",
-    params:
-        step=step("bernstein2020_case.figures:fig5_11"),
-        settings=dict(CASE["fig5_11"], headline_epsilon=CASE["headline_epsilon"], pir=CASE["pir"]),
-
-
-use rule bernstein2020_fig5_10 as bernstein2020_fig5_12 with:
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_12.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_12.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_12.rst",
-        ),
-    log:
-        f"{CASE_LOGS}/fig5_12.log",
-    params:
-        step=step("bernstein2020_case.figures:fig5_12"),
-        settings={"headline_epsilon": CASE["headline_epsilon"]},
-
-
-use rule bernstein2020_fig5_10 as bernstein2020_fig5_13 with:
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_13.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_13.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_13.rst",
-        ),
-    log:
-        f"{CASE_LOGS}/fig5_13.log",
-    params:
-        step=step("bernstein2020_case.figures:fig5_13"),
-        settings={},
-
-
-use rule bernstein2020_fig5_10 as bernstein2020_fig5_14 with:
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_14.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_14.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_14.rst",
-        ),
-    log:
-        f"{CASE_LOGS}/fig5_14.log",
-    params:
-        step=step("bernstein2020_case.figures:fig5_14"),
-        settings={},
-
-
-use rule bernstein2020_fig5_10 as bernstein2020_fig5_15 with:
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_15.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_15.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_15.rst",
-        ),
-    log:
-        f"{CASE_LOGS}/fig5_15.log",
-    params:
-        step=step("bernstein2020_case.figures:fig5_15"),
-        settings={},
-
-
-use rule bernstein2020_fig5_10 as bernstein2020_fig5_16 with:
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_16.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_16.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_16.rst",
-        ),
-    log:
-        f"{CASE_LOGS}/fig5_16.log",
-    params:
-        step=step("bernstein2020_case.figures:fig5_16"),
-        settings={"headline_epsilon": CASE["headline_epsilon"]},
 
 
 rule bernstein2020_case_claims:

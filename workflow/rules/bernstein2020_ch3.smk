@@ -11,33 +11,18 @@ CH3 = section("bernstein2020", "chapter3")
 CH3_DIR = f"{RESULTS}/bernstein2020/ch3"
 CH3_LOGS = f"{LOGS}/bernstein2020/ch3"
 
-for _fig in ("fig3_1", "fig3_2", "fig3_3", "fig3_5"):
-    if CH3[_fig]["model"] not in CH3["models"]:
-        config_error(
-            f"bernstein2020.chapter3.{_fig}.model",
-            f"{CH3[_fig]['model']!r} is not a key of chapter3.models",
-        )
-for _m in CH3["fig3_4"]["models"]:
-    if _m not in CH3["models"]:
-        config_error(
-            "bernstein2020.chapter3.fig3_4.models", f"{_m!r} is not a key of chapter3.models"
-        )
-for _name, _spec in CH3["models"].items():
-    _need = "order" if _spec["structure"] == "chain" else "edge_probability"
-    if _need not in _spec:
-        config_error(
-            f"bernstein2020.chapter3.models.{_name}",
-            f"a {_spec['structure']} model needs '{_need}'",
-        )
+check_config("bernstein2020_ch3", CH3)
 _W = CH3["fig3_6"]
-if max(_W["train_sizes"]) > int(_W["individuals"] * _W["train_fraction"]):
-    config_error(
-        "bernstein2020.chapter3.fig3_6.train_sizes",
-        "must not exceed the training split "
-        f"({int(_W['individuals'] * _W['train_fraction'])} individuals)",
-    )
 
-register_targets("bernstein2020", [(f"fig3_{i}", "figure") for i in range(1, 7)])
+# the figures (targets.smk makes their rules): each draws from the chapter's summary
+for _fig in ("fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6"):
+    figure(
+        "bernstein2020",
+        _fig,
+        f"bernstein2020_ch3.figures:{_fig}",
+        {"summary": f"{CH3_DIR}/summary.npz"},
+        settings=CH3[_fig],
+    )
 
 
 # figure -> cell stem -> the settings of that cell's job
@@ -130,138 +115,6 @@ rule bernstein2020_ch3_summarise:
         runtime=5,
     params:
         step=step("bernstein2020_ch3.summarise:summarise"),
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_fig3_1:
-    input:
-        summary=rules.bernstein2020_ch3_summarise.output.summary,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig3_1.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig3_1.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig3_1.rst",
-        ),
-    log:
-        f"{LOGS}/bernstein2020/fig3_1.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch3.figures:fig3_1"),
-        settings=CH3["fig3_1"],
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_fig3_2:
-    input:
-        summary=rules.bernstein2020_ch3_summarise.output.summary,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig3_2.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig3_2.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig3_2.rst",
-        ),
-    log:
-        f"{LOGS}/bernstein2020/fig3_2.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch3.figures:fig3_2"),
-        settings=CH3["fig3_2"],
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_fig3_3:
-    input:
-        summary=rules.bernstein2020_ch3_summarise.output.summary,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig3_3.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig3_3.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig3_3.rst",
-        ),
-    log:
-        f"{LOGS}/bernstein2020/fig3_3.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch3.figures:fig3_3"),
-        settings=CH3["fig3_3"],
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_fig3_4:
-    input:
-        summary=rules.bernstein2020_ch3_summarise.output.summary,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig3_4.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig3_4.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig3_4.rst",
-        ),
-    log:
-        f"{LOGS}/bernstein2020/fig3_4.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch3.figures:fig3_4"),
-        settings=CH3["fig3_4"],
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_fig3_5:
-    input:
-        summary=rules.bernstein2020_ch3_summarise.output.summary,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig3_5.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig3_5.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig3_5.rst",
-        ),
-    log:
-        f"{LOGS}/bernstein2020/fig3_5.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch3.figures:fig3_5"),
-        settings=CH3["fig3_5"],
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_fig3_6:
-    input:
-        summary=rules.bernstein2020_ch3_summarise.output.summary,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig3_6.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig3_6.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig3_6.rst",
-        ),
-    log:
-        f"{LOGS}/bernstein2020/fig3_6.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch3.figures:fig3_6"),
-        settings=CH3["fig3_6"],
     script:
         STEP_SCRIPT
 

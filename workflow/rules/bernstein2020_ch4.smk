@@ -9,35 +9,28 @@ CH4 = section("bernstein2020", "chapter4")
 CH4_DIR = f"{RESULTS}/bernstein2020/ch4"
 CH4_LOGS = f"{LOGS}/bernstein2020/ch4"
 
-if CH4["mmd_draws"] > CH4["iterations"]:
-    config_error(
-        "bernstein2020.chapter4.mmd_draws",
-        "must not exceed iterations (draws are thinned)",
-    )
-if CH4["ecdf"]["n"] not in CH4["n_grid"] or CH4["ecdf"]["epsilon"] not in CH4["epsilons"]:
-    config_error(
-        "bernstein2020.chapter4.ecdf",
-        "the (n, epsilon) of fig4_3 must be in n_grid x epsilons",
-    )
-if CH4["chunk_size"] > CH4["replicates"]:
-    config_error("bernstein2020.chapter4.chunk_size", "must not exceed replicates")
+check_config("bernstein2020_ch4", CH4)
 CH4_CONVERGED = CH4["converged"]
-if CH4_CONVERGED["chunk_size"] > CH4["replicates"]:
-    config_error("bernstein2020.chapter4.converged.chunk_size", "must not exceed replicates")
-if min(CH4_CONVERGED["keep"].values()) * CH4_CONVERGED["chains"] < CH4["mmd_draws"]:
-    config_error(
-        "bernstein2020.chapter4.converged.keep",
-        "chains x keep must be at least mmd_draws (the pooled draws are thinned)",
-    )
 
-register_targets(
+# the figures (targets.smk makes their rules)
+for _fig, _settings in (
+    ("fig4_2", {"n_grid": CH4["n_grid"], "epsilons": CH4["epsilons"]}),
+    ("fig4_3", {"ecdf": CH4["ecdf"]}),
+    ("fig4_4", {"n_grid": CH4["n_grid"], "epsilons": CH4["epsilons"]}),
+):
+    figure(
+        "bernstein2020",
+        _fig,
+        f"bernstein2020_ch4.figures:{_fig}",
+        {"summary": f"{CH4_DIR}/summary.npz"},
+        models=CH4["models"],
+        **_settings,
+    )
+figure(
     "bernstein2020",
-    [
-        ("fig4_2", "figure"),
-        ("fig4_3", "figure"),
-        ("fig4_4", "figure"),
-        ("figB_1", "figure"),
-    ],
+    "figB_1",
+    "bernstein2020_ch4.figures:figB_1",
+    {"traces": f"{CH4_DIR}/traces.npz"},
 )
 
 
@@ -208,98 +201,6 @@ rule bernstein2020_ch4_summarise_converged:
         step=step("bernstein2020_ch4.converged:summarise"),
         replicates=CH4["replicates"],
         converged=CH4_CONVERGED,
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_fig4_2:
-    input:
-        summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig4_2.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig4_2.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig4_2.rst",
-        ),
-    log:
-        f"{LOGS}/bernstein2020/fig4_2.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch4.figures:fig4_2"),
-        models=CH4["models"],
-        n_grid=CH4["n_grid"],
-        epsilons=CH4["epsilons"],
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_fig4_3:
-    input:
-        summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig4_3.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig4_3.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig4_3.rst",
-        ),
-    log:
-        f"{LOGS}/bernstein2020/fig4_3.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch4.figures:fig4_3"),
-        models=CH4["models"],
-        ecdf=CH4["ecdf"],
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_fig4_4:
-    input:
-        summary=rules.bernstein2020_ch4_summarise_calibration.output.summary,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig4_4.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig4_4.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig4_4.rst",
-        ),
-    log:
-        f"{LOGS}/bernstein2020/fig4_4.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch4.figures:fig4_4"),
-        models=CH4["models"],
-        n_grid=CH4["n_grid"],
-        epsilons=CH4["epsilons"],
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_figB_1:
-    input:
-        traces=rules.bernstein2020_ch4_run_traces.output.traces,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/figB_1.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/figB_1.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/figB_1.rst",
-        ),
-    log:
-        f"{LOGS}/bernstein2020/figB_1.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch4.figures:figB_1"),
     script:
         STEP_SCRIPT
 

@@ -21,40 +21,26 @@ CH5_CIR = CH5["cirrhosis"]
 CH5_DIR = f"{RESULTS}/bernstein2020/ch5"
 CH5_LOGS = f"{LOGS}/bernstein2020/ch5"
 
-if CH5_SYN["eps_vs_n"] not in CH5_SYN["epsilons"]:
-    config_error(
-        "bernstein2020.chapter5.synthetic.eps_vs_n",
-        "must be one of synthetic.epsilons (Figs 5.4-5.8 share it)",
-    )
-if CH5_SYN["n_vs_eps"] not in CH5_SYN["n_values"]:
-    config_error("bernstein2020.chapter5.synthetic.n_vs_eps", "must be one of synthetic.n_values")
-if not CH5_SYN["bounds"][0] < CH5_SYN["bounds"][1]:
-    config_error("bernstein2020.chapter5.synthetic.bounds", "needs lower < upper")
-if CH5_SYN["clamp"] and "gibbs_ss_update" in CH5["methods"] and CH5["gibbs"]["collapsed_moves"] < 1:
-    config_error(
-        "bernstein2020.chapter5.gibbs.collapsed_moves",
-        "must be >= 1 with synthetic.clamp: on clamped releases Gibbs-SS-Update moves its "
-        "parameters by them alone",
-    )
-if CH5["mmd"]["draws"] > CH5["conjugate_draws"]:
-    config_error(
-        "bernstein2020.chapter5.mmd.draws",
-        "cannot exceed conjugate_draws (the Non-Private reference)",
-    )
-if CH5["mmd"]["draws"] > min(
-    CH5["gibbs"]["keep"] * CH5["gibbs"]["chains"],
-    CH5["mcmc_ind"]["keep"] * CH5["mcmc_ind"]["chains"],
-):
-    config_error(
-        "bernstein2020.chapter5.mmd.draws",
-        "cannot exceed the pooled draws (keep x chains) of gibbs or mcmc_ind",
-    )
-if not os.path.exists(CH5_CIR["data"]):
-    config_error("bernstein2020.chapter5.cirrhosis.data", f"missing data file {CH5_CIR['data']}")
+check_config("bernstein2020_ch5", CH5)
 
-register_targets(
+# the figures (targets.smk makes their rules): Figs 5.4-5.8 from the synthetic summary
+for _fig in ("fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8"):
+    figure(
+        "bernstein2020",
+        _fig,
+        f"bernstein2020_ch5.figures:{_fig}",
+        {"summary": f"{CH5_DIR}/synthetic_summary.npz"},
+        **({"bandwidth": CH5["mmd"]["bandwidth"]} if _fig == "fig5_7" else {}),
+    )
+figure(
     "bernstein2020",
-    [(f, "figure") for f in ("fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8", "fig5_9")],
+    "fig5_9",
+    "bernstein2020_ch5.figures:fig5_9",
+    {"summary": f"{CH5_DIR}/cirrhosis_summary.npz"},
+    extra_outputs={"csv": f"{CH5_DIR}/fig5_9_coverage.csv", "md": f"{CH5_DIR}/fig5_9_coverage.md"},
+    levels=CH5_CIR["levels"],
+    covariate=CH5_CIR["covariate"],
+    n_train=CH5_CIR["n_train"],
 )
 
 # chain specs per synthetic setting; MCMC-Ind only up to mcmc_ind.max_n
@@ -136,88 +122,6 @@ rule bernstein2020_ch5_summarise_synthetic:
         STEP_SCRIPT
 
 
-rule bernstein2020_fig5_4:
-    input:
-        summary=rules.bernstein2020_ch5_summarise_synthetic.output.summary,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_4.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_4.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_4.rst",
-        ),
-    log:
-        f"{CH5_LOGS}/fig5_4.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch5.figures:fig5_4"),
-    script:
-        STEP_SCRIPT
-
-
-use rule bernstein2020_fig5_4 as bernstein2020_fig5_5 with:
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_5.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_5.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_5.rst",
-        ),
-    log:
-        f"{CH5_LOGS}/fig5_5.log",
-    params:
-        step=step("bernstein2020_ch5.figures:fig5_5"),
-
-
-use rule bernstein2020_fig5_4 as bernstein2020_fig5_6 with:
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_6.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_6.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_6.rst",
-        ),
-    log:
-        f"{CH5_LOGS}/fig5_6.log",
-    params:
-        step=step("bernstein2020_ch5.figures:fig5_6"),
-
-
-use rule bernstein2020_fig5_4 as bernstein2020_fig5_7 with:
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_7.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_7.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_7.rst",
-        ),
-    log:
-        f"{CH5_LOGS}/fig5_7.log",
-    params:
-        step=step("bernstein2020_ch5.figures:fig5_7"),
-        bandwidth=CH5["mmd"]["bandwidth"],
-
-
-use rule bernstein2020_fig5_4 as bernstein2020_fig5_8 with:
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_8.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_8.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_8.rst",
-        ),
-    log:
-        f"{CH5_LOGS}/fig5_8.log",
-    params:
-        step=step("bernstein2020_ch5.figures:fig5_8"),
-
-
 rule bernstein2020_ch5_run_cirrhosis:
     input:
         data=CH5_CIR["data"],
@@ -258,32 +162,6 @@ rule bernstein2020_ch5_summarise_cirrhosis:
     params:
         step=step("bernstein2020_ch5.summarise:summarise_cirrhosis"),
         epsilons=CH5_CIR["epsilons"],
-    script:
-        STEP_SCRIPT
-
-
-rule bernstein2020_fig5_9:
-    input:
-        summary=rules.bernstein2020_ch5_summarise_cirrhosis.output.summary,
-    output:
-        pdf=f"{RESULTS}/bernstein2020/fig5_9.pdf",
-        png=report(
-            f"{RESULTS}/bernstein2020/fig5_9.png",
-            category="Study bernstein2020",
-            subcategory="figures",
-            caption="../report/bernstein2020/fig5_9.rst",
-        ),
-        csv=f"{CH5_DIR}/fig5_9_coverage.csv",
-        md=f"{CH5_DIR}/fig5_9_coverage.md",
-    log:
-        f"{CH5_LOGS}/fig5_9.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("bernstein2020_ch5.figures:fig5_9"),
-        levels=CH5_CIR["levels"],
-        covariate=CH5_CIR["covariate"],
-        n_train=CH5_CIR["n_train"],
     script:
         STEP_SCRIPT
 

@@ -21,13 +21,16 @@ from dpinfer.pipeline import resolve_step
 from dpinfer.run_lock import clear_stale_locks, forget_run, record_run
 from dpinfer.scheduler_timer import cancel_pending
 from dpinfer.smoke_scale import SMOKE_KEY, SmokeRuleError, shrink
+from dpinfer.study_config_checks import problems as config_problems
 
 RESULTS = "results"
 LOGS = "logs"
 STEP_SCRIPT = "../scripts/run_step.py"  # relative to the rule files
 
-# study -> [(target id, kind)], filled by each study rule file
+# study -> [(target id, kind)], filled by figure() and table() below
 TARGETS = {}
+# one row per figure or table target: how its rule builds it (targets.smk makes the rules)
+TARGET_RULES = []
 # claim tables of the enabled study units: the scorecard's inputs
 CLAIMS = []
 
@@ -45,8 +48,47 @@ def enabled(*keys):
     return True
 
 
-def register_targets(study, pairs):
-    TARGETS.setdefault(study, []).extend(pairs)
+def figure(study, target_id, step_name, input, *, extra_outputs=None, report_as=None, **params):
+    """Target ``target_id`` of ``study``, a figure: the step ``step_name`` draws its pdf and png
+    from ``input`` (named files) with ``params``; ``extra_outputs`` names files it writes beside
+    them. The one place that says how the target is built (targets.smk makes its rule).
+    ``report_as``: (caption stem, report subcategory) when not (target_id, "figures")."""
+    _target_rule(study, target_id, "figure", step_name, input, params, extra_outputs, report_as)
+
+
+def table(study, target_id, step_name=None, input=None, *, report_as=None, **params):
+    """Target ``target_id`` of ``study``, a table: the step ``step_name`` writes its csv and md
+    from ``input`` with ``params`` (no step: another rule of the study writes them), and the
+    report shows them as an HTML page (dpinfer.studies.report_pages)."""
+    if (step_name is None) != (input is None):
+        raise ValueError(f"table {study}/{target_id}: give both step_name and input, or neither")
+    _target_rule(study, target_id, "table", step_name, input or {}, params, None, report_as)
+
+
+def _target_rule(study, target_id, kind, step_name, input, params, extra_outputs, report_as):
+    caption, subcategory = report_as or (target_id, f"{kind}s")
+    TARGETS.setdefault(study, []).append((target_id, kind))
+    stem = f"{RESULTS}/{study}/{target_id}"
+    TARGET_RULES.append(
+        {
+            "name": re.sub(r"\W", "_", f"{study}_{target_id}"),  # experiments/x -> experiments_x
+            "kind": kind,
+            "step": step(step_name) if step_name else None,
+            "input": dict(input),
+            "params": params,
+            "output": (
+                {"pdf": f"{stem}.pdf", "png": f"{stem}.png", **(extra_outputs or {})}
+                if kind == "figure"
+                else {"csv": f"{stem}.csv", "md": f"{stem}.md"}
+            ),
+            "report": {
+                "category": f"Study {study}",
+                "subcategory": subcategory,
+                "caption": f"../report/{study}/{caption}.rst",
+            },
+            "log": f"{LOGS}/{study}/{target_id}",
+        }
+    )
 
 
 def register_claims(path):
@@ -74,6 +116,13 @@ def refuse(message):
 def config_error(key, message):
     """Refuse a config before any job runs, naming the offending key."""
     refuse(f"invalid config: '{key}': {message}")
+
+
+def check_config(unit, cfg):
+    """Refuse the first problem of the study unit's config section that its schema cannot see
+    (dpinfer.study_config_checks: keys that must agree, files that must exist), naming its key."""
+    for key, message in config_problems(unit, cfg):
+        config_error(key, message)
 
 
 def check_yaml(path):

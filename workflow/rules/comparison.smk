@@ -9,48 +9,28 @@ CMP = config["comparison"]
 CMP_DIR = f"{RESULTS}/comparison"
 CMP_LOGS = f"{LOGS}/comparison"
 
-if CMP["accuracy_trials"] > CMP["replicates"]:
-    config_error(
-        "comparison.accuracy_trials", f"must not exceed comparison.replicates ({CMP['replicates']})"
-    )
-if CMP["chunk_size"] > CMP["replicates"]:
-    config_error(
-        "comparison.chunk_size", f"must not exceed comparison.replicates ({CMP['replicates']})"
-    )
-if CMP["figure"]["n"] not in CMP["n_values"]:
-    config_error("comparison.figure.n", f"must be one of comparison.n_values {CMP['n_values']}")
-if CMP["figure"]["epsilon"] not in CMP["epsilons"]:
-    config_error(
-        "comparison.figure.epsilon", f"must be one of comparison.epsilons {CMP['epsilons']}"
-    )
-for _problem in CMP["problems"]:
-    if _problem not in CMP:
-        config_error(
-            f"comparison.{_problem}", "is listed in comparison.problems but has no settings block"
-        )
-if "regression" in CMP["problems"]:
-    _lo, _hi = CMP["regression"]["bounds"]
-    if not _lo < _hi:
-        config_error("comparison.regression.bounds", "must be [lower, upper] with lower < upper")
-    _ref = CMP["regression"]["reference"]
-    _tries = [_ref["keep"], *_ref.get("longer", [])]
-    if any(b <= a for a, b in zip(_tries, _tries[1:])):
-        config_error(
-            "comparison.regression.reference.longer",
-            f"must rise above reference.keep ({_ref['keep']}): {_tries[1:]}",
-        )
+check_config("comparison", CMP)
 
-register_targets(
+# the figures and tables (targets.smk makes their rules; comparison_summarise writes the tables)
+figure(
     "comparison",
-    [
-        ("accuracy_vs_eps", "figure"),
-        ("accuracy_vs_n", "figure"),
-        ("ess_per_second", "figure"),
-        ("metrics", "table"),
-        ("cost", "table"),
-        ("recommended", "table"),
-    ],
+    "accuracy_vs_eps",
+    "comparison.figures:accuracy_vs_eps",
+    {"summary": f"{CMP_DIR}/summary.npz"},
+    n=CMP["figure"]["n"],
+    max_flagged=CMP["recommend"]["max_flagged"],
 )
+for _fig in ("accuracy_vs_n", "ess_per_second"):
+    figure(
+        "comparison",
+        _fig,
+        f"comparison.figures:{_fig}",
+        {"summary": f"{CMP_DIR}/summary.npz"},
+        epsilon=CMP["figure"]["epsilon"],
+        max_flagged=CMP["recommend"]["max_flagged"],
+    )
+for _tab in ("metrics", "cost", "recommended"):
+    table("comparison", _tab)
 
 CMP_RUN_FILES = [
     f"{CMP_DIR}/runs/{problem}/n{n}_eps{fmt_eps(eps)}/chunk{c}.npz"
@@ -113,132 +93,6 @@ rule comparison_summarise:
         credible_level=CMP["credible_level"],
         health=CMP["health"],
         recommend_rule=CMP["recommend"],
-    script:
-        STEP_SCRIPT
-
-
-rule comparison_metrics_page:
-    input:
-        csv=rules.comparison_summarise.output.metrics_csv,
-        md=rules.comparison_summarise.output.metrics_md,
-    output:
-        html=report(
-            f"{CMP_DIR}/metrics.html",
-            category="Study comparison",
-            subcategory="tables",
-            caption="../report/comparison/metrics.rst",
-        ),
-    log:
-        f"{CMP_LOGS}/metrics_page.log",
-    params:
-        step=step("report_pages:table_page"),
-    script:
-        STEP_SCRIPT
-
-
-rule comparison_cost_page:
-    input:
-        csv=rules.comparison_summarise.output.cost_csv,
-        md=rules.comparison_summarise.output.cost_md,
-    output:
-        html=report(
-            f"{CMP_DIR}/cost.html",
-            category="Study comparison",
-            subcategory="tables",
-            caption="../report/comparison/cost.rst",
-        ),
-    log:
-        f"{CMP_LOGS}/cost_page.log",
-    params:
-        step=step("report_pages:table_page"),
-    script:
-        STEP_SCRIPT
-
-
-rule comparison_recommended_page:
-    input:
-        csv=rules.comparison_summarise.output.recommended_csv,
-        md=rules.comparison_summarise.output.recommended_md,
-    output:
-        html=report(
-            f"{CMP_DIR}/recommended.html",
-            category="Study comparison",
-            subcategory="tables",
-            caption="../report/comparison/recommended.rst",
-        ),
-    log:
-        f"{CMP_LOGS}/recommended_page.log",
-    params:
-        step=step("report_pages:table_page"),
-    script:
-        STEP_SCRIPT
-
-
-rule comparison_accuracy_vs_eps:
-    input:
-        summary=rules.comparison_summarise.output.summary,
-    output:
-        pdf=f"{CMP_DIR}/accuracy_vs_eps.pdf",
-        png=report(
-            f"{CMP_DIR}/accuracy_vs_eps.png",
-            category="Study comparison",
-            subcategory="figures",
-            caption="../report/comparison/accuracy_vs_eps.rst",
-        ),
-    log:
-        f"{CMP_LOGS}/accuracy_vs_eps.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("comparison.figures:accuracy_vs_eps"),
-        n=CMP["figure"]["n"],
-        max_flagged=CMP["recommend"]["max_flagged"],
-    script:
-        STEP_SCRIPT
-
-
-rule comparison_accuracy_vs_n:
-    input:
-        summary=rules.comparison_summarise.output.summary,
-    output:
-        pdf=f"{CMP_DIR}/accuracy_vs_n.pdf",
-        png=report(
-            f"{CMP_DIR}/accuracy_vs_n.png",
-            category="Study comparison",
-            subcategory="figures",
-            caption="../report/comparison/accuracy_vs_n.rst",
-        ),
-    log:
-        f"{CMP_LOGS}/accuracy_vs_n.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("comparison.figures:accuracy_vs_n"),
-        epsilon=CMP["figure"]["epsilon"],
-        max_flagged=CMP["recommend"]["max_flagged"],
-    script:
-        STEP_SCRIPT
-
-
-rule comparison_ess_per_second:
-    input:
-        summary=rules.comparison_summarise.output.summary,
-    output:
-        pdf=f"{CMP_DIR}/ess_per_second.pdf",
-        png=report(
-            f"{CMP_DIR}/ess_per_second.png",
-            category="Study comparison",
-            subcategory="figures",
-            caption="../report/comparison/ess_per_second.rst",
-        ),
-    log:
-        f"{CMP_LOGS}/ess_per_second.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("comparison.figures:ess_per_second"),
-        epsilon=CMP["figure"]["epsilon"],
-        max_flagged=CMP["recommend"]["max_flagged"],
     script:
         STEP_SCRIPT
 

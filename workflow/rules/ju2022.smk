@@ -3,20 +3,13 @@
 # tables (tab1, tabS1, runtime, experiments/<name>) and figures (fig1a, fig1b, fig2, figS1)
 # -> ju2022_claims (the unit's scorecard rows).
 # Compute jobs get only what they read; the credible level reaches tables and claims only.
+from dpinfer.studies.ju2022 import data_files
+
 validate_section(["ju2022"], "ju2022")
 JU = config["ju2022"]
 JU_DIR = f"{RESULTS}/ju2022"
 # the authors' files of each model (read through rule inputs, never a path param)
-JU_FILES = {
-    "loglinear": {
-        "parameters": f"{JU['data_dir']}/loglinear_datageneratingparameters.json",
-        "data": f"{JU['data_dir']}/loglinear_notdpdata_N100.json",
-    },
-    "linreg": {
-        "parameters": f"{JU['data_dir']}/linearregression_datageneratingparam_N100p2.json",
-        "data": f"{JU['data_dir']}/linearregression_XY_N100p2.json",
-    },
-}
+JU_FILES = data_files(JU["data_dir"])
 JU_WILDCARDS = {
     "experiment": "[A-Za-z][A-Za-z0-9_]*",
     "eps": "[0-9][0-9.e+-]*",
@@ -25,13 +18,7 @@ JU_WILDCARDS = {
 
 
 # Config checks the schema cannot express (each names its dotted key).
-if JU["burnin"] >= JU["iterations"]:
-    config_error("ju2022.burnin", f"must be smaller than ju2022.iterations ({JU['iterations']})")
-if not JU["linreg"]["clamp"][0] < JU["linreg"]["clamp"][1]:
-    config_error("ju2022.linreg.clamp", "needs lower < upper")
-for _path in [p for files in JU_FILES.values() for p in files.values()]:
-    if not os.path.exists(_path):
-        config_error("ju2022.data_dir", f"missing data file {_path}")
+check_config("ju2022", JU)
 
 # Input and param functions of wildcards. They are named lambdas, not `def`s, so that
 # `snakemake --lint` (which flags rule files that mix rules and `def`s) stays clean while the
@@ -69,19 +56,70 @@ ju2022_chunk_files = lambda wildcards: [
 ]
 
 
-register_targets(
+# the figures and tables, each where it says how it is built (targets.smk makes the rules)
+figure(
     "ju2022",
-    [
-        ("fig1a", "figure"),
-        ("fig1b", "figure"),
-        ("fig2", "figure"),
-        ("figS1", "figure"),
-        ("tab1", "table"),
-        ("tabS1", "table"),
-        ("runtime", "table"),
-    ]
-    + [(f"experiments/{name}", "table") for name in sorted(JU["experiments"])],
+    "fig1a",
+    "ju2022.figures:fig1a",
+    {**JU_FILES["loglinear"], "summary": f"{JU_DIR}/experiments/loglinear_fixed_data.npz"},
+    prior_concentration=JU["loglinear"]["prior_concentration"],
 )
+figure(
+    "ju2022",
+    "fig1b",
+    "ju2022.figures:fig1b",
+    {"summary": f"{JU_DIR}/experiments/loglinear_fixed_data.npz"},
+)
+figure(
+    "ju2022",
+    "fig2",
+    "ju2022.figures:fig2",
+    {**JU_FILES["linreg"], "summary": f"{JU_DIR}/experiments/linreg_fixed_data.npz"},
+    prior_sd=JU["linreg"]["prior_sd"],
+)
+figure(
+    "ju2022",
+    "figS1",
+    "ju2022.figures:figS1",
+    {"summary": f"{JU_DIR}/experiments/linreg_fixed_data.npz"},
+)
+# a coverage table's params: what the paper's values refer to (printed beside ours only there)
+for _tab, _exp, _model in (
+    ("tab1", "loglinear_coverage", "loglinear"),
+    ("tabS1", "linreg_coverage", "linreg"),
+):
+    table(
+        "ju2022",
+        _tab,
+        f"ju2022.summarise:{_tab}",
+        {"summary": f"{JU_DIR}/experiments/{_exp}.npz"},
+        level=JU["credible_level"],
+        burnin=JU["burnin"],
+        model_cfg=JU[_model],
+        n_records=JU["experiments"][_exp].get("n_records"),
+    )
+table(
+    "ju2022",
+    "runtime",
+    "ju2022.summarise:runtime",
+    {
+        "loglinear": f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
+        "linreg": f"{JU_DIR}/experiments/linreg_fixed_data.npz",
+    },
+)
+for _exp, _spec in sorted(JU["experiments"].items()):
+    table(
+        "ju2022",
+        f"experiments/{_exp}",
+        "ju2022.summarise:experiments",
+        {"summary": f"{JU_DIR}/experiments/{_exp}.npz"},
+        report_as=("experiments", "tables"),
+        experiment=_exp,
+        model=_spec["model"],
+        design=_spec["design"],
+        level=JU["credible_level"],
+        health=JU["health"],
+    )
 register_claims(f"{RESULTS}/ju2022/claims/ju2022.csv")
 
 
@@ -128,238 +166,6 @@ rule ju2022_summarise_experiment:
     params:
         step=step("ju2022.summarise:aggregate"),
         epsilons=ju2022_epsilons,
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_experiments:
-    input:
-        summary=rules.ju2022_summarise_experiment.output.summary,
-    output:
-        csv=f"{JU_DIR}/experiments/{{experiment}}.csv",
-        md=f"{JU_DIR}/experiments/{{experiment}}.md",
-    log:
-        f"{LOGS}/ju2022/experiments/{{experiment}}.log",
-    wildcard_constraints:
-        experiment=JU_WILDCARDS["experiment"],
-    params:
-        step=step("ju2022.summarise:experiments"),
-        experiment="{experiment}",
-        model=ju2022_model,
-        design=ju2022_design,
-        level=JU["credible_level"],
-        health=JU["health"],
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_experiments_page:
-    input:
-        csv=rules.ju2022_experiments.output.csv,
-        md=rules.ju2022_experiments.output.md,
-    output:
-        html=report(
-            f"{JU_DIR}/experiments/{{experiment}}.html",
-            category="Study ju2022",
-            subcategory="tables",
-            caption="../report/ju2022/experiments.rst",
-        ),
-    log:
-        f"{LOGS}/ju2022/experiments/{{experiment}}_page.log",
-    wildcard_constraints:
-        experiment=JU_WILDCARDS["experiment"],
-    params:
-        step=step("report_pages:table_page"),
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_fig1a:
-    input:
-        **JU_FILES["loglinear"],
-        summary=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
-    output:
-        pdf=f"{JU_DIR}/fig1a.pdf",
-        png=report(
-            f"{JU_DIR}/fig1a.png",
-            category="Study ju2022",
-            subcategory="figures",
-            caption="../report/ju2022/fig1a.rst",
-        ),
-    log:
-        f"{LOGS}/ju2022/fig1a.log",
-    params:
-        step=step("ju2022.figures:fig1a"),
-        prior_concentration=JU["loglinear"]["prior_concentration"],
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_fig2:
-    input:
-        **JU_FILES["linreg"],
-        summary=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
-    output:
-        pdf=f"{JU_DIR}/fig2.pdf",
-        png=report(
-            f"{JU_DIR}/fig2.png",
-            category="Study ju2022",
-            subcategory="figures",
-            caption="../report/ju2022/fig2.rst",
-        ),
-    log:
-        f"{LOGS}/ju2022/fig2.log",
-    params:
-        step=step("ju2022.figures:fig2"),
-        prior_sd=JU["linreg"]["prior_sd"],
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_fig1b:
-    input:
-        summary=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
-    output:
-        pdf=f"{JU_DIR}/fig1b.pdf",
-        png=report(
-            f"{JU_DIR}/fig1b.png",
-            category="Study ju2022",
-            subcategory="figures",
-            caption="../report/ju2022/fig1b.rst",
-        ),
-    log:
-        f"{LOGS}/ju2022/fig1b.log",
-    params:
-        step=step("ju2022.figures:fig1b"),
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_figS1:
-    input:
-        summary=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
-    output:
-        pdf=f"{JU_DIR}/figS1.pdf",
-        png=report(
-            f"{JU_DIR}/figS1.png",
-            category="Study ju2022",
-            subcategory="figures",
-            caption="../report/ju2022/figS1.rst",
-        ),
-    log:
-        f"{LOGS}/ju2022/figS1.log",
-    params:
-        step=step("ju2022.figures:figS1"),
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_tab1:
-    input:
-        summary=f"{JU_DIR}/experiments/loglinear_coverage.npz",
-    output:
-        csv=f"{JU_DIR}/tab1.csv",
-        md=f"{JU_DIR}/tab1.md",
-    log:
-        f"{LOGS}/ju2022/tab1.log",
-    params:
-        step=step("ju2022.summarise:tab1"),
-        level=JU["credible_level"],
-        # what the paper's values refer to: printed beside ours only at the paper's setting
-        burnin=JU["burnin"],
-        model_cfg=JU["loglinear"],
-        n_records=JU["experiments"]["loglinear_coverage"].get("n_records"),
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_tab1_page:
-    input:
-        csv=rules.ju2022_tab1.output.csv,
-        md=rules.ju2022_tab1.output.md,
-    output:
-        html=report(
-            f"{JU_DIR}/tab1.html",
-            category="Study ju2022",
-            subcategory="tables",
-            caption="../report/ju2022/tab1.rst",
-        ),
-    log:
-        f"{LOGS}/ju2022/tab1_page.log",
-    params:
-        step=step("report_pages:table_page"),
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_tabS1:
-    input:
-        summary=f"{JU_DIR}/experiments/linreg_coverage.npz",
-    output:
-        csv=f"{JU_DIR}/tabS1.csv",
-        md=f"{JU_DIR}/tabS1.md",
-    log:
-        f"{LOGS}/ju2022/tabS1.log",
-    params:
-        step=step("ju2022.summarise:tabS1"),
-        level=JU["credible_level"],
-        # what the paper's values refer to: printed beside ours only at the paper's setting
-        burnin=JU["burnin"],
-        model_cfg=JU["linreg"],
-        n_records=JU["experiments"]["linreg_coverage"].get("n_records"),
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_tabS1_page:
-    input:
-        csv=rules.ju2022_tabS1.output.csv,
-        md=rules.ju2022_tabS1.output.md,
-    output:
-        html=report(
-            f"{JU_DIR}/tabS1.html",
-            category="Study ju2022",
-            subcategory="tables",
-            caption="../report/ju2022/tabS1.rst",
-        ),
-    log:
-        f"{LOGS}/ju2022/tabS1_page.log",
-    params:
-        step=step("report_pages:table_page"),
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_runtime:
-    input:
-        loglinear=f"{JU_DIR}/experiments/loglinear_fixed_data.npz",
-        linreg=f"{JU_DIR}/experiments/linreg_fixed_data.npz",
-    output:
-        csv=f"{JU_DIR}/runtime.csv",
-        md=f"{JU_DIR}/runtime.md",
-    log:
-        f"{LOGS}/ju2022/runtime.log",
-    params:
-        step=step("ju2022.summarise:runtime"),
-    script:
-        STEP_SCRIPT
-
-
-rule ju2022_runtime_page:
-    input:
-        csv=rules.ju2022_runtime.output.csv,
-        md=rules.ju2022_runtime.output.md,
-    output:
-        html=report(
-            f"{JU_DIR}/runtime.html",
-            category="Study ju2022",
-            subcategory="tables",
-            caption="../report/ju2022/runtime.rst",
-        ),
-    log:
-        f"{LOGS}/ju2022/runtime_page.log",
-    params:
-        step=step("report_pages:table_page"),
     script:
         STEP_SCRIPT
 

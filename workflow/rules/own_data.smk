@@ -3,52 +3,33 @@
 # any sampler) -> own_data_run_chunk (one chunk of trials at one epsilon) -> own_data_summarise
 # (tables, recommendation) -> the figure and the table pages. Every job and file is keyed by its
 # data set, so adding a data set adds only its own jobs.
-from dpinfer.own_data import DataSetError, spec_from_config
+from dpinfer.own_data import spec_from_config
 
 validate_section(["own_data"], "own_data")
 OWN = config["own_data"]
 OWN_DIR = f"{RESULTS}/own_data"
 OWN_LOGS = f"{LOGS}/own_data"
 
-if OWN["accuracy_trials"] > OWN["trials"]:
-    config_error("own_data.accuracy_trials", f"must not exceed own_data.trials ({OWN['trials']})")
-if OWN["chunk_size"] > OWN["trials"]:
-    config_error("own_data.chunk_size", f"must not exceed own_data.trials ({OWN['trials']})")
-_own_tries = [OWN["reference"]["keep"], *OWN["reference"]["longer"]]
-if any(b <= a for a, b in zip(_own_tries, _own_tries[1:])):
-    config_error(
-        "own_data.reference.longer",
-        f"must rise above reference.keep ({_own_tries[0]}): {_own_tries[1:]}",
-    )
-OWN_SPECS = {}
-for _name, _entry in OWN["datasets"].items():
-    try:
-        OWN_SPECS[_name] = spec_from_config(_name, _entry)
-    except DataSetError as err:
-        config_error(f"own_data.datasets.{_name}", str(err))
-    _p = len(_entry["covariates"])
-    if not OWN["data_prior"]["nu"] > _p + 3:
-        config_error(
-            "own_data.data_prior.nu",
-            f"must exceed p + 3 = {_p + 3} for data set {_name} ({_p} covariates)",
-        )
+check_config("own_data", OWN)
+OWN_SPECS = {name: spec_from_config(name, entry) for name, entry in OWN["datasets"].items()}
 OWN_PARAMETERS = {
     name: [*spec.covariates, "intercept", "sigma2"] for name, spec in OWN_SPECS.items()
 }
 
-register_targets(
-    "own_data",
-    [
-        (f"{name}_{tid}", kind)
-        for name in OWN["datasets"]
-        for tid, kind in (
-            ("accuracy", "figure"),
-            ("metrics", "table"),
-            ("cost", "table"),
-            ("recommended", "table"),
-        )
-    ],
-)
+# per data set, the figure and tables (targets.smk makes their rules; own_data_summarise writes
+# the tables): target "<data set>_accuracy", "<data set>_metrics", ...
+for _name in OWN["datasets"]:
+    figure(
+        "own_data",
+        f"{_name}_accuracy",
+        "own_data.figures:dataset_figure",
+        {"summary": f"{OWN_DIR}/{_name}/summary.npz"},
+        report_as=("accuracy", _name),
+        dataset=_name,
+        max_flagged=OWN["recommend"]["max_flagged"],
+    )
+    for _tab in ("metrics", "cost", "recommended"):
+        table("own_data", f"{_name}_{_tab}", report_as=(_tab, _name))
 
 OWN_CHUNKS = {
     str(c): chunk_range(c, OWN["trials"], OWN["chunk_size"])
@@ -140,85 +121,5 @@ rule own_data_summarise:
         credible_level=OWN["credible_level"],
         health=OWN["health"],
         recommend_rule=OWN["recommend"],
-    script:
-        STEP_SCRIPT
-
-
-rule own_data_metrics_page:
-    input:
-        csv=rules.own_data_summarise.output.metrics_csv,
-        md=rules.own_data_summarise.output.metrics_md,
-    output:
-        html=report(
-            f"{OWN_DIR}/{{dataset}}_metrics.html",
-            category="Study own_data",
-            subcategory="{dataset}",
-            caption="../report/own_data/metrics.rst",
-        ),
-    log:
-        f"{OWN_LOGS}/{{dataset}}/metrics_page.log",
-    params:
-        step=step("report_pages:table_page"),
-    script:
-        STEP_SCRIPT
-
-
-rule own_data_cost_page:
-    input:
-        csv=rules.own_data_summarise.output.cost_csv,
-        md=rules.own_data_summarise.output.cost_md,
-    output:
-        html=report(
-            f"{OWN_DIR}/{{dataset}}_cost.html",
-            category="Study own_data",
-            subcategory="{dataset}",
-            caption="../report/own_data/cost.rst",
-        ),
-    log:
-        f"{OWN_LOGS}/{{dataset}}/cost_page.log",
-    params:
-        step=step("report_pages:table_page"),
-    script:
-        STEP_SCRIPT
-
-
-rule own_data_recommended_page:
-    input:
-        csv=rules.own_data_summarise.output.recommended_csv,
-        md=rules.own_data_summarise.output.recommended_md,
-    output:
-        html=report(
-            f"{OWN_DIR}/{{dataset}}_recommended.html",
-            category="Study own_data",
-            subcategory="{dataset}",
-            caption="../report/own_data/recommended.rst",
-        ),
-    log:
-        f"{OWN_LOGS}/{{dataset}}/recommended_page.log",
-    params:
-        step=step("report_pages:table_page"),
-    script:
-        STEP_SCRIPT
-
-
-rule own_data_figure:
-    input:
-        summary=rules.own_data_summarise.output.summary,
-    output:
-        pdf=f"{OWN_DIR}/{{dataset}}_accuracy.pdf",
-        png=report(
-            f"{OWN_DIR}/{{dataset}}_accuracy.png",
-            category="Study own_data",
-            subcategory="{dataset}",
-            caption="../report/own_data/accuracy.rst",
-        ),
-    log:
-        f"{OWN_LOGS}/{{dataset}}/figure.log",
-    resources:
-        runtime=5,
-    params:
-        step=step("own_data.figures:dataset_figure"),
-        dataset="{dataset}",
-        max_flagged=OWN["recommend"]["max_flagged"],
     script:
         STEP_SCRIPT

@@ -20,18 +20,7 @@ RAIM_SETTINGS = raim_settings(RAIM["rhos"], RAIM["lambdas"])
 RAIM_SETTING = "|".join(re.escape(name) for name in RAIM_SETTINGS)
 
 # Config checks the schema cannot express (each names its dotted key).
-if RAIM["burnin"] >= RAIM["iterations"]:
-    config_error(
-        "raim2021.burnin",
-        f"must be smaller than raim2021.iterations ({RAIM['iterations']})",
-    )
-if RAIM["direct"]["method"] != "quantile" and RAIM["direct"]["n_knots"] < 1:
-    config_error("raim2021.direct.n_knots", "must be >= 1 for small_rects / equal_steps")
-if RAIM["direct"]["method"] == "quantile" and RAIM["direct"]["n_knots"] != 0:
-    config_error(
-        "raim2021.direct.n_knots",
-        "must be 0 for the quantile rule (its knots come " "from levels and weight_sds)",
-    )
+check_config("raim2021", RAIM)
 
 # Input and param functions of wildcards, as named lambdas (`snakemake --lint` flags rule
 # files that mix rules and `def`s).
@@ -51,10 +40,6 @@ raim2021_replicates = lambda wildcards: chunk_range(
 # The converged companion of Algorithm 2 (issue 33): the first converged.replicates of every
 # setting again, with more and longer chains (a documented subset: docs/deviations.md).
 RAIM_CONVERGED = RAIM["converged"]
-if RAIM_CONVERGED["replicates"] > RAIM["replicates"]:
-    config_error("raim2021.converged.replicates", "must not exceed raim2021.replicates")
-if RAIM_CONVERGED["chunk_size"] > RAIM_CONVERGED["replicates"]:
-    config_error("raim2021.converged.chunk_size", "must not exceed converged.replicates")
 raim2021_converged_files = lambda wildcards: [
     f"{RAIM_DIR}/converged/runs/{name}/chunk{c}.npz"
     for name in RAIM_SETTINGS
@@ -64,16 +49,34 @@ raim2021_converged_replicates = lambda wildcards: chunk_range(
     int(wildcards.chunk), RAIM_CONVERGED["replicates"], RAIM_CONVERGED["chunk_size"]
 )
 
-register_targets(
+# the figures and the timing table (targets.smk makes their rules)
+for _fig in ("knots", "error_bound", "step_function"):
+    figure(
+        "raim2021",
+        _fig,
+        f"raim2021.figures:{_fig}",
+        {"envelopes": f"{RAIM_DIR}/envelopes/envelopes.npz"},
+    )
+figure(
     "raim2021",
-    [
-        ("knots", "figure"),
-        ("error_bound", "figure"),
-        ("step_function", "figure"),
-        ("traces", "figure"),
-        ("mse_densities", "figure"),
-        ("timing", "table"),
-    ],
+    "traces",
+    "raim2021.figures:traces",
+    {"chains": f"{RAIM_DIR}/traces/chains.npz"},
+    burnin=RAIM["burnin"],
+)
+figure(
+    "raim2021",
+    "mse_densities",
+    "raim2021.figures:mse_densities",
+    {"summary": f"{RAIM_DIR}/mse/summary.npz"},
+    rhos=RAIM["rhos"],
+    lambdas=RAIM["lambdas"],
+)
+table(
+    "raim2021",
+    "timing",
+    "raim2021.summarise:timing",
+    {"timing": f"{RAIM_DIR}/timing/timing.json"},
 )
 register_claims(f"{RESULTS}/raim2021/claims/raim2021.csv")
 
@@ -91,63 +94,6 @@ rule raim2021_run_envelopes:
         seed=config["seed"],
         knots=RAIM["knots"],
         step_function=RAIM["step_function"],
-    script:
-        STEP_SCRIPT
-
-
-rule raim2021_knots:
-    input:
-        envelopes=rules.raim2021_run_envelopes.output.envelopes,
-    output:
-        pdf=f"{RAIM_DIR}/knots.pdf",
-        png=report(
-            f"{RAIM_DIR}/knots.png",
-            category="Study raim2021",
-            subcategory="figures",
-            caption="../report/raim2021/knots.rst",
-        ),
-    log:
-        f"{LOGS}/raim2021/knots.log",
-    params:
-        step=step("raim2021.figures:knots"),
-    script:
-        STEP_SCRIPT
-
-
-rule raim2021_error_bound:
-    input:
-        envelopes=rules.raim2021_run_envelopes.output.envelopes,
-    output:
-        pdf=f"{RAIM_DIR}/error_bound.pdf",
-        png=report(
-            f"{RAIM_DIR}/error_bound.png",
-            category="Study raim2021",
-            subcategory="figures",
-            caption="../report/raim2021/error_bound.rst",
-        ),
-    log:
-        f"{LOGS}/raim2021/error_bound.log",
-    params:
-        step=step("raim2021.figures:error_bound"),
-    script:
-        STEP_SCRIPT
-
-
-rule raim2021_step_function:
-    input:
-        envelopes=rules.raim2021_run_envelopes.output.envelopes,
-    output:
-        pdf=f"{RAIM_DIR}/step_function.pdf",
-        png=report(
-            f"{RAIM_DIR}/step_function.png",
-            category="Study raim2021",
-            subcategory="figures",
-            caption="../report/raim2021/step_function.rst",
-        ),
-    log:
-        f"{LOGS}/raim2021/step_function.log",
-    params:
-        step=step("raim2021.figures:step_function"),
     script:
         STEP_SCRIPT
 
@@ -235,27 +181,6 @@ rule raim2021_summarise_mse:
         STEP_SCRIPT
 
 
-rule raim2021_mse_densities:
-    input:
-        summary=rules.raim2021_summarise_mse.output.summary,
-    output:
-        pdf=f"{RAIM_DIR}/mse_densities.pdf",
-        png=report(
-            f"{RAIM_DIR}/mse_densities.png",
-            category="Study raim2021",
-            subcategory="figures",
-            caption="../report/raim2021/mse_densities.rst",
-        ),
-    log:
-        f"{LOGS}/raim2021/mse_densities.log",
-    params:
-        step=step("raim2021.figures:mse_densities"),
-        rhos=RAIM["rhos"],
-        lambdas=RAIM["lambdas"],
-    script:
-        STEP_SCRIPT
-
-
 # ----------------------------------------------------------------------------- traces
 rule raim2021_run_traces:
     output:
@@ -271,26 +196,6 @@ rule raim2021_run_traces:
         iterations=RAIM["iterations"],
         direct=RAIM["direct"],
         traces=RAIM["traces"],
-    script:
-        STEP_SCRIPT
-
-
-rule raim2021_traces:
-    input:
-        chains=rules.raim2021_run_traces.output.chains,
-    output:
-        pdf=f"{RAIM_DIR}/traces.pdf",
-        png=report(
-            f"{RAIM_DIR}/traces.png",
-            category="Study raim2021",
-            subcategory="figures",
-            caption="../report/raim2021/traces.rst",
-        ),
-    log:
-        f"{LOGS}/raim2021/traces.log",
-    params:
-        step=step("raim2021.figures:traces"),
-        burnin=RAIM["burnin"],
     script:
         STEP_SCRIPT
 
@@ -313,39 +218,6 @@ rule raim2021_run_timing:
         iterations=RAIM["iterations"],
         direct=RAIM["direct"],
         timing=RAIM["timing"],
-    script:
-        STEP_SCRIPT
-
-
-rule raim2021_timing:
-    input:
-        timing=rules.raim2021_run_timing.output.timing,
-    output:
-        csv=f"{RAIM_DIR}/timing.csv",
-        md=f"{RAIM_DIR}/timing.md",
-    log:
-        f"{LOGS}/raim2021/timing.log",
-    params:
-        step=step("raim2021.summarise:timing"),
-    script:
-        STEP_SCRIPT
-
-
-rule raim2021_timing_page:
-    input:
-        csv=rules.raim2021_timing.output.csv,
-        md=rules.raim2021_timing.output.md,
-    output:
-        html=report(
-            f"{RAIM_DIR}/timing.html",
-            category="Study raim2021",
-            subcategory="tables",
-            caption="../report/raim2021/timing.rst",
-        ),
-    log:
-        f"{LOGS}/raim2021/timing_page.log",
-    params:
-        step=step("report_pages:table_page"),
     script:
         STEP_SCRIPT
 

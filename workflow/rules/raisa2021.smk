@@ -23,19 +23,9 @@ validate_section(["raisa2021"], "raisa2021")
 RAISA = config["raisa2021"]
 RAISA_DIR = f"{RESULTS}/raisa2021"
 RAISA_LOGS = f"{LOGS}/raisa2021"
-if not os.path.exists(RAISA["params"]):
-    config_error("raisa2021.params", f"missing params file {RAISA['params']}")
+check_config("raisa2021", RAISA)
 RAISA_PARAMS = load_params(RAISA["params"])
 RAISA_HMC = hmc_variant(RAISA["version"])
-if RAISA["fig6_1"]["epsilon_min"] >= RAISA["fig6_1"]["epsilon_max"]:
-    config_error("raisa2021.fig6_1.epsilon_min", "must be below fig6_1.epsilon_max")
-if RAISA["fig4_1"]["first_position"] > RAISA["fig4_1"]["steps"]:
-    config_error("raisa2021.fig4_1.first_position", "must be at most fig4_1.steps")
-for _m in RAISA["models"]:
-    if _m not in RAISA_PARAMS["models"]:
-        config_error("raisa2021.models", f"{_m!r} is not in {RAISA['params']}")
-if "barker" in RAISA["algorithms"] and not os.path.exists(RAISA["vcorr"]):
-    config_error("raisa2021.vcorr", f"missing V_corr file {RAISA['vcorr']}")
 
 # the models (raisa2021_models.smk, raisa2021_chains.smk)
 RAISA_MODELS = "|".join(re.escape(m) for m in RAISA["models"])
@@ -44,26 +34,6 @@ raisa2021_spec = lambda wildcards: model_spec(RAISA_PARAMS, wildcards.model, RAI
 
 # the clipping study (raisa2021_clipping.smk and the claims)
 RAISA_CLIP = RAISA["clipping"]
-
-register_targets(
-    "raisa2021",
-    [("tab5_1", "table")]
-    + [
-        (f, "figure")
-        for f in (
-            "fig5_1",
-            "fig6_1",
-            "fig4_1",
-            "fig6_2",
-            "fig6_3",
-            "fig6_4",
-            "fig6_5",
-            "fig6_6",
-            "fig6_7",
-            "fig6_8",
-        )
-    ],
-)
 
 
 include: "raisa2021_models.smk"

@@ -29,20 +29,9 @@ rule raisa2021_run_accountants:
         STEP_SCRIPT
 
 
-rule raisa2021_fig6_1:
-    input:
-        curves=rules.raisa2021_run_accountants.output.curves,
-    output:
-        pdf=f"{RAISA_DIR}/fig6_1.pdf",
-        png=report(
-            f"{RAISA_DIR}/fig6_1.png",
-            category="Study raisa2021",
-            subcategory="figures",
-            caption="../report/raisa2021/fig6_1.rst",
-        ),
-    log:
-        f"{RAISA_LOGS}/fig6_1.log",
-    params:
-        step=step("raisa2021.figures:fig6_1"),
-    script:
-        STEP_SCRIPT
+figure(
+    "raisa2021",
+    "fig6_1",
+    "raisa2021.figures:fig6_1",
+    {"curves": rules.raisa2021_run_accountants.output.curves},
+)

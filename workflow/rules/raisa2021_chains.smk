@@ -20,8 +20,6 @@ RAISA_SETTINGS = [
     if runs(RAISA_PARAMS, m, a)
     for e in (RAISA["circle_epsilons"] if m == "circle" else RAISA["epsilons"])
 ]
-if not RAISA_SETTINGS:
-    config_error("raisa2021.algorithms", "no configured model has settings for these algorithms")
 RAISA_CHAIN_FILES = [f"{RAISA_DIR}/chains/{chain_setting(*s)}.npz" for s in RAISA_SETTINGS]
 # parse-time value of one job's wildcards
 raisa2021_hyper = lambda wildcards: hyperparameters(
@@ -100,95 +98,10 @@ rule raisa2021_summarise:
         STEP_SCRIPT
 
 
-rule raisa2021_fig6_4:
-    input:
-        summary=rules.raisa2021_summarise.output.summary,
-    output:
-        pdf=f"{RAISA_DIR}/fig6_4.pdf",
-        png=report(
-            f"{RAISA_DIR}/fig6_4.png",
-            category="Study raisa2021",
-            subcategory="figures",
-            caption="../report/raisa2021/fig6_4.rst",
-        ),
-    log:
-        f"{RAISA_LOGS}/fig6_4.log",
-    params:
-        step=step("raisa2021.figures:fig6_4"),
-    script:
-        STEP_SCRIPT
-
-
-use rule raisa2021_fig6_4 as raisa2021_fig6_3 with:
-    output:
-        pdf=f"{RAISA_DIR}/fig6_3.pdf",
-        png=report(
-            f"{RAISA_DIR}/fig6_3.png",
-            category="Study raisa2021",
-            subcategory="figures",
-            caption="../report/raisa2021/fig6_3.rst",
-        ),
-    log:
-        f"{RAISA_LOGS}/fig6_3.log",
-    params:
-        step=step("raisa2021.figures:fig6_3"),
-
-
-use rule raisa2021_fig6_4 as raisa2021_fig6_5 with:
-    output:
-        pdf=f"{RAISA_DIR}/fig6_5.pdf",
-        png=report(
-            f"{RAISA_DIR}/fig6_5.png",
-            category="Study raisa2021",
-            subcategory="figures",
-            caption="../report/raisa2021/fig6_5.rst",
-        ),
-    log:
-        f"{RAISA_LOGS}/fig6_5.log",
-    params:
-        step=step("raisa2021.figures:fig6_5"),
-
-
-use rule raisa2021_fig6_4 as raisa2021_fig6_6 with:
-    output:
-        pdf=f"{RAISA_DIR}/fig6_6.pdf",
-        png=report(
-            f"{RAISA_DIR}/fig6_6.png",
-            category="Study raisa2021",
-            subcategory="figures",
-            caption="../report/raisa2021/fig6_6.rst",
-        ),
-    log:
-        f"{RAISA_LOGS}/fig6_6.log",
-    params:
-        step=step("raisa2021.figures:fig6_6"),
-
-
-use rule raisa2021_fig6_4 as raisa2021_fig6_7 with:
-    output:
-        pdf=f"{RAISA_DIR}/fig6_7.pdf",
-        png=report(
-            f"{RAISA_DIR}/fig6_7.png",
-            category="Study raisa2021",
-            subcategory="figures",
-            caption="../report/raisa2021/fig6_7.rst",
-        ),
-    log:
-        f"{RAISA_LOGS}/fig6_7.log",
-    params:
-        step=step("raisa2021.figures:fig6_7"),
-
-
-use rule raisa2021_fig6_4 as raisa2021_fig6_8 with:
-    output:
-        pdf=f"{RAISA_DIR}/fig6_8.pdf",
-        png=report(
-            f"{RAISA_DIR}/fig6_8.png",
-            category="Study raisa2021",
-            subcategory="figures",
-            caption="../report/raisa2021/fig6_8.rst",
-        ),
-    log:
-        f"{RAISA_LOGS}/fig6_8.log",
-    params:
-        step=step("raisa2021.figures:fig6_8"),
+for _fig in ("fig6_3", "fig6_4", "fig6_5", "fig6_6", "fig6_7", "fig6_8"):
+    figure(
+        "raisa2021",
+        _fig,
+        f"raisa2021.figures:{_fig}",
+        {"summary": rules.raisa2021_summarise.output.summary},
+    )

@@ -90,20 +90,9 @@ rule raisa2021_summarise_clipping:
         STEP_SCRIPT
 
 
-rule raisa2021_fig6_2:
-    input:
-        summary=rules.raisa2021_summarise_clipping.output.summary,
-    output:
-        pdf=f"{RAISA_DIR}/fig6_2.pdf",
-        png=report(
-            f"{RAISA_DIR}/fig6_2.png",
-            category="Study raisa2021",
-            subcategory="figures",
-            caption="../report/raisa2021/fig6_2.rst",
-        ),
-    log:
-        f"{RAISA_LOGS}/fig6_2.log",
-    params:
-        step=step("raisa2021.figures:fig6_2"),
-    script:
-        STEP_SCRIPT
+figure(
+    "raisa2021",
+    "fig6_2",
+    "raisa2021.figures:fig6_2",
+    {"summary": rules.raisa2021_summarise_clipping.output.summary},
+)

@@ -25,23 +25,12 @@ rule raisa2021_run_trajectory:
         STEP_SCRIPT
 
 
-rule raisa2021_fig4_1:
-    input:
-        trajectory=rules.raisa2021_run_trajectory.output.trajectory,
-    output:
-        pdf=f"{RAISA_DIR}/fig4_1.pdf",
-        png=report(
-            f"{RAISA_DIR}/fig4_1.png",
-            category="Study raisa2021",
-            subcategory="figures",
-            caption="../report/raisa2021/fig4_1.rst",
-        ),
-    log:
-        f"{RAISA_LOGS}/fig4_1.log",
-    params:
-        step=step("raisa2021.figures:fig4_1"),
-        first_position=RAISA["fig4_1"]["first_position"],
-        every=RAISA["fig4_1"]["every"],
-        panels=RAISA["fig4_1"]["panels"],
-    script:
-        STEP_SCRIPT
+figure(
+    "raisa2021",
+    "fig4_1",
+    "raisa2021.figures:fig4_1",
+    {"trajectory": rules.raisa2021_run_trajectory.output.trajectory},
+    first_position=RAISA["fig4_1"]["first_position"],
+    every=RAISA["fig4_1"]["every"],
+    panels=RAISA["fig4_1"]["panels"],
+)

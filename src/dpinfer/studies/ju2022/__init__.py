@@ -14,3 +14,20 @@ Not a step: :mod:`.exact_posterior`, the regression's private posterior by impor
 from the prior predictive, which checks the converged companion without MCMC (a test and a
 command, ``python -m dpinfer.studies.ju2022.exact_posterior``).
 """
+
+__all__ = ["data_files"]
+
+
+def data_files(data_dir: str) -> dict[str, dict[str, str]]:
+    """The authors' files of each model under ``data_dir`` (model -> role -> path); the rule
+    file reads them through rule inputs, never a path param."""
+    return {
+        "loglinear": {
+            "parameters": f"{data_dir}/loglinear_datageneratingparameters.json",
+            "data": f"{data_dir}/loglinear_notdpdata_N100.json",
+        },
+        "linreg": {
+            "parameters": f"{data_dir}/linearregression_datageneratingparam_N100p2.json",
+            "data": f"{data_dir}/linearregression_XY_N100p2.json",
+        },
+    }
