@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from dpinfer.studies import results_digest as rd
 from dpinfer.studies import results_summary as rs
 from dpinfer.studies.scorecard import VERDICTS
 
@@ -25,7 +26,7 @@ def test_readme_block_is_rendered_from_the_committed_digest():
     start, end = readme.index(rs.README_BEGIN), readme.index(rs.README_END) + len(rs.README_END)
     assert readme[start:end] == rs.render_readme_block(_digest()), (
         "README's results block differs from docs/results-digest.json: run python -m "
-        "dpinfer.studies.results_summary after a paper-scale run instead of editing it by hand"
+        "dpinfer.studies.results_digest after a paper-scale run instead of editing it by hand"
     )
 
 
@@ -114,7 +115,7 @@ def test_counts_and_headlines_come_from_the_scorecard_rows(tmp_path):
         and "| all | 1 of 2 | 1 | 0 | 0 | 1 | 0 | 1 | 0 |" in text
     )
     readme = "intro\n" + rs.README_BEGIN + "\nold numbers\n" + rs.README_END + "\nrest\n"
-    new = rs._replace_block(readme, rs.render_readme_block(d))
+    new = rd._replace_block(readme, rs.render_readme_block(d))
     assert "old numbers" not in new and new.startswith("intro\n") and new.endswith("\nrest\n")
 
 
@@ -144,14 +145,14 @@ def test_refresh_takes_the_smoke_time_from_its_own_log_and_keeps_the_paper_run(t
     logs = tmp_path / "smoke" / ".snakemake" / "log"
     logs.mkdir(parents=True)
     (logs / "a.snakemake.log").write_text("Finished jobid: 1 (Rule: x)\nElapsed time: 0:05:30.6\n")
-    d = rs.refresh(None, tmp_path, None, logs)
+    d = rd.refresh(None, tmp_path, None, logs)
     assert d["smoke"]["minutes"] == 5.51 and d["counts"] == _digest()["counts"]
     assert (
         "took 5.5 minutes with `--cores 2` on a 2-core machine, as the first run of a fresh clone"
         in (tmp_path / "README.md").read_text(encoding="utf-8")
     )
     with pytest.raises(ValueError, match="no finished smoke run"):
-        rs.refresh(None, tmp_path, None, tmp_path / "docs")
+        rd.refresh(None, tmp_path, None, tmp_path / "docs")
 
 
 def test_a_studys_minutes_are_its_jobs_wall_time_over_two_cores(tmp_path):
@@ -162,8 +163,8 @@ def test_a_studys_minutes_are_its_jobs_wall_time_over_two_cores(tmp_path):
         "raim2021,raim2021_run_gibbs,3,60.0,50.0,40.0,10.0\n"
         "scorecard and summary,fidelity,1,1.0,1.0,0.0,1.0\n",
     )
-    assert rs._study_minutes(path) == {"bernstein2020": 6.0, "raim2021": 0.5}
-    assert rs._study_minutes(tmp_path / "missing.csv") is None
+    assert rd._study_minutes(path) == {"bernstein2020": 6.0, "raim2021": 0.5}
+    assert rd._study_minutes(tmp_path / "missing.csv") is None
     d = dict(_digest(), study_minutes={"raim2021": 0.5}, minutes=40.0)
     block = rs.render_readme_block(d)
     row = next(line for line in block.splitlines() if line.startswith("| raim2021 |"))
@@ -184,8 +185,8 @@ def test_the_runs_efficiency_is_its_kernel_cpu_over_two_cores_times_wall(tmp_pat
         "raim2021,raim2021_run_gibbs,3,60.0,50.0,40.0,10.0\n"
         "raisa2021,raisa2021_run_chains,2,300.0,290.0,200.0,90.0\n",
     )
-    assert rs._efficiency(path, 4.0) == round(240.0 / (2 * 240.0), 3)
-    assert rs._efficiency(tmp_path / "missing.csv", 4.0) is None
+    assert rd._efficiency(path, 4.0) == round(240.0 / (2 * 240.0), 3)
+    assert rd._efficiency(tmp_path / "missing.csv", 4.0) is None
     assert "2 cores x wall time: 0.50" in rs.render_readme_block(
         dict(_digest(), minutes=4.0, efficiency=0.5)
     )
@@ -220,7 +221,7 @@ def test_second_verdicts_are_counted_and_every_changed_conclusion_is_listed(tmp_
         "ju2022,ju2022_run_chunk,8,600.0,550.0,500.0,50.0\n"
         "bernstein2020_ch4,bernstein2020_ch4_summarise_converged,1,120.0,110.0,0.0,110.0\n",
     )
-    assert rs._companion_minutes(cost) == {"bernstein2020": 1.0, "ju2022": 10.0}
+    assert rd._companion_minutes(cost) == {"bernstein2020": 1.0, "ju2022": 10.0}
     # a digest from before issue 33 renders without the section
     old = {k: v for k, v in d.items() if k not in ("converged", "changed")}
     assert "With converged chains" not in rs.render_summary(old) + rs.render_readme_block(old)
@@ -242,3 +243,60 @@ def test_no_rendered_value_carries_a_zero_error():
     """A proportion's uncertainty is an interval, never a zero plug-in SE (issue 46)."""
     text = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
     assert not re.search(r"MC error 0(\.0+)?\)", text)
+
+
+def _study_digest(commit: str, studies: dict[str, str], minutes=None) -> dict:
+    """A digest of a run whose only rows are one headline per study with the given verdict."""
+    rows = [
+        dict(
+            study=s,
+            target=f"t_{s}",
+            statement="s",
+            paper="p",
+            ours=f"ours {commit}",
+            mc_error="0.1",
+            verdict=v,
+            headline="True",
+        )
+        for s, v in studies.items()
+    ]
+    built = {s: [1, 1] for s in studies}
+    return rs.digest_of(rows, built, minutes=minutes, commit=commit)
+
+
+def test_a_study_refreshed_alone_replaces_only_its_entries_and_names_its_run():
+    old = dict(
+        _study_digest("old1234", {"ju2022": "holds", "raim2021": "differs: not reproduced"}, 120.0),
+        classes_from="commit old1234",
+        study_minutes={"ju2022": 10.0, "raim2021": 5.0},
+    )
+    new = _study_digest("new5678", {"raim2021": "differs: our choice"})
+    d = rd.merge(old, new, ["raim2021"])
+    assert d["counts"]["ju2022"] == old["counts"]["ju2022"]
+    assert d["counts"]["raim2021"] == new["counts"]["raim2021"]
+    assert [h["ours"] for h in d["headlines"]] == ["ours old1234", "ours new5678"]
+    assert d["study_minutes"] == {"ju2022": 10.0}  # the new run was not timed
+    assert d["minutes"] is None and d["runs"] == [
+        {
+            "commit": "old1234",
+            "studies": ["ju2022"],
+            "minutes": 120.0,
+            "classes_from": "commit old1234",
+        },
+        {"commit": "new5678", "studies": ["raim2021"], "minutes": None},
+    ]
+    line = rs._run_line(d)
+    assert "ju2022 from commit old1234, in a run of 120 minutes" in line
+    assert "that run predates the difference classes (commit old1234)" in line
+    assert "raim2021 from commit new5678, wall time not measured" in line
+    # a second refresh of the other study leaves one run, without the old flag
+    again = rd.merge(d, _study_digest("new9999", {"ju2022": "holds"}), ["ju2022"])
+    assert [r["commit"] for r in again["runs"]] == ["new5678", "new9999"]
+    assert "predates" not in rs._run_line(again)
+    rs.render_summary(again), rs.render_readme_block(again)  # both render
+
+
+def test_a_study_the_run_did_not_finish_is_refused():
+    old = _study_digest("old1234", {"ju2022": "holds"})
+    with pytest.raises(ValueError, match="no scorecard rows of \\['raim2021'\\]"):
+        rd.merge(old, _study_digest("new5678", {"ju2022": "holds"}), ["raim2021"])

@@ -2,30 +2,18 @@
 the headline results, rendered from the scorecard (``results/fidelity.csv``) and never typed.
 
 - Rule ``results_summary`` writes ``results/summary.md`` for every run (:func:`summary`).
-- The paper-scale snapshot lives in the repository as ``docs/results-digest.json`` (the verdict
-  counts, the headline rows, the targets built and the run's wall time), refreshed after a
-  paper-scale run by
-
-      python -m dpinfer.studies.results_summary [--results results] [--log-dir .snakemake/log]
-                                                [--smoke-log-dir SMOKE_RUN/.snakemake/log]
-
-  which also rewrites ``docs/results.md`` and the block of README.md between the
-  ``<!-- results:begin -->`` and ``<!-- results:end -->`` markers from the digest. A test renders
-  both again from the committed digest and fails when they differ, so no result number in
-  README or docs/results.md can drift from the results it came from.
+- The paper-scale snapshot in the repository, ``docs/results-digest.json``, is rendered into
+  ``docs/results.md`` and README's results block by :func:`render_summary` and
+  :func:`render_readme_block`; :mod:`.results_digest` refreshes it after a paper-scale run.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
-import re
-import subprocess
 from collections import Counter
-from datetime import timedelta
 from pathlib import Path
 
-from ..io import read_json, write_json, write_text
+from ..io import write_json, write_text
 from .deviations import CLASSES
 from .scorecard import (
     BUDGET_FIXED,
@@ -38,11 +26,11 @@ from .scorecard import (
 
 __all__ = [
     "STUDIES",
+    "read_rows",
     "digest_of",
     "render_summary",
     "render_readme_block",
     "summary",
-    "refresh",
     "README_BEGIN",
     "README_END",
 ]
@@ -78,7 +66,7 @@ _HEADLINE_FIELDS = (
 )
 
 
-def _read_rows(path) -> list[dict]:
+def read_rows(path) -> list[dict]:
     with open(path, encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
 
@@ -174,7 +162,33 @@ def _headlines(d: dict, studies=None) -> list[str]:
     return lines
 
 
+def _runs_line(runs: list[dict]) -> str:
+    """The run line of a digest assembled study by study (:func:`merge`): per run, its studies,
+    commit and wall time, and whether it predates the difference classes."""
+    parts = []
+    for r in runs:
+        when = (
+            f"in a run of {r['minutes']:.0f} minutes with `--cores 2` on a 2-core machine"
+            if r.get("minutes") is not None
+            else "wall time not measured (other jobs shared the cores)"
+        )
+        text = f"{', '.join(_order(r['studies']))} from commit {r['commit']}, {when}"
+        if r.get("classes_from"):
+            text += (
+                f"; that run predates the difference classes ({r['classes_from']}): its entries "
+                "of `docs/deviations.md` had no class line, so every difference of these studies "
+                "counts as not reproduced until their next paper-scale run"
+            )
+        parts.append(text)
+    return (
+        "Runs (the snapshot is refreshed study by study; a study's rows depend only on its own "
+        "runs and `docs/deviations.md`): " + "; ".join(parts) + "."
+    )
+
+
 def _run_line(d: dict) -> str:
+    if d.get("runs"):
+        return _runs_line(d["runs"])
     parts = []
     if d.get("minutes") is not None:
         parts.append(f"wall time {d['minutes']:.0f} minutes with `--cores 2` on a 2-core machine")
@@ -460,147 +474,6 @@ def _built(targets: dict[str, list[str]]) -> dict[str, list[int]]:
 def summary(input, output, *, targets: dict) -> None:
     """Rule step: results/fidelity.csv -> results/summary.md and its digest results/summary.json
     (``targets``: study -> the file lists of each of its targets)."""
-    d = digest_of(_read_rows(input.fidelity), _built(targets))
+    d = digest_of(read_rows(input.fidelity), _built(targets))
     write_json(output.json, d)
     write_text(output.md, render_summary(d))
-
-
-# ----------------------------------------------------------------------------- paper-scale snapshot
-def _wall_minutes(log_dir: Path) -> float | None:
-    """Sum of 'Elapsed time' over the Snakemake logs of runs that finished jobs. Only runs that
-    ended by themselves log it: for a run that was killed and resumed, pass no log folder (the
-    snapshot then says its time was not measured) rather than undercount."""
-    total = timedelta()
-    for path in sorted(Path(log_dir).glob("*.snakemake.log")):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        m = re.search(r"Elapsed time: (\d+):(\d+):(\d+(?:\.\d+)?)", text)
-        if m and "Finished jobid" in text:
-            total += timedelta(
-                hours=int(m.group(1)), minutes=int(m.group(2)), seconds=float(m.group(3))
-            )
-    return total.total_seconds() / 60 if total else None
-
-
-def _study_minutes(cost_csv: Path, cores: int = 2, rule_part: str = "") -> dict[str, float] | None:
-    """Per study, its jobs' wall time summed over its units (dpinfer.job_cost), / cores, in
-    minutes; with ``rule_part``, only the rules whose name contains it."""
-    if not cost_csv.exists():
-        return None
-    out = {}
-    for row in _read_rows(cost_csv):
-        study = next((s for s in STUDIES if row["unit"].startswith(s)), None)
-        if study and rule_part in row["rule"]:
-            out[study] = out.get(study, 0.0) + float(row["wall_s"]) / cores / 60
-    return {k: round(v, 2) for k, v in sorted(out.items())}
-
-
-def _companion_minutes(cost_csv: Path, cores: int = 2) -> dict[str, float] | None:
-    """Per study, the minutes of its converged companions' jobs (rules ``*_converged*``,
-    issue 33)."""
-    return _study_minutes(cost_csv, cores, rule_part="_converged")
-
-
-def _efficiency(cost_csv: Path, minutes: float, cores: int = 2) -> float | None:
-    """The run's kernel CPU seconds (every job's, dpinfer.job_cost) over cores x its wall time."""
-    if not cost_csv.exists() or minutes <= 0:
-        return None
-    kernel = sum(float(row["kernel_cpu_s"]) for row in _read_rows(cost_csv))
-    return round(kernel / (cores * minutes * 60), 3)
-
-
-def _replace_block(readme: str, block: str) -> str:
-    start, end = readme.find(README_BEGIN), readme.find(README_END)
-    if start < 0 or end < start:
-        raise ValueError("README.md has no results block (its begin and end markers)")
-    return readme[:start] + block + readme[end + len(README_END) :]
-
-
-def _commit(checkout: Path) -> str:
-    return subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True
-    ).stdout.strip()
-
-
-def refresh(
-    results: Path | None, root: Path, log_dir: Path | None, smoke_log_dir: Path | None = None
-) -> dict:
-    """docs/results-digest.json from a finished paper-scale run (its results/summary.json, the wall
-    time of its Snakemake logs, the commit) and/or the Snakemake logs of a smoke run (its wall
-    time and commit; the digest keeps the other part as it was), then docs/results.md and
-    README's block from it."""
-    path = root / "docs" / "results-digest.json"
-    old = read_json(path) if path.exists() else {}
-    if results is not None:
-        d = read_json(results / "summary.json")
-        d["minutes"] = _wall_minutes(log_dir) if log_dir else None
-        # the commit of the checkout that ran (the results folder's parent), not of the one that
-        # renders
-        d["commit"] = _commit(results.resolve().parent)
-        d["study_minutes"] = (
-            _study_minutes(results / "cost.csv") if d["minutes"] is not None else None
-        )
-        d["efficiency"] = (
-            _efficiency(results / "cost.csv", d["minutes"]) if d["minutes"] is not None else None
-        )
-        d["companion_minutes"] = (
-            _companion_minutes(results / "cost.csv") if d["minutes"] is not None else None
-        )
-        if "smoke" in old:
-            d["smoke"] = old["smoke"]
-    else:
-        d = old
-    if smoke_log_dir is not None:
-        minutes = _wall_minutes(smoke_log_dir)
-        if minutes is None:
-            raise ValueError(f"no finished smoke run in {smoke_log_dir}")
-        d["smoke"] = {
-            "minutes": round(minutes, 2),
-            "commit": _commit(smoke_log_dir.resolve().parents[1]),
-        }
-    write_json(path, d)
-    render_files(root, d)
-    return d
-
-
-def render_files(root: Path, d: dict) -> None:
-    """docs/results.md and README's block from the digest ``d``."""
-    write_text(root / "docs" / "results.md", render_summary(d, "Results at paper scale"))
-    readme = root / "README.md"
-    write_text(readme, _replace_block(readme.read_text(encoding="utf-8"), render_readme_block(d)))
-
-
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(
-        description="Refresh docs/results-digest.json, docs/results.md and README's "
-        "results block from a finished paper-scale run."
-    )
-    ap.add_argument(
-        "--results",
-        default="results",
-        help="the paper-scale run's results folder (with summary.json); '' to keep the digest's",
-    )
-    ap.add_argument(
-        "--log-dir",
-        default=".snakemake/log",
-        help="its Snakemake logs, for the wall time ('' for a run that was killed and resumed: "
-        "not measured)",
-    )
-    ap.add_argument(
-        "--smoke-log-dir",
-        default=None,
-        help="the Snakemake logs (.snakemake/log) of a smoke run that ran alone as the first run "
-        "of a fresh clone and install, for its wall time",
-    )
-    ap.add_argument("--root", default=".", help="the repository (README.md, docs/)")
-    a = ap.parse_args(argv)
-    d = refresh(
-        Path(a.results) if a.results else None,
-        Path(a.root),
-        Path(a.log_dir) if a.log_dir else None,
-        Path(a.smoke_log_dir) if a.smoke_log_dir else None,
-    )
-    print(render_summary(d))
-
-
-if __name__ == "__main__":
-    main()
