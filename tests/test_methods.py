@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import re
 from pathlib import Path
 
 import numpy as np
@@ -195,3 +196,22 @@ def test_no_private_name_crosses_a_module_boundary():
             if ours and private and node.module != "__future__":
                 offenders.append(f"{path.relative_to(root)}:{node.lineno} {private}")
     assert not offenders, offenders
+
+
+def test_every_study_takes_its_seed_stream_from_the_method_table():
+    """ju2022 and raisa2021 keep the stream names that predate the method names ("sample",
+    "sample_chain<c>"), as data of the table; no study module spells a method's stage itself
+    (raim2021's step-function example draws no registered method)."""
+    assert stream_stage("record_wise", 0, "ju2022") == "sample"
+    assert stream_stage("record_wise", 2, "ju2022") == "sample_chain2"
+    assert stream_stage("record_wise", 0, "comparison") == "sample_record_wise"
+    for algo in ("hmc", "dpps", "dppa", "mdpps", "mdppa", "barker", "rwmh_nondp", "hmc_nondp"):
+        assert stream_stage(algo, 0, "raisa2021") == "sample"
+    studies = Path(__file__).resolve().parents[1] / "src" / "dpinfer" / "studies"
+    spelled = [
+        f"{p.relative_to(studies)}:{i}"
+        for p in sorted(studies.rglob("*.py"))
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"""rng_for\(.*["']sample(_\w+)?["']""", line) or '"sample" if c == 0' in line
+    ]
+    assert spelled == ["raim2021/run.py:199"], spelled

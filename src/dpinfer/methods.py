@@ -59,6 +59,9 @@ class Method:
         return self.streams.get(study, self.stream or f"sample_{self.name}")
 
 
+_RAISA = {"raisa2021": "sample"}
+
+
 def _methods(*methods: Method) -> dict[str, Method]:
     return {m.name: m for m in methods}
 
@@ -117,6 +120,7 @@ METHODS: dict[str, Method] = _methods(
             "linreg": "data_augmentation:run_linreg",
             "binomial": "record_wise_binomial:run_record_wise_binomial",
         },
+        streams={"ju2022": "sample"},  # the study's streams predate the method names
     ),
     # bernstein2020 chapter 3 (the thesis's names; naive MLE is chapter 3's Naive): estimators
     Method("naive_mle", "Naive MLE", VERMILLION, "s", "--"),
@@ -203,9 +207,18 @@ METHODS: dict[str, Method] = _methods(
         runs={"lognormal_regression": "lognormal_gibbs:run_noise_free"},
         stream="sample_free",
     ),
-    # raisa2021: the six DP samplers, and the non-DP samplers of the clipping study
-    Method("hmc", "DP HMC", BLUE, "o", "-", runs={"dp_mcmc": "dp_hmc:run_hmc"}),
-    Method("dpps", "DP penalty", ORANGE, "s", "-", runs={"dp_mcmc": "dp_penalty:run_dpps"}),
+    # raisa2021: the six DP samplers, and the non-DP samplers of the clipping study (one stream
+    # name, "sample", within each setting's key: the study's streams predate the method names)
+    Method("hmc", "DP HMC", BLUE, "o", "-", runs={"dp_mcmc": "dp_hmc:run_hmc"}, streams=_RAISA),
+    Method(
+        "dpps",
+        "DP penalty",
+        ORANGE,
+        "s",
+        "-",
+        runs={"dp_mcmc": "dp_penalty:run_dpps"},
+        streams=_RAISA,
+    ),
     Method(
         "dppa",
         "DP penalty OCU+GWMH",
@@ -213,6 +226,7 @@ METHODS: dict[str, Method] = _methods(
         "^",
         "-",
         runs={"dp_mcmc": "dp_penalty:run_dppa"},
+        streams=_RAISA,
     ),
     Method(
         "mdpps",
@@ -221,6 +235,7 @@ METHODS: dict[str, Method] = _methods(
         "v",
         "--",
         runs={"dp_mcmc": "dp_minibatch:run_mdpps"},
+        streams=_RAISA,
     ),
     Method(
         "mdppa",
@@ -229,8 +244,17 @@ METHODS: dict[str, Method] = _methods(
         "D",
         "--",
         runs={"dp_mcmc": "dp_minibatch:run_mdppa"},
+        streams=_RAISA,
     ),
-    Method("barker", "DP Barker", BROWN, "P", "-.", runs={"dp_mcmc": "dp_barker:run_barker"}),
+    Method(
+        "barker",
+        "DP Barker",
+        BROWN,
+        "P",
+        "-.",
+        runs={"dp_mcmc": "dp_barker:run_barker"},
+        streams=_RAISA,
+    ),
     Method(
         "rwmh_nondp",
         "RWMH",
@@ -238,8 +262,17 @@ METHODS: dict[str, Method] = _methods(
         "o",
         "-",
         runs={"dp_mcmc": "dp_penalty:run_clipped_rwmh"},
+        streams=_RAISA,
     ),
-    Method("hmc_nondp", "HMC", PINK, "s", "-", runs={"dp_mcmc": "dp_hmc:run_clipped_hmc"}),
+    Method(
+        "hmc_nondp",
+        "HMC",
+        PINK,
+        "s",
+        "-",
+        runs={"dp_mcmc": "dp_hmc:run_clipped_hmc"},
+        streams=_RAISA,
+    ),
 )
 
 

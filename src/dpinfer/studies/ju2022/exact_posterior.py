@@ -163,6 +163,7 @@ def companion_chains(config: dict, epsilon: float, rep: int):
     ``linreg_coverage`` at ``epsilon`` as the study runs it (``config``: a full config, e.g. the
     paper-scale one): its release (:func:`release_of`), and the converged companion's chains on
     it, from the companion's own streams and settings (``ju2022.converged``)."""
+    from ...methods import stream_stage
     from ...samplers.registry import sampler
     from ...seeding import rng_for
     from .run import STUDY, stream_key
@@ -175,7 +176,7 @@ def companion_chains(config: dict, epsilon: float, rep: int):
     chains = [
         run(
             problem,
-            rng_for(seed, STUDY, key, rep, "sample" if c == 0 else f"sample_chain{c}"),
+            rng_for(seed, STUDY, key, rep, stream_stage(ju["linreg"]["sampler"], c, STUDY)),
             burnin=comp["burnin"],
             keep=comp["keep"],
             noncentred_moves=comp["linreg"]["noncentred_moves"],

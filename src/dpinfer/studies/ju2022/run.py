@@ -18,6 +18,7 @@ from ... import diagnostics
 from ...grid import fmt_eps
 from ...io import save_npz
 from ...mechanisms import calibrate
+from ...methods import stream_stage
 from ...models import gaussian_linreg, naive_bayes
 from ...samplers.registry import sampler
 from ...seeding import rng_for
@@ -58,7 +59,7 @@ def _loglinear_replicate(
     seed: int,
     burnin: int,
     keep: int,
-    stage: str = "sample",
+    stage: str,
     **options,
 ):
     ref = naive_bayes.load_reference(
@@ -123,7 +124,7 @@ def _linreg_replicate(
     seed: int,
     burnin: int,
     keep: int,
-    stage: str = "sample",
+    stage: str,
     **options,
 ):
     problem, truth = linreg_problem(inputs, cfg, design, n_records, epsilon, rep, key, seed)
@@ -208,8 +209,9 @@ def run_replicates(
     each; save per-replicate summaries (:func:`replicate_row`) to ``output.summary``.
     ``options``: keywords for the sampler (the regression's ``noncentred_moves``).
 
-    Streams: ``simulate`` and ``release`` for the data and release, ``sample`` for chain 0 and
-    ``sample_chain<c>`` for chain c, so the first chain is the paper-length run's whatever the
+    Streams: ``simulate`` and ``release`` for the data and release; chain c on the sampler's stage
+    in the method table (:func:`dpinfer.methods.stream_stage`: ``sample`` for chain 0 and
+    ``sample_chain<c>`` for chain c), so the first chain is the paper-length run's whatever the
     number of chains. ``input.parameters`` / ``input.data``: the authors' files of ``model``;
     ``n_records`` the data set size of ``fixed_parameters`` designs (None for ``fixed_data``);
     ``model_config`` the model's config block (sampler, mechanism, sensitivity and its prior and
@@ -220,13 +222,13 @@ def run_replicates(
     replicate = _REPLICATE[model]
     # load the compiled kernel before any chain is timed: a throwaway 2-sweep run of the design
     options = dict(options or {})
-    replicate(input, model_config, design, n_records, 1.0, 0, "warm-up", 0, 1, 1, **options)
+    replicate(input, model_config, design, n_records, 1.0, 0, "warm-up", 0, 1, 1, "", **options)
     rows = []
     for rep in range(*replicates):
         runs = [
             replicate(
                 *(input, model_config, design, n_records, eps, rep, key, seed, burnin, keep),
-                "sample" if c == 0 else f"sample_chain{c}",
+                stream_stage(model_config["sampler"], c, STUDY),
                 **options,
             )
             for c in range(int(chains))

@@ -15,6 +15,7 @@ import logging
 import numpy as np
 
 from ...io import load_npz, save_npz, write_table
+from ...methods import stream_stage
 from ...samplers.registry import dp_chain_lengths, sampler
 from ...seeding import rng_for
 from .run import STUDY, problem_of, reference_and_baselines, sample_errors
@@ -93,12 +94,13 @@ def clipping_chains(
     ref_mean, ref_cov = reference.mean(axis=0), np.atleast_2d(np.cov(reference, rowvar=False))
     setting = f"clipping/{algo}/d{int(dim)}/bound{float(bound):g}"
     rows = {k: [] for k in PER_CHAIN}
-    run = sampler("dp_mcmc", CLIPPING_ALGORITHMS[algo])
+    method = CLIPPING_ALGORITHMS[algo]
+    run = sampler("dp_mcmc", method)
     clipping = dict(hyper, clip_bound=float(bound), clip_rule=threshold)
     for i in range(chains):
         chain = run(
             problem,
-            rng_for(seed, STUDY, setting, i, "sample"),
+            rng_for(seed, STUDY, setting, i, stream_stage(method, study=STUDY)),
             start=problem.theta_true,
             hyper=clipping,
             **dp_chain_lengths(hyper["iterations"]),

@@ -16,6 +16,7 @@ from ... import accounting
 from ...diagnostics import bulk_ess, mmd2_unbiased, paired_median_bandwidth, split_rhat
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz
+from ...methods import stream_stage
 from ...models.barker_correction import load_vcorr
 from ...models.dp_mcmc import Problem, exact_posterior_draws, log_posterior, make_problem
 from ...samplers.registry import dp_chain_lengths, sampler
@@ -286,7 +287,7 @@ def chains(
             iterations,
             algo,
             hyper,
-            rng_for(seed, STUDY, setting, i, "sample"),
+            rng_for(seed, STUDY, setting, i, stream_stage(algo, study=STUDY)),
             hmc_gradients=hmc_gradients,
         )
         x = chain.kept
@@ -420,7 +421,7 @@ def hmc_trajectory(
     start = np.asarray(problem.start_centre, float)
     chain = sampler("dp_mcmc", "hmc")(
         problem,
-        rng_for(seed, STUDY, "fig4_1", 0, "sample"),
+        rng_for(seed, STUDY, "fig4_1", 0, stream_stage("hmc", study=STUDY)),
         start=start,
         hyper=dict(_with_gradients(hyper, hmc_gradients), record_trajectory=True),
         **dp_chain_lengths(iteration + 1),
