@@ -21,6 +21,11 @@ def _digest() -> dict:
     return json.loads((ROOT / "docs" / "results-digest.json").read_text(encoding="utf-8"))
 
 
+def _one_run_digest() -> dict:
+    """The committed digest's rows as one run's (no study-by-study ``runs``)."""
+    return {k: v for k, v in _digest().items() if k != "runs"}
+
+
 def test_readme_block_is_rendered_from_the_committed_digest():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start, end = readme.index(rs.README_BEGIN), readme.index(rs.README_END) + len(rs.README_END)
@@ -40,10 +45,13 @@ def test_the_snapshot_is_of_a_complete_paper_scale_run():
     assert set(d["counts"]) == set(rs.STUDIES)
     assert all(built == total for built, total in d["built"].values()), d["built"]
     assert all(set(c) == set(VERDICTS) for c in d["counts"].values())
-    assert d["commit"]
+    # one run, or runs that refreshed it study by study: each study from exactly one of them
+    runs = d.get("runs") or [{"commit": d["commit"], "studies": list(d["counts"])}]
+    assert all(r["commit"] for r in runs)
+    assert sorted(s for r in runs for s in r["studies"]) == sorted(rs.STUDIES)
     assert (
         d["minutes"] is None or d["minutes"] > 0
-    )  # None: a run resumed across sessions, not timed
+    )  # None: a run resumed across sessions, or a study-by-study snapshot, not timed
     assert {h["study"] for h in d["headlines"]} == set(rs.STUDIES)
 
 
@@ -165,7 +173,7 @@ def test_a_studys_minutes_are_its_jobs_wall_time_over_two_cores(tmp_path):
     )
     assert rd._study_minutes(path) == {"bernstein2020": 6.0, "raim2021": 0.5}
     assert rd._study_minutes(tmp_path / "missing.csv") is None
-    d = dict(_digest(), study_minutes={"raim2021": 0.5}, minutes=40.0)
+    d = dict(_one_run_digest(), study_minutes={"raim2021": 0.5}, minutes=40.0)
     block = rs.render_readme_block(d)
     row = next(line for line in block.splitlines() if line.startswith("| raim2021 |"))
     assert row.endswith(" | 0.5 |"), row
@@ -188,11 +196,11 @@ def test_the_runs_efficiency_is_its_kernel_cpu_over_two_cores_times_wall(tmp_pat
     assert rd._efficiency(path, 4.0) == round(240.0 / (2 * 240.0), 3)
     assert rd._efficiency(tmp_path / "missing.csv", 4.0) is None
     assert "2 cores x wall time: 0.50" in rs.render_readme_block(
-        dict(_digest(), minutes=4.0, efficiency=0.5)
+        dict(_one_run_digest(), minutes=4.0, efficiency=0.5)
     )
     # refresh leaves the efficiency out (None) of a run whose wall time was not measured
     assert "efficiency" not in rs.render_readme_block(
-        dict(_digest(), minutes=None, efficiency=None)
+        dict(_one_run_digest(), minutes=None, efficiency=None)
     )
 
 
@@ -289,6 +297,13 @@ def test_a_study_refreshed_alone_replaces_only_its_entries_and_names_its_run():
     assert "ju2022 from commit old1234, in a run of 120 minutes" in line
     assert "that run predates the difference classes (commit old1234)" in line
     assert "raim2021 from commit new5678, wall time not measured" in line
+    # another part of the same untimed run joins its entry
+    more = rd.merge(
+        d, _study_digest("new5678", {"ju2022": "holds", "raim2021": "holds"}), ["ju2022"]
+    )
+    assert more["runs"] == [
+        {"commit": "new5678", "studies": ["ju2022", "raim2021"], "minutes": None}
+    ]
     # a second refresh of the other study leaves one run, without the old flag
     again = rd.merge(d, _study_digest("new9999", {"ju2022": "holds"}), ["ju2022"])
     assert [r["commit"] for r in again["runs"]] == ["new5678", "new9999"]

@@ -167,9 +167,13 @@ def merge(old: dict, new: dict, studies) -> dict:
     ]
     runs = [dict(r, studies=[s for s in r["studies"] if s not in studies]) for r in runs]
     runs = [r for r in runs if r["studies"]]
-    runs.append(
-        {"commit": new.get("commit", ""), "studies": studies, "minutes": new.get("minutes")}
-    )
+    fresh = {"commit": new.get("commit", ""), "studies": studies, "minutes": new.get("minutes")}
+    same = [r for r in runs if set(r) == set(fresh) and r["commit"] == fresh["commit"]]
+    if same and fresh["minutes"] is None and same[0]["minutes"] is None:
+        # another part of the same untimed run (the study-by-study refresh of one checkout)
+        same[0]["studies"] = sorted(same[0]["studies"] + studies)
+    else:
+        runs.append(fresh)
     d.update(minutes=None, commit="", efficiency=None, runs=runs)
     if "smoke" in old:
         d["smoke"] = old["smoke"]

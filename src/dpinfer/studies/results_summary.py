@@ -344,7 +344,7 @@ def _converged_section(d: dict) -> list[str]:
             + f" | {m} |"
         )
     total = _converged_totals(d)
-    m = f"{sum(minutes.values()):.1f}" if minutes else "not measured"
+    m = f"{sum(minutes.values()):.1f}" if minutes and _one_run(d) else "not measured"
     lines.append(
         f"| all | {sum(total.values())} | "
         + " | ".join(str(total[v]) for v in _CONVERGED_HEAD)
@@ -388,6 +388,13 @@ def _conclusions(n: int) -> str:
     return "1 conclusion changes" if n == 1 else f"{n} conclusions change"
 
 
+def _one_run(d: dict) -> bool:
+    """Whether the digest's minutes come from one run (a study-by-study digest has no total)."""
+    return len(d.get("runs") or [None]) == 1 and all(
+        r.get("minutes") is not None for r in d.get("runs") or []
+    )
+
+
 def _converged_line(d: dict) -> str:
     """README's sentence on the second verdicts (issue 33)."""
     if "converged" not in d:
@@ -396,7 +403,7 @@ def _converged_line(d: dict) -> str:
     minutes = d.get("companion_minutes")
     spent = (
         f"; the companion jobs took {sum(minutes.values()):.0f} of the run's minutes"
-        if minutes
+        if minutes and _one_run(d)
         else ""
     )
     return (
