@@ -40,7 +40,7 @@ def _defines(text: str, name: str) -> bool:
 @pytest.mark.parametrize("path,name", ROWS, ids=[f"{p}:{n}" for p, n in ROWS])
 def test_every_step_of_a_target_path_is_defined_where_it_says(path, name):
     if path == "src/dpinfer/methods.py":
-        assert name in METHODS and METHODS[name].runs, name
+        assert name in METHODS and (METHODS[name].runs or METHODS[name].fits), name
     else:
         assert _defines((ROOT / path).read_text(encoding="utf-8"), name), f"{name} in {path}"
 

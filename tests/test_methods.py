@@ -215,3 +215,19 @@ def test_every_study_takes_its_seed_stream_from_the_method_table():
         if re.search(r"""rng_for\(.*["']sample(_\w+)?["']""", line) or '"sample" if c == 0' in line
     ]
     assert spelled == ["raim2021/run.py:199"], spelled
+
+
+def test_chapter_3s_methods_lead_to_their_estimators_through_the_table():
+    """fig3_4's trace does not dead-end in the table: every method chapter 3 fits names its point
+    estimator (``fits``), which imports; a method without one is refused by name."""
+    from dpinfer.estimators import estimator
+    from dpinfer.studies.bernstein2020_ch3.run import METHODS as CH3_METHODS
+
+    for name in CH3_METHODS:
+        fit = estimator(name)
+        module, function = method(name).fits.split(":")
+        assert fit.__module__ == f"dpinfer.estimators.{module}" and fit.__name__ == function
+    with pytest.raises(ValueError, match="'gibbs' has no point estimator"):
+        estimator("gibbs")
+    # every method is run by a sampler, fitted by an estimator, or is the case study's baseline
+    assert [m.name for m in METHODS.values() if not (m.runs or m.fits)] == ["oi"]

@@ -7,7 +7,9 @@ and what figures draw; :data:`METHODS` maps it to a :class:`Method`:
   (:mod:`dpinfer.plotting.methods` draws through it);
 - ``runs``: registry model -> ``"module:function"`` within :mod:`dpinfer.samplers`, the sampler
   that runs the method on that model (:func:`dpinfer.samplers.registry.sampler` imports it);
-  empty for methods that are estimators (chapter 3) or tract-level baselines (``oi``);
+  empty for methods that are only point estimators or tract-level baselines (``oi``);
+- ``fits``: ``"module:function"`` within :mod:`dpinfer.estimators`, the point estimator of
+  chapter 3 that fits the method (:func:`dpinfer.estimators.estimator` imports it);
 - ``stream``: the seed-key stage of its draws (:func:`stream_stage`), ``sample_<name>`` unless a
   study's streams predate the name (``streams`` overrides it per study, so results stay as they
   were).
@@ -20,7 +22,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["PALETTE", "BLACK", "Method", "METHODS", "method", "stream_stage", "sampler_path"]
+__all__ = [
+    "PALETTE",
+    "BLACK",
+    "Method",
+    "METHODS",
+    "method",
+    "stream_stage",
+    "sampler_path",
+    "estimator_path",
+]
 
 # seaborn's "colorblind" palette, written out so that a figure job need not import seaborn (two
 # seconds per job); tests/test_figures.py checks it against seaborn. In order: blue, orange,
@@ -51,6 +62,7 @@ class Method:
     marker: str
     linestyle: str | tuple
     runs: dict[str, str] = field(default_factory=dict)
+    fits: str = ""  # chapter 3's point estimator, "module:function" in dpinfer.estimators
     stream: str = ""  # seed-key stage of the first chain; "" means sample_<name>
     streams: dict[str, str] = field(default_factory=dict)  # study -> stage, where it differs
 
@@ -81,6 +93,7 @@ METHODS: dict[str, Method] = _methods(
             "nig_linreg": "conjugate:run_non_private_nig",
             "nig_linreg_p": "conjugate:run_non_private_nig_p",
         },
+        fits="mle:nonprivate_mle",  # chapter 3: the MLE on the confidential tables
         # chapter 4's stream predates the method's name: keeping it keeps every draw
         streams={"bernstein2020_ch4": "sample_nonprivate"},
     ),
@@ -123,11 +136,13 @@ METHODS: dict[str, Method] = _methods(
         streams={"ju2022": "sample"},  # the study's streams predate the method names
     ),
     # bernstein2020 chapter 3 (the thesis's names; naive MLE is chapter 3's Naive): estimators
-    Method("naive_mle", "Naive MLE", VERMILLION, "s", "--"),
-    Method("naive_mle_unprojected", "Naive MLE, no projection", PINK, "v", ":"),
-    Method("cgm", "CGM", BLUE, "o", "-"),
-    Method("psgd", "PSGD", GREEN, "^", "-."),
-    Method("random", "Random", GREY, "+", (0, (1, 1))),
+    Method("naive_mle", "Naive MLE", VERMILLION, "s", "--", fits="mle:naive_mle"),
+    Method(
+        "naive_mle_unprojected", "Naive MLE, no projection", PINK, "v", ":", fits="mle:naive_mle"
+    ),
+    Method("cgm", "CGM", BLUE, "o", "-", fits="cgm:cgm_em"),
+    Method("psgd", "PSGD", GREEN, "^", "-.", fits="psgd:psgd"),
+    Method("random", "Random", GREY, "+", (0, (1, 1)), fits="mle:random_estimator"),
     # bernstein2020 chapter 4
     Method(
         "gibbs",
@@ -299,3 +314,12 @@ def sampler_path(model: str, name: str) -> str:
         known = sorted(m.name for m in METHODS.values() if model in m.runs)
         raise ValueError(f"no sampler {name!r} for model {model!r}; known: {known}")
     return runs[model]
+
+
+def estimator_path(name: str) -> str:
+    """``"module:function"`` of the point estimator that fits method ``name`` (chapter 3)."""
+    fits = method(name).fits
+    if not fits:
+        known = sorted(m.name for m in METHODS.values() if m.fits)
+        raise ValueError(f"method {name!r} has no point estimator; known: {known}")
+    return fits

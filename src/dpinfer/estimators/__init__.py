@@ -13,5 +13,21 @@ Modules:
   accountant.
 
 The models and inference they call are in :mod:`dpinfer.models.pairwise_mrf` and
-:mod:`dpinfer.models.mrf_inference`.
+:mod:`dpinfer.models.mrf_inference`. A method's estimator is named in the method table
+(:data:`dpinfer.methods.METHODS`, its ``fits``); :func:`estimator` imports it.
 """
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from ..methods import estimator_path
+
+__all__ = ["estimator"]
+
+
+def estimator(name: str) -> Callable:
+    """The point estimator of method ``name`` (chapter 3), as the method table names it."""
+    module, function = estimator_path(name).split(":")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), function)

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from ...estimators import mle
+from ...estimators import estimator
 from .grid import ch3_cell_name, ch3_cells
 from .problems import build_instance, population, release
 from .run import cgm_fit, cgm_inference, fit_metrics, lambda_grid, tune_lambda
@@ -76,12 +76,12 @@ def cgm_checks(
             y, mech = release(seed, inst.name, n, eps, t, pop.tables, inst.model.n_cliques / 1.0)
             if lam_naive is None:
                 lam_naive, naive, _ = tune_lambda(
-                    lambda v: mle.naive_mle(inst.model, y, float(n), v, project=True),
+                    lambda v: estimator("naive_mle")(inst.model, y, float(n), v, project=True),
                     grid,
                     oracle,
                 )
             else:
-                naive = mle.naive_mle(inst.model, y, float(n), lam_naive, project=True)
+                naive = estimator("naive_mle")(inst.model, y, float(n), lam_naive, project=True)
 
             def cgm_at(v, y=y, scale=mech.scale, start=naive.theta):
                 return cgm_fit(inst.model, y, n, scale, v, start, cgm, inference)

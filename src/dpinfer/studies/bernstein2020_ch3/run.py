@@ -27,9 +27,7 @@ import math
 
 import numpy as np
 
-from ...estimators import cgm as cgm_est
-from ...estimators import mle
-from ...estimators import psgd as psgd_est
+from ...estimators import estimator  # each method's fit, as the method table names it
 from ...io import save_npz
 from ...models.mrf_inference import exact_marginals, kl_divergence, loopy_bp
 from ...seeding import rng_for
@@ -69,7 +67,7 @@ def cgm_inference(spec: dict, cgm: dict):
 
 def cgm_fit(model, y, n, scale, lam, theta0, cgm, inference=exact_marginals):
     """CGM-EM with the config block ``cgm``, started from ``theta0`` (the naive fit)."""
-    return cgm_est.cgm_em(
+    return estimator("cgm")(
         model,
         y,
         float(n),
@@ -108,7 +106,7 @@ def psgd_fit(model, records, epsilon, scale, psgd, rng):
     signal-to-noise ratio, :func:`dpinfer.estimators.psgd.tuning_grid`); None when not
     attainable."""
     n = records.shape[0]
-    return psgd_est.psgd(
+    return estimator("psgd")(
         model,
         records,
         float(epsilon),
@@ -245,7 +243,9 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                     naive_lam, naive, naive_scores = tune_lambda(
                         counted(
                             "naive_mle",
-                            lambda v: mle.naive_mle(inst.model, y, float(n), v, project=True),
+                            lambda v: estimator("naive_mle")(
+                                inst.model, y, float(n), v, project=True
+                            ),
                         ),
                         naive_grid,
                         oracle,
@@ -256,18 +256,22 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                         np.round(naive_scores, 4),
                     )
                 else:
-                    naive = mle.naive_mle(inst.model, y, float(n), naive_lam, project=True)
+                    naive = estimator("naive_mle")(inst.model, y, float(n), naive_lam, project=True)
                 if "naive_mle" in methods:
                     rec.put(inst, "naive_mle", t, naive)
             if "naive_mle_unprojected" in methods:
                 if t == 0:
                     raw_lam, raw, _ = tune_lambda(
-                        lambda v: mle.naive_mle(inst.model, y, float(n), v, project=False),
+                        lambda v: estimator("naive_mle_unprojected")(
+                            inst.model, y, float(n), v, project=False
+                        ),
                         naive_grid,
                         oracle,
                     )
                 else:
-                    raw = mle.naive_mle(inst.model, y, float(n), raw_lam, project=False)
+                    raw = estimator("naive_mle_unprojected")(
+                        inst.model, y, float(n), raw_lam, project=False
+                    )
                 rec.put(inst, "naive_mle_unprojected", t, raw)
             if "cgm" in methods:
 
@@ -309,10 +313,12 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                     inst,
                     "random",
                     t,
-                    mle.random_estimator(inst.model, float(n), lams["random"], rng),
+                    estimator("random")(inst.model, float(n), lams["random"], rng),
                 )
             if "non_private" in methods and r == 0:  # one fit per population: it sees no release
-                fit = mle.nonprivate_mle(inst.model, pop.tables, float(n), lams["non_private"])
+                fit = estimator("non_private")(
+                    inst.model, pop.tables, float(n), lams["non_private"]
+                )
                 rec.put(inst, "non_private", t, fit)
                 if t == 0 and cell.get("keep_marginals"):
                     keep["non_private"] = exact_marginals(inst.model, fit.theta).edge

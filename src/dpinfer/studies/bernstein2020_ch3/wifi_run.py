@@ -17,7 +17,7 @@ import logging
 
 import numpy as np
 
-from ...estimators import mle
+from ...estimators import estimator
 from ...io import load_npz, save_npz
 from ...models.pairwise_mrf import tables_from_records
 from ...seeding import rng_for
@@ -98,7 +98,7 @@ def wifi_cell(input, output, *, seed, cell, fit):
         put(
             "non_private",
             0,
-            mle.nonprivate_mle(model, tables, float(w.sum()), float(lams["non_private"])),
+            estimator("non_private")(model, tables, float(w.sum()), float(lams["non_private"])),
         )
     else:
         eps = float(eps)
@@ -116,12 +116,12 @@ def wifi_cell(input, output, *, seed, cell, fit):
             n_hat = wifi.population_size(y)
             if r == 0:
                 naive_lam, naive, naive_scores = tune_lambda(
-                    lambda v: mle.naive_mle(model, y, n_hat, v, project=True),
+                    lambda v: estimator("naive_mle")(model, y, n_hat, v, project=True),
                     lambda_grid(lams["naive_mle"]),
                     score,
                 )
             else:
-                naive = mle.naive_mle(model, y, n_hat, naive_lam, project=True)
+                naive = estimator("naive_mle")(model, y, n_hat, naive_lam, project=True)
             put("naive_mle", r, naive)
 
             def cgm_at(v, y=y, n_hat=n_hat, scale=mech.scale, start=naive.theta):
