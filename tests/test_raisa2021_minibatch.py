@@ -189,7 +189,7 @@ def test_barker_rejects_and_counts_proposals_beyond_the_variance_bound(vcorr):
         rng=np.random.default_rng(1),
         total_variance=1.0,
     )
-    assert chain.info.extra["batch_variance_rejections"] == 500
+    assert chain.info.detail.batch_variance_rejections == 500
     assert chain.info.acceptance == 0.0
     assert np.all(chain.draws == start)
 
@@ -205,8 +205,8 @@ def test_barker_batch_variance_stays_within_the_bound_when_clipped(vcorr):
         vcorr=vcorr,
         rng=np.random.default_rng(2),
     )
-    assert chain.info.extra["llr_clip_fraction"] > 0.1  # heavily clipped at T n = 20 ...
-    assert chain.info.extra["batch_variance_rejections"] == 0  # ... so sigma_b^2 <= 0.9801 < 1
+    assert chain.info.detail.llr_clip_fraction > 0.1  # heavily clipped at T n = 20 ...
+    assert chain.info.detail.batch_variance_rejections == 0  # ... so sigma_b^2 <= 0.9801 < 1
 
 
 def test_batch_samplers_are_deterministic(vcorr):
@@ -286,7 +286,7 @@ def test_rwmh_and_hmc_without_noise_are_exact_when_nothing_is_clipped():
         rng=np.random.default_rng(9),
     )
     for chain in (rw, hmc):
-        assert chain.info.clipped["llr"] == 0 and chain.info.extra["decisions_changed"] == 0
+        assert chain.info.clipped["llr"] == 0 and chain.info.detail.decisions_changed == 0
         check_exact(ExactCase(chain.kept, mean, sd))
 
 
@@ -309,8 +309,8 @@ def test_clipping_changes_decisions_and_the_rule_changes_the_clipping(rule):
         for b in (0.05, 1000.0)
     }
     assert (
-        runs[0.05].info.extra["llr_clip_fraction"] > 0.3
-        and runs[0.05].info.extra["decisions_changed"] > 0
+        runs[0.05].info.detail.llr_clip_fraction > 0.3
+        and runs[0.05].info.detail.decisions_changed > 0
     )
     assert runs[1000.0].info.clipped["llr"] == 0 or rule == "sum_of_differences"
     if rule == "sum_of_differences":  # the author's threshold is near 0 when the differences cancel

@@ -100,22 +100,17 @@ def test_clip_fractions_are_zero_with_a_huge_bound_and_one_with_a_zero_bound(pro
             rng=rng,
             one_component=one,
         )
-        assert huge.info.extra["llr_clip_fraction"] == 0.0 and huge.info.clipped["llr"] == 0
+        assert huge.info.detail.llr_clip_fraction == 0.0 and huge.info.clipped["llr"] == 0
         assert (
-            zero.info.extra["llr_clip_fraction"] == 1.0
-            and zero.info.clipped["llr"] == 50 * problem.n
+            zero.info.detail.llr_clip_fraction == 1.0 and zero.info.clipped["llr"] == 50 * problem.n
         )
     kw = dict(tau_l=0.0, tau_g=0.0, steps=3, step_size=0.1, mass=1.0, rng=rng)
     huge = run_dp_hmc(problem, problem.theta_true, 20, clip_llr=1e12, clip_grad=1e12, **kw)
     zero = run_dp_hmc(problem, problem.theta_true, 20, clip_llr=0.0, clip_grad=0.0, **kw)
-    assert (
-        huge.info.extra["llr_clip_fraction"] == 0.0 and huge.info.extra["grad_clip_fraction"] == 0.0
-    )
+    assert huge.info.detail.llr_clip_fraction == 0.0 and huge.info.detail.grad_clip_fraction == 0.0
     # clip_grad = 0: zero gradients, so the trajectory still moves (momentum) and every ratio is
     # clipped
-    assert (
-        zero.info.extra["llr_clip_fraction"] == 1.0 and zero.info.extra["grad_clip_fraction"] == 1.0
-    )
+    assert zero.info.detail.llr_clip_fraction == 1.0 and zero.info.detail.grad_clip_fraction == 1.0
 
 
 def test_gradient_evaluation_counts_and_burnin(problem):
@@ -132,8 +127,8 @@ def test_gradient_evaluation_counts_and_burnin(problem):
     fresh = run_dp_hmc(
         problem, problem.theta_true, 11, rng=np.random.default_rng(1), gradient_reuse=False, **kw
     )
-    assert reuse.info.extra["gradient_evaluations"] == 11 * 4 + 1
-    assert fresh.info.extra["gradient_evaluations"] == 11 * (4 + 1)
+    assert reuse.info.detail.gradient_evaluations == 11 * 4 + 1
+    assert fresh.info.detail.gradient_evaluations == 11 * (4 + 1)
     for iters in (1, 2, 11, 12):
         ch = run_dp_penalty(
             problem,
@@ -184,7 +179,7 @@ def test_same_seed_gives_identical_draws(problem):
 def test_trajectory_record_ends_at_the_next_draw_when_accepted(problem):
     iters, steps = 200, 5
     chain = _hmc(problem, 9, True, True, iterations=iters, steps=steps, record_trajectory=True)
-    traj = chain.info.traces["trajectory"]
+    traj = chain.info.detail.trajectory
     assert traj.shape == (iters, steps + 1, 2)
     np.testing.assert_array_equal(traj[:, 0], chain.draws[:-1])
     moved = np.any(chain.draws[1:] != chain.draws[:-1], axis=1)
@@ -193,4 +188,4 @@ def test_trajectory_record_ends_at_the_next_draw_when_accepted(problem):
     assert np.all(
         np.any(traj[:, 1:] != traj[:, :-1], axis=2)
     )  # every leapfrog step moves: no aliasing
-    assert "trajectory" not in _hmc(problem, 9, True, True, iterations=5).info.traces
+    assert _hmc(problem, 9, True, True, iterations=5).info.detail.trajectory is None

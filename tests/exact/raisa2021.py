@@ -140,8 +140,7 @@ def _case(
     )
     if algo == "barker":  # clipped only where |lambda| > 19.8: the test's answer moves by < 3e-9
         assert (
-            chain.info.extra["llr_clip_fraction"] < 1e-3
-            and chain.info.clipped["batch_variance"] == 0
+            chain.info.detail.llr_clip_fraction < 1e-3 and chain.info.clipped["batch_variance"] == 0
         )
     else:
         assert all(v == 0 for v in chain.info.clipped.values()), chain.info.clipped

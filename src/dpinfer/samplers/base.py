@@ -16,7 +16,7 @@ import numpy as np
 
 from ..kernel_time import CpuTimer
 
-__all__ = ["Info", "Chain", "CpuTimer", "check_lengths", "timed"]
+__all__ = ["Info", "DPChainDetail", "Chain", "CpuTimer", "check_lengths", "timed"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,9 @@ class Info:
       samplers without one);
     - ``clipped``: counts of clipping, projection or rejection-cap events, by name;
     - ``traces``: per-iteration diagnostics (e.g. acceptance per sweep), one row per iteration;
-    - ``extra``: scalar diagnostics named in the sampler's docstring.
+    - ``extra``: scalar diagnostics named in the sampler's docstring;
+    - ``detail``: the typed diagnostics of the sampler's family, read by attribute (e.g.
+      :class:`DPChainDetail` of every DP-MCMC sampler); None where a family has none yet.
     """
 
     cpu_seconds: float
@@ -39,6 +41,28 @@ class Info:
     clipped: Mapping[str, int] = field(default_factory=dict)
     traces: Mapping[str, np.ndarray] = field(default_factory=dict)
     extra: Mapping[str, float] = field(default_factory=dict)
+    detail: object = None
+
+
+@dataclass(frozen=True)
+class DPChainDetail:
+    """What a DP-MCMC chain (raisa2021's samplers) reports beside its acceptance.
+
+    - ``llr_clip_fraction``: clipped log-likelihood ratios / records (or batch) / iterations;
+    - ``decisions_changed``: accept/reject decisions clipping changed (DP penalty, DP HMC);
+    - ``grad_clip_fraction``, ``gradient_evaluations``: clipped gradients / n / evaluations and
+      the evaluations released (DP HMC);
+    - ``batch_variance_rejections``: proposals rejected because the batch variance exceeded the
+      Barker correction's (DP Barker);
+    - ``trajectory``: (iterations, steps + 1, d) leapfrog positions, when recorded (DP HMC).
+    """
+
+    llr_clip_fraction: float
+    decisions_changed: int = 0
+    grad_clip_fraction: float = 0.0
+    gradient_evaluations: int = 0
+    batch_variance_rejections: int = 0
+    trajectory: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ mixture for C = 2, ``config/data/raisa2021/vcorr_C2.0_K100.tsv``).
 
 The privacy bound needs sigma_b^2 <= C - 1 = 1. The author's code stopped the chain when the
 batch variance exceeded 1 (leaving rows of zeros); here such a proposal is rejected and counted
-(``extra["batch_variance_rejections"]``). With the clip bound above it cannot happen:
+(``info.detail.batch_variance_rejections``). With the clip bound above it cannot happen:
 s^2 <= max r_j^2 <= 0.99^2 B / (Tn)^2, so sigma_b^2 <= 0.9801 (docs/deviations.md).
-``Chain.info``: acceptance; ``clipped["llr"]``; ``extra["llr_clip_fraction"]`` = clipped / B /
+``Chain.info``: acceptance; ``clipped["llr"]``; ``detail.llr_clip_fraction`` = clipped / B /
 iterations (the author's bookkeeping).
 """
 
@@ -130,7 +130,7 @@ def run_dp_barker(
         seconds,
         batch,
         clipped={"batch_variance": rejections},
-        extra={"batch_variance_rejections": rejections},
+        batch_variance_rejections=rejections,
     )
 
 

@@ -20,11 +20,11 @@ Exactness (no ratio clipped): for a fixed noise sequence the leapfrog map is vol
 and reversed by the reversed sequence, which has the same law, so both variants are exact for any
 tau_g (with reuse, the stored gradient noise is part of the state and its density cancels);
 gradient noise and clipping only lower the acceptance rate.
-``Chain.info``: acceptance; ``clipped`` = {"llr", "grad"}; ``extra`` = llr_clip_fraction
-(llr / n / iterations), grad_clip_fraction (grad / n / gradient_evaluations),
-gradient_evaluations, decisions_changed (as in DP penalty); ``record_trajectory=True`` adds
-``traces["trajectory"]`` (iterations, steps + 1, d), the leapfrog positions of every iteration
-(position 0 = its start).
+``Chain.info``: acceptance; ``clipped`` = {"llr", "grad"}; ``detail``
+(:class:`dpinfer.samplers.base.DPChainDetail`) = llr_clip_fraction (llr / n / iterations),
+grad_clip_fraction (grad / n / gradient_evaluations), gradient_evaluations, decisions_changed (as
+in DP penalty); ``record_trajectory=True`` fills its ``trajectory`` (iterations, steps + 1, d),
+the leapfrog positions of every iteration (position 0 = its start).
 """
 
 from __future__ import annotations
@@ -220,12 +220,10 @@ def run_dp_hmc(
         seconds,
         problem.n,
         clipped={"grad": grad},
-        traces={"trajectory": traj} if record_trajectory else {},
-        extra={
-            "grad_clip_fraction": grad / problem.n / evals,
-            "gradient_evaluations": evals,
-            "decisions_changed": int(counts[4]),
-        },
+        trajectory=traj if record_trajectory else None,
+        grad_clip_fraction=grad / problem.n / evals,
+        gradient_evaluations=evals,
+        decisions_changed=int(counts[4]),
     )
 
 

@@ -15,7 +15,7 @@ One iteration from theta, proposal as in :mod:`dpinfer.samplers.dp_penalty` (``m
 The batch estimate is only approximately Gaussian (CLT), so the chain is approximate unless
 the batch variance vanishes (e.g. identical rows), where it is exact as DP penalty is
 (``penalty_correction=False`` drops both corrections: only for tests).
-``Chain.info``: acceptance; ``clipped["llr"]``; ``extra["llr_clip_fraction"]`` = clipped / B /
+``Chain.info``: acceptance; ``clipped["llr"]``; ``detail.llr_clip_fraction`` = clipped / B /
 iterations (the author's bookkeeping).
 """
 

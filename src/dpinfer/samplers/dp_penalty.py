@@ -15,8 +15,9 @@ One iteration from theta, with r_j = log p(x_j|theta') - log p(x_j|theta), d = |
 With no ratio clipped the chain is exact: the penalty makes the expected acceptance
 probability satisfy detailed balance, also for the guided walk's lifted kernel.
 ``Chain.info``: acceptance = accepts / iterations; ``clipped["llr"]`` = clipped ratios over all
-iterations; ``extra["llr_clip_fraction"]`` = that / n / iterations; ``extra["decisions_changed"]``
-= accept decisions the unclipped ratio sum would have reversed (same noise and uniform).
+iterations; ``detail`` (:class:`dpinfer.samplers.base.DPChainDetail`): ``llr_clip_fraction`` =
+that / n / iterations, ``decisions_changed`` = accept decisions the unclipped ratio sum would
+have reversed (same noise and uniform).
 The proposal and distance helpers are shared with the minibatch samplers, the noisy accept step
 (:func:`penalty_accept`) with the minibatch and HMC samplers; so are the kernels' settings records
 (:class:`Proposal`, :class:`Clip`, :class:`Penalty`; the problem is
@@ -33,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from ..models.dp_mcmc import Problem, clipped_llr_sum, llr_sum, log_prior
-from .base import Chain, Info, timed
+from .base import Chain, DPChainDetail, Info, timed
 
 __all__ = [
     "run_dp_penalty",
@@ -269,11 +270,11 @@ def penalty_chain(
     return PenaltyChain(out, proposal, float(clip_bound), penalty)
 
 
-def dp_chain(draws, counts, seconds: float, rows: int, clipped=(), extra=(), traces=()) -> Chain:
+def dp_chain(draws, counts, seconds: float, rows: int, clipped=(), **detail) -> Chain:
     """The :class:`Chain` of a kernel's ``draws`` and ``counts`` (accepts, clipped ratios, ...):
-    acceptance = accepts / iterations, ``clipped["llr"]`` and ``extra["llr_clip_fraction"]`` =
-    clipped ratios / ``rows`` / iterations, then the sampler's own ``clipped``, ``extra`` and
-    ``traces``; burn-in = :func:`burnin_rows`."""
+    acceptance = accepts / iterations, ``clipped["llr"]`` and the detail's ``llr_clip_fraction``
+    = clipped ratios / ``rows`` / iterations, then the sampler's own ``clipped`` and ``detail``
+    fields (:class:`DPChainDetail`); burn-in = :func:`burnin_rows`."""
     iterations = draws.shape[0] - 1
     llr = int(counts[1])
     info = Info(
@@ -281,8 +282,7 @@ def dp_chain(draws, counts, seconds: float, rows: int, clipped=(), extra=(), tra
         iterations=iterations,
         acceptance=counts[0] / iterations,
         clipped={"llr": llr, **dict(clipped)},
-        traces=dict(traces),
-        extra={"llr_clip_fraction": llr / rows / iterations, **dict(extra)},
+        detail=DPChainDetail(llr_clip_fraction=llr / rows / iterations, **detail),
     )
     return Chain(draws, burnin_rows(iterations), info)
 
@@ -323,8 +323,7 @@ def run_dp_penalty(
         rng,
         chain.out,
     )
-    extra = {"decisions_changed": int(counts[2])}
-    return dp_chain(chain.out, counts, seconds, problem.n, extra=extra)
+    return dp_chain(chain.out, counts, seconds, problem.n, decisions_changed=int(counts[2]))
 
 
 # keyword of run_dp_penalty -> params-file key

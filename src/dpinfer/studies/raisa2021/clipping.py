@@ -113,9 +113,9 @@ def clipping_chains(
             mmd_bandwidth_pairs,
             rng_for(seed, STUDY, setting, i, "mmd"),
         )
-        rows["llr_clip"].append(chain.info.extra["llr_clip_fraction"])
+        rows["llr_clip"].append(chain.info.detail.llr_clip_fraction)
         rows["acceptance"].append(chain.info.acceptance)
-        rows["decisions_changed"].append(chain.info.extra["decisions_changed"])
+        rows["decisions_changed"].append(chain.info.detail.decisions_changed)
         rows["cpu_seconds"].append(chain.info.cpu_seconds)
         for k in ("mmd", "mean_error", "cov_error"):
             rows[k].append(errors[k])

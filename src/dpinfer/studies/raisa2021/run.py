@@ -293,12 +293,10 @@ def chains(
         x = chain.kept
         kept.append(x)
         rows["acceptance"].append(chain.info.acceptance)
-        rows["llr_clip"].append(chain.info.extra["llr_clip_fraction"])
-        rows["grad_clip"].append(chain.info.extra.get("grad_clip_fraction", 0.0))
+        rows["llr_clip"].append(chain.info.detail.llr_clip_fraction)
+        rows["grad_clip"].append(chain.info.detail.grad_clip_fraction)
         rows["cpu_seconds"].append(chain.info.cpu_seconds)
-        rows["batch_variance_rejections"].append(
-            chain.info.extra.get("batch_variance_rejections", 0)
-        )
+        rows["batch_variance_rejections"].append(chain.info.detail.batch_variance_rejections)
         if reference is None:  # circle: distance of the kept mean from the true mean (0, 0)
             rows["mean_error"].append(float(np.linalg.norm(x.mean(axis=0) - problem.theta_true)))
             for k in ("mmd", "bandwidth", "cov_error"):  # undefined without a reference sample
@@ -426,7 +424,7 @@ def hmc_trajectory(
         hyper=dict(_with_gradients(hyper, hmc_gradients), record_trajectory=True),
         **dp_chain_lengths(iteration + 1),
     )
-    path = chain.info.traces["trajectory"][iteration]
+    path = chain.info.detail.trajectory[iteration]
     mode = float(
         log_posterior(
             problem, np.array([[math.sqrt(float(problem.data.mean(dtype=np.float64))), 0.0]])
