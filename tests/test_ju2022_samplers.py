@@ -57,10 +57,10 @@ def test_chain_contract():
         rng=np.random.default_rng(1),
     )
     assert chain.draws.shape == (100, 2) and chain.burnin == 30 and chain.kept.shape == (70, 2)
-    acc = chain.info.traces["acceptance"]
+    acc = chain.info.detail.acceptance
     assert acc.shape == (100,) and chain.info.iterations == 100
     assert chain.info.acceptance == pytest.approx(acc[30:].mean())
-    assert chain.info.extra["min_log_alpha"] <= 0 and chain.info.cpu_seconds >= 0
+    assert chain.info.detail.min_log_alpha <= 0 and chain.info.cpu_seconds >= 0
     with pytest.raises(ValueError):
         run_loglinear(
             exact.RELEASED,
@@ -90,7 +90,7 @@ def test_every_loglinear_acceptance_is_at_least_exp_minus_eps(eps, rng):
         keep=300,
         rng=rng,
     )
-    min_log_alpha = chain.info.extra["min_log_alpha"]
+    min_log_alpha = chain.info.detail.min_log_alpha
     assert min_log_alpha >= -eps * (1 + 1e-12)
     assert min_log_alpha < -0.5 * eps  # the bound is nearly attained: it is a real check
 
@@ -165,7 +165,7 @@ def test_exact_replace_one_sensitivity_is_below_the_printed_13():
 def test_regression_acceptance_bound_holds_with_printed_sensitivity(rng):
     eps = 1.0
     chain = _heavy_clamp_chain(13.0, eps, rng)
-    assert -eps * (1 + 1e-12) <= chain.info.extra["min_log_alpha"] < -0.2 * eps
+    assert -eps * (1 + 1e-12) <= chain.info.detail.min_log_alpha < -0.2 * eps
 
 
 # ----------------------------------------------------------------------------- regression
@@ -281,4 +281,4 @@ def test_regression_sampler_matches_the_exact_private_posterior(noncentred_moves
     assert np.max(np.abs(mean - np_mean) / sd) > 0.5  # not the non-private posterior
     assert np.max(sd / tau) < 0.9  # nor the prior
     if noncentred_moves:
-        assert 0.1 < chain.info.extra["noncentred_acceptance"] < 0.6
+        assert 0.1 < chain.info.detail.noncentred_acceptance < 0.6

@@ -16,7 +16,15 @@ import numpy as np
 
 from ..kernel_time import CpuTimer
 
-__all__ = ["Info", "DPChainDetail", "Chain", "CpuTimer", "check_lengths", "timed"]
+__all__ = [
+    "Info",
+    "DPChainDetail",
+    "RecordWiseDetail",
+    "Chain",
+    "CpuTimer",
+    "check_lengths",
+    "timed",
+]
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,21 @@ class DPChainDetail:
     gradient_evaluations: int = 0
     batch_variance_rejections: int = 0
     trajectory: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class RecordWiseDetail:
+    """What a record-wise data-augmentation chain (ju2022's Algorithm 1) reports.
+
+    - ``acceptance``: the fraction of records accepted in every sweep (burn-in included);
+    - ``min_log_alpha``: the smallest log acceptance probability of any single proposal over all
+      sweeps (Proposition 3.1: at least -epsilon under a correctly calibrated pure-DP mechanism);
+    - ``noncentred_acceptance``: acceptance of the regression's non-centred moves (None without).
+    """
+
+    acceptance: np.ndarray
+    min_log_alpha: float
+    noncentred_acceptance: float | None = None
 
 
 @dataclass(frozen=True)

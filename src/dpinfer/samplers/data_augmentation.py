@@ -16,10 +16,10 @@ modules' docstrings):
   latent records are unclamped; clamping is part of the mechanism.
 
 Both return a :class:`~dpinfer.samplers.base.Chain` of every sweep's draw (burn-in first) with
-``Info``: ``acceptance`` = mean fraction of records accepted per kept sweep,
-``traces["acceptance"]`` = that fraction for every sweep, ``extra["min_log_alpha"]`` = the
-smallest log acceptance probability of any single proposal over all sweeps (Proposition 3.1:
-at least -epsilon under a correctly calibrated pure-DP mechanism), and the kernel's CPU seconds.
+``Info``: ``acceptance`` = mean fraction of records accepted per kept sweep, ``detail`` a
+:class:`~dpinfer.samplers.base.RecordWiseDetail` (that fraction for every sweep, the smallest log
+acceptance probability of any single proposal over all sweeps: Proposition 3.1 bounds it by
+-epsilon under a correctly calibrated pure-DP mechanism), and the kernel's CPU seconds.
 """
 
 from __future__ import annotations
@@ -30,19 +30,18 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .base import Chain, CpuTimer, Info, check_lengths
+from .base import Chain, CpuTimer, Info, RecordWiseDetail, check_lengths
 from .conditionals import categorical, dirichlet, metropolis_accept, robbins_monro
 
 __all__ = ["run_loglinear", "run_linreg"]
 
 
-def _chain(draws, acc, burnin: int, min_log_alpha: float, seconds: float) -> Chain:
+def _chain(draws, acc, burnin: int, min_log_alpha: float, seconds: float, nc=None) -> Chain:
     info = Info(
         cpu_seconds=seconds,
         iterations=draws.shape[0],
         acceptance=float(acc[burnin:].mean()),
-        traces={"acceptance": acc},
-        extra={"min_log_alpha": float(min_log_alpha)},
+        detail=RecordWiseDetail(acc, float(min_log_alpha), nc),
     )
     return Chain(draws, burnin, info)
 
@@ -473,7 +472,7 @@ def run_linreg(
     """Algorithm 1 for linear regression with clamping (ju2022 Sec. 5): draws of beta, one row
     per sweep; ``noncentred_moves`` > 0 adds that many non-centred moves of beta per sweep
     (not in the paper; they leave the posterior invariant and make the chain mix where the
-    conjugate step and the record moves alone crawl; ``info.extra["noncentred_acceptance"]``).
+    conjugate step and the record moves alone crawl; ``info.detail.noncentred_acceptance``).
 
     ``released`` are the d noisy statistics in :func:`dpinfer.models.gaussian_linreg.stat_labels`
     order; ``scale`` the Laplace scale (``mech.scale``); m = ``mean_x``, Sigma = ``cov_x`` and
@@ -522,7 +521,5 @@ def run_linreg(
             moves,
             nc_accepted,
         )
-    chain = _chain(draws, acc, burnin, min_log_alpha, timer.seconds)
-    if moves:
-        chain.info.extra["noncentred_acceptance"] = float(nc_accepted[0]) / (iterations * moves)
-    return chain
+    nc = float(nc_accepted[0]) / (iterations * moves) if moves else None
+    return _chain(draws, acc, burnin, min_log_alpha, timer.seconds, nc)

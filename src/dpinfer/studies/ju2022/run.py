@@ -256,7 +256,7 @@ def replicate_row(rep: int, chains: list, truth) -> dict:
     stacked = np.stack([c.kept for c in chains])
     q_lo, q_hi = truth_levels(kept, truth)
     acc = diagnostics.acceptance_summary(
-        np.concatenate([c.info.traces["acceptance"][c.burnin :] for c in chains])
+        np.concatenate([c.info.detail.acceptance[c.burnin :] for c in chains])
     )
     return dict(
         replicate=rep,
@@ -267,7 +267,7 @@ def replicate_row(rep: int, chains: list, truth) -> dict:
         truth=np.asarray(truth, float),
         acc_mean=acc["mean"],
         acc_min=acc["min"],
-        min_log_alpha=min(c.info.extra["min_log_alpha"] for c in chains),
+        min_log_alpha=min(c.info.detail.min_log_alpha for c in chains),
         seconds=sum(c.info.cpu_seconds for c in chains),
         ess_min=float(diagnostics.bulk_ess(stacked).min()),
         rhat_max=float(diagnostics.split_rhat(stacked).max()),
