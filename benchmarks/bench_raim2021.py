@@ -62,6 +62,15 @@ PEER_CALLS_N1, PEER_ONE_CALL, PEER_GIBBS, PAPER_GIBBS = 1.42, 0.031, 142.3, 129.
 
 
 # ----------------------------------------------------------------------------- the two packages
+
+
+def _diagnostics(info) -> dict:
+    """The chain's proposal counts and time split by name: ``info.extra`` of the baseline tree
+    (before the typed details), the fields of ``info.detail`` now."""
+    detail = getattr(info, "detail", None)
+    return dataclasses.asdict(detail) if detail is not None else dict(info.extra)
+
+
 def load_baseline(ref: str):
     """``dpinfer`` at git ``ref`` as the package ``dpinfer_baseline`` (its raim2021 modules use
     relative imports only), extracted into a temporary directory."""
@@ -267,7 +276,7 @@ def bench_gibbs(impls, settings, repeat):
                 c = impl.run(*s, data[s], np.random.default_rng(r))
                 key = (s, impl.name)
                 if c.info.cpu_seconds < best.get(key, (np.inf,))[0]:
-                    best[key] = (c.info.cpu_seconds, c.info.extra)
+                    best[key] = (c.info.cpu_seconds, _diagnostics(c.info))
     total = {impl.name: 0.0 for impl in impls}
     for s in settings:
         parts = []
@@ -293,7 +302,7 @@ def bench_gibbs(impls, settings, repeat):
         )
     s = settings[0]
     for impl in impls:
-        x = impl.run(*s, data[s], np.random.default_rng(0), timed=True).info.extra
+        x = _diagnostics(impl.run(*s, data[s], np.random.default_rng(0), timed=True).info)
         split = {k: x[f"cpu_seconds_{k}"] for k in ("y", "xi_x", "rest")}
         tot = sum(split.values())
         print(

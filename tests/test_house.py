@@ -116,6 +116,18 @@ def test_config_checks_live_in_one_module_not_in_rule_files():
     assert not inline, f"rule files with their own config checks: {inline}"
 
 
+def test_no_study_reads_a_chains_info_by_a_string_key():
+    """A study reads a sampler family's diagnostics as attributes of ``info.detail`` (typed per
+    family in dpinfer.samplers.base), never through ``info.extra[...]``/``info.traces[...]``."""
+    keyed = [
+        f"{p.relative_to(SRC)}:{i}"
+        for p in sorted((SRC / "studies").rglob("*.py"))
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\.info\.(extra|traces)\b|\binfo\.(extra|traces)\[", line)
+    ]
+    assert not keyed, f"studies reading Info by a string key: {keyed}"
+
+
 def test_one_chain_record_for_every_sampler():
     owners = [
         (p.relative_to(SRC).as_posix(), n.name)

@@ -20,6 +20,7 @@ __all__ = [
     "Info",
     "DPChainDetail",
     "RecordWiseDetail",
+    "DirectGibbsDetail",
     "Chain",
     "CpuTimer",
     "check_lengths",
@@ -86,6 +87,22 @@ class RecordWiseDetail:
     acceptance: np.ndarray
     min_log_alpha: float
     noncentred_acceptance: float | None = None
+
+
+@dataclass(frozen=True)
+class DirectGibbsDetail:
+    """What raim2021's Algorithm 2 (Gibbs with direct-sampler latents) reports.
+
+    - ``proposals_per_y``, ``proposals_per_xi``: accept-reject proposals per latent draw;
+    - ``cpu_seconds_y``, ``cpu_seconds_xi_x``, ``cpu_seconds_rest``: CPU seconds spent on each
+      part of the sweeps, when the chain was ``timed`` (None otherwise).
+    """
+
+    proposals_per_y: float
+    proposals_per_xi: float
+    cpu_seconds_y: float | None = None
+    cpu_seconds_xi_x: float | None = None
+    cpu_seconds_rest: float | None = None
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ The direct-sampler bases come from the release's mechanism records (:class:`Rele
 
 Both return :class:`~dpinfer.samplers.base.Chain` with draws (beta_1, beta_2, sigma^2) of all
 burnin + keep iterations; ``info.cpu_seconds`` is process time. Algorithm 2 also reports
-``info.extra``: ``proposals_per_y`` and ``proposals_per_xi`` (accept-reject proposals per
-latent draw) and, when ``timed``, ``cpu_seconds_y``, ``cpu_seconds_xi_x``, ``cpu_seconds_rest``;
+``info.detail`` (:class:`~dpinfer.samplers.base.DirectGibbsDetail`): ``proposals_per_y`` and
+``proposals_per_xi`` (accept-reject proposals per latent draw) and, when ``timed``,
+``cpu_seconds_y``, ``cpu_seconds_xi_x``, ``cpu_seconds_rest``;
 ``info.clipped``: ``direct_failures_y`` and ``direct_failures_xi_x``, direct-sampler draws that
 failed (P(A_0) = 0 or ``max_proposals`` rejections; the latent then keeps its value).
 """
@@ -34,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from ..models.lognormal_regression import Prior, ReleaseNoise
-from .base import Chain, CpuTimer, Info, check_lengths
+from .base import Chain, CpuTimer, DirectGibbsDetail, Info, check_lengths
 from .direct import (
     B_DGEOM,
     B_LAPLACE,
@@ -260,7 +261,7 @@ def run_noisy(
     (column 1 of X~ is noisy). Runs burnin + keep iterations.
 
     ``timed=True`` drives the same kernels from Python one step at a time and records the CPU
-    seconds spent drawing y's, xi^x's and the rest in ``info.extra`` (same draws as
+    seconds spent drawing y's, xi^x's and the rest in ``info.detail`` (same draws as
     ``timed=False``).
     """
     burnin, keep = check_lengths(burnin, keep)
@@ -303,16 +304,15 @@ def run_noisy(
                 split["cpu_seconds_xi_x"] += tc - tb
                 split["cpu_seconds_rest"] += td - tc
     n = y_noisy.size
-    extra = {
-        "proposals_per_y": float(counts[0] / (n * iterations)),
-        "proposals_per_xi": float(counts[2] / max(1, n * iterations)),
-    }
-    if timed:
-        extra.update(split)
+    detail = DirectGibbsDetail(
+        proposals_per_y=float(counts[0] / (n * iterations)),
+        proposals_per_xi=float(counts[2] / max(1, n * iterations)),
+        **(split if timed else {}),
+    )
     info = Info(
         cpu_seconds=timer.seconds,
         iterations=iterations,
-        extra=extra,
+        detail=detail,
         clipped={"direct_failures_y": int(counts[1]), "direct_failures_xi_x": int(counts[3])},
     )
     return Chain(draws, burnin, info)

@@ -256,8 +256,8 @@ def gibbs_chunk(
         out["mean_noisy"].append(noisy.kept.mean(axis=0))
         out["mean_free"].append(free.kept.mean(axis=0))
         out["seconds"].append(noisy.info.cpu_seconds)
-        out["proposals_y"].append(noisy.info.extra["proposals_per_y"])
-        out["proposals_xi"].append(noisy.info.extra["proposals_per_xi"])
+        out["proposals_y"].append(noisy.info.detail.proposals_per_y)
+        out["proposals_xi"].append(noisy.info.detail.proposals_per_xi)
         for name, chain in (("noisy", noisy), ("free", free)):  # one chain each: split-chain R-hat
             out[f"rhat_{name}"].append(float(split_rhat(chain.kept[None]).max()))
             out[f"ess_{name}"].append(float(bulk_ess(chain.kept[None]).min()))
@@ -384,8 +384,8 @@ def timing_run(
     free = alg.free(
         data, rng_for(seed, STUDY, f"timing_{name}", 0, FREE_STREAM), burnin=0, keep=int(iterations)
     )
-    x = chain.info.extra
-    split = {"y": x["cpu_seconds_y"], "xi_x": x["cpu_seconds_xi_x"], "rest": x["cpu_seconds_rest"]}
+    x = chain.info.detail
+    split = {"y": x.cpu_seconds_y, "xi_x": x.cpu_seconds_xi_x, "rest": x.cpu_seconds_rest}
     write_json(
         output.timing,
         {
@@ -396,7 +396,7 @@ def timing_run(
             **split,
             "total": split["y"] + split["xi_x"] + split["rest"],
             "noise_free": free.info.cpu_seconds,
-            "proposals_per_y": float(x["proposals_per_y"]),
-            "proposals_per_xi": float(x["proposals_per_xi"]),
+            "proposals_per_y": float(x.proposals_per_y),
+            "proposals_per_xi": float(x.proposals_per_xi),
         },
     )
