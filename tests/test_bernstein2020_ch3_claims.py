@@ -179,7 +179,9 @@ def _fig3_4_summary(diffs):
 def test_shares_in_the_fig3_4_rows_carry_wilson_intervals():
     diffs = {(100, 0.1): 0.5, (100, 1.0): -0.5, (1000, 0.1): 0.4, (1000, 1.0): 0.3}
     s = {"models": ["chain1"], "n_grid": [100, 1000], "epsilons": [0.1, 1.0]}
-    rows = paper._fig3_4(_fig3_4_summary(diffs), s, (), {"em_tol": 1e-6, "em_max_iter": 2000})
+    rows = paper._fig3_4(
+        _fig3_4_summary(diffs), s, (), {"em_tol": 1e-6, "em_window": 10, "em_max_iter": 2000}
+    )
     head = rows[0]
     assert head.holds is False and "0.75 (3 of 4; 95% Wilson [" in head.ours
     assert "worse beyond 2 SE: N=100, eps=1: -0.5" in head.ours

@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 import pytest
 
-from dpinfer.estimators.cgm import cgm_em, edge_model, nlbp
+from dpinfer.estimators.cgm import cgm_em, edge_model, nlbp, stalled
 from dpinfer.estimators.mle import (
     fit_mle,
     naive_mle,
@@ -197,3 +197,22 @@ def test_cgm_beats_naive_mle_in_kl():
         kl_naive.append(kl_divergence(model, theta, naive.theta))
         kl_cgm.append(kl_divergence(model, theta, cgm.theta))
     assert np.mean(kl_cgm) < 0.8 * np.mean(kl_naive), (kl_naive, kl_cgm)
+
+
+def test_em_stops_when_its_best_objective_stalls_not_on_one_steps_jitter():
+    """The stopping rule (cgm.em_tol over cgm.em_window iterations): a geometric ascent stops once
+    a window gains at most tol; a plateau with jitter much larger than tol (an E-step solved to a
+    tolerance) stops after one window without a new best; a rise with jitter does not stop."""
+    tol, w = 1e-3, 10
+    ascent = 1.0 - 0.5 ** np.arange(40)
+    stops = [k for k in range(1, 41) if stalled(ascent[:k], tol, w)]
+    assert stops and ascent[stops[0] - 1] - ascent[stops[0] - 1 - w] <= tol
+    assert not stalled(ascent[: stops[0] - 1], tol, w)  # not before
+    rng = np.random.default_rng(0)
+    plateau = np.r_[np.linspace(0, 5, 20), 5 + 0.1 * rng.standard_normal(400)]
+    first = next(k for k in range(1, plateau.size + 1) if stalled(plateau[:k], tol, w))
+    assert 20 < first < 400  # stops on the plateau, although single steps move by ~0.1 >> tol
+    assert not any(stalled(plateau[:k], tol, w) for k in range(1, 21))
+    rising = np.linspace(0, 5, 200) + 0.1 * rng.standard_normal(200)
+    assert not any(stalled(rising[:k], tol, w) for k in range(1, 201))
+    assert not stalled(ascent[:w], tol, w)  # never within the first window

@@ -278,9 +278,9 @@ def _converged_claim(d, figure, cells, where, cgm) -> Claim:
     capped = int(np.sum(conv == 0))
     return Claim(
         figure,
-        f"every CGM-EM fit of {where} converged: its last change of the EM objective is at most "
-        f"em_tol = {float(cgm['em_tol']):g} nats per individual before the cap of "
-        f"{int(cgm['em_max_iter'])} iterations",
+        f"every CGM-EM fit of {where} converged: its best EM objective gained at most "
+        f"em_tol = {float(cgm['em_tol']):g} nats per individual over "
+        f"{int(cgm['em_window'])} iterations before the cap of {int(cgm['em_max_iter'])}",
         "(the thesis reports no convergence)",
         (f"capped share {format_proportion(capped, conv.size)}" if conv.size else "no fits")
         + f"; iterations median {np.median(its):.0f}, max "

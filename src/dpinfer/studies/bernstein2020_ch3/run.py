@@ -1,18 +1,17 @@
 """bernstein2020 Chapter 3: one job per cell of a figure's grid (step ``run_cell``).
 
-A *cell* is one (figure, model instance, N, epsilon, lambda) point with the estimators that
-figure compares. For each of its trials (populations x releases, Section 3.3.2) it releases the
-noisy edge tables and fits every method, recording per trial the KL divergence from the true
-model (exact marginals and log-partition functions, never enumeration), the MSE of the learned
-edge marginals, the MSE of the noisy pseudo-marginals y/N (Prop. 3), CPU seconds, iterations,
-whether the optimiser converged and its last change of the objective per individual (CGM-EM's
-stopping quantity; NaN for a one-entry trace). Naive MLE and CGM are tuned alike (Section 3.2.3's
-"just right"): each over its config grid of lambda by the oracle KL on the cell's first trial,
-the chosen lambda then used for every trial. Both tunings' scores (-KL per lambda) are kept, so an
-edge of the grid chosen by a tuning shows, with the KL of the uniform model (theta = 0, every
-fit's limit as lambda grows) beside them. A reference cell
-(``epsilon`` None) fits only the release-free methods (non-private MLE on the true tables, the
-random estimator).
+A *cell* is one (figure, model instance, N, epsilon, lambda) point with the estimators that figure
+compares. For each of its trials (populations x releases, Section 3.3.2) it releases the noisy edge
+tables and fits every method, recording per trial the KL divergence from the true model (exact
+marginals and log-partition functions, never enumeration), the MSE of the learned edge marginals,
+the MSE of the noisy pseudo-marginals y/N (Prop. 3), CPU seconds, iterations, whether the optimiser
+converged and its last change of the objective per individual (how much a step of CGM-EM still
+moves; NaN for a one-entry trace). Naive MLE and CGM are tuned alike (Section 3.2.3's "just
+right"): each over its config grid of lambda by the oracle KL on the cell's first trial, the chosen
+lambda then used for every trial. Both tunings' scores (-KL per lambda) are kept, so an edge of the
+grid chosen by a tuning shows, with the KL of the uniform model (theta = 0, every fit's limit as
+lambda grows) beside them. A reference cell (``epsilon`` None) fits only the release-free methods
+(non-private MLE on the true tables, the random estimator).
 
 Methods (names of :mod:`dpinfer.methods`): ``naive_mle`` (projected pseudo-marginals),
 ``naive_mle_unprojected``, ``cgm`` (EM around NLBP, started from the naive fit of the same trial;
@@ -80,6 +79,7 @@ def cgm_fit(model, y, n, scale, lam, theta0, cgm, inference=exact_marginals):
         nlbp_max_iter=int(cgm["nlbp_max_iter"]),
         em_tol=float(cgm["em_tol"]),
         em_max_iter=int(cgm["em_max_iter"]),
+        em_window=int(cgm["em_window"]),
         mstep_tol=float(cgm["mstep_tol"]),
         mstep_max_iter=int(cgm["mstep_max_iter"]),
     )
@@ -146,7 +146,8 @@ class _Record:
 
 def final_change(fit, n) -> float:
     """|F_last - F_previous| / N: the change of the objective per individual over the last
-    iteration (what CGM-EM's em_tol bounds); NaN when the trace has one entry (MLE, PSGD)."""
+    iteration (the E-step's jitter once CGM-EM has stalled, see
+    :func:`dpinfer.estimators.cgm.stalled`); NaN when the trace has one entry (MLE, PSGD)."""
     obj = np.asarray(fit.objective, dtype=float)
     return float(abs(obj[-1] - obj[-2]) / float(n)) if obj.size > 1 else float("nan")
 

@@ -69,7 +69,7 @@ PAPER_SCALE = {
         "random": 1.0,
     },
     "psgd_max_noise_multiplier": 50,
-    "cgm": {"em_tol": 1e-6, "em_max_iter": 2000},
+    "cgm": {"em_tol": 1e-6, "em_window": 10, "em_max_iter": 2000},
 }
 _AT_SCALE = "at paper scale (the thesis gives none)"
 _THESIS = "in the thesis"
@@ -107,6 +107,12 @@ def em_settings(cgm: dict) -> list[Setting]:
             "EM tolerance (nats per individual)",
             ref["em_tol"],
             float(cgm["em_tol"]),
+            source=_AT_SCALE,
+        ),
+        setting(
+            "EM stall window (iterations)",
+            ref["em_window"],
+            int(cgm["em_window"]),
             source=_AT_SCALE,
         ),
         setting(
