@@ -329,6 +329,22 @@ def _noncentred_beta_move(rng, mv, log_h, released, inv_b, tau2, lo, hi):
     return True
 
 
+class _ClampedRelease(NamedTuple):
+    """What the regression kernel conditions on: the d released statistics and their Laplace
+    scale, the covariates' mean and Cholesky factor, sigma^2, the prior variance tau^2, the clamp
+    bounds and the number of latent records."""
+
+    released: np.ndarray
+    scale: float
+    mean_x: np.ndarray
+    chol_x: np.ndarray
+    sigma2: float
+    tau2: float
+    lo: float
+    hi: float
+    n_records: int
+
+
 class _Moves(NamedTuple):
     """The latent state the non-centred move changes (records, their statistics, beta) and its
     scratch arrays, allocated once per chain."""
@@ -348,25 +364,8 @@ class _Moves(NamedTuple):
 
 
 @njit(cache=True)
-def _linreg_kernel(
-    rng,
-    released,
-    scale,
-    mean_x,
-    chol_x,
-    sigma2,
-    tau2,
-    lo,
-    hi,
-    n_records,
-    iterations,
-    beta_draws,
-    acc_rate,
-    n_burn,
-    nc_moves,
-    nc_accepted,
-):
-    """Algorithm 1 of ju2022 for clamped linear regression (Sec. 5).
+def _linreg_kernel(rng, release, iterations, n_burn, nc_moves, beta_draws, acc_rate, nc_accepted):
+    """Algorithm 1 of ju2022 for clamped linear regression (Sec. 5) on a :class:`_ClampedRelease`.
 
     Start: beta from its N(0, tau2 I) prior and N records from the model. Each sweep: (1) beta
     from its conjugate posterior given the unclamped latent records; (2) for each record, a new
@@ -377,6 +376,7 @@ def _linreg_kernel(
     (iterations,); counts accepted non-centred moves in nc_accepted[0]; returns the smallest
     log acceptance ratio seen.
     """
+    released, scale, mean_x, chol_x, sigma2, tau2, lo, hi, n_records = release
     d = released.size
     p = mean_x.size
     q = p + 1
@@ -503,8 +503,7 @@ def run_linreg(
     if moves < 0:
         raise ValueError("noncentred_moves must be >= 0")
     with CpuTimer() as timer:
-        min_log_alpha = _linreg_kernel(
-            rng,
+        release = _ClampedRelease(
             released,
             float(scale),
             mean_x,
@@ -514,12 +513,9 @@ def run_linreg(
             lo,
             hi,
             int(n_records),
-            iterations,
-            draws,
-            acc,
-            burnin,
-            moves,
-            nc_accepted,
+        )
+        min_log_alpha = _linreg_kernel(
+            rng, release, iterations, burnin, moves, draws, acc, nc_accepted
         )
     nc = float(nc_accepted[0]) / (iterations * moves) if moves else None
     return _chain(draws, acc, burnin, min_log_alpha, timer.seconds, nc)

@@ -21,6 +21,7 @@ stored iteration, burn-in first (:class:`~dpinfer.samplers.base.Chain`).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -248,9 +249,23 @@ def outer_given_centre(lam, a, b, n, s_c):
     return m_out + k * (s_c - m_c), max(v_out - k * cov, 0.0)
 
 
+class _TruncatedRelease(NamedTuple):
+    """What the truncated-exponential kernel conditions on: the noisy sum y of n records, the
+    Gamma prior (shape0, rate0), the truncation bounds [a, b] and the Laplace scale."""
+
+    y: float
+    n: float
+    shape0: float
+    rate0: float
+    a: float
+    b: float
+    scale: float
+
+
 @njit(cache=True)
-def _truncated_exponential_kernel(rng, y, n, shape0, rate0, a, b, scale, lam, prec, thin, out):
-    """Algorithm 2 (unbounded Delta_s) for Exp(lam) data truncated to [a, b], Gamma prior.
+def _truncated_exponential_kernel(rng, release, lam, prec, thin, out):
+    """Algorithm 2 (unbounded Delta_s) for Exp(lam) data truncated to [a, b], Gamma prior, given a
+    :class:`_TruncatedRelease`; starts at (lam, prec).
 
     Per iteration, with (m_c, V_c) = RS-CLT(lam, [a, b]) (Algorithm 3 'RS-CLT', m = n q mu_hat):
     s_c | lam, sigma^2, y ~ NormProduct(m_c, V_c, y, sigma^2) restricted to [0, n b]; then
@@ -266,6 +281,7 @@ def _truncated_exponential_kernel(rng, y, n, shape0, rate0, a, b, scale, lam, pr
     a chain drifts far from the posterior. Restricting s_l and s_u separately at 0 biases s
     upwards at small n (their CLT means are near 0). See docs/deviations.md.
     """
+    y, n, shape0, rate0, a, b, scale = release
     for it in range(out.shape[0] * thin):
         m_c, v_c = rs_clt(lam, a, b, n)
         m3, v3 = norm_product_1d(m_c, v_c, y, 1.0 / prec)
@@ -360,9 +376,8 @@ def run_truncated_exponential(
         raise ValueError(f"run_truncated_exponential: unknown init {init!r}")
     prec0 = initial_mixture_precision(rng, scale)
     with CpuTimer() as timer:
-        _truncated_exponential_kernel(
-            rng, float(y), float(n), shape0, rate0, a, b, scale, lam0, prec0, thin, out
-        )
+        release = _TruncatedRelease(float(y), float(n), shape0, rate0, a, b, scale)
+        _truncated_exponential_kernel(rng, release, lam0, prec0, thin, out)
     info = Info(
         cpu_seconds=timer.seconds,
         iterations=(burnin + keep) * thin,
