@@ -193,3 +193,24 @@ def test_a_subset_judges_only_rows_whose_verdict_it_keeps():
         "the original chains' verdict on the first 80 replicates differs here, holds on the "
         "whole run"
     )
+
+
+def test_the_one_health_claim_counts_flagged_chains_and_names_the_worst():
+    """scorecard.health_claim, the builder of every study's convergence-diagnostics row: a chain
+    is flagged when any of its parameters fails R-hat or ESS; the worst values carry their group's
+    label; the error is the flagged share's Wilson interval (never a zero error)."""
+    import numpy as np
+
+    from dpinfer.studies.scorecard import health_claim
+
+    health = {"max_rhat": 1.01, "min_ess": 400, "min_passing": 0.95}
+    groups = [
+        ("a", np.array([1.001, 1.02]), np.array([900.0, 800.0])),  # 1 of 2 flagged (R-hat)
+        ("b", np.array([[1.0, 1.005], [1.0, 1.0]]), np.array([[500.0, 120.0], [450.0, 700.0]])),
+    ]
+    c = health_claim("fig", "every chain passes", "(none)", groups, health, "dev", ())
+    assert c.ours == "2 of 4 flagged; max R-hat 1.0200 (a), min ESS 120 (b)"
+    assert c.mc_error == "flagged share 95% Wilson [0.150, 0.850]"
+    assert c.holds is False and c.diagnostics
+    ok = [("a", np.array([1.001]), np.array([900.0]))]
+    assert health_claim("fig", "s", "p", ok, health, "", ()).holds is True

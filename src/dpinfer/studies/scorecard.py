@@ -34,6 +34,7 @@ from .deviations import CLASSES, NOT_REPRODUCED, entry_classes, sections
 from .report_pages import read_csv_table, render_scorecard_page
 
 __all__ = [
+    "health_claim",
     "Setting",
     "setting",
     "setting_in",
@@ -242,6 +243,36 @@ class Claim:
 
 
 COLUMNS = [f.name for f in fields(Claim)]
+
+
+def health_claim(target, statement, paper, groups, health, deviation, settings) -> Claim:
+    """The one convergence-diagnostics row: every chain of ``groups`` passes split-chain R-hat
+    <= ``health["max_rhat"]`` and bulk ESS >= ``health["min_ess"]``. ``groups`` = [(label, rhat,
+    ess)], arrays with one row per chain (further axes: its parameters; a chain is flagged when any
+    fails); ours names the flagged count and the worst R-hat and ESS with their group's label, the
+    error is the flagged share's Wilson interval."""
+    from ..diagnostics import unconverged
+    from ..proportions import format_interval
+
+    limits = {"max_rhat": health["max_rhat"], "min_ess": health["min_ess"]}
+    flagged = sum(
+        int(unconverged(r, e, **limits).reshape(len(r), -1).any(axis=1).sum()) for _, r, e in groups
+    )
+    total = sum(len(r) for _, r, _ in groups)
+    worst_r = max(groups, key=lambda g: g[1].max())
+    worst_e = min(groups, key=lambda g: g[2].min())
+    return Claim(
+        target,
+        statement,
+        paper,
+        f"{flagged} of {total} flagged; max R-hat {worst_r[1].max():.4f} ({worst_r[0]}), "
+        f"min ESS {worst_e[2].min():.0f} ({worst_e[0]})",
+        f"flagged share {format_interval(flagged, total, digits=3)}",
+        flagged == 0,
+        deviation,
+        tuple(settings),
+        diagnostics=True,
+    )
 
 
 def companion_on_subset(

@@ -27,11 +27,11 @@ import math
 
 import numpy as np
 
-from ...diagnostics import ks_critical_value, ks_uniform, passing_share, unconverged
+from ...diagnostics import ks_critical_value, ks_uniform, passing_share
 from ...grid import fmt_eps
 from ...io import load_npz
-from ...proportions import format_interval, format_proportion
-from ..scorecard import Claim, Converged, write_claims
+from ...proportions import format_proportion
+from ..scorecard import Claim, Converged, health_claim, write_claims
 from .run import methods_for
 from .settings import (
     ECDF_SETTING,
@@ -395,27 +395,24 @@ def _health_claims(d: dict, models, n_grid, epsilons, health: dict, at) -> list[
         ]
         if not cells:
             continue
-        rh = {c: d[summary_key(model, *c, "rhat_gibbs")] for c in cells}
-        es = {c: d[summary_key(model, *c, "ess_gibbs")] for c in cells}
-        bad = {c: int(unconverged(rh[c], es[c], **health).sum()) for c in cells}
-        total = sum(v.size for v in rh.values())
-        worst_r = max(cells, key=lambda c: rh[c].max())
-        worst_e = min(cells, key=lambda c: es[c].min())
-        flagged = sum(bad.values())
+        groups = [
+            (
+                f"n={n}, eps={fmt_eps(e)}",
+                d[summary_key(model, n, e, "rhat_gibbs")],
+                d[summary_key(model, n, e, "ess_gibbs")],
+            )
+            for n, e in cells
+        ]
         out.append(
-            Claim(
+            health_claim(
                 "fig4_2",
                 f"{model}: every trial's noise-aware Gibbs chain passes the convergence "
                 f"diagnostics ({limit})",
                 "(the thesis reports no diagnostics)",
-                f"{flagged} of {total} flagged; max R-hat {rh[worst_r].max():.4f} "
-                f"(n={worst_r[0]}, eps={fmt_eps(worst_r[1])}), min ESS {es[worst_e].min():.0f} "
-                f"(n={worst_e[0]}, eps={fmt_eps(worst_e[1])})",
-                f"flagged share {format_interval(flagged, total, digits=3)}",
-                flagged == 0,
+                groups,
+                health,
                 "ch-4-convergence-diagnostics",
                 at["chain"] + at["trials"] + at["model"][model] + at["grid"] + at["health"],
-                diagnostics=True,
             )
         )
     return out

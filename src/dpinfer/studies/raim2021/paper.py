@@ -26,11 +26,17 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...diagnostics import mc_standard_error, unconverged
+from ...diagnostics import mc_standard_error
 from ...grid import fmt_eps
 from ...io import load_npz, read_json
-from ...proportions import format_interval
-from ..scorecard import Claim, Converged, companion_on_subset, setting_in, write_claims
+from ..scorecard import (
+    Claim,
+    Converged,
+    companion_on_subset,
+    health_claim,
+    setting_in,
+    write_claims,
+)
 from .grid import parse_raim_setting, raim_setting
 from .settings import (
     IN_SLIDES,
@@ -421,24 +427,16 @@ def _health_claims(mse, health: dict, at: dict) -> list[Claim]:
         ("noisy", "Algorithm 2 (noisy data)", DEV_CONVERGENCE),
         ("free", "Algorithm 4 (noise-free)", DEV_CONVERGENCE_FREE),
     ):
-        rhat = {s: mse[f"{s}/rhat_{name}"] for s in settings}
-        ess = {s: mse[f"{s}/ess_{name}"] for s in settings}
-        bad = sum(int(unconverged(rhat[s], ess[s], **health).sum()) for s in settings)
-        total = sum(rhat[s].size for s in settings)
-        wr = max(settings, key=lambda s: rhat[s].max())
-        we = min(settings, key=lambda s: ess[s].min())
+        groups = [(s, mse[f"{s}/rhat_{name}"], mse[f"{s}/ess_{name}"]) for s in settings]
         out.append(
-            Claim(
+            health_claim(
                 "mse_densities",
                 f"{label}: every replicate's chain passes the convergence diagnostics ({limit})",
                 "(the slides report no diagnostics)",
-                f"{bad} of {total} flagged; max R-hat {rhat[wr].max():.4f} ({wr}), "
-                f"min ESS {ess[we].min():.0f} ({we})",
-                f"flagged share {format_interval(bad, total, digits=3)}",
-                bad == 0,
+                groups,
+                health,
                 deviation,
-                settings=where,
-                diagnostics=True,
+                where,
             )
         )
     return out
