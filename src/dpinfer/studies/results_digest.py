@@ -9,7 +9,10 @@ which also rewrites ``docs/results.md`` and the block of README.md between the
 ``<!-- results:begin -->`` and ``<!-- results:end -->`` markers from the digest
 (:mod:`.results_summary` renders them). ``--studies`` takes only those studies' entries from a run
 that finished them (a paper-scale run outlasts a working session on 2 cores); the digest's
-``runs`` then says which run each study comes from. A test renders both files again from the
+``runs`` then says which run each study comes from. A run of some studies only is the default
+config with the others switched off by an overlay (``--configfile config/config.yaml
+only.yaml``, ``only.yaml`` holding ``<study>: {enabled: false}`` per other study): a study's jobs,
+claims and scorecard rows do not depend on the others. A test renders both files again from the
 committed digest and fails when they differ, so no result number in README or docs/results.md
 can drift from the results it came from.
 """
