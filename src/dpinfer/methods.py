@@ -20,7 +20,9 @@ kernel that function calls. Pure Python: the workflow imports it when it is pars
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
 
 __all__ = [
     "PALETTE",
@@ -31,6 +33,7 @@ __all__ = [
     "stream_stage",
     "sampler_path",
     "estimator_path",
+    "load",
 ]
 
 # seaborn's "colorblind" palette, written out so that a figure job need not import seaborn (two
@@ -323,3 +326,10 @@ def estimator_path(name: str) -> str:
         known = sorted(m.name for m in METHODS.values() if m.fits)
         raise ValueError(f"method {name!r} has no point estimator; known: {known}")
     return fits
+
+
+def load(path: str, package: str) -> Callable:
+    """The function a table entry names: ``"module:function"`` within ``package`` (a sampler's
+    ``runs`` within dpinfer.samplers, an estimator's ``fits`` within dpinfer.estimators)."""
+    module, function = path.split(":")
+    return getattr(import_module(f"{package}.{module}"), function)

@@ -19,15 +19,13 @@ The models and inference they call are in :mod:`dpinfer.models.pairwise_mrf` and
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
-from ..methods import estimator_path
+from ..methods import estimator_path, load
 
 __all__ = ["estimator"]
 
 
 def estimator(name: str) -> Callable:
     """The point estimator of method ``name`` (chapter 3), as the method table names it."""
-    module, function = estimator_path(name).split(":")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), function)
+    return load(estimator_path(name), __name__)

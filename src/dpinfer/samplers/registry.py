@@ -37,9 +37,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping
-from importlib import import_module
 
-from ..methods import METHODS, sampler_path
+from ..methods import METHODS, load, sampler_path
 
 __all__ = ["SAMPLERS", "sampler", "dp_chain_lengths"]
 
@@ -100,8 +99,7 @@ _ADAPTERS: dict[str, Callable] = {
 
 
 def _load(model: str, path: str) -> Callable:
-    module, name = path.split(":")
-    impl = getattr(import_module(f"{__package__}.{module}"), name)
+    impl = load(path, __package__)
     adapter = _ADAPTERS[model]
 
     def run(problem, rng, *, burnin: int, keep: int, **options):
