@@ -33,13 +33,20 @@ def _cases(n: int, eps: float):
     total = Laplace.calibrated(eps, expfam.truncation_sensitivity(a, b))
     return {
         "binomial": lambda it, rng: nag.run_binomial(
-            0.4 * n, n, (10.0, 10.0), count, burnin=0, keep=it, rng=rng
+            expfam.Problem(0.4 * n, n, (10.0, 10.0), count), burnin=0, keep=it, rng=rng
         ),
         "multinomial": lambda it, rng: nag.run_multinomial(
-            np.array([0.3 * n, 0.33 * n]), n, np.full(3, 5.0), count, burnin=0, keep=it, rng=rng
+            expfam.Problem(np.array([0.3 * n, 0.33 * n]), n, np.full(3, 5.0), count),
+            burnin=0,
+            keep=it,
+            rng=rng,
         ),
         "truncated exponential": lambda it, rng: nag.run_truncated_exponential(
-            0.22 * n, n, (8.0, 2.0), total, bounds=(a, b), burnin=0, keep=it, rng=rng
+            expfam.Problem(0.22 * n, n, (8.0, 2.0), total),
+            bounds=(a, b),
+            burnin=0,
+            keep=it,
+            rng=rng,
         ),
     }
 

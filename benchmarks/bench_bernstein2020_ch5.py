@@ -14,6 +14,7 @@ import argparse
 
 import numpy as np
 
+from dpinfer.models import linreg_nig
 from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, release_statistics, simulate_dataset
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_prior, run_gibbs_ss_update
 from dpinfer.samplers.mcmc_ind import run_mcmc_ind
@@ -43,9 +44,13 @@ def main(argv=None) -> None:
     release = _release(rng, n, eps)
     print(f"Gibbs-SS, n = {n}, eps = {eps}: CPU iterations/s (best of 3 runs of 25,000 iterations)")
     for name, (run, peer) in GIBBS.items():
-        run(release, PRIOR, DATA_PRIOR, rng, burnin=10, keep=10)  # compile / load the cache
+        run(
+            linreg_nig.Problem(release, PRIOR, DATA_PRIOR), rng, burnin=10, keep=10
+        )  # compile / load the cache
         best = min(
-            run(release, PRIOR, DATA_PRIOR, rng, burnin=5000, keep=20000).info.cpu_seconds
+            run(
+                linreg_nig.Problem(release, PRIOR, DATA_PRIOR), rng, burnin=5000, keep=20000
+            ).info.cpu_seconds
             for _ in range(3)
         )
         rate = 25000 / best
@@ -56,9 +61,7 @@ def main(argv=None) -> None:
     with_flip, without = (
         min(
             run_gibbs_ss_update(
-                release,
-                PRIOR,
-                DATA_PRIOR,
+                linreg_nig.Problem(release, PRIOR, DATA_PRIOR),
                 rng,
                 burnin=5000,
                 keep=20000,
@@ -76,8 +79,10 @@ def main(argv=None) -> None:
     print("MCMC-Ind (record-wise data augmentation), eps = 0.1: CPU seconds per 2,500 sweeps")
     for n in (10, 100, 1000):
         release = _release(rng, n, eps)
-        run_mcmc_ind(release, PRIOR, DATA_PRIOR, rng, burnin=5, keep=5)
-        chain = run_mcmc_ind(release, PRIOR, DATA_PRIOR, rng, burnin=500, keep=2000)
+        run_mcmc_ind(linreg_nig.Problem(release, PRIOR, DATA_PRIOR), rng, burnin=5, keep=5)
+        chain = run_mcmc_ind(
+            linreg_nig.Problem(release, PRIOR, DATA_PRIOR), rng, burnin=500, keep=2000
+        )
         print(f"  n = {n:5d}: {chain.info.cpu_seconds:7.3f} s")
 
 

@@ -40,6 +40,7 @@ def _probe_algorithm2():
     import numpy as np
 
     from dpinfer.models.lognormal_regression import (
+        Problem,
         ReleaseNoise,
         Truth,
         release,
@@ -54,7 +55,7 @@ def _probe_algorithm2():
     noise = ReleaseNoise.of(0.4, 0.5)
     yn, Xn = release(rng, y, X, noise)
     t0 = time.perf_counter()
-    run_noisy(yn, Xn, noise, burnin=1, keep=1, rng=rng)
+    run_noisy(Problem(yn, Xn, noise), burnin=1, keep=1, rng=rng)
     return time.perf_counter() - t0
 
 

@@ -52,11 +52,9 @@ def ours(model: str, eps: float, repeats: int) -> float:
 
         def chain(iterations):
             return run_loglinear(
-                released,
-                scale=mech.scale,
-                alpha_p=ref.alpha_p,
-                alpha=ref.alpha,
-                n_records=100,
+                naive_bayes.Problem(
+                    released, scale=mech.scale, alpha_p=ref.alpha_p, alpha=ref.alpha, n_records=100
+                ),
                 burnin=0,
                 keep=iterations,
                 rng=rng,
@@ -68,14 +66,16 @@ def ours(model: str, eps: float, repeats: int) -> float:
 
         def chain(iterations):
             return run_linreg(
-                released,
-                scale=mech.scale,
-                mean_x=ref.mean_x,
-                cov_x=ref.cov_x,
-                sigma2=ref.sigma2,
-                tau=ref.tau,
-                clamp=ref.clamp,
-                n_records=100,
+                gaussian_linreg.Problem(
+                    released,
+                    scale=mech.scale,
+                    mean_x=ref.mean_x,
+                    cov_x=ref.cov_x,
+                    sigma2=ref.sigma2,
+                    tau=ref.tau,
+                    clamp=ref.clamp,
+                    n_records=100,
+                ),
                 burnin=0,
                 keep=iterations,
                 rng=rng,

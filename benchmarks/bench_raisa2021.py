@@ -39,7 +39,7 @@ from dpinfer.models import dp_mcmc as M  # noqa: E402
 from dpinfer.models.barker_correction import load_vcorr  # noqa: E402
 from dpinfer.samplers.dp_hmc import run_dp_hmc  # noqa: E402
 from dpinfer.samplers.dp_penalty import run_dp_penalty  # noqa: E402
-from dpinfer.samplers.registry import dp_chain_lengths, sampler  # noqa: E402
+from dpinfer.samplers.registry import dp_chain_lengths, options_of, sampler  # noqa: E402
 from dpinfer.studies.raisa2021.settings import clipping_hyper, clipping_spec, hyperparameters  # noqa: E402
 
 PARAMS = ROOT / "config" / "data" / "raisa2021" / "params.yaml"
@@ -136,7 +136,7 @@ def batch_rates(params: dict, iterations: int) -> None:
                     pb,
                     np.random.default_rng(4),
                     start=pb.theta_true,
-                    hyper=hyper,
+                    **options_of(run, hyper),
                     **dp_chain_lengths(iterations),
                 ),
                 3,

@@ -22,7 +22,8 @@ whose whole IQR lies above 1.02 is flagged ``slower``, below 0.98 ``faster`` (sm
 differences come and go with code layout). ``same draws``: the two versions returned identical
 draws for the first seed (the same computation was timed).
 
-Families (one explicit ``run_*`` function each, the same signature at the baseline and now):
+Families (one registered ``run_*`` function each, called by the sampler contract of
+``dpinfer.samplers.registry``, so a baseline must be a commit that has it):
 ju2022 log-linear Algorithm 1 (``data_augmentation.run_loglinear``, the authors' N = 100
 tables), bernstein2020 Ch. 4 noise-aware Gibbs and record-wise binomial (n = 1000), Ch. 5
 MCMC-Ind (n = 100) and Gibbs-SS-Update (n = 1000), raim2021 Algorithm 2
@@ -77,15 +78,8 @@ def _loglinear():
     released = ref.counts + mech.noise(np.random.default_rng(2022), ref.counts.shape)
 
     def chain(rng, iterations):
-        return run_loglinear(
-            released,
-            scale=scale,
-            alpha_p=ref.alpha_p,
-            alpha=ref.alpha,
-            n_records=ref.n_records,
-            rng=rng,
-            **_split(iterations),
-        )
+        problem = naive_bayes.Problem(released, scale, ref.alpha_p, ref.alpha, ref.n_records)
+        return run_loglinear(problem, rng, **_split(iterations))
 
     return chain, (released, ref.alpha_p, ref.alpha)
 
@@ -102,23 +96,27 @@ def _binomial_inputs():
 
 
 def _noise_aware_binomial():
+    from dpinfer.models import expfam
     from dpinfer.samplers.noise_aware_gibbs import run_binomial
 
     y, n, prior, mech = _binomial_inputs()
 
     def chain(rng, iterations):
-        return run_binomial(y, n, prior, mech, rng=rng, **_split(iterations))
+        return run_binomial(expfam.Problem(y, n, prior, mech), rng=rng, **_split(iterations))
 
     return chain, (y, n, prior, mech.scale)
 
 
 def _record_wise_binomial():
+    from dpinfer.models import expfam
     from dpinfer.samplers.record_wise_binomial import run_record_wise_binomial
 
     y, n, prior, mech = _binomial_inputs()
 
     def chain(rng, iterations):
-        return run_record_wise_binomial(y, n, prior, mech, rng=rng, **_split(iterations))
+        return run_record_wise_binomial(
+            expfam.Problem(y, n, prior, mech), rng=rng, **_split(iterations)
+        )
 
     return chain, (y, n, prior, mech.scale)
 
@@ -139,23 +137,29 @@ def _nig_release(n):
 
 
 def _mcmc_ind():
+    from dpinfer.models import linreg_nig
     from dpinfer.samplers.mcmc_ind import run_mcmc_ind
 
     release, prior, data_prior, inputs = _nig_release(100)
 
     def chain(rng, iterations):
-        return run_mcmc_ind(release, prior, data_prior, rng, **_split(iterations))
+        return run_mcmc_ind(
+            linreg_nig.Problem(release, prior, data_prior), rng, **_split(iterations)
+        )
 
     return chain, inputs
 
 
 def _gibbs_ss_update():
+    from dpinfer.models import linreg_nig
     from dpinfer.samplers.gibbs_ss import run_gibbs_ss_update
 
     release, prior, data_prior, inputs = _nig_release(1000)
 
     def chain(rng, iterations):
-        return run_gibbs_ss_update(release, prior, data_prior, rng, **_split(iterations))
+        return run_gibbs_ss_update(
+            linreg_nig.Problem(release, prior, data_prior), rng, **_split(iterations)
+        )
 
     return chain, inputs
 
@@ -164,6 +168,7 @@ def _lognormal():
     import numpy as np
 
     from dpinfer.models.lognormal_regression import (
+        Problem,
         ReleaseNoise,
         Truth,
         release,
@@ -180,7 +185,7 @@ def _lognormal():
     yn, Xn = release(rng, y, X, noise)
 
     def chain(rng, iterations):
-        return run_noisy(yn, Xn, noise, rng=rng, **_split(iterations))
+        return run_noisy(Problem(yn, Xn, noise), rng, **_split(iterations))
 
     return chain, (yn, Xn)
 
@@ -207,11 +212,14 @@ def _dp(module, name, hyper):
     def build():
         import importlib
 
+        from dpinfer.samplers.registry import dp_chain_lengths
+
         run = getattr(importlib.import_module(f"dpinfer.samplers.{module}"), name)
         problem, h = _banana(), hyper()
 
         def chain(rng, iterations):
-            return run(problem, problem.theta_true, iterations, h, rng)
+            lengths = dp_chain_lengths(iterations)
+            return run(problem, rng, start=problem.theta_true, **h, **lengths)
 
         return chain, (problem.data, problem.params, problem.theta_true)
 

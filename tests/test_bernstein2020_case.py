@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from dpinfer.io import load_npz
+from dpinfer.models import linreg_nig
 from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, release_statistics
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_update
 from dpinfer.studies import nig_methods
@@ -253,9 +254,7 @@ def test_gibbs_ss_without_the_sign_flip_matches_the_exact_posterior():
     release = release_statistics(rng, x, y, NEGLIGIBLE_EPS, BOUNDS)
     mean, sd = nig_moments(release.s, N, PRIOR)
     chain = run_gibbs_ss_update(
-        release,
-        PRIOR,
-        DATA_PRIOR,
+        linreg_nig.Problem(release, PRIOR, DATA_PRIOR),
         np.random.default_rng(26),
         burnin=2000,
         keep=30000,
@@ -279,9 +278,7 @@ def test_sign_flip_does_not_change_the_case_study_posterior(run_fn):
     for flip in (True, False):
         lines = [
             run_fn(
-                release,
-                prior,
-                dprior,
+                linreg_nig.Problem(release, prior, dprior),
                 np.random.default_rng(100 * c + flip),
                 burnin=2000,
                 keep=8000,

@@ -160,10 +160,19 @@ def test_truncated_exponential_thinning_and_mode_start():
     mech = Laplace(scale=b / 0.1, sensitivity=b)
     y, n, prior = 2445.327, 10000, (8.0, 2.0)
     full = nag.run_truncated_exponential(
-        y, n, prior, mech, bounds=(a, b), burnin=0, keep=500, rng=np.random.default_rng(7)
+        expfam.Problem(y, n, prior, mech),
+        bounds=(a, b),
+        burnin=0,
+        keep=500,
+        rng=np.random.default_rng(7),
     )
     thin = nag.run_truncated_exponential(
-        y, n, prior, mech, bounds=(a, b), burnin=20, keep=80, rng=np.random.default_rng(7), thin=5
+        expfam.Problem(y, n, prior, mech),
+        bounds=(a, b),
+        burnin=20,
+        keep=80,
+        rng=np.random.default_rng(7),
+        thin=5,
     )
     np.testing.assert_array_equal(thin.draws, full.draws[4::5])
     assert thin.info.iterations == 500 and thin.info.thin == 5 and thin.kept.shape == (80, 1)
@@ -211,7 +220,7 @@ def test_exact_binomial_case_has_power_against_naive():
     mech = Laplace.calibrated(0.2, 1.0)
     mean, sd = exact.binomial_exact_posterior(y, n, a, b, mech.scale)
     naive = baselines.run_naive_binomial(
-        y, n, (a, b), mech, burnin=0, keep=20000, rng=np.random.default_rng(1)
+        expfam.Problem(y, n, (a, b), mech), burnin=0, keep=20000, rng=np.random.default_rng(1)
     )
     with pytest.raises(AssertionError):
         check_exact(ExactCase(naive.kept, [mean], [sd], mean_slack=0.003, sd_slack=0.02 * sd))
@@ -222,13 +231,16 @@ def test_ops_at_the_thesis_settings():
     [0.1, 0.9] (over-dispersed, as the thesis shows), likelihood tempering nearly the prior."""
     assert ops_exponent(0.1, 100, 0.1) == pytest.approx(0.001 / (4 * math.log(10)))
     mech = Laplace.calibrated(0.1, 1.0)
-    d = run_ops_binomial(30, 100, (10, 10), mech, keep=5000, rng=np.random.default_rng(0)).kept[
-        :, 0
-    ]
+    d = run_ops_binomial(
+        expfam.Problem(30, 100, (10, 10), mech), keep=5000, rng=np.random.default_rng(0)
+    ).kept[:, 0]
     assert d.min() >= 0.1 and d.max() <= 0.9
     assert stats.kstest((d - 0.1) / 0.8, "uniform").pvalue > 1e-3
     d = run_ops_binomial(
-        30, 100, (10, 10), mech, keep=5000, rng=np.random.default_rng(1), tempering="likelihood"
+        expfam.Problem(30, 100, (10, 10), mech),
+        keep=5000,
+        rng=np.random.default_rng(1),
+        tempering="likelihood",
     ).kept[:, 0]
     assert d.std() == pytest.approx(stats.beta(10, 10).std(), rel=0.05)
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from dpinfer.mechanisms import Laplace
+from dpinfer.models import linreg_nig
 from dpinfer.models.linreg_nig import (
     NIGPrior,
     NIWPrior,
@@ -178,19 +179,27 @@ def test_every_method_has_the_model_signature_and_returns_burnin_plus_kept(metho
 
 def test_chain_info_reports_acceptance_and_projections():
     rel = _release(14, 10, 1.0)
-    mc = run_mcmc_ind(rel, PRIOR, DATA_PRIOR, np.random.default_rng(1), burnin=20, keep=50)
+    mc = run_mcmc_ind(
+        linreg_nig.Problem(rel, PRIOR, DATA_PRIOR), np.random.default_rng(1), burnin=20, keep=50
+    )
     assert 0 < mc.info.acceptance < 1 and set(mc.info.extra) == {
         "acceptance_theta",
         "acceptance_data_prior",
         "sign_flips",
     }
-    gs = run_gibbs_ss_noisy(rel, PRIOR, DATA_PRIOR, np.random.default_rng(1), burnin=20, keep=50)
+    gs = run_gibbs_ss_noisy(
+        linreg_nig.Problem(rel, PRIOR, DATA_PRIOR), np.random.default_rng(1), burnin=20, keep=50
+    )
     assert (
         set(gs.info.clipped) == {"cov_projections", "stat_projections"}
         and 0 < gs.info.acceptance < 1
     )
     plain = run_gibbs_ss_noisy(
-        rel, PRIOR, DATA_PRIOR, np.random.default_rng(1), burnin=20, keep=50, collapsed_moves=0
+        linreg_nig.Problem(rel, PRIOR, DATA_PRIOR),
+        np.random.default_rng(1),
+        burnin=20,
+        keep=50,
+        collapsed_moves=0,
     )
     assert plain.info.acceptance is None  # Algorithm 7 as printed has no Metropolis step
 
@@ -236,10 +245,16 @@ def test_prior_limit_gibbs_ss_over_disperses_the_slope_and_mcmc_ind_does_not():
     lands, this test must be turned into an exact case."""
     rel = _release(1, 10, 1e-4)
     mc = run_mcmc_ind(
-        rel, PRIOR, DATA_PRIOR, np.random.default_rng(7), burnin=2000, keep=40000
+        linreg_nig.Problem(rel, PRIOR, DATA_PRIOR),
+        np.random.default_rng(7),
+        burnin=2000,
+        keep=40000,
     ).kept
     gs = run_gibbs_ss_update(
-        rel, PRIOR, DATA_PRIOR, np.random.default_rng(7), burnin=2000, keep=40000
+        linreg_nig.Problem(rel, PRIOR, DATA_PRIOR),
+        np.random.default_rng(7),
+        burnin=2000,
+        keep=40000,
     ).kept
     assert abs(mc[:, 0].std() - 1.0) < 0.05
     assert gs[:, 0].std() > 1.1
@@ -318,9 +333,7 @@ def test_collapsed_move_mixes_where_algorithm_7_does_not():
         stacked[moves] = np.stack(
             [
                 run_gibbs_ss_update(
-                    rel,
-                    PRIOR,
-                    DATA_PRIOR,
+                    linreg_nig.Problem(rel, PRIOR, DATA_PRIOR),
                     np.random.default_rng(c),
                     burnin=5000,
                     keep=10000,
@@ -348,9 +361,7 @@ def test_gibbs_ss_noisy_is_only_slightly_miscalibrated_with_valid_moments():
             sim = simulate_dataset(rng, 10, PRIOR, DATA_PRIOR)
             release = release_statistics(rng, sim["x"], sim["y"], 1.0, BOUNDS)
             chain = run_gibbs_ss_noisy(
-                release,
-                PRIOR,
-                DATA_PRIOR,
+                linreg_nig.Problem(release, PRIOR, DATA_PRIOR),
                 rng,
                 burnin=500,
                 keep=3000,
@@ -368,9 +379,7 @@ def test_gibbs_ss_noisy_is_only_slightly_miscalibrated_with_valid_moments():
     assert inside["released"] < inside["exact"]
     with pytest.raises(ValueError, match="moments"):
         run_gibbs_ss_noisy(
-            _release(1, 10, 1.0),
-            PRIOR,
-            DATA_PRIOR,
+            linreg_nig.Problem(_release(1, 10, 1.0), PRIOR, DATA_PRIOR),
             np.random.default_rng(0),
             burnin=1,
             keep=1,
@@ -396,7 +405,11 @@ def test_gibbs_ss_noisy_is_far_from_calibrated_where_the_statistics_are_informat
             sim = simulate_dataset(rng, 10, PRIOR, DATA_PRIOR)
             release = release_statistics(rng, sim["x"], sim["y"], 10.0, BOUNDS)
             kept = run_gibbs_ss_noisy(
-                release, PRIOR, DATA_PRIOR, rng, burnin=1000, keep=4000, moments=moments
+                linreg_nig.Problem(release, PRIOR, DATA_PRIOR),
+                rng,
+                burnin=1000,
+                keep=4000,
+                moments=moments,
             ).kept[:, 0]
             lo, hi = np.quantile(kept, [0.025, 0.975])
             hits.append(lo <= sim["theta"][0] <= hi)

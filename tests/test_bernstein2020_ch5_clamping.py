@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 
+from dpinfer.models import linreg_nig
 from dpinfer.models.linreg_nig import (
     gaussian_moments,
     release_statistics,
@@ -92,9 +93,7 @@ def test_mcmc_ind_targets_the_exact_posterior_of_a_clamped_release(noncentred_mo
         release.z, n, release.mechanism.scale, 1_000_000, np.random.default_rng(5), clamp_to=BOUNDS
     )
     chain = run_mcmc_ind(
-        release,
-        PRIOR,
-        DATA_PRIOR,
+        linreg_nig.Problem(release, PRIOR, DATA_PRIOR),
         np.random.default_rng(23),
         burnin=3000,
         keep=30000,
@@ -118,7 +117,7 @@ def _quantiles(run, n: int, eps: float, trials: int, lengths: dict, account: boo
         release = release_statistics(rng, sim["x"], sim["y"], eps, BOUNDS, clamp=True)
         if not account:
             release = dataclasses.replace(release, clamped=False)
-        chain = run(release, PRIOR, DATA_PRIOR, rng, **lengths)
+        chain = run(linreg_nig.Problem(release, PRIOR, DATA_PRIOR), rng, **lengths)
         return chain.kept, np.array([sim["theta"][0], sim["theta"][1], sim["sigma2"]])
 
     return posterior_quantiles(trial, trials)
@@ -154,7 +153,13 @@ def test_a_clamped_release_needs_the_collapsed_move():
     sim = simulate_dataset(rng, 10, PRIOR, DATA_PRIOR)
     release = release_statistics(rng, sim["x"], sim["y"], 1.0, BOUNDS, clamp=True)
     with pytest.raises(ValueError, match="collapsed_moves"):
-        run_gibbs_ss_update(release, PRIOR, DATA_PRIOR, rng, burnin=10, keep=10, collapsed_moves=0)
+        run_gibbs_ss_update(
+            linreg_nig.Problem(release, PRIOR, DATA_PRIOR),
+            rng,
+            burnin=10,
+            keep=10,
+            collapsed_moves=0,
+        )
 
 
 def test_clamped_gibbs_ss_update_recovers_the_prior_from_an_uninformative_release():
@@ -168,9 +173,7 @@ def test_clamped_gibbs_ss_update_recovers_the_prior_from_an_uninformative_releas
         sim = simulate_dataset(rng, 10, PRIOR, DATA_PRIOR)
         release = release_statistics(rng, sim["x"], sim["y"], 1e-4, BOUNDS, clamp=True)
         chain = run_gibbs_ss_update(
-            release,
-            PRIOR,
-            DATA_PRIOR,
+            linreg_nig.Problem(release, PRIOR, DATA_PRIOR),
             np.random.default_rng(7),
             burnin=2000,
             keep=40000,

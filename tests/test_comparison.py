@@ -16,6 +16,7 @@ from scipy import integrate, stats
 from dpinfer.io import load_npz
 from dpinfer.mechanisms import Laplace
 from dpinfer.methods import stream_stage
+from dpinfer.models import expfam
 from dpinfer.models.private_binomial import (
     exact_cdf,
     exact_draws,
@@ -73,10 +74,15 @@ def test_record_wise_sampler_is_calibrated_and_a_miscalibrated_one_is_caught():
     for _ in range(300):
         theta = rng.beta(a, b)
         y = rng.binomial(n, theta) + rng.laplace(0.0, mech.scale)
-        chain = run_record_wise_binomial(y, n, (a, b), mech, burnin=100, keep=400, rng=rng)
+        chain = run_record_wise_binomial(
+            expfam.Problem(y, n, (a, b), mech), burnin=100, keep=400, rng=rng
+        )
         u.append(np.mean(chain.kept[:, 0] < theta))
         wrong = run_record_wise_binomial(
-            y, n, (a, b), Laplace.calibrated(50.0, 1.0), burnin=100, keep=400, rng=rng
+            expfam.Problem(y, n, (a, b), Laplace.calibrated(50.0, 1.0)),
+            burnin=100,
+            keep=400,
+            rng=rng,
         )
         u_wrong.append(np.mean(wrong.kept[:, 0] < theta))
     assert_calibrated(np.array(u)[:, None])
@@ -95,7 +101,9 @@ def test_pooled_chains_use_one_stream_per_chain_and_report_iid_diagnostics():
 
     mech = Laplace.calibrated(1.0, 1.0)
     pooled = run_pooled(
-        lambda rng: run_record_wise_binomial(4.0, 10, (1, 1), mech, burnin=10, keep=50, rng=rng),
+        lambda rng: run_record_wise_binomial(
+            expfam.Problem(4.0, 10, (1, 1), mech), burnin=10, keep=50, rng=rng
+        ),
         "record_wise",
         3,
         stream,

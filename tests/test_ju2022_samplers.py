@@ -47,11 +47,9 @@ def test_enumeration_catches_a_wrong_scale():
 def test_chain_contract():
     """Chain of every sweep (burn-in first) with the Info the study reads."""
     chain = run_loglinear(
-        exact.RELEASED,
-        scale=1.0,
-        alpha_p=exact.ALPHA_P,
-        alpha=exact.ALPHA,
-        n_records=exact.N,
+        naive_bayes.Problem(
+            exact.RELEASED, scale=1.0, alpha_p=exact.ALPHA_P, alpha=exact.ALPHA, n_records=exact.N
+        ),
         burnin=30,
         keep=70,
         rng=np.random.default_rng(1),
@@ -63,11 +61,13 @@ def test_chain_contract():
     assert chain.info.detail.min_log_alpha <= 0 and chain.info.cpu_seconds >= 0
     with pytest.raises(ValueError):
         run_loglinear(
-            exact.RELEASED,
-            scale=1.0,
-            alpha_p=exact.ALPHA_P,
-            alpha=exact.ALPHA,
-            n_records=exact.N,
+            naive_bayes.Problem(
+                exact.RELEASED,
+                scale=1.0,
+                alpha_p=exact.ALPHA_P,
+                alpha=exact.ALPHA,
+                n_records=exact.N,
+            ),
             burnin=10,
             keep=0,
             rng=np.random.default_rng(1),
@@ -81,11 +81,13 @@ def test_every_loglinear_acceptance_is_at_least_exp_minus_eps(eps, rng):
     mech = Laplace.calibrated(eps, naive_bayes.sensitivity_l1(ref.shape[0]))
     released = mech.release(rng, ref.counts)
     chain = run_loglinear(
-        released,
-        scale=mech.scale,
-        alpha_p=ref.alpha_p,
-        alpha=ref.alpha,
-        n_records=ref.n_records,
+        naive_bayes.Problem(
+            released,
+            scale=mech.scale,
+            alpha_p=ref.alpha_p,
+            alpha=ref.alpha,
+            n_records=ref.n_records,
+        ),
         burnin=0,
         keep=300,
         rng=rng,
@@ -101,14 +103,16 @@ def _heavy_clamp_chain(sensitivity, eps, rng):
     mech = Laplace.calibrated(eps, sensitivity)
     released = mech.release(rng, gaussian_linreg.released_statistic(ref.X, ref.y, clamp))
     return run_linreg(
-        released,
-        scale=mech.scale,
-        mean_x=ref.mean_x,
-        cov_x=ref.cov_x,
-        sigma2=ref.sigma2,
-        tau=ref.tau,
-        clamp=clamp,
-        n_records=len(ref.y),
+        gaussian_linreg.Problem(
+            released,
+            scale=mech.scale,
+            mean_x=ref.mean_x,
+            cov_x=ref.cov_x,
+            sigma2=ref.sigma2,
+            tau=ref.tau,
+            clamp=clamp,
+            n_records=len(ref.y),
+        ),
         burnin=0,
         keep=400,
         rng=rng,
@@ -191,14 +195,16 @@ def _sbc_quantiles(noise_factor: float, noncentred_moves: int = 0) -> np.ndarray
         X, y = gaussian_linreg.simulate_data(rng, beta, mean_x, cov_x, sigma2, n)
         released = mech.release(rng, gaussian_linreg.released_statistic(X, y, clamp))
         chain = run_linreg(
-            released,
-            scale=mech.scale * noise_factor,
-            mean_x=mean_x,
-            cov_x=cov_x,
-            sigma2=sigma2,
-            tau=tau,
-            clamp=clamp,
-            n_records=n,
+            gaussian_linreg.Problem(
+                released,
+                scale=mech.scale * noise_factor,
+                mean_x=mean_x,
+                cov_x=cov_x,
+                sigma2=sigma2,
+                tau=tau,
+                clamp=clamp,
+                n_records=n,
+            ),
             burnin=500,
             keep=2500,
             rng=rng,
@@ -262,14 +268,16 @@ def test_regression_sampler_matches_the_exact_private_posterior(noncentred_moves
         released, scale, n, mean_x, sigma2, tau, clamp, 1_000_000, np.random.default_rng(5)
     )
     chain = run_linreg(
-        released,
-        scale=scale,
-        mean_x=np.array([mean_x]),
-        cov_x=np.eye(1),
-        sigma2=sigma2,
-        tau=tau,
-        clamp=clamp,
-        n_records=n,
+        gaussian_linreg.Problem(
+            released,
+            scale=scale,
+            mean_x=np.array([mean_x]),
+            cov_x=np.eye(1),
+            sigma2=sigma2,
+            tau=tau,
+            clamp=clamp,
+            n_records=n,
+        ),
         burnin=2000,
         keep=40000,
         rng=np.random.default_rng(8),

@@ -279,11 +279,13 @@ def test_a_chain_that_stops_moving_is_flagged_degenerate():
         mech = calibrate("laplace", eps, 10)
         rng = np.random.default_rng(3)
         chain = run_loglinear(
-            mech.release(rng, ref.counts),
-            scale=mech.scale,
-            alpha_p=ref.alpha_p,
-            alpha=ref.alpha,
-            n_records=ref.n_records,
+            naive_bayes.Problem(
+                mech.release(rng, ref.counts),
+                scale=mech.scale,
+                alpha_p=ref.alpha_p,
+                alpha=ref.alpha,
+                n_records=ref.n_records,
+            ),
             burnin=1000,
             keep=2000,
             rng=rng,
@@ -294,14 +296,16 @@ def test_a_chain_that_stops_moving_is_flagged_degenerate():
     mech = calibrate("laplace", 1000.0, 13)
     rng = np.random.default_rng(4)
     chain = run_linreg(
-        mech.release(rng, gaussian_linreg.released_statistic(lin.X, lin.y, lin.clamp)),
-        scale=mech.scale,
-        mean_x=lin.mean_x,
-        cov_x=lin.cov_x,
-        sigma2=lin.sigma2,
-        tau=2.0,
-        clamp=lin.clamp,
-        n_records=len(lin.y),
+        gaussian_linreg.Problem(
+            mech.release(rng, gaussian_linreg.released_statistic(lin.X, lin.y, lin.clamp)),
+            scale=mech.scale,
+            mean_x=lin.mean_x,
+            cov_x=lin.cov_x,
+            sigma2=lin.sigma2,
+            tau=2.0,
+            clamp=lin.clamp,
+            n_records=len(lin.y),
+        ),
         burnin=1000,
         keep=2000,
         rng=rng,

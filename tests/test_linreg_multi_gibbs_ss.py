@@ -20,6 +20,7 @@ import pytest
 
 from dpinfer import diagnostics
 from dpinfer.mechanisms import Laplace
+from dpinfer.models import linreg_nig, linreg_nig_multi
 from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, log_niw, release_statistics
 from dpinfer.models.linreg_nig_multi import (
     NIWPriorP,
@@ -145,10 +146,16 @@ def test_p1_update_agrees_with_the_scalar_sampler_on_the_conjugate_target():
     kw = {"burnin": BURNIN, "keep": KEEP}
     for moves in (0, 1):
         ours = run_gibbs_ss_update_p(
-            relp, prior, data_prior, np.random.default_rng(3), collapsed_moves=moves, **kw
+            linreg_nig_multi.ProblemP(relp, prior, data_prior),
+            np.random.default_rng(3),
+            collapsed_moves=moves,
+            **kw,
         )
         theirs = run_gibbs_ss_update(
-            rel, sprior, sdata, np.random.default_rng(4), collapsed_moves=moves, **kw
+            linreg_nig.Problem(rel, sprior, sdata),
+            np.random.default_rng(4),
+            collapsed_moves=moves,
+            **kw,
         )
         for draws in (ours.kept, theirs.kept):
             check_exact(ExactCase(draws, mean, sd, 0.1 * sd, 0.1 * sd))
@@ -171,8 +178,9 @@ def test_p1_agrees_with_the_scalar_sampler_under_real_noise(flavour, moves):
     # (doubling Sigma_x in the p-dimensional Update's moments gives z ~ 20 on the spreads)
     rel, relp, sprior, sdata, prior, data_prior = _paired_releases(0.3)
     kw = {"burnin": 2000, "keep": 20000, "collapsed_moves": moves}
-    ours = FLAVOURS[flavour](relp, prior, data_prior, np.random.default_rng(5), **kw)
-    theirs = SCALAR[flavour](rel, sprior, sdata, np.random.default_rng(6), **kw)
+    problem = linreg_nig_multi.ProblemP(relp, prior, data_prior)
+    ours = FLAVOURS[flavour](problem, np.random.default_rng(5), **kw)
+    theirs = SCALAR[flavour](linreg_nig.Problem(rel, sprior, sdata), np.random.default_rng(6), **kw)
     a, b = ours.kept, theirs.kept
     centre = 0.5 * (a.mean(0) + b.mean(0))
     z = np.concatenate([_two_sample_z(a, b), _two_sample_z((a - centre) ** 2, (b - centre) ** 2)])
@@ -189,14 +197,24 @@ def test_invalid_input_is_rejected():
     release = data(2)[2]
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError):
-        run_gibbs_ss_update_p(release, prior, data_prior, rng, burnin=10, keep=0)
+        run_gibbs_ss_update_p(
+            linreg_nig_multi.ProblemP(release, prior, data_prior), rng, burnin=10, keep=0
+        )
     with pytest.raises(ValueError):
-        run_gibbs_ss_prior_p(release, prior, data_prior, rng, burnin=1, keep=5, collapsed_moves=-1)
+        run_gibbs_ss_prior_p(
+            linreg_nig_multi.ProblemP(release, prior, data_prior),
+            rng,
+            burnin=1,
+            keep=5,
+            collapsed_moves=-1,
+        )
     with pytest.raises(ValueError):  # priors of the wrong dimension
-        run_gibbs_ss_update_p(release, *priors(1), rng, burnin=1, keep=5)
+        run_gibbs_ss_update_p(linreg_nig_multi.ProblemP(release, *priors(1)), rng, burnin=1, keep=5)
     bad = ReleaseP(release.s, release.n, 2, release.z[:-1], Laplace(1.0, 1.0), release.z, None)
     with pytest.raises(ValueError):
-        run_gibbs_ss_update_p(bad, prior, data_prior, rng, burnin=1, keep=5)
+        run_gibbs_ss_update_p(
+            linreg_nig_multi.ProblemP(bad, prior, data_prior), rng, burnin=1, keep=5
+        )
 
 
 def test_a_proposal_whose_moments_overflow_has_no_density():

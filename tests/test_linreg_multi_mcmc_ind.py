@@ -20,6 +20,7 @@ import pytest
 from scipy import stats
 
 from dpinfer import diagnostics
+from dpinfer.models import linreg_nig, linreg_nig_multi
 from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, log_niw, release_statistics
 from dpinfer.models.linreg_nig_multi import (
     NIWPriorP,
@@ -113,10 +114,16 @@ def test_p1_matches_the_scalar_sampler_on_a_clamped_release():
     )
     assert ess > 2000
     chain_p = run_mcmc_ind_p(
-        release, prior, data_prior, np.random.default_rng(23), burnin=2000, keep=40000
+        linreg_nig_multi.ProblemP(release, prior, data_prior),
+        np.random.default_rng(23),
+        burnin=2000,
+        keep=40000,
     )
     chain_s = run_mcmc_ind(
-        scalar, prior_s, data_prior_s, np.random.default_rng(24), burnin=2000, keep=40000
+        linreg_nig.Problem(scalar, prior_s, data_prior_s),
+        np.random.default_rng(24),
+        burnin=2000,
+        keep=40000,
     )
     check_exact(is_exact_case(chain_p.kept, mean, sd, ess))
     check_exact(is_exact_case(chain_s.kept, mean, sd, ess))

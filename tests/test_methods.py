@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from dpinfer.methods import METHODS, method, sampler_path, stream_stage
-from dpinfer.samplers.registry import SAMPLERS, dp_chain_lengths, sampler
+from dpinfer.samplers.registry import SAMPLERS, dp_chain_lengths, options_of, sampler
 from tests.configs import config
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "dpinfer"
@@ -43,29 +43,56 @@ def test_every_method_the_config_names_is_in_the_table_with_a_sampler():
 
 @pytest.mark.parametrize("key", sorted(SAMPLERS), ids=lambda k: f"{k[0]}-{k[1]}")
 def test_a_method_leads_to_its_sampler_function_in_one_step(key):
-    """``runs`` names the module and the function; the module defines it (not an import)."""
+    """``runs`` names the module and the function; the module defines it (not an import), and
+    the registry hands out that very function (no wrapper between a study and the sampler)."""
     module, name = sampler_path(*key).split(":")
     mod = importlib.import_module(f"dpinfer.samplers.{module}")
     tree = ast.parse(Path(mod.__file__).read_text(encoding="utf-8"))
     defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     assert name in defined, f"{name} is not defined in dpinfer/samplers/{module}.py"
-    assert SAMPLERS[key].implementation is getattr(mod, name)
+    assert SAMPLERS[key] is getattr(mod, name)
 
 
-def test_every_registered_method_has_one_call_signature():
-    signatures = {
-        tuple((p.name, p.kind.name) for p in inspect.signature(SAMPLERS[key]).parameters.values())
-        for key in SAMPLERS
-    }
-    assert signatures == {
-        (
-            ("problem", "POSITIONAL_OR_KEYWORD"),
-            ("rng", "POSITIONAL_OR_KEYWORD"),
-            ("burnin", "KEYWORD_ONLY"),
-            ("keep", "KEYWORD_ONLY"),
-            ("options", "VAR_KEYWORD"),
-        )
-    }, signatures
+def contract_violations(run) -> list[str]:
+    """How ``run``'s own signature departs from ``run(problem, rng, *, burnin, keep, **options)``
+    with every option keyword-only and typed (an annotation) and no catch-all."""
+    params = list(inspect.signature(run).parameters.values())
+    out = []
+    head = [(p.name, p.kind) for p in params[:2]]
+    if head != [("problem", P.POSITIONAL_OR_KEYWORD), ("rng", P.POSITIONAL_OR_KEYWORD)]:
+        out.append(f"starts {head}, not (problem, rng)")
+    rest = params[2:]
+    if [p.name for p in rest[:2]] != ["burnin", "keep"]:
+        out.append(f"keyword arguments start {[p.name for p in rest[:2]]}, not burnin, keep")
+    for p in rest:
+        if p.kind is not P.KEYWORD_ONLY:
+            out.append(f"{p.name} is {p.kind.name}, not keyword-only")
+        elif p.annotation is P.empty:
+            out.append(f"option {p.name} has no type")
+    return out
+
+
+P = inspect.Parameter
+
+
+@pytest.mark.parametrize("key", sorted(SAMPLERS), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_every_registered_function_itself_has_the_contract(key):
+    assert contract_violations(SAMPLERS[key]) == []
+
+
+def test_the_contract_check_fails_on_a_wrong_signature():
+    def positional(released, n, prior, *, burnin: int, keep: int, rng):
+        """the pre-contract shape: the data spread over positional arguments, an untyped rng"""
+
+    def catch_all(problem, rng, *, burnin: int, keep: int, **options):
+        """options that nobody can read off the signature"""
+
+    def untyped(problem, rng, *, burnin: int, keep: int, thin=1):
+        """an option without its type"""
+
+    assert contract_violations(positional)[0].startswith("starts [('released'")
+    assert contract_violations(catch_all) == ["options is VAR_KEYWORD, not keyword-only"]
+    assert contract_violations(untyped) == ["option thin has no type"]
 
 
 def test_an_unknown_method_or_model_is_refused_by_name():
@@ -97,7 +124,7 @@ def test_dp_chains_discard_their_first_half_and_refuse_another_split():
         problem,
         np.random.default_rng(0),
         start=problem.theta_true,
-        hyper=hyper,
+        **hyper,
         **dp_chain_lengths(10),
     )
     assert chain.draws.shape[0] == 11 and chain.kept.shape[0] == 6
@@ -106,10 +133,22 @@ def test_dp_chains_discard_their_first_half_and_refuse_another_split():
             problem,
             np.random.default_rng(0),
             start=problem.theta_true,
-            hyper=hyper,
+            **hyper,
             burnin=2,
             keep=9,
         )
+
+
+def test_options_of_takes_a_params_entry_by_the_sampler_s_own_names():
+    """A params-file entry carries more than one algorithm reads (its accountant's flags, say):
+    only the registered function's own options are passed, under their own names."""
+    entry = {"tau": 0.1, "prop_sd": 0.008, "clip_bound": 2, "one_component_updates": False}
+    assert options_of(sampler("dp_mcmc", "dpps"), entry) == {
+        "tau": 0.1,
+        "prop_sd": 0.008,
+        "clip_bound": 2,
+    }
+    assert options_of(sampler("dp_mcmc", "hmc"), entry) == {}
 
 
 def _imports(path: Path, package: str) -> set[str]:

@@ -19,6 +19,7 @@ from dpinfer.io import load_npz
 from dpinfer.mechanisms import DoubleGeometric, Laplace
 from dpinfer.models.lognormal_regression import (
     Prior,
+    Problem,
     ReleaseNoise,
     Truth,
     exact_posterior_moments,
@@ -74,7 +75,7 @@ def test_samplers_return_the_chain_record(data):
     X, y = data
     y_noisy, X_noisy = release(np.random.default_rng(4), y, X, NEGLIGIBLE)
     chain = run_noisy(
-        y_noisy, X_noisy, NEGLIGIBLE, burnin=300, keep=700, rng=np.random.default_rng(5)
+        Problem(y_noisy, X_noisy, NEGLIGIBLE), burnin=300, keep=700, rng=np.random.default_rng(5)
     )
     assert (
         isinstance(chain, Chain) and chain.draws.shape == (1000, 3) and chain.kept.shape == (700, 3)
@@ -83,12 +84,12 @@ def test_samplers_return_the_chain_record(data):
     assert chain.info.clipped == {"direct_failures_y": 0, "direct_failures_xi_x": 0}
     # negligible noise: the accept-reject step almost never rejects
     assert chain.info.detail.proposals_per_y < 1.5 and chain.info.detail.proposals_per_xi < 1.5
-    free = run_noise_free(y, X, burnin=10, keep=20, rng=np.random.default_rng(6))
+    free = run_noise_free(Problem(y, X), burnin=10, keep=20, rng=np.random.default_rng(6))
     assert free.draws.shape == (30, 3) and free.burnin == 10
     with pytest.raises(ValueError):
-        run_noise_free(y, X, NEGLIGIBLE, burnin=10, keep=20, rng=np.random.default_rng(6))
+        run_noise_free(Problem(y, X, NEGLIGIBLE), burnin=10, keep=20, rng=np.random.default_rng(6))
     with pytest.raises(TypeError):
-        run_noisy(y_noisy, X_noisy, None, burnin=10, keep=20, rng=np.random.default_rng(6))
+        run_noisy(Problem(y_noisy, X_noisy, None), burnin=10, keep=20, rng=np.random.default_rng(6))
 
 
 def test_noisy_gibbs_detects_noise(data):
@@ -98,9 +99,11 @@ def test_noisy_gibbs_detects_noise(data):
     rng = np.random.default_rng(3)
     noise = ReleaseNoise.of(0.4, 0.5)
     y_noisy, X_noisy = release(rng, y, X, noise)
-    noisy = run_noisy(y_noisy, X_noisy, noise, burnin=500, keep=1000, rng=rng).kept
+    noisy = run_noisy(Problem(y_noisy, X_noisy, noise), burnin=500, keep=1000, rng=rng).kept
     # naive fit that ignores the noise (Algorithm 4 on the released data)
-    naive = run_noise_free(np.maximum(y_noisy, 1e-3), X_noisy, burnin=500, keep=1000, rng=rng).kept
+    naive = run_noise_free(
+        Problem(np.maximum(y_noisy, 1e-3), X_noisy), burnin=500, keep=1000, rng=rng
+    ).kept
     assert noisy[:, 0].mean() > naive[:, 0].mean() + 0.3
 
 
@@ -108,9 +111,15 @@ def test_timed_run_gives_the_same_draws(data):
     X, y = data
     noise = ReleaseNoise.of(0.1, 0.1)
     y_noisy, X_noisy = release(np.random.default_rng(4), y, X, noise)
-    a = run_noisy(y_noisy, X_noisy, noise, burnin=10, keep=20, rng=np.random.default_rng(5))
+    a = run_noisy(
+        Problem(y_noisy, X_noisy, noise), burnin=10, keep=20, rng=np.random.default_rng(5)
+    )
     b = run_noisy(
-        y_noisy, X_noisy, noise, burnin=10, keep=20, rng=np.random.default_rng(5), timed=True
+        Problem(y_noisy, X_noisy, noise),
+        burnin=10,
+        keep=20,
+        rng=np.random.default_rng(5),
+        timed=True,
     )
     np.testing.assert_array_equal(a.draws, b.draws)
     split = ("cpu_seconds_y", "cpu_seconds_xi_x", "cpu_seconds_rest")
@@ -124,11 +133,11 @@ def test_the_2021_knot_rule_gives_the_same_posterior(data):
     X, y = data
     noise = ReleaseNoise.of(0.1, 0.2)
     y_noisy, X_noisy = release(np.random.default_rng(6), y, X, noise)
-    a = run_noisy(y_noisy, X_noisy, noise, burnin=500, keep=2500, rng=np.random.default_rng(7)).kept
+    a = run_noisy(
+        Problem(y_noisy, X_noisy, noise), burnin=500, keep=2500, rng=np.random.default_rng(7)
+    ).kept
     b = run_noisy(
-        y_noisy,
-        X_noisy,
-        noise,
+        Problem(y_noisy, X_noisy, noise),
         burnin=500,
         keep=2500,
         rng=np.random.default_rng(8),

@@ -53,7 +53,7 @@ def binomial_gibbs() -> ExactCase:
     mech = Laplace.calibrated(0.2, 1.0)  # scale 5
     mean, sd = binomial_exact_posterior(y, n, a, b, mech.scale)
     chain = nag.run_binomial(
-        y, n, (a, b), mech, burnin=2000, keep=60000, rng=np.random.default_rng(1)
+        expfam.Problem(y, n, (a, b), mech), burnin=2000, keep=60000, rng=np.random.default_rng(1)
     )
     # slack: the CLT for Binomial(100, theta) (seed 1: mean off by 0.0019 = 1.9 MCSE, sd by 1%)
     return ExactCase(chain.kept, [mean], [sd], mean_slack=0.003, sd_slack=0.02 * sd)
@@ -72,7 +72,7 @@ def binomial_record_wise() -> ExactCase:
     n, a, b, y, mech = _small_binomial()
     mean, sd = binomial_exact_posterior(y, n, a, b, mech.scale)
     chain = run_record_wise_binomial(
-        y, n, (a, b), mech, burnin=1000, keep=40000, rng=np.random.default_rng(3)
+        expfam.Problem(y, n, (a, b), mech), burnin=1000, keep=40000, rng=np.random.default_rng(3)
     )
     return ExactCase(chain.kept, [mean], [sd])
 
@@ -82,7 +82,7 @@ def binomial_exact() -> ExactCase:
     n, a, b, y, mech = _small_binomial()
     mean, sd = binomial_exact_posterior(y, n, a, b, mech.scale)
     chain = baselines.run_exact_binomial(
-        y, n, (a, b), mech, burnin=0, keep=40000, rng=np.random.default_rng(4)
+        expfam.Problem(y, n, (a, b), mech), burnin=0, keep=40000, rng=np.random.default_rng(4)
     )
     return ExactCase(chain.kept, [mean], [sd])
 
@@ -108,7 +108,7 @@ def multinomial_gibbs() -> ExactCase:
     mean = w @ (post / tot)
     sd = np.sqrt(w @ (post * (post + 1) / (tot * (tot + 1))) - mean**2)
     chain = nag.run_multinomial(
-        y, n, alpha, mech, burnin=2000, keep=60000, rng=np.random.default_rng(2)
+        expfam.Problem(y, n, alpha, mech), burnin=2000, keep=60000, rng=np.random.default_rng(2)
     )
     # slack: the CLT for the counts (seed 2: means within 1.3 MCSE, sds within 0.5%)
     return ExactCase(chain.kept, mean, sd, mean_slack=0.003, sd_slack=0.02 * sd)
@@ -144,7 +144,11 @@ def _truncated_exponential_small_n() -> ExactCase:
         lik[i] = np.exp(mech.logpdf(y - s_hat)).mean()
     mean, sd = _grid_moments(grid, stats.gamma.pdf(grid, 8.0, scale=0.5) * lik)
     chain = nag.run_truncated_exponential(
-        y, n, (8.0, 2.0), mech, bounds=(a, b), burnin=2000, keep=60000, rng=np.random.default_rng(3)
+        expfam.Problem(y, n, (8.0, 2.0), mech),
+        bounds=(a, b),
+        burnin=2000,
+        keep=60000,
+        rng=np.random.default_rng(3),
     )
     # slack: the RS-CLT at n = 60 and the Monte Carlo likelihood
     return ExactCase(chain.kept, [mean], [sd], mean_slack=0.02 * mean, sd_slack=0.04 * sd)
@@ -164,10 +168,7 @@ def _truncated_exponential_large_n() -> ExactCase:
     mean, sd = _grid_moments(grid, stats.gamma.pdf(grid, 8.0, scale=0.5) * lik)
     assert abs(mean - 1.597) < 0.01 and abs(sd - 0.143) < 0.005, (mean, sd)
     chain = nag.run_truncated_exponential(
-        y,
-        n,
-        (8.0, 2.0),
-        mech,
+        expfam.Problem(y, n, (8.0, 2.0), mech),
         bounds=(a, b),
         burnin=1000,
         keep=5000,
@@ -205,10 +206,7 @@ def ops_binomial() -> list[ExactCase]:
                 *ops_beta_parameters(s, n, prior, t, tempering), a0, 1 - a0
             )
             chain = run_ops_binomial(
-                s,
-                n,
-                prior,
-                mech,
+                expfam.Problem(s, n, prior, mech),
                 burnin=0,
                 keep=keep,
                 rng=np.random.default_rng(10 + i),
@@ -227,7 +225,8 @@ _MECH = Laplace.calibrated(0.1, 1.0)
 
 def _beta_case(run, statistic, n, prior, exact_statistic, seed) -> ExactCase:
     a, b = expfam.beta_posterior(*prior, exact_statistic, n)
-    chain = run(statistic, n, prior, _MECH, burnin=0, keep=_KEEP, rng=np.random.default_rng(seed))
+    problem = expfam.Problem(statistic, n, prior, _MECH)
+    chain = run(problem, np.random.default_rng(seed), burnin=0, keep=_KEEP)
     return ExactCase(chain.kept, [stats.beta.mean(a, b)], [stats.beta.std(a, b)])
 
 
@@ -244,7 +243,8 @@ def non_private_binomial() -> ExactCase:
 
 
 def _dirichlet_case(run, statistic, n, alpha, exact_conc, seed, with_sd=True) -> ExactCase:
-    chain = run(statistic, n, alpha, _MECH, burnin=0, keep=_KEEP, rng=np.random.default_rng(seed))
+    problem = expfam.Problem(statistic, n, alpha, _MECH)
+    chain = run(problem, np.random.default_rng(seed), burnin=0, keep=_KEEP)
     d = stats.dirichlet(exact_conc)
     return ExactCase(chain.kept, d.mean(), np.sqrt(d.var()) if with_sd else None)
 
@@ -288,7 +288,8 @@ def non_private_multinomial() -> ExactCase:
 
 def _gamma_case(run, statistic, n, prior, exact_statistic, seed) -> ExactCase:
     shape, rate = expfam.gamma_posterior(*prior, exact_statistic, n)
-    chain = run(statistic, n, prior, _MECH, burnin=0, keep=_KEEP, rng=np.random.default_rng(seed))
+    problem = expfam.Problem(statistic, n, prior, _MECH)
+    chain = run(problem, np.random.default_rng(seed), burnin=0, keep=_KEEP)
     d = stats.gamma(shape, scale=1.0 / rate)
     return ExactCase(chain.kept, [d.mean()], [d.std()])
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpinfer.models import linreg_nig
 from dpinfer.models.linreg_nig import (
     NIGPrior,
     NIWPrior,
@@ -72,7 +73,10 @@ def non_private() -> ExactCase:
     release = release_statistics(rng, x, y, 1.0, BOUNDS)
     mean, sd = nig_moments(release.s, N, PRIOR)
     chain = run_non_private(
-        release, PRIOR, DATA_PRIOR, np.random.default_rng(21), burnin=0, keep=40000
+        linreg_nig.Problem(release, PRIOR, DATA_PRIOR),
+        np.random.default_rng(21),
+        burnin=0,
+        keep=40000,
     )
     return ExactCase(chain.kept, mean, sd)
 
@@ -81,7 +85,12 @@ def naive() -> ExactCase:
     rng, x, y = simulated_data()
     release = release_statistics(rng, x, y, 1.0, BOUNDS)
     mean, sd = nig_moments(project_statistics(release.z, N), N, PRIOR)
-    chain = run_naive(release, PRIOR, DATA_PRIOR, np.random.default_rng(22), burnin=0, keep=40000)
+    chain = run_naive(
+        linreg_nig.Problem(release, PRIOR, DATA_PRIOR),
+        np.random.default_rng(22),
+        burnin=0,
+        keep=40000,
+    )
     return ExactCase(chain.kept, mean, sd)
 
 
@@ -116,7 +125,10 @@ def mcmc_ind() -> ExactCase:
         release.z, n, release.mechanism.scale, 1_000_000, np.random.default_rng(5)
     )
     chain = run_mcmc_ind(
-        release, PRIOR, DATA_PRIOR, np.random.default_rng(23), burnin=3000, keep=30000
+        linreg_nig.Problem(release, PRIOR, DATA_PRIOR),
+        np.random.default_rng(23),
+        burnin=3000,
+        keep=30000,
     )
     slack = 3.0 * sd / np.sqrt(ess)
     return ExactCase(chain.kept, mean, sd, mean_slack=slack, sd_slack=slack)
@@ -126,7 +138,8 @@ def _negligible_noise(run, seed: int, burnin: int, keep: int) -> ExactCase:
     rng, x, y = simulated_data()
     release = release_statistics(rng, x, y, NEGLIGIBLE_EPS, BOUNDS)
     mean, sd = nig_moments(release.s, N, PRIOR)
-    chain = run(release, PRIOR, DATA_PRIOR, np.random.default_rng(seed), burnin=burnin, keep=keep)
+    problem = linreg_nig.Problem(release, PRIOR, DATA_PRIOR)
+    chain = run(problem, np.random.default_rng(seed), burnin=burnin, keep=keep)
     return ExactCase(chain.kept, mean, sd, mean_slack=0.1 * sd, sd_slack=0.1 * sd)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from dpinfer.mechanisms import Laplace
-from dpinfer.models import gaussian_linreg
+from dpinfer.models import gaussian_linreg, naive_bayes
 from dpinfer.samplers.data_augmentation import run_linreg, run_loglinear
 from tests.harness import ExactCase
 
@@ -73,11 +73,7 @@ def exact_private_posterior(released, scale, alpha_p, alpha, n_records):
 def loglinear_chain(scale: float, seed: int):
     """A long chain of Algorithm 1 on the tiny problem, told the noise scale ``scale``."""
     return run_loglinear(
-        RELEASED,
-        scale=scale,
-        alpha_p=ALPHA_P,
-        alpha=ALPHA,
-        n_records=N,
+        naive_bayes.Problem(RELEASED, scale=scale, alpha_p=ALPHA_P, alpha=ALPHA, n_records=N),
         burnin=2_000,
         keep=118_000,
         rng=np.random.default_rng(seed),
@@ -102,14 +98,16 @@ def linreg_vanishing_noise():
     clamp = (-50.0, 50.0)
     released = Laplace(scale=0.002).release(rng, gaussian_linreg.released_statistic(X, y, clamp))
     chain = run_linreg(
-        released,
-        scale=0.002,
-        mean_x=mean_x,
-        cov_x=cov_x,
-        sigma2=sigma2,
-        tau=tau,
-        clamp=clamp,
-        n_records=1,
+        gaussian_linreg.Problem(
+            released,
+            scale=0.002,
+            mean_x=mean_x,
+            cov_x=cov_x,
+            sigma2=sigma2,
+            tau=tau,
+            clamp=clamp,
+            n_records=1,
+        ),
         burnin=5_000,
         keep=55_000,
         rng=rng,

@@ -24,6 +24,7 @@ import functools
 import numpy as np
 from scipy import stats
 
+from dpinfer.models import linreg_nig_multi
 from dpinfer.models.linreg_nig_multi import (
     NIWPriorP,
     nig_posterior_p,
@@ -98,7 +99,8 @@ def _conjugate(run, p: int, of_release) -> ExactCase:
     prior, data_prior = priors(p)
     release = simulated_release(p, 30, 1.0, 40 + p)
     mean, sd = nig_moments_p(of_release(release), release.n, p, prior)
-    chain = run(release, prior, data_prior, np.random.default_rng(50 + p), burnin=0, keep=20000)
+    problem = linreg_nig_multi.ProblemP(release, prior, data_prior)
+    chain = run(problem, np.random.default_rng(50 + p), burnin=0, keep=20000)
     return ExactCase(chain.kept, mean, sd)
 
 
@@ -140,9 +142,7 @@ def gibbs_chain(p: int, flavour: str, moves: int, seed: int = 7):
     run = FLAVOURS[flavour]
     rng = np.random.default_rng(seed)
     return run(
-        gibbs_data(p)[2],
-        prior,
-        data_prior,
+        linreg_nig_multi.ProblemP(gibbs_data(p)[2], prior, data_prior),
         rng,
         burnin=GIBBS_BURNIN,
         keep=GIBBS_KEEP,
@@ -230,7 +230,10 @@ def mcmc_case(name: str):
     )
     burnin, keep = CHAINS[name]
     chain = run_mcmc_ind_p(
-        release, prior, data_prior, np.random.default_rng(23), burnin=burnin, keep=keep
+        linreg_nig_multi.ProblemP(release, prior, data_prior),
+        np.random.default_rng(23),
+        burnin=burnin,
+        keep=keep,
     )
     return release, (prior, data_prior), exact, chain
 

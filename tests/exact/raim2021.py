@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpinfer.models.lognormal_regression import (
+    Problem,
     ReleaseNoise,
     Truth,
     exact_posterior_moments,
@@ -43,7 +44,7 @@ def small_data(n: int = 40, seed: int = 2021):
 
 def non_private() -> ExactCase:
     X, y = small_data()
-    chain = run_noise_free(y, X, burnin=1000, keep=39_000, rng=np.random.default_rng(1))
+    chain = run_noise_free(Problem(y, X), burnin=1000, keep=39_000, rng=np.random.default_rng(1))
     exact = exact_posterior_moments(np.log(y), X)
     return ExactCase(chain.kept, exact["mean"], exact["sd"])
 
@@ -52,7 +53,7 @@ def noise_aware_gibbs() -> ExactCase:
     X, y = small_data()
     rng = np.random.default_rng(2)
     y_noisy, X_noisy = release(rng, y, X, NEGLIGIBLE)
-    chain = run_noisy(y_noisy, X_noisy, NEGLIGIBLE, burnin=500, keep=5500, rng=rng)
+    chain = run_noisy(Problem(y_noisy, X_noisy, NEGLIGIBLE), burnin=500, keep=5500, rng=rng)
     exact = exact_posterior_moments(np.log(y), X)
     return ExactCase(chain.kept, exact["mean"], exact["sd"], mean_slack=1e-3, sd_slack=1e-3)
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from dpinfer.models import dp_mcmc
 from dpinfer.models.barker_correction import load_vcorr
-from dpinfer.samplers.registry import dp_chain_lengths, sampler
+from dpinfer.samplers.registry import dp_chain_lengths, options_of, sampler
 
 from ..harness import ExactCase
 
@@ -131,11 +131,12 @@ def _case(
     algo: str, hyper: dict, iterations: int, seed: int, problem=None, moments=None
 ) -> ExactCase:
     problem = problem or small_banana()
-    chain = sampler("dp_mcmc", algo)(
+    run = sampler("dp_mcmc", algo)
+    chain = run(
         problem,
         np.random.default_rng(seed),
         start=problem.theta_true,
-        hyper=hyper,
+        **options_of(run, hyper),
         **dp_chain_lengths(iterations),
     )
     if algo == "barker":  # clipped only where |lambda| > 19.8: the test's answer moves by < 3e-9
@@ -157,11 +158,12 @@ def _clipping_case(algo: str, hyper: dict, iterations: int, seed: int) -> ExactC
     """The clipping study's non-DP samplers with a bound no ratio reaches: exact MH and HMC."""
     problem = small_banana()
     hyper = dict(hyper, clip_bound=1e6, clip_rule="euclidean")
-    chain = sampler("dp_mcmc", algo)(
+    run = sampler("dp_mcmc", algo)
+    chain = run(
         problem,
         np.random.default_rng(seed),
         start=problem.theta_true,
-        hyper=hyper,
+        **options_of(run, hyper),
         **dp_chain_lengths(iterations),
     )
     assert all(v == 0 for v in chain.info.clipped.values()), chain.info.clipped

@@ -13,18 +13,14 @@ exponential models:
 - ``exact`` (binomial only): independent draws of the exact posterior given the Laplace release,
   a Beta mixture over the n + 1 counts (:mod:`dpinfer.models.private_binomial`).
 
-They share the call signature of the noise-aware samplers of the same model
-(:mod:`.noise_aware_gibbs`)::
+Chapter 5 (Section 5.2.2), the NIG linear regression (one covariate and p covariates).
 
-    run(statistic, n, prior, mechanism, *, burnin, keep, rng) -> Chain
-
-``mechanism`` is accepted for that shared signature and not read (Naive ignores the noise, the
-non-private posterior has none). Draws are iid, so ``burnin`` draws are simply the first ones.
-
-Chapter 5 (Section 5.2.2), the NIG linear regression, with the signature of its other methods
-(:mod:`dpinfer.models.linreg_nig`)::
-
-    run(release, prior, data_prior, rng, *, burnin, keep) -> Chain
+Every function is a registered sampler and takes the contract of
+:mod:`dpinfer.samplers.registry`, ``run(problem, rng, *, burnin, keep) -> Chain``, with the
+model's record (:class:`dpinfer.models.expfam.Problem`, :class:`dpinfer.models.linreg_nig.Problem`,
+:class:`dpinfer.models.linreg_nig_multi.ProblemP`); the release's mechanism and the NIG model's
+``data_prior`` are not read (Naive ignores the noise, the non-private posterior has none). Draws
+are iid, so ``burnin`` draws are simply the first ones.
 """
 
 from __future__ import annotations
@@ -32,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..models import expfam
-from ..models.linreg_nig import NIGPrior, NIWPrior, Release, nig_draws, project_statistics
-from ..models.linreg_nig_multi import NIWPriorP, ReleaseP, nig_draws_p, project_statistics_p
+from ..models.linreg_nig import Problem, nig_draws, project_statistics
+from ..models.linreg_nig_multi import ProblemP, nig_draws_p, project_statistics_p
 from ..models.private_binomial import exact_draws
 from .base import Chain, CpuTimer, Info, check_lengths
 
@@ -69,17 +65,18 @@ def _beta_chain(statistic, n, prior, burnin, keep, rng):
 
 
 def run_naive_binomial(
-    y: float, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+    problem: expfam.Problem, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Beta(a + y', b + n - y') with y' = y clipped to [0, n]."""
-    return _beta_chain(min(max(float(y), 0.0), float(n)), n, prior, burnin, keep, rng)
+    y, n = float(problem.statistic), problem.n
+    return _beta_chain(min(max(y, 0.0), float(n)), n, problem.prior, burnin, keep, rng)
 
 
 def run_non_private_binomial(
-    s: float, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+    problem: expfam.Problem, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Beta(a + s, b + n - s) from the confidential count s."""
-    return _beta_chain(float(s), n, prior, burnin, keep, rng)
+    return _beta_chain(float(problem.statistic), problem.n, problem.prior, burnin, keep, rng)
 
 
 def _all_counts(first, n) -> np.ndarray:
@@ -89,18 +86,19 @@ def _all_counts(first, n) -> np.ndarray:
 
 
 def run_naive_multinomial(
-    y, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+    problem: expfam.Problem, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Dirichlet(max(alpha + [y, n - sum y], 1e-3)): the noisy counts as if exact."""
-    conc = np.maximum(expfam.dirichlet_posterior(prior, _all_counts(y, n)), DIRICHLET_FLOOR)
+    counts = _all_counts(problem.statistic, problem.n)
+    conc = np.maximum(expfam.dirichlet_posterior(problem.prior, counts), DIRICHLET_FLOOR)
     return _iid_chain(lambda size: rng.dirichlet(conc, size=size), burnin, keep)
 
 
 def run_non_private_multinomial(
-    s, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+    problem: expfam.Problem, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Dirichlet(alpha + [s, n - sum s]) from the confidential first K - 1 counts s."""
-    conc = expfam.dirichlet_posterior(prior, _all_counts(s, n))
+    conc = expfam.dirichlet_posterior(problem.prior, _all_counts(problem.statistic, problem.n))
     return _iid_chain(lambda size: rng.dirichlet(conc, size=size), burnin, keep)
 
 
@@ -110,64 +108,68 @@ def _gamma_chain(statistic, n, prior, burnin, keep, rng):
 
 
 def run_naive_exponential(
-    y: float, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+    problem: expfam.Problem, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Gamma(shape + n, rate + max(y, 0)); ``y`` is the noisy *untruncated* sum (the thesis's
     "cheating" Naive, which sees strictly more than the noise-aware sampler)."""
-    return _gamma_chain(max(float(y), 0.0), n, prior, burnin, keep, rng)
+    y = max(float(problem.statistic), 0.0)
+    return _gamma_chain(y, problem.n, problem.prior, burnin, keep, rng)
 
 
 def run_non_private_exponential(
-    s: float, n: int, prior, mechanism=None, *, burnin: int, keep: int, rng: np.random.Generator
+    problem: expfam.Problem, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Gamma(shape + n, rate + s) from the confidential sum s."""
-    return _gamma_chain(float(s), n, prior, burnin, keep, rng)
+    return _gamma_chain(float(problem.statistic), problem.n, problem.prior, burnin, keep, rng)
 
 
 # ----------------------------------------------------------------------------- chapter 5
 def run_non_private_nig(
-    release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int
+    problem: Problem, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Non-Private: the NIG posterior given the confidential s (Eq. 5.1); ``data_prior`` is not
     used (uniform signature)."""
+    release, prior = problem.release, problem.prior
     return _iid_chain(lambda size: nig_draws(rng, release.s, release.n, prior, size), burnin, keep)
 
 
-def run_naive_nig(
-    release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, *, burnin: int, keep: int
-) -> Chain:
+def run_naive_nig(problem: Problem, rng: np.random.Generator, *, burnin: int, keep: int) -> Chain:
     """Naive (Sec. 5.2.2): Eq. (5.1) with the full-budget release z in place of s, after
     projecting z to valid statistics (:func:`~dpinfer.models.linreg_nig.project_statistics`)."""
+    release, prior = problem.release, problem.prior
     z = project_statistics(release.z, release.n)
     return _iid_chain(lambda size: nig_draws(rng, z, release.n, prior, size), burnin, keep)
 
 
 def run_non_private_nig_p(
-    release: ReleaseP, prior: NIGPrior, data_prior: NIWPriorP, rng, *, burnin: int, keep: int
+    problem: ProblemP, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Non-Private with p covariates (:mod:`dpinfer.models.linreg_nig_multi`): the NIG posterior
     given the confidential s; ``data_prior`` is not used (uniform signature)."""
+    release, prior = problem.release, problem.prior
     n, p = release.n, release.p
     return _iid_chain(lambda size: nig_draws_p(rng, release.s, n, p, prior, size), burnin, keep)
 
 
 def run_naive_nig_p(
-    release: ReleaseP, prior: NIGPrior, data_prior: NIWPriorP, rng, *, burnin: int, keep: int
+    problem: ProblemP, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Naive with p covariates: the NIG posterior given the projected full-budget release z."""
+    release, prior = problem.release, problem.prior
     n, p = release.n, release.p
     z = project_statistics_p(release.z, n, p)
     return _iid_chain(lambda size: nig_draws_p(rng, z, n, p, prior, size), burnin, keep)
 
 
 def run_exact_binomial(
-    y: float, n: int, prior, mechanism, *, burnin: int, keep: int, rng: np.random.Generator
+    problem: expfam.Problem, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Independent draws of the exact posterior of theta given the Laplace release y
     (:mod:`dpinfer.models.private_binomial`: a Beta mixture over the n + 1 counts)."""
-    a, b = (float(v) for v in prior)
+    a, b = (float(v) for v in problem.prior)
+    y, n, scale = float(problem.statistic), int(problem.n), float(problem.mechanism.scale)
     return _iid_chain(
-        lambda size: exact_draws(rng, size, float(y), int(n), a, b, float(mechanism.scale)),
+        lambda size: exact_draws(rng, size, y, n, a, b, scale),
         burnin,
         keep,
     )

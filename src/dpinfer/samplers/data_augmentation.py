@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..models import gaussian_linreg, naive_bayes
 from .base import Chain, CpuTimer, Info, RecordWiseDetail, check_lengths
 from .conditionals import categorical, dirichlet, metropolis_accept, robbins_monro
 
@@ -146,25 +147,19 @@ def _loglinear_kernel(
 
 
 def run_loglinear(
-    released,
-    *,
-    scale: float,
-    alpha_p: np.ndarray,
-    alpha: np.ndarray,
-    n_records: int,
-    burnin: int,
-    keep: int,
-    rng: np.random.Generator,
+    problem: naive_bayes.Problem, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Algorithm 1 for the naive-Bayes log-linear model: draws of p, one row per sweep.
 
-    ``released`` (K, J, I) are the noisy counts m[k, j, i]; ``scale`` the Laplace scale of the
-    noise on each cell (``mech.scale`` of the release's record); ``alpha_p`` (I,), ``alpha``
-    (K, J, I) the Dirichlet parameters; ``n_records`` the number of latent records N.
+    The record (:class:`dpinfer.models.naive_bayes.Problem`): ``released`` (K, J, I) are the
+    noisy counts m[k, j, i]; ``scale`` the Laplace scale of the noise on each cell (``mech.scale``
+    of the release's record); ``alpha_p`` (I,), ``alpha`` (K, J, I) the Dirichlet parameters;
+    ``n_records`` the number of latent records N.
     """
-    released = np.ascontiguousarray(released, dtype=float)
-    alpha = np.ascontiguousarray(alpha, dtype=float)
-    alpha_p = np.ascontiguousarray(alpha_p, dtype=float)
+    released = np.ascontiguousarray(problem.released, dtype=float)
+    alpha = np.ascontiguousarray(problem.alpha, dtype=float)
+    alpha_p = np.ascontiguousarray(problem.alpha_p, dtype=float)
+    scale, n_records = problem.scale, problem.n_records
     if released.ndim != 3 or alpha.shape != released.shape or alpha_p.shape != (released.shape[2],):
         raise ValueError("released and alpha must be (K, J, I) and alpha_p (I,)")
     if not (np.all(np.isfinite(released)) and scale > 0 and n_records >= 1):
@@ -455,18 +450,11 @@ def _linreg_kernel(rng, release, iterations, n_burn, nc_moves, beta_draws, acc_r
 
 
 def run_linreg(
-    released,
+    problem: gaussian_linreg.Problem,
+    rng: np.random.Generator,
     *,
-    scale: float,
-    mean_x,
-    cov_x,
-    sigma2: float,
-    tau: float,
-    clamp: tuple,
-    n_records: int,
     burnin: int,
     keep: int,
-    rng: np.random.Generator,
     noncentred_moves: int = 0,
 ) -> Chain:
     """Algorithm 1 for linear regression with clamping (ju2022 Sec. 5): draws of beta, one row
@@ -474,14 +462,17 @@ def run_linreg(
     (not in the paper; they leave the posterior invariant and make the chain mix where the
     conjugate step and the record moves alone crawl; ``info.detail.noncentred_acceptance``).
 
-    ``released`` are the d noisy statistics in :func:`dpinfer.models.gaussian_linreg.stat_labels`
-    order; ``scale`` the Laplace scale (``mech.scale``); m = ``mean_x``, Sigma = ``cov_x`` and
-    sigma^2 = ``sigma2`` known; beta ~ N(0, tau^2 I); ``clamp`` = (a, b) for every covariate and
-    the response; ``n_records`` the number of latent records n.
+    The record (:class:`dpinfer.models.gaussian_linreg.Problem`): ``released`` are the d noisy
+    statistics in :func:`dpinfer.models.gaussian_linreg.stat_labels` order; ``scale`` the Laplace
+    scale (``mech.scale``); m = ``mean_x``, Sigma = ``cov_x`` and sigma^2 = ``sigma2`` known;
+    beta ~ N(0, tau^2 I); ``clamp`` = (a, b) for every covariate and the response; ``n_records``
+    the number of latent records n.
     """
-    released = np.ascontiguousarray(released, dtype=float)
-    mean_x = np.ascontiguousarray(mean_x, dtype=float)
-    cov_x = np.asarray(cov_x, dtype=float)
+    released = np.ascontiguousarray(problem.released, dtype=float)
+    mean_x = np.ascontiguousarray(problem.mean_x, dtype=float)
+    cov_x = np.asarray(problem.cov_x, dtype=float)
+    scale, sigma2, tau = problem.scale, problem.sigma2, problem.tau
+    clamp, n_records = problem.clamp, problem.n_records
     p = mean_x.size
     expected = (p + 1) + 1 + (p + 1) * (p + 2) // 2 - 1
     if released.shape != (expected,) or cov_x.shape != (p, p):

@@ -29,7 +29,7 @@ from ..models.dp_mcmc import Problem, log_prior
 from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
 from .base import Chain, timed
 from .dp_minibatch import checked_batch_size
-from .dp_penalty import dp_chain, propose, random_walk
+from .dp_penalty import chain_iterations, dp_chain, propose, random_walk
 
 __all__ = [
     "run_dp_barker",
@@ -106,7 +106,7 @@ def run_dp_barker(
     start,
     iterations: int,
     *,
-    prop_sd,
+    prop_sd: float | np.ndarray,
     batch_size: int,
     vcorr: dict,
     rng: np.random.Generator,
@@ -134,17 +134,28 @@ def run_dp_barker(
     )
 
 
-def run_barker(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
-    """Registry entry ``barker``: params-file keys prop_sd, batch_size,
-    gaussian_noise_total_variance_C, and ``vcorr`` (the mixture, from
+def run_barker(
+    problem: Problem,
+    rng: np.random.Generator,
+    *,
+    burnin: int,
+    keep: int,
+    start: np.ndarray,
+    prop_sd: float | np.ndarray,
+    batch_size: int,
+    vcorr: dict,
+    gaussian_noise_total_variance_C: float = 2.0,
+) -> Chain:
+    """Registry entry ``barker``: DP Barker with the params-file's prop_sd, batch_size and
+    gaussian_noise_total_variance_C (C), and ``vcorr`` (the mixture, from
     :func:`dpinfer.models.barker_correction.load_vcorr`)."""
     return run_dp_barker(
         problem,
         start,
-        iterations,
-        prop_sd=hyper["prop_sd"],
-        batch_size=hyper["batch_size"],
-        vcorr=hyper["vcorr"],
+        chain_iterations(burnin, keep),
+        prop_sd=prop_sd,
+        batch_size=batch_size,
+        vcorr=vcorr,
         rng=rng,
-        total_variance=float(hyper.get("gaussian_noise_total_variance_C", 2.0)),
+        total_variance=float(gaussian_noise_total_variance_C),
     )

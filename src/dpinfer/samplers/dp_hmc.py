@@ -48,10 +48,10 @@ from .dp_penalty import (
     Clip,
     Penalty,
     chain_draws,
+    chain_iterations,
     clip_rule_code,
     decision_changed,
     dp_chain,
-    hyper_options,
     penalty_accept,
     positive_diagonal,
 )
@@ -227,56 +227,72 @@ def run_dp_hmc(
     )
 
 
-# keyword of run_dp_hmc -> params-file key
-_HYPER = {
-    "tau_l": "tau_l",
-    "tau_g": "tau_g",
-    "steps": "L",
-    "step_size": "eta",
-    "mass": "mass_diag",
-    "clip_llr": "clip_bound_llr",
-    "clip_grad": "clip_bound_grad",
-}
-
-
 def run_hmc(
     problem: Problem,
-    start,
-    iterations: int,
-    hyper,
     rng: np.random.Generator,
+    *,
+    burnin: int,
+    keep: int,
+    start: np.ndarray,
+    tau_l: float,
+    tau_g: float,
+    L: int,
+    eta: float,
+    mass_diag: float | np.ndarray,
+    clip_bound_llr: float,
+    clip_bound_grad: float,
+    gradient_reuse: bool = True,
+    record_trajectory: bool = False,
 ) -> Chain:
-    """Registry entry ``hmc``: DP HMC with the params-file keys tau_l, tau_g, L, eta, mass_diag,
-    clip_bound_llr, clip_bound_grad; ``hyper.get("gradient_reuse", True)``: kL + 1 gradient
-    releases (the thesis text) or, when False, k(L + 1) (the final thesis);
-    ``hyper.get("record_trajectory", False)``: keep every leapfrog path (Fig 4.1)."""
+    """Registry entry ``hmc``: DP HMC with the params-file's hyperparameters (tau_l, tau_g, L
+    leapfrog steps of size eta, diagonal mass, clip bounds of the ratios and the gradients);
+    ``gradient_reuse``: kL + 1 gradient releases (the thesis text) or, when False, k(L + 1) (the
+    final thesis); ``record_trajectory``: keep every leapfrog path (Fig 4.1)."""
     return run_dp_hmc(
         problem,
         start,
-        iterations,
+        chain_iterations(burnin, keep),
+        tau_l=tau_l,
+        tau_g=tau_g,
+        steps=L,
+        step_size=eta,
+        mass=mass_diag,
+        clip_llr=clip_bound_llr,
+        clip_grad=clip_bound_grad,
         rng=rng,
-        gradient_reuse=bool(hyper.get("gradient_reuse", True)),
-        record_trajectory=bool(hyper.get("record_trajectory", False)),
-        **hyper_options(hyper, _HYPER),
+        gradient_reuse=bool(gradient_reuse),
+        record_trajectory=bool(record_trajectory),
     )
 
 
 def run_clipped_hmc(
-    problem: Problem, start, iterations: int, hyper, rng: np.random.Generator
+    problem: Problem,
+    rng: np.random.Generator,
+    *,
+    burnin: int,
+    keep: int,
+    start: np.ndarray,
+    L: int,
+    eta: float,
+    mass_diag: float | np.ndarray,
+    clip_bound: float,
+    clip_rule: str,
 ) -> Chain:
     """Registry entry ``hmc_nondp`` (the clipping study): HMC with exact gradients, not DP
     (tau_l = tau_g = 0, gradients unclipped), the log-likelihood ratios clipped at
-    ``hyper["clip_bound"]`` x distance under ``hyper["clip_rule"]``; keys L, eta, mass_diag."""
-    keys = {"steps": "L", "step_size": "eta", "mass": "mass_diag", "clip_llr": "clip_bound"}
+    ``clip_bound`` x distance under ``clip_rule``."""
     return run_dp_hmc(
         problem,
         start,
-        iterations,
+        chain_iterations(burnin, keep),
         tau_l=0.0,
         tau_g=0.0,
+        steps=L,
+        step_size=eta,
+        mass=mass_diag,
+        clip_llr=clip_bound,
         clip_grad=np.inf,
         rng=rng,
         gradient_reuse=True,
-        clip_rule=hyper["clip_rule"],
-        **hyper_options(hyper, keys),
+        clip_rule=clip_rule,
     )

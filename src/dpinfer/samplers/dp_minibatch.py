@@ -30,9 +30,9 @@ from ..models.dp_mcmc import Problem, log_prior
 from ..models.dp_mcmc_batch import clipped_llr_batch, draw_batch
 from .base import Chain, timed
 from .dp_penalty import (
+    chain_iterations,
     distance,
     dp_chain,
-    hyper_options,
     init_directions,
     penalty_accept,
     penalty_chain,
@@ -126,23 +126,42 @@ def run_minibatch_penalty(
     return dp_chain(chain.out, counts, seconds, batch)
 
 
-# keyword of run_minibatch_penalty -> params-file key
-_HYPER = {
-    "tau": "tau_variance_multiplier",
-    "prop_sd": "prop_sd",
-    "clip_bound": "clip_bound",
-    "batch_size": "batch_size",
-}
+def run_mdpps(
+    problem: Problem,
+    rng: np.random.Generator,
+    *,
+    burnin: int,
+    keep: int,
+    start: np.ndarray,
+    tau_variance_multiplier: float,
+    prop_sd: float | np.ndarray,
+    clip_bound: float,
+    batch_size: int,
+) -> Chain:
+    """Registry entry ``mdpps``: minibatch DP penalty with the params-file's
+    tau_variance_multiplier (multiplies the noise variance), prop_sd, clip_bound, batch_size."""
+    settings = {"tau": tau_variance_multiplier, "prop_sd": prop_sd, "clip_bound": clip_bound}
+    iterations = chain_iterations(burnin, keep)
+    return run_minibatch_penalty(
+        problem, start, iterations, batch_size=batch_size, rng=rng, **settings
+    )
 
 
-def run_mdpps(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
-    """Registry entry ``mdpps``: params-file keys tau_variance_multiplier, prop_sd, clip_bound,
-    batch_size."""
-    options = hyper_options(hyper, _HYPER)
-    return run_minibatch_penalty(problem, start, iterations, rng=rng, **options)
-
-
-def run_mdppa(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
+def run_mdppa(
+    problem: Problem,
+    rng: np.random.Generator,
+    *,
+    burnin: int,
+    keep: int,
+    start: np.ndarray,
+    tau_variance_multiplier: float,
+    prop_sd: float | np.ndarray,
+    clip_bound: float,
+    batch_size: int,
+) -> Chain:
     """Registry entry ``mdppa``: as ``mdpps`` with one-component updates and the guided walk."""
-    options = hyper_options(hyper, _HYPER)
-    return run_minibatch_penalty(problem, start, iterations, rng=rng, one_component=True, **options)
+    settings = {"tau": tau_variance_multiplier, "prop_sd": prop_sd, "clip_bound": clip_bound}
+    iterations = chain_iterations(burnin, keep)
+    return run_minibatch_penalty(
+        problem, start, iterations, batch_size=batch_size, rng=rng, one_component=True, **settings
+    )

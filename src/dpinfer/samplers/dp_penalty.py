@@ -52,7 +52,7 @@ __all__ = [
     "PenaltyChain",
     "penalty_chain",
     "dp_chain",
-    "hyper_options",
+    "chain_iterations",
     "clip_rule_code",
     "propose",
     "init_directions",
@@ -256,7 +256,7 @@ def penalty_chain(
     iterations: int,
     *,
     tau: float,
-    prop_sd,
+    prop_sd: float | np.ndarray,
     clip_bound: float,
     one_component: bool = False,
     penalty_correction: bool = True,
@@ -287,9 +287,16 @@ def dp_chain(draws, counts, seconds: float, rows: int, clipped=(), **detail) -> 
     return Chain(draws, burnin_rows(iterations), info)
 
 
-def hyper_options(hyper, keys: dict) -> dict:
-    """The keyword arguments {name: hyper[key]} of the (name, params-file key) pairs ``keys``."""
-    return {name: hyper[key] for name, key in keys.items()}
+def chain_iterations(burnin: int, keep: int) -> int:
+    """The iteration count of a chain of ``burnin + keep`` stored rows (row 0 = start) whose
+    burn-in is the thesis's first half (:func:`burnin_rows`); any other split is refused."""
+    iterations = int(burnin) + int(keep) - 1
+    if iterations < 1 or burnin_rows(iterations) != int(burnin):
+        raise ValueError(
+            f"dp_mcmc chains discard the first half of their draws: burnin={burnin}, keep={keep} "
+            f"is not the split of {iterations} iterations (burnin {burnin_rows(iterations)})"
+        )
+    return iterations
 
 
 def clip_rule_code(rule: str) -> int:
@@ -326,28 +333,54 @@ def run_dp_penalty(
     return dp_chain(chain.out, counts, seconds, problem.n, decisions_changed=int(counts[2]))
 
 
-# keyword of run_dp_penalty -> params-file key
-_HYPER = {"tau": "tau", "prop_sd": "prop_sd", "clip_bound": "clip_bound"}
+def run_dpps(
+    problem: Problem,
+    rng: np.random.Generator,
+    *,
+    burnin: int,
+    keep: int,
+    start: np.ndarray,
+    tau: float,
+    prop_sd: float | np.ndarray,
+    clip_bound: float,
+) -> Chain:
+    """Registry entry ``dpps``: DP penalty with the params-file's tau, prop_sd and clip_bound."""
+    iterations = chain_iterations(burnin, keep)
+    settings = {"tau": tau, "prop_sd": prop_sd, "clip_bound": clip_bound}
+    return run_dp_penalty(problem, start, iterations, rng=rng, **settings)
 
 
-def run_dpps(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
-    """Registry entry ``dpps``: DP penalty with the params-file keys tau, prop_sd, clip_bound."""
-    return run_dp_penalty(problem, start, iterations, rng=rng, **hyper_options(hyper, _HYPER))
-
-
-def run_dppa(problem: Problem, start, iterations: int, hyper, rng: np.random.Generator) -> Chain:
+def run_dppa(
+    problem: Problem,
+    rng: np.random.Generator,
+    *,
+    burnin: int,
+    keep: int,
+    start: np.ndarray,
+    tau: float,
+    prop_sd: float | np.ndarray,
+    clip_bound: float,
+) -> Chain:
     """Registry entry ``dppa``: DP penalty with one-component updates and the guided walk."""
-    options = hyper_options(hyper, _HYPER)
-    return run_dp_penalty(problem, start, iterations, rng=rng, one_component=True, **options)
+    iterations = chain_iterations(burnin, keep)
+    settings = {"tau": tau, "prop_sd": prop_sd, "clip_bound": clip_bound, "one_component": True}
+    return run_dp_penalty(problem, start, iterations, rng=rng, **settings)
 
 
 def run_clipped_rwmh(
-    problem: Problem, start, iterations: int, hyper, rng: np.random.Generator
+    problem: Problem,
+    rng: np.random.Generator,
+    *,
+    burnin: int,
+    keep: int,
+    start: np.ndarray,
+    prop_sd: float | np.ndarray,
+    clip_bound: float,
+    clip_rule: str,
 ) -> Chain:
     """Registry entry ``rwmh_nondp`` (the clipping study): random-walk Metropolis, not DP
-    (tau = 0), with the log-likelihood ratios clipped at ``hyper["clip_bound"]`` x distance
-    under ``hyper["clip_rule"]``; proposal sd ``hyper["prop_sd"]``."""
-    keys = {"prop_sd": "prop_sd", "clip_bound": "clip_bound", "clip_rule": "clip_rule"}
-    return run_dp_penalty(
-        problem, start, iterations, tau=0.0, rng=rng, **hyper_options(hyper, keys)
-    )
+    (tau = 0), with the log-likelihood ratios clipped at ``clip_bound`` x distance under
+    ``clip_rule``; proposal sd ``prop_sd``."""
+    iterations = chain_iterations(burnin, keep)
+    settings = {"tau": 0.0, "prop_sd": prop_sd, "clip_bound": clip_bound, "clip_rule": clip_rule}
+    return run_dp_penalty(problem, start, iterations, rng=rng, **settings)

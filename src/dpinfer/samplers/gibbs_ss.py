@@ -38,7 +38,7 @@ and starts from the best of the Naive draw and 20 prior draws (a Naive start dee
 tail would trap the walk). Gibbs-SS-Noisy and -Prior do not model clamping.
 
 Flavours (Sec. 5.2.4.4), one public function each with the model's call signature
-``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True)``
+``run(problem, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True)``
 returning a ``Chain`` (``sign_flip=False`` leaves out the flip of step 0, e.g. where the data fix
 the sign of theta):
 :func:`run_gibbs_ss_noisy` (moments released with half the budget, statistics with the other
@@ -62,7 +62,7 @@ from numba import njit
 from ..models.linreg_nig import (
     NIGPrior,
     NIWPrior,
-    Release,
+    Problem,
     chain_target,
     gaussian_moments_into,
     log_nig,
@@ -433,19 +433,21 @@ def chain_info(seconds, iterations: int, collapsed_moves: int, sign_flip: bool, 
 
 
 def run_gibbs_ss_noisy(
-    release: Release,
-    prior: NIGPrior,
-    data_prior: NIWPrior,
-    rng,
+    problem: Problem,
+    rng: np.random.Generator,
     *,
+    burnin: int,
+    keep: int,
+    collapsed_moves: int = 1,
+    sign_flip: bool = True,
     moments: str = "released",
-    **chain,
 ) -> Chain:
     """Gibbs-SS-Noisy: statistics released at epsilon/2 (``release.z_half``); moments E[x^k] from
     the sums of x^k released at epsilon/2 (``moments="released"``, the thesis) or the confidential
     ones (``moments="exact"``, what the released code fed the sampler; not private). ``data_prior``
-    only sets the unused start of (mu_x, tau^2). ``chain`` are the keywords of
-    :func:`run_gibbs_ss_update` (``burnin``, ``keep``, ``collapsed_moves``, ``sign_flip``)."""
+    only sets the unused start of (mu_x, tau^2). ``collapsed_moves`` and ``sign_flip`` as in
+    :func:`run_gibbs_ss_update`."""
+    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
     if moments == "released":
         m = release.noisy_moments()
     elif moments == "exact":
@@ -453,25 +455,32 @@ def run_gibbs_ss_noisy(
     else:
         raise ValueError(f"moments must be 'released' or 'exact', got {moments!r}")
     flavour = _Flavour(release.z_half, release.n, release.mechanism_half.scale, m, False)
-    return _run(flavour, prior, data_prior, rng, **chain)
+    moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
+    return _run(flavour, prior, data_prior, rng, burnin=burnin, keep=keep, **moves)
 
 
 def run_gibbs_ss_prior(
-    release: Release, prior: NIGPrior, data_prior: NIWPrior, rng, **chain
+    problem: Problem,
+    rng: np.random.Generator,
+    *,
+    burnin: int,
+    keep: int,
+    collapsed_moves: int = 1,
+    sign_flip: bool = True,
 ) -> Chain:
     """Gibbs-SS-Prior: Gibbs-SS-Update without the update, the moments E[x^k] fixed at the data
-    prior's predictive ones (closed form), full-budget z; ``chain`` are the keywords of
-    :func:`run_gibbs_ss_update` (``burnin``, ``keep``, ``collapsed_moves``, ``sign_flip``)."""
+    prior's predictive ones (closed form), full-budget z; ``collapsed_moves`` and ``sign_flip`` as
+    in :func:`run_gibbs_ss_update`."""
+    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
     m = prior_predictive_moments(data_prior)
     flavour = _Flavour(release.z, release.n, release.mechanism.scale, m, False)
-    return _run(flavour, prior, data_prior, rng, **chain)
+    moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
+    return _run(flavour, prior, data_prior, rng, burnin=burnin, keep=keep, **moves)
 
 
 def run_gibbs_ss_update(
-    release: Release,
-    prior: NIGPrior,
-    data_prior: NIWPrior,
-    rng,
+    problem: Problem,
+    rng: np.random.Generator,
     *,
     burnin: int,
     keep: int,
@@ -481,6 +490,7 @@ def run_gibbs_ss_update(
     """Gibbs-SS-Update: hierarchical normal data prior, (mu_x, tau^2) updated every iteration.
     On a clamped release (``release.clamped``) the CLT is that of the clamped statistics
     (:mod:`dpinfer.samplers.clt_moments`) and steps 3-5 are left out (module docstring)."""
+    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
     m = prior_predictive_moments(data_prior)
     clamp_to = release.bounds if release.clamped else None
     flavour = _Flavour(release.z, release.n, release.mechanism.scale, m, True, clamp_to)

@@ -41,7 +41,7 @@ release of the unclamped records' statistics, as the one-covariate Noisy and Pri
 (the clamped CLT of :mod:`dpinfer.samplers.clt_moments` exists for p = 1 only).
 
 Flavours, one public function each with the model's call signature
-``run(release, prior, data_prior, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True)``
+``run(problem, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True)``
 returning a ``Chain`` of rows (theta_0, ..., theta_p, sigma^2), every iteration stored, burn-in
 first: :func:`run_gibbs_ss_prior_p` (tensor of the data prior's predictive, closed form) and
 :func:`run_gibbs_ss_update_p` (hierarchical normal data prior updated every iteration), both on
@@ -64,6 +64,7 @@ from numba import njit
 from ..models.linreg_nig_multi import (
     NIGPrior,
     NIWPriorP,
+    ProblemP,
     ReleaseP,
     chain_target_p,
     conjugate_work,
@@ -446,43 +447,53 @@ def _run(
 
 
 def run_gibbs_ss_prior_p(
-    release: ReleaseP, prior: NIGPrior, data_prior: NIWPriorP, rng, **chain
+    problem: ProblemP,
+    rng: np.random.Generator,
+    *,
+    burnin: int,
+    keep: int,
+    collapsed_moves: int = 1,
+    sign_flip: bool = True,
 ) -> Chain:
     """Gibbs-SS-Prior for p covariates: the x-tensor fixed at the data prior's predictive one
     (:func:`~dpinfer.samplers.clt_moments_multi.predictive_tensor`, needs nu > p + 3), full-budget
-    z; ``chain`` are the keywords of :func:`run_gibbs_ss_update_p` (``burnin``, ``keep``,
-    ``collapsed_moves``, ``sign_flip``). Clamping is not modelled (module docstring)."""
-    return _run(release, prior, data_prior, rng, predictive_tensor(data_prior), **chain)
+    z; ``collapsed_moves`` and ``sign_flip`` as in :func:`run_gibbs_ss_update_p`. Clamping is not
+    modelled (module docstring)."""
+    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
+    moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
+    t4 = predictive_tensor(data_prior)
+    return _run(release, prior, data_prior, rng, t4, burnin=burnin, keep=keep, **moves)
 
 
 def run_gibbs_ss_noisy_p(
-    release: ReleaseP,
-    prior: NIGPrior,
-    data_prior: NIWPriorP,
-    rng,
+    problem: ProblemP,
+    rng: np.random.Generator,
     *,
+    burnin: int,
+    keep: int,
+    collapsed_moves: int = 1,
+    sign_flip: bool = True,
     moments: str = "released",
-    **chain,
 ) -> Chain:
     """Gibbs-SS-Noisy for p covariates: statistics released at epsilon/2 (``release.z_half``),
     the x-tensor fixed at the one of the moment sums released at the other half
     (:func:`~dpinfer.samplers.clt_moments_multi.noisy_tensor`). ``moments`` must be
     ``"released"`` (the one-covariate sampler's ``"exact"``, the released code's non-private
-    variant, has no p-covariate form). ``chain`` are the keywords of
+    variant, has no p-covariate form). ``collapsed_moves`` and ``sign_flip`` as in
     :func:`run_gibbs_ss_update_p`. Clamping is not modelled (module docstring)."""
+    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
     if moments != "released":
         raise ValueError(f"moments must be 'released' for p covariates, got {moments!r}")
     if release.moment_sums is None:
         raise ValueError("the release has no moment sums (release_statistics_p draws them)")
     t4 = noisy_tensor(release.moment_sums, release.n, release.p)
-    return _run(release, prior, data_prior, rng, t4, half=True, **chain)
+    moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
+    return _run(release, prior, data_prior, rng, t4, half=True, burnin=burnin, keep=keep, **moves)
 
 
 def run_gibbs_ss_update_p(
-    release: ReleaseP,
-    prior: NIGPrior,
-    data_prior: NIWPriorP,
-    rng,
+    problem: ProblemP,
+    rng: np.random.Generator,
     *,
     burnin: int,
     keep: int,
@@ -492,5 +503,6 @@ def run_gibbs_ss_update_p(
     """Gibbs-SS-Update for p covariates: hierarchical normal data prior, (mu_x, Sigma_x) updated
     every iteration by NIW conjugacy given the covariate sums of the projected s, full-budget z.
     Clamping is not modelled (module docstring)."""
+    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
     moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
     return _run(release, prior, data_prior, rng, None, burnin=burnin, keep=keep, **moves)

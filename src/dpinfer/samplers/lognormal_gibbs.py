@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..models.lognormal_regression import Prior, ReleaseNoise
+from ..models.lognormal_regression import Prior, Problem, ReleaseNoise
 from .base import Chain, CpuTimer, DirectGibbsDetail, Info, check_lengths
 from .direct import (
     B_DGEOM,
@@ -246,19 +246,17 @@ def _check_data(y, X):
 
 
 def run_noisy(
-    y_noisy,
-    X_noisy,
-    noise: ReleaseNoise,
+    problem: Problem,
+    rng: np.random.Generator,
     *,
     burnin: int,
     keep: int,
-    rng: np.random.Generator,
-    prior: Prior = Prior(),
     direct: DirectSettings = DirectSettings(),
     timed: bool = False,
 ) -> Chain:
-    """Algorithm 2: Gibbs sampler given the release (y~, X~) whose noise law is ``noise``
-    (column 1 of X~ is noisy). Runs burnin + keep iterations.
+    """Algorithm 2: Gibbs sampler given the release (y~, X~) = (``problem.y``, ``problem.X``)
+    whose noise law is ``problem.noise`` (column 1 of X~ is noisy), prior ``problem.prior``. Runs
+    burnin + keep iterations.
 
     ``timed=True`` drives the same kernels from Python one step at a time and records the CPU
     seconds spent drawing y's, xi^x's and the rest in ``info.detail`` (same draws as
@@ -266,7 +264,8 @@ def run_noisy(
     """
     burnin, keep = check_lengths(burnin, keep)
     iterations = burnin + keep
-    y_noisy, X_noisy = _check_data(y_noisy, X_noisy)
+    y_noisy, X_noisy = _check_data(problem.y, problem.X)
+    noise, prior = problem.noise, problem.prior
     if not isinstance(noise, ReleaseNoise):
         raise TypeError("noise must be a ReleaseNoise (DoubleGeometric on y, Laplace on x_1)")
     base_y, base_x = Base.of(noise.y), Base.of(noise.x1)
@@ -318,15 +317,14 @@ def run_noisy(
     return Chain(draws, burnin, info)
 
 
-def run_noise_free(
-    y, X, noise=None, *, burnin: int, keep: int, rng: np.random.Generator, prior: Prior = Prior()
-) -> Chain:
-    """Algorithm 4: the same Gibbs sampler on the confidential y and X (steps 3-4 only);
-    ``noise`` must be None (the data carry no noise)."""
+def run_noise_free(problem: Problem, rng: np.random.Generator, *, burnin: int, keep: int) -> Chain:
+    """Algorithm 4: the same Gibbs sampler on the confidential ``problem.y`` and ``problem.X``
+    (steps 3-4 only); ``problem.noise`` must be None (the data carry no noise)."""
     burnin, keep = check_lengths(burnin, keep)
-    if noise is not None:
+    if problem.noise is not None:
         raise ValueError("run_noise_free conditions on confidential data: pass noise=None")
-    y, X = _check_data(y, X)
+    y, X = _check_data(problem.y, problem.X)
+    prior = problem.prior
     if np.any(y <= 0):
         raise ValueError("y must be positive")
     iterations = burnin + keep

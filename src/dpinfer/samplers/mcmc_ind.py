@@ -35,7 +35,7 @@ while the conjugate steps 2-3 condition on the records themselves: the chain the
 exact posterior of that mechanism (tests/test_bernstein2020_ch5_clamping.py).
 
 Public function: :func:`run_mcmc_ind`, with the model's call signature
-``run(release, prior, data_prior, rng, *, burnin, keep) -> Chain`` (one stored row per sweep).
+``run(problem, rng, *, burnin, keep) -> Chain`` (one stored row per sweep).
 ``Chain.info.acceptance`` is the record-move acceptance rate; ``info.extra`` holds the
 acceptance rates of the two non-centred moves and the number of accepted sign flips. Chains
 start from one draw of the Naive posterior (conjugate updates given the projected release),
@@ -51,9 +51,7 @@ import numpy as np
 from numba import njit
 
 from ..models.linreg_nig import (
-    NIGPrior,
-    NIWPrior,
-    Release,
+    Problem,
     chain_target,
     log_nig,
     log_niw,
@@ -305,9 +303,7 @@ def _mcmc_ind_kernel(rng, target, bounds, settings, out, accepted):
 
 
 def run_mcmc_ind(
-    release: Release,
-    prior: NIGPrior,
-    data_prior: NIWPrior,
+    problem: Problem,
     rng: np.random.Generator,
     *,
     burnin: int,
@@ -318,6 +314,7 @@ def run_mcmc_ind(
     ``release.mechanism.scale``); ``noncentred_moves`` moves of each kind per sweep. On a
     clamped release (``release.clamped``) the latent records are clamped to ``release.bounds``
     in the release's likelihood, so the chain targets the exact posterior of that mechanism."""
+    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
     lo, hi = (
         (float(release.bounds[0]), float(release.bounds[1]))
         if release.clamped

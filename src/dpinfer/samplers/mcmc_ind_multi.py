@@ -33,7 +33,7 @@ records are a_i = A w_i with w_i = [u_i, 1, e_i] fixed, so their statistics are 
 A (sum_i w_i w_i') A', and many moves per sweep are nearly free; with clamping each move passes
 over the records (O(n p^2)).
 
-Public function: :func:`run_mcmc_ind_p`, ``run(release, prior, data_prior, rng, *, burnin,
+Public function: :func:`run_mcmc_ind_p`, ``run(problem, rng, *, burnin,
 keep, noncentred_moves=5) -> Chain`` with rows (theta_1..theta_{p+1}, sigma^2) (theta =
 [beta_1, ..., beta_p, intercept]), one stored row per sweep, burn-in first.
 ``Chain.info.acceptance`` is the record-move acceptance rate; ``info.extra`` holds the
@@ -54,7 +54,7 @@ from numba import njit
 from ..models.linreg_nig_multi import (
     NIGPrior,
     NIWPriorP,
-    ReleaseP,
+    ProblemP,
     chain_target_p,
     conjugate_work,
     log_nig_p,
@@ -473,9 +473,7 @@ def _float_priors(prior: NIGPrior, data_prior: NIWPriorP) -> tuple[NIGPrior, NIW
 
 
 def run_mcmc_ind_p(
-    release: ReleaseP,
-    prior: NIGPrior,
-    data_prior: NIWPriorP,
+    problem: ProblemP,
     rng: np.random.Generator,
     *,
     burnin: int,
@@ -487,6 +485,7 @@ def run_mcmc_ind_p(
     clamped release (``release.clamped``) the latent records are clamped to [-1, 1] in the
     release's likelihood, so the chain targets the exact posterior of that mechanism. Rows:
     (theta_1, ..., theta_{p+1}, sigma^2)."""
+    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
     n, p = int(release.n), int(release.p)
     if p < 1 or stat_pairs(p).shape[0] != np.asarray(release.z).shape[0]:
         raise ValueError(f"release of p = {p} covariates must have n_stats(p) statistics")

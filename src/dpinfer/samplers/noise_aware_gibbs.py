@@ -8,13 +8,11 @@ scale-mixture update of Appendix B.2 (``laplace_mixture_precision``, started fro
 ``initial_mixture_precision``) and exact truncated-normal draws (``truncated_normal``), which
 replace the thesis's "redraw until valid" loops by the law they converge to.
 
-One call signature per model, shared with the baselines (:mod:`.conjugate`,
-:mod:`.ops`)::
-
-    run(statistic, n, prior, mechanism, *, burnin, keep, rng, **settings) -> Chain
-
-``statistic`` is what the method conditions on (here the release y), ``prior`` the conjugate
-prior's parameters, ``burnin`` / ``keep`` counted in stored draws. The chain's draws hold every
+Each ``run_*`` is a registered sampler with the contract of :mod:`dpinfer.samplers.registry`,
+``run(problem, rng, *, burnin, keep, **options) -> Chain``, shared with the baselines
+(:mod:`.conjugate`, :mod:`.ops`, :mod:`.record_wise_binomial`); ``problem`` is a
+:class:`dpinfer.models.expfam.Problem` whose ``statistic`` is here the release y, ``burnin`` /
+``keep`` are counted in stored draws. The chain's draws hold every
 stored iteration, burn-in first (:class:`~dpinfer.samplers.base.Chain`).
 """
 
@@ -26,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..models.expfam import rs_clt, truncated_exponential_moments
+from ..models.expfam import Problem, rs_clt, truncated_exponential_moments
 from .base import Chain, CpuTimer, Info, check_lengths
 from .conditionals import (
     initial_mixture_precision,
@@ -66,17 +64,16 @@ def _binomial_kernel(rng, y, n, a0, b0, scale, theta, prec, out):
         out[it] = theta
 
 
-def run_binomial(
-    y: float, n: int, prior, mechanism, *, burnin: int, keep: int, rng: np.random.Generator
-) -> Chain:
+def run_binomial(problem: Problem, rng: np.random.Generator, *, burnin: int, keep: int) -> Chain:
     """Noise-aware Gibbs for theta | y, y = s + Lap(mechanism.scale), s ~ Binomial(n, theta).
 
     ``prior`` = (a, b) of the Beta prior. Starts from theta ~ prior and sigma^2 from its
     Exp(rate 1 / (2 b^2)) prior, as the released code does. Draws: (burnin + keep, 1).
     """
     burnin, keep = check_lengths(burnin, keep)
-    a0, b0 = (float(v) for v in prior)
-    scale = float(mechanism.scale)
+    y, n = problem.statistic, problem.n
+    a0, b0 = (float(v) for v in problem.prior)
+    scale = float(problem.mechanism.scale)
     if n < 1 or not (a0 > 0 and b0 > 0):
         raise ValueError("run_binomial: need n >= 1 and a positive Beta prior")
     out = np.empty(burnin + keep)
@@ -181,15 +178,7 @@ def _multinomial_kernel(rng, y, n, alpha, scale, p, prec, max_tries, out):
 
 
 def run_multinomial(
-    y,
-    n: int,
-    prior,
-    mechanism,
-    *,
-    burnin: int,
-    keep: int,
-    rng: np.random.Generator,
-    max_tries: int = 100,
+    problem: Problem, rng: np.random.Generator, *, burnin: int, keep: int, max_tries: int = 100
 ) -> Chain:
     """Noise-aware Gibbs for p | y, y = first K-1 counts + Lap(mechanism.scale) each.
 
@@ -198,9 +187,9 @@ def run_multinomial(
     count vector in ``max_tries`` tries.
     """
     burnin, keep = check_lengths(burnin, keep)
-    y = np.asarray(y, dtype=float).ravel()
-    alpha = np.asarray(prior, dtype=float).ravel()
-    scale = float(mechanism.scale)
+    y, n = np.asarray(problem.statistic, dtype=float).ravel(), problem.n
+    alpha = np.asarray(problem.prior, dtype=float).ravel()
+    scale = float(problem.mechanism.scale)
     if alpha.shape[0] != y.shape[0] + 1 or np.any(alpha <= 0):
         raise ValueError("run_multinomial: need K positive concentrations and K-1 released counts")
     if n < 1 or max_tries < 1:
@@ -338,15 +327,12 @@ def clt_posterior_mode(y, n, prior, bounds, scale, points: int = 4000) -> float:
 
 
 def run_truncated_exponential(
-    y: float,
-    n: int,
-    prior,
-    mechanism,
+    problem: Problem,
+    rng: np.random.Generator,
     *,
-    bounds,
     burnin: int,
     keep: int,
-    rng: np.random.Generator,
+    bounds: tuple[float, float],
     thin: int = 1,
     init: str = "mode",
 ) -> Chain:
@@ -361,9 +347,10 @@ def run_truncated_exponential(
     negligible low-lam mode and stay there). ``info.extra["lam0"]`` is the start.
     """
     burnin, keep = check_lengths(burnin, keep)
+    y, n, prior = problem.statistic, problem.n, problem.prior
     shape0, rate0 = (float(v) for v in prior)
     a, b = (float(v) for v in bounds)
-    scale = float(mechanism.scale)
+    scale = float(problem.mechanism.scale)
     thin = int(thin)
     if not (0.0 <= a < b < math.inf) or n < 1 or thin < 1:
         raise ValueError("run_truncated_exponential: need 0 <= a < b < inf, n >= 1, thin >= 1")

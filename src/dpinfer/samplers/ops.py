@@ -22,6 +22,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from ..models.expfam import Problem
 from .base import Chain, CpuTimer, Info, check_lengths
 
 __all__ = ["TEMPERINGS", "ops_exponent", "ops_beta_parameters", "run_ops_binomial"]
@@ -49,14 +50,11 @@ def ops_beta_parameters(
 
 
 def run_ops_binomial(
-    s: float,
-    n: int,
-    prior,
-    mechanism,
+    problem: Problem,
+    rng: np.random.Generator,
     *,
     burnin: int = 0,
     keep: int,
-    rng: np.random.Generator,
     support_lower: float = 0.1,
     tempering: str = "posterior",
 ) -> Chain:
@@ -68,8 +66,9 @@ def run_ops_binomial(
     first and not released. ``info.extra["exponent"]`` is the tempering exponent t.
     """
     burnin, keep = check_lengths(burnin, keep)
-    t = ops_exponent(float(mechanism.epsilon), keep, support_lower)
-    pa, pb = ops_beta_parameters(float(s), int(n), prior, t, tempering)
+    t = ops_exponent(float(problem.mechanism.epsilon), keep, support_lower)
+    s, n = float(problem.statistic), int(problem.n)
+    pa, pb = ops_beta_parameters(s, n, problem.prior, t, tempering)
     with CpuTimer() as timer:
         dist = stats.beta(pa, pb)
         lo, hi = dist.cdf(support_lower), dist.cdf(1.0 - support_lower)

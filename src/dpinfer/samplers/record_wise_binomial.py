@@ -23,6 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..models.expfam import Problem
 from .base import Chain, CpuTimer, Info, check_lengths
 
 __all__ = ["run_record_wise_binomial"]
@@ -56,12 +57,13 @@ def _record_wise_kernel(rng, y, a0, b0, scale, x, theta, out):
 
 
 def run_record_wise_binomial(
-    y: float, n: int, prior, mechanism, *, burnin: int, keep: int, rng: np.random.Generator
+    problem: Problem, rng: np.random.Generator, *, burnin: int, keep: int
 ) -> Chain:
     """Algorithm 1 for theta | y, y = s + Lap(mechanism.scale), s ~ Binomial(n, theta), Beta prior
     ``prior`` = (a, b). Draws: (burnin + keep, 1), one per sweep."""
     burnin, keep = check_lengths(burnin, keep)
-    a0, b0 = (float(v) for v in prior)
+    y, n, mechanism = problem.statistic, problem.n, problem.mechanism
+    a0, b0 = (float(v) for v in problem.prior)
     if int(n) < 1 or not (a0 > 0 and b0 > 0):
         raise ValueError("run_record_wise_binomial: need n >= 1 and a positive Beta prior")
     theta0 = rng.beta(a0, b0)

@@ -22,47 +22,26 @@ contract (:func:`dpinfer.samplers.pooled.run_pooled`). The models and their reco
 - ``nig_linreg_p``: :class:`dpinfer.models.linreg_nig_multi.ProblemP` (the same model with p
   covariates, on a user's own data);
 - ``lognormal_regression``: :class:`dpinfer.models.lognormal_regression.Problem` (raim2021);
-- ``dp_mcmc``: :class:`dpinfer.models.dp_mcmc.Problem` (raisa2021), with the options ``start``
-  (row 0 of the draws) and ``hyper`` (the params-file hyperparameters of the algorithm;
-  ``barker`` also reads ``hyper["vcorr"]``, the mixture of
-  :func:`dpinfer.models.barker_correction.load_vcorr`; the clipping study's ``rwmh_nondp`` and
-  ``hmc_nondp`` read ``clip_bound`` and ``clip_rule``). Its chains discard the first half
-  (:func:`dp_chain_lengths` gives ``burnin`` and ``keep`` of an iteration count).
+- ``dp_mcmc``: :class:`dpinfer.models.dp_mcmc.Problem` (raisa2021), with the option ``start``
+  (row 0 of the draws) and the algorithm's hyperparameters under the params file's own names
+  (``barker`` also takes ``vcorr``, the mixture of
+  :func:`dpinfer.models.barker_correction.load_vcorr`); :func:`options_of` picks them from a
+  params-file entry. Its chains discard the first half (:func:`dp_chain_lengths` gives ``burnin``
+  and ``keep`` of an iteration count).
 
-Each model's samplers share one explicit signature (their modules document it); the adapters
-below map the contract onto it without changing a draw.
+The registered function itself has this signature, its options keyword-only with their types
+and defaults (``tests/test_methods.py`` inspects each one): no adapter stands between a study
+and a sampler.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import inspect
 from collections.abc import Callable, Iterator, Mapping
 
 from ..methods import METHODS, load, sampler_path
 
-__all__ = ["SAMPLERS", "sampler", "dp_chain_lengths"]
-
-
-def _released_first(run, problem, rng, burnin, keep, options):
-    """ju2022: the released statistic, then the record's other fields as keywords."""
-    fields = {f.name: getattr(problem, f.name) for f in dataclasses.fields(problem)}
-    released = fields.pop("released")
-    return run(released, **fields, burnin=burnin, keep=keep, rng=rng, **options)
-
-
-def _expfam(run, problem, rng, burnin, keep, options):
-    data = (problem.statistic, problem.n, problem.prior, problem.mechanism)
-    return run(*data, burnin=burnin, keep=keep, rng=rng, **options)
-
-
-def _nig(run, problem, rng, burnin, keep, options):
-    priors = (problem.prior, problem.data_prior)
-    return run(problem.release, *priors, rng, burnin=burnin, keep=keep, **options)
-
-
-def _lognormal(run, problem, rng, burnin, keep, options):
-    data = (problem.y, problem.X, problem.noise)
-    return run(*data, burnin=burnin, keep=keep, rng=rng, prior=problem.prior, **options)
+__all__ = ["SAMPLERS", "sampler", "dp_chain_lengths", "options_of"]
 
 
 def dp_chain_lengths(iterations: int) -> dict[str, int]:
@@ -74,41 +53,18 @@ def dp_chain_lengths(iterations: int) -> dict[str, int]:
     return {"burnin": burnin, "keep": int(iterations) + 1 - burnin}
 
 
-def _dp_chain(run, problem, rng, burnin, keep, options):
-    iterations = int(burnin) + int(keep) - 1
-    if dp_chain_lengths(iterations) != {"burnin": burnin, "keep": keep}:
-        raise ValueError(
-            f"dp_mcmc chains discard the first half of their draws: burnin={burnin}, "
-            f"keep={keep} is not dp_chain_lengths({iterations}) = {dp_chain_lengths(iterations)}"
-        )
-    return run(problem, options["start"], iterations, options["hyper"], rng)
+_CONTRACT = ("burnin", "keep")  # the keyword-only arguments every sampler takes
 
 
-# registry model -> how the contract maps onto its samplers' explicit signature
-_ADAPTERS: dict[str, Callable] = {
-    "loglinear": _released_first,
-    "linreg": _released_first,
-    "binomial": _expfam,
-    "multinomial": _expfam,
-    "exponential": _expfam,
-    "nig_linreg": _nig,
-    "nig_linreg_p": _nig,
-    "lognormal_regression": _lognormal,
-    "dp_mcmc": _dp_chain,
-}
-
-
-def _load(model: str, path: str) -> Callable:
-    impl = load(path, __package__)
-    adapter = _ADAPTERS[model]
-
-    def run(problem, rng, *, burnin: int, keep: int, **options):
-        return adapter(impl, problem, rng, burnin, keep, options)
-
-    run.__name__ = run.__qualname__ = impl.__name__
-    run.__doc__ = impl.__doc__
-    run.implementation = impl
-    return run
+def options_of(run: Callable, settings: Mapping) -> dict:
+    """The entries of ``settings`` (a params file's hyperparameters, say) that are options of
+    ``run``: its keyword-only arguments other than ``burnin`` and ``keep``, by name."""
+    names = {
+        p.name
+        for p in inspect.signature(run).parameters.values()
+        if p.kind is p.KEYWORD_ONLY and p.name not in _CONTRACT
+    }
+    return {k: v for k, v in settings.items() if k in names}
 
 
 class _Registry(Mapping):
@@ -118,7 +74,7 @@ class _Registry(Mapping):
         self._paths = dict(paths)
 
     def __getitem__(self, key):
-        return _load(key[0], self._paths[key])
+        return load(self._paths[key], __package__)
 
     def __iter__(self) -> Iterator:
         return iter(self._paths)
@@ -135,4 +91,4 @@ SAMPLERS = _Registry(
 def sampler(model: str, method: str) -> Callable:
     """``run(problem, rng, *, burnin, keep, **options) -> Chain`` of ``method`` on ``model``; a
     clear error for an unknown pair."""
-    return _load(model, sampler_path(model, method))
+    return load(sampler_path(model, method), __package__)

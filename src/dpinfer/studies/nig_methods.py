@@ -5,7 +5,7 @@ social-mobility case study, and the comparison study): method names and display 
 A chain spec is built from a config section by :func:`dpinfer.studies.nig_specs.nig_chain_spec`
 (pure Python, so rule files can build it): ``{"method", "burnin", "keep", "chains", "options"}``.
 Every method is looked up in the sampler registry (model ``nig_linreg``) and called with the
-model's one signature ``run(release, prior, data_prior, rng, *, burnin, keep, **options)``.
+model's one signature ``run(problem, rng, *, burnin, keep, **options)``.
 """
 
 from __future__ import annotations

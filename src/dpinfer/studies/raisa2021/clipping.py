@@ -16,7 +16,7 @@ import numpy as np
 
 from ...io import load_npz, save_npz, write_table
 from ...methods import stream_stage
-from ...samplers.registry import dp_chain_lengths, sampler
+from ...samplers.registry import dp_chain_lengths, options_of, sampler
 from ...seeding import rng_for
 from .run import STUDY, problem_of, reference_and_baselines, sample_errors
 from .settings import CLIPPING_ALGORITHMS
@@ -102,7 +102,7 @@ def clipping_chains(
             problem,
             rng_for(seed, STUDY, setting, i, stream_stage(method, study=STUDY)),
             start=problem.theta_true,
-            hyper=clipping,
+            **options_of(run, clipping),
             **dp_chain_lengths(hyper["iterations"]),
         )
         errors = sample_errors(

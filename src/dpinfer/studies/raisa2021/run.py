@@ -19,7 +19,7 @@ from ...io import load_npz, save_npz
 from ...methods import stream_stage
 from ...models.barker_correction import load_vcorr
 from ...models.dp_mcmc import Problem, exact_posterior_draws, log_posterior, make_problem
-from ...samplers.registry import dp_chain_lengths, sampler
+from ...samplers.registry import dp_chain_lengths, options_of, sampler
 from ...seeding import rng_for
 from .settings import chain_setting
 
@@ -208,13 +208,9 @@ def run_algorithm(
 ):
     """One chain of ``algo`` (registry model ``dp_mcmc``) with the params-file keys of ``hyper``;
     DP HMC releases kL + 1 gradients when ``hmc_gradients`` is "seed", k(L + 1) otherwise."""
-    return sampler("dp_mcmc", algo)(
-        problem,
-        rng,
-        start=start,
-        hyper=_with_gradients(hyper, hmc_gradients),
-        **dp_chain_lengths(iterations),
-    )
+    run = sampler("dp_mcmc", algo)
+    options = options_of(run, _with_gradients(hyper, hmc_gradients))
+    return run(problem, rng, start=start, **options, **dp_chain_lengths(iterations))
 
 
 def _with_gradients(hyper: dict, hmc_gradients: str) -> dict:
@@ -417,11 +413,12 @@ def hmc_trajectory(
             f"fig4_1.iteration {iteration} is beyond the {total} iterations the budget allows"
         )
     start = np.asarray(problem.start_centre, float)
-    chain = sampler("dp_mcmc", "hmc")(
+    run = sampler("dp_mcmc", "hmc")
+    chain = run(
         problem,
         rng_for(seed, STUDY, "fig4_1", 0, stream_stage("hmc", study=STUDY)),
         start=start,
-        hyper=dict(_with_gradients(hyper, hmc_gradients), record_trajectory=True),
+        **options_of(run, dict(_with_gradients(hyper, hmc_gradients), record_trajectory=True)),
         **dp_chain_lengths(iteration + 1),
     )
     path = chain.info.detail.trajectory[iteration]
