@@ -93,6 +93,9 @@ class Impl:
         model = importlib.import_module(pkg.__name__ + ".models.lognormal_regression")
         self.noise_cls, self.problem_cls = model.ReleaseNoise, getattr(model, "Problem", None)
         self.settings = d.DirectSettings.from_config(direct_cfg)
+        # kernels take the target (w, g) as one record from the commit that made them do so
+        first = next(iter(inspect.signature(env.build_envelope.py_func).parameters))
+        self.target_records = first == "target"
 
     def run_noisy(self, yn, Xn, noise, rng, **options):
         """Algorithm 2 on the release (yn, Xn): by the sampler contract where the tree has it
@@ -189,6 +192,47 @@ def _draws(draw, reps, wt, z, mu, s2, bt, par, method, q, lu, lh, ws, rng):
     return props
 
 
+# The same two loops for a tree whose kernels take the target as one record (a tuple here).
+@njit
+def _envelopes_of_targets(build, reps, wt, z, mu, s2, bt, par, method, q, lu, lh, ws):
+    q, lu, lh, ws = borrow(q), borrow(lu), borrow(lh), borrow(ws)
+    m = 0
+    for _ in range(reps):
+        for i in range(z.size):
+            m += build((wt, z[i], mu[i], s2, bt, par), method, 0, 1e-10, q, lu, lh, ws)
+    return m
+
+
+@njit
+def _draws_of_targets(draw, reps, wt, z, mu, s2, bt, par, direct, q, workspace, rng):
+    q, rng = borrow(q), borrow_generator(rng)
+    props = 0
+    for _ in range(reps):
+        for i in range(z.size):
+            _, p = draw((wt, z[i], mu[i], s2, bt, par), direct, q, workspace, rng)
+            props += p
+    return props
+
+
+def _profile_loops(impl: Impl, meth, q, lu, lh, ws):
+    """(envelopes(reps, wt, z, mu, s2, bt, par), draws(reps, wt, z, mu, s2, bt, par, rng)) of
+    one implementation, whichever kernel signature its tree has."""
+    env = impl.env
+    if not impl.target_records:
+        build, draw = env.build_envelope, env.direct_draw
+        return (
+            lambda reps, *t: _envelopes(build, reps, *t, meth, q, lu, lh, ws),
+            lambda reps, *t, rng: _draws(draw, reps, *t, meth, q, lu, lh, ws, rng),
+        )
+    build, draw = env.build_envelope, env.target_draw
+    direct = env.DirectKernel(meth, 0, 1e-10, True, 100_000)
+    workspace = env.Workspace(lu, lh, ws)
+    return (
+        lambda reps, *t: _envelopes_of_targets(build, reps, *t, meth, q, lu, lh, ws),
+        lambda reps, *t, rng: _draws_of_targets(draw, reps, *t, direct, q, workspace, rng),
+    )
+
+
 def gibbs_state(impl: Impl, rho, lam, iterations=1000):
     """(z, mu, s2) of every y and every xi draw after ``iterations`` sweeps of Algorithm 2,
     driving the implementation's sweep kernels from Python to read the latent state."""
@@ -226,35 +270,16 @@ def profile(impls, settings, reps=100):
                     base, impl.settings.levels, impl.settings.weight_sds
                 )
                 lu, lh, ws = impl.workspace()
-                meth = impl.settings.code
-                build, draw = impl.env.build_envelope, impl.env.direct_draw
-                _envelopes(build, 1, wt, z, mu, s2, bt, par, meth, q, lu, lh, ws)
-                _draws(
-                    draw, 1, wt, z, mu, s2, bt, par, meth, q, lu, lh, ws, np.random.default_rng(0)
-                )
+                envelopes, draws = _profile_loops(impl, impl.settings.code, q, lu, lh, ws)
+                target = (wt, z, mu, s2, bt, par)
+                envelopes(1, *target)
+                draws(1, *target, rng=np.random.default_rng(0))
                 n = reps * z.size
-                te = _best(
-                    lambda: _envelopes(build, reps, wt, z, mu, s2, bt, par, meth, q, lu, lh, ws)
-                )
+                te = _best(lambda: envelopes(reps, *target))
                 props = [0]
 
                 def full():
-                    props[0] = _draws(
-                        draw,
-                        reps,
-                        wt,
-                        z,
-                        mu,
-                        s2,
-                        bt,
-                        par,
-                        meth,
-                        q,
-                        lu,
-                        lh,
-                        ws,
-                        np.random.default_rng(0),
-                    )
+                    props[0] = draws(reps, *target, rng=np.random.default_rng(0))
 
                 td = _best(full)
                 row.append(

@@ -18,6 +18,7 @@ from dpinfer.mechanisms import DoubleGeometric, Laplace
 from dpinfer.samplers.direct import (
     Base,
     DirectSettings,
+    Target,
     Weight,
     base_quantile_points,
     basic_direct_sample,
@@ -251,9 +252,7 @@ def test_integer_draws_match_target(name, weight, base, wrong, settings):
 def _quantile_envelope(weight, base, st, lin):
     lu, lh, ws = st.workspace()
     q = base_quantile_points(base, st.levels, st.weight_sds)
-    m = quantile_envelope(
-        weight.code, weight.z, weight.mu, weight.s2, base.code, base.par, q, lu, lh, ws, lin
-    )
+    m = quantile_envelope(Target.of(weight, base), q, lu, lh, ws, lin)
     return m, lu, ws
 
 

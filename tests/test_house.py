@@ -128,35 +128,16 @@ def test_no_study_reads_a_chains_info_by_a_string_key():
     assert not keyed, f"studies reading Info by a string key: {keyed}"
 
 
-# kernels still over the limit (issue 47): the direct sampler's envelope helpers, whose records
-# must keep their borrowed views (a benchmark decides); the list may only shrink
-LONG_KERNELS = {
-    "samplers/direct/envelope.py::build_envelope",
-    "samplers/direct/envelope.py::draw_from_envelope",
-    "samplers/direct/envelope.py::_draw_from_envelope",
-    "samplers/direct/envelope.py::direct_draw",
-    "samplers/direct/knots.py::_bisect_log_u",
-    "samplers/direct/knots.py::small_rects",
-    "samplers/direct/knots.py::stepdown_knots",
-    "samplers/direct/quantile_knots.py::_set_exact",
-    "samplers/direct/quantile_knots.py::quantile_envelope",
-    "samplers/direct/quantile_knots.py::quantile_accept_reject",
-}
-
-
 def test_no_kernel_takes_more_than_ten_positional_arguments():
-    """A kernel takes records (NamedTuples of arrays and scalars) instead of long positional
-    lists; the known exceptions may only go."""
+    """A kernel takes records (NamedTuples of arrays and scalars, e.g. the direct sampler's
+    ``Target``) instead of long positional lists."""
     long = {
         f"{p.relative_to(SRC).as_posix()}::{n.name}"
         for p in MODULES
         for n in ast.walk(_tree(p))
         if isinstance(n, ast.FunctionDef) and _is_njit(n) and len(n.args.args) > 10
     }
-    assert long <= LONG_KERNELS, (
-        f"kernels with more than 10 arguments: {sorted(long - LONG_KERNELS)}"
-    )
-    assert long == LONG_KERNELS, f"shorten the list: {sorted(LONG_KERNELS - long)} now comply"
+    assert not long, f"kernels with more than 10 arguments: {sorted(long)}"
 
 
 def test_one_chain_record_for_every_sampler():

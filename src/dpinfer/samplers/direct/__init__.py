@@ -18,7 +18,7 @@ The direct sampler (Walker et al. 2011) augments u | x ~ U(0, w(x)/c), c = sup w
   of u, x | u by the truncated inverse CDF; the public API;
 - :mod:`.basic`: the basic direct sampler (BD), for comparison.
 
-Kernel codes (``W_*``, ``B_*``) and :func:`direct_draw` are exported for the Gibbs sampler
+Kernel codes (``W_*``, ``B_*``) and :func:`target_draw` are exported for the Gibbs sampler
 (:mod:`dpinfer.samplers.lognormal_gibbs`), which calls the CD sampler inside its own kernels.
 """
 
@@ -27,7 +27,6 @@ from .envelope import (
     DirectKernel,
     DirectSettings,
     Workspace,
-    direct_draw,
     direct_sample,
     envelope_acceptance,
     psi_over_c,
@@ -70,7 +69,6 @@ __all__ = [
     "stepdown",
     "psi_over_c",
     "envelope_acceptance",
-    "direct_draw",
     "target_draw",
     "direct_sample",
     "basic_direct_sample",

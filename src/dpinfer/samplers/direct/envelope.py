@@ -50,7 +50,6 @@ __all__ = [
     "DirectSettings",
     "DirectKernel",
     "Workspace",
-    "direct_draw",
     "target_draw",
     "stepdown",
     "psi_over_c",
@@ -60,7 +59,7 @@ __all__ = [
 
 
 @njit(cache=True, inline="always")
-def build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, anchors, lu, lh, cum):
+def build_envelope(target, method, n_knots, tol, anchors, lu, lh, cum):
     """Knots of the step function h* for one (w, g) by the knot rule ``method`` (slides "Step
     function" with the Stepdown's knots, FACTS.md 2.2-2.4, or our quantile rule of
     :mod:`.quantile_knots`); returns the knot count (0 when P(A_0) = 0). ``anchors`` is
@@ -70,25 +69,21 @@ def build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, anchors, lu, lh
         # site, so the inlined envelope is compiled once per caller, not twice.
         scaled = True
         while True:
-            m = quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, cum, scaled)
+            m = quantile_envelope(target, anchors, lu, lh, cum, scaled)
             if m >= 0 or not scaled:
                 return m
             scaled = False
-    return stepdown_knots(wt, z, mu, s2, bt, par, method, n_knots, tol, lu, lh)
+    return stepdown_knots(target, method, n_knots, tol, lu, lh)
 
 
 @njit(cache=True, inline="always")
-def draw_from_envelope(
-    wt, z, mu, s2, bt, par, method, anchors, lu, lh, m, cum, adapt, max_prop, rng
-):
+def draw_from_envelope(target, method, anchors, lu, lh, m, cum, adapt, max_prop, rng):
     """One exact draw from a built envelope: the quantile rule's accept coin drawn in x
     (:mod:`.quantile_knots`) or the slides' accept-reject in u (the Stepdown's rules).
     Returns (x, proposals, new knot count)."""
     if method == M_QUANTILE:
-        return quantile_accept_reject(
-            wt, z, mu, s2, bt, par, anchors, lu, lh, cum, m, adapt, max_prop, rng
-        )
-    return _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop, rng)
+        return quantile_accept_reject(target, anchors, lu, lh, cum, m, adapt, max_prop, rng)
+    return _draw_from_envelope(target, lu, lh, m, cum, adapt, max_prop, rng)
 
 
 @njit(cache=True)
@@ -119,7 +114,7 @@ def _cumulate(lu, lh, m, cum):
 
 
 @njit(cache=True)
-def _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop, rng):
+def _draw_from_envelope(target, lu, lh, m, cum, adapt, max_prop, rng):
     """The slides' Accept-Reject Algorithm on the Stepdown's envelope: u ~ h (piece by its
     area, then uniform within the piece, FACTS.md 2.6), accepted if v < P(A_u)/h*(u); then
     x | u by the inverse CDF of g truncated to A_u (slides "Drawing from [x | u]"). A rejected
@@ -127,6 +122,7 @@ def _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop,
     on earlier rounds, so an accepted u is exact.
     Returns (x, number of proposals, new knot count); x is NaN after max_prop rejections.
     """
+    wt, z, mu, s2, bt, par = target
     _widths(lu, m, cum)
     _cumulate(lu, lh, m, cum)
     n_prop = 0
@@ -155,47 +151,23 @@ def _draw_from_envelope(wt, z, mu, s2, bt, par, lu, lh, m, cum, adapt, max_prop,
 
 
 @njit(cache=True, inline="always")
-def direct_draw(
-    wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, adapt, max_prop, lu, lh, cum, rng
-):
-    """One exact CD-sampler draw with a fresh envelope (the Gibbs sampler's unit of work,
-    one per latent per iteration as in FACTS.md 2.6): build the knots, then accept-reject.
-    Inlined into the callers' loops (no per-draw call).
+def target_draw(target, direct, qpts, ws, rng):
+    """One exact CD-sampler draw of a :class:`Target` with a fresh envelope (the Gibbs sampler's
+    unit of work, one per latent per iteration as in FACTS.md 2.6): build the knots, then
+    accept-reject, with :class:`DirectKernel` settings in a :class:`Workspace` (borrowed views
+    inside the Gibbs sweeps). Inlined into the callers' loops (no per-draw call).
 
-    lu, lh and cum are the workspace of :meth:`DirectSettings.workspace`.
     Returns (x, proposals); x is NaN when P(A_0) = 0 or after max_prop rejections.
     """
-    m = build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
+    m = build_envelope(
+        target, direct.method, direct.n_knots, direct.tol, qpts, ws.lu, ws.lh, ws.cum
+    )
     if m == 0:
         return np.nan, 0
     x, n_prop, _ = draw_from_envelope(
-        wt, z, mu, s2, bt, par, method, qpts, lu, lh, m, cum, adapt, max_prop, rng
+        target, direct.method, qpts, ws.lu, ws.lh, m, ws.cum, direct.adapt, direct.max_prop, rng
     )
     return x, n_prop
-
-
-@njit(cache=True, inline="always")
-def target_draw(target, direct, qpts, ws, rng):
-    """:func:`direct_draw` of a :class:`Target` with :class:`DirectKernel` settings in a
-    :class:`Workspace` (borrowed views inside the Gibbs sweeps). Inlined."""
-    return direct_draw(
-        target.wt,
-        target.z,
-        target.mu,
-        target.s2,
-        target.bt,
-        target.par,
-        direct.method,
-        direct.n_knots,
-        direct.tol,
-        qpts,
-        direct.adapt,
-        direct.max_prop,
-        ws.lu,
-        ws.lh,
-        ws.cum,
-        rng,
-    )
 
 
 @njit(cache=True)
@@ -203,19 +175,18 @@ def _direct_many(target, direct, qpts, rebuild, ws, rng, out, props):
     """out.size CD-sampler draws (slides "Code example": ``direct_sampler(n, w, g)``) from the
     :class:`Target` with the :class:`DirectKernel` settings: one envelope shared by all draws
     (adapted by rejections), or a fresh one per draw (``rebuild``)."""
-    wt, z, mu, s2, bt, par = target
     method, n_knots, tol, adapt, max_prop = direct
     qpts, lu, lh, cum = borrow(qpts), borrow(ws.lu), borrow(ws.lh), borrow(ws.cum)  # no refcounts
     rng = borrow_generator(rng)
     m = 0
     for i in range(out.size):
         if i == 0 or rebuild:  # one call site: the inlined envelope is compiled once
-            m = build_envelope(wt, z, mu, s2, bt, par, method, n_knots, tol, qpts, lu, lh, cum)
+            m = build_envelope(target, method, n_knots, tol, qpts, lu, lh, cum)
             if m == 0:
                 out[i:] = np.nan
                 return
         out[i], props[i], m = draw_from_envelope(
-            wt, z, mu, s2, bt, par, method, qpts, lu, lh, m, cum, adapt, max_prop, rng
+            target, method, qpts, lu, lh, m, cum, adapt, max_prop, rng
         )
 
 
@@ -313,12 +284,7 @@ def stepdown(weight: Weight, base: Base, settings: DirectSettings) -> dict:
     lu, lh, cum = settings.workspace(extra=4)
     qpts = base_quantile_points(base, settings.levels, settings.weight_sds)
     m = build_envelope(
-        weight.code,
-        weight.z,
-        weight.mu,
-        weight.s2,
-        base.code,
-        base.par,
+        Target.of(weight, base),
         settings.code,
         settings.n_knots,
         settings.tol,

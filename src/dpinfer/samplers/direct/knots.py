@@ -52,10 +52,11 @@ def log_mid(a, b):
 
 
 @njit(cache=True)
-def _bisect_log_u(wt, z, mu, s2, bt, par, lo, hi, delta, threshold, strict):
+def _bisect_log_u(target, lo, hi, delta, threshold, strict):
     """The slides' Bisection Search Algorithm on [lo, hi] in log u, activation zeta(x) =
     [log P(A_u) < threshold] (``strict``) or [log P(A_u) <= threshold]; returns the midpoint
     (FACTS.md 2.2: stop at distance <= delta or when the midpoint stops moving)."""
+    wt, z, mu, s2, bt, par = target
     x = 0.5 * (lo + hi)
     while hi - lo > delta:
         lp = log_prob_au_plain(wt, z, mu, s2, bt, par, x)
@@ -71,9 +72,10 @@ def _bisect_log_u(wt, z, mu, s2, bt, par, lo, hi, delta, threshold, strict):
 
 
 @njit(cache=True)
-def _bisect_u_lower(wt, z, mu, s2, bt, par, lpmax, tol):
+def _bisect_u_lower(target, lpmax, tol):
     """log u_L, the smallest u with P(A_u) < P(A_0): lower bracket -1, -2, -4, ... until P(A_u)
     ties P(A_0), then bisection on [lo, 0] with delta = tol (0 - lo) (FACTS.md 2.2)."""
+    wt, z, mu, s2, bt, par = target
     lo = -1.0
     for _ in range(1100):
         if not log_prob_au_plain(wt, z, mu, s2, bt, par, lo) < lpmax:
@@ -81,17 +83,17 @@ def _bisect_u_lower(wt, z, mu, s2, bt, par, lpmax, tol):
         lo *= 2.0
     hi = 0.0
     delta = tol * (0.0 - lo)
-    return _bisect_log_u(wt, z, mu, s2, bt, par, lo, hi, delta, lpmax, True)
+    return _bisect_log_u(target, lo, hi, delta, lpmax, True)
 
 
 @njit(cache=True)
-def _bisect_u_upper(wt, z, mu, s2, bt, par, lu_lower, tol):
+def _bisect_u_upper(target, lu_lower, tol):
     """log u_H, the smallest u with P(A_u) = 0 in double precision: bisection on [log u_L, 0]
     (FACTS.md 2.3, v0.1.0 predicate)."""
     lo = lu_lower
     hi = 0.0
     delta = tol * (0.0 - lu_lower)
-    return _bisect_log_u(wt, z, mu, s2, bt, par, lo, hi, delta, NEG_INF, False)
+    return _bisect_log_u(target, lo, hi, delta, NEG_INF, False)
 
 
 @njit(cache=True)
@@ -118,11 +120,12 @@ def insert_knot(lu, lh, m, pos, lu_new, lh_new):
 
 
 @njit(cache=True)
-def small_rects(wt, z, mu, s2, bt, par, lu, lh, m, first, last, n_split):
+def small_rects(target, lu, lh, m, first, last, n_split):
     """The slides' Small Rectangles Algorithm: n_split times, split the knot interval (among
     first..last-1) of largest rectangle area |R_j| at its arithmetic midpoint in u. Areas are
     cached in place of the package's priority queue, so a split costs one P(A_u) evaluation
     and O(knots) comparisons. Returns the new knot count."""
+    wt, z, mu, s2, bt, par = target
     if n_split <= 0:
         return m
     area = np.empty(m + n_split)
@@ -150,19 +153,18 @@ def small_rects(wt, z, mu, s2, bt, par, lu, lh, m, first, last, n_split):
 
 
 @njit(cache=True)
-def stepdown_knots(wt, z, mu, s2, bt, par, method, n_knots, tol, lu, lh):
+def stepdown_knots(target, method, n_knots, tol, lu, lh):
     """Knots of the 2021 Stepdown (slides "Step function", "Knot selection"; FACTS.md 2.4):
     [u = 0 pseudo-knot, u_L, ..., u_H (N + 1 knots by equal steps or Small Rectangles), u = 1].
 
     Fills lu (log u) and lh (log P(A_u)); returns the count, or 0 when P(A_0) = 0.
     """
+    wt, z, mu, s2, bt, par = target
     lpmax = log_prob_au(wt, z, mu, s2, bt, par, NEG_INF)
     if lpmax == NEG_INF:
         return 0
-    lu_l = _bisect_u_lower(
-        wt, z, mu, s2, bt, par, log_prob_au_plain(wt, z, mu, s2, bt, par, NEG_INF), tol
-    )
-    lu_h = _bisect_u_upper(wt, z, mu, s2, bt, par, lu_l, tol)
+    lu_l = _bisect_u_lower(target, log_prob_au_plain(wt, z, mu, s2, bt, par, NEG_INF), tol)
+    lu_h = _bisect_u_upper(target, lu_l, tol)
     lu[0] = NEG_INF
     lh[0] = lpmax
     if method == M_EQUAL_STEPS:
@@ -176,7 +178,7 @@ def stepdown_knots(wt, z, mu, s2, bt, par, method, n_knots, tol, lu, lh):
         lh[1] = log_prob_au(wt, z, mu, s2, bt, par, lu_l)
         lu[2] = lu_h
         lh[2] = log_prob_au(wt, z, mu, s2, bt, par, lu_h)
-        m = small_rects(wt, z, mu, s2, bt, par, lu, lh, 3, 1, 2, n_knots - 1)
+        m = small_rects(target, lu, lh, 3, 1, 2, n_knots - 1)
     # Close the envelope at u = 1 (P(A_1) = 0) so h* >= P(A_u) holds above u_H too.
     if lu[m - 1] < 0.0:
         lu[m] = 0.0

@@ -144,8 +144,9 @@ def _set_piece(ws, j, lo, hi, elo, ehi, u, scaled):
 
 
 @njit(cache=True, inline="always")
-def _set_exact(wt, z, mu, s2, bt, par, anchors, lh, ws, j, lu_j):
+def _set_exact(target, anchors, lh, ws, j, lu_j):
     """Piece j gets B_j = A_{u_j} exactly (the roots of the weight's level set) and its mass."""
+    wt, z, mu, s2, bt, par = target
     if wt == W_LOGNORMAL:  # the envelope's exp(mu - s2) reused
         x1, x2 = lognormal_roots_em(z, ws[R_STATE, S_EM], s2, lu_j)
     else:
@@ -166,7 +167,7 @@ def _set_exact(wt, z, mu, s2, bt, par, anchors, lh, ws, j, lu_j):
 
 
 @njit(cache=True, inline="always")
-def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
+def quantile_envelope(target, anchors, lu, lh, ws, lin):
     """Knots and nested intervals of the ``quantile`` rule for one (w, g) (module docstring),
     in linear scale (``lin``) or log scale.
 
@@ -176,6 +177,7 @@ def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
     count m, 0 when P(A_0) = 0, or -1 when ``lin`` and the envelope's area is not
     representable (then build it with ``lin`` False).
     """
+    wt, z, mu, s2, bt, par = target
     nq = int(anchors[0])
     ng = int(anchors[1])
     rate = anchors[4]
@@ -350,10 +352,11 @@ def quantile_envelope(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, lin):
 
 
 @njit(cache=True, inline="always")
-def quantile_accept_reject(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, m, adapt, max_prop, rng):
+def quantile_accept_reject(target, anchors, lu, lh, ws, m, adapt, max_prop, rng):
     """One exact draw from the envelope of :func:`quantile_envelope` with the accept coin
     drawn in x (module docstring), refining the envelope after each rejection.
     Returns (x, number of proposals, new knot count); x is NaN after max_prop rejections."""
+    wt, z, mu, s2, bt, par = target
     lin = ws[R_STATE, S_LIN] == 1.0
     rate = anchors[4]
     lc = weight_log_c(wt, mu, s2)
@@ -376,7 +379,7 @@ def quantile_accept_reject(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, m, adapt
             return x, n_prop, m
         if t < lu[j]:  # x is not even in A_{u_j}: reject for every u, make B_j = A_{u_j}
             if ws[R_EXACT, j] == 0.0:
-                _set_exact(wt, z, mu, s2, bt, par, anchors, lh, ws, j, lu[j])
+                _set_exact(target, anchors, lh, ws, j, lu[j])
                 _cumulate(ws, m)
             continue
         uj = ws[R_U, j]
@@ -392,7 +395,7 @@ def quantile_accept_reject(wt, z, mu, s2, bt, par, anchors, lu, lh, ws, m, adapt
             ws[R_UH, k] = ws[R_UH, j]
             ws[R_LUH, k] = ws[R_LUH, j]
             ws[R_SCALED, k] = ws[R_SCALED, j]
-            _set_exact(wt, z, mu, s2, bt, par, anchors, lh, ws, k, lun)
+            _set_exact(target, anchors, lh, ws, k, lun)
             ws[R_UH, j] = u
             ws[R_LUH, j] = lun
             m += 1
