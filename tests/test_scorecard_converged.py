@@ -15,8 +15,10 @@ from dpinfer.studies.scorecard import (
     Converged,
     converged_verdict,
     fidelity,
+    from_chains,
     privacy_budget,
     read_claims,
+    second_verdicts,
     setting,
     subset_setting,
     write_claims,
@@ -214,3 +216,28 @@ def test_the_one_health_claim_counts_flagged_chains_and_names_the_worst():
     assert c.holds is False and c.diagnostics
     ok = [("a", np.array([1.001]), np.array([900.0]))]
     assert health_claim("fig", "s", "p", ok, health, "", ()).holds is True
+
+
+def test_one_mechanism_gives_the_marked_claims_their_second_verdict(tmp_path):
+    """from_chains marks a claim where a study builds it; second_verdicts answers every mark
+    (and only marks) from the companion's twin, on a subset only where the original chains keep
+    their verdict there; an unanswered mark cannot be written."""
+    plain, marked = _claim(holds=True), from_chains([_claim(holds=False)], ("lengths",))[0]
+    twins = [_claim(holds=True), Claim("tab1", "coverage within 3 SE", "0.90", "0.89", "", True)]
+    plain_out, marked_out = second_verdicts([plain, marked], twins, "4 chains")
+    assert plain_out == plain
+    assert (marked_out.converged.ours, marked_out.converged.holds) == ("0.89", True)
+    assert marked_out.converged.replaces == ("lengths",) and marked_out.converged.note == "4 chains"
+    assert converged_verdict(marked_out) == "holds"
+    off = second_verdicts([marked], None, "switched off")[0]
+    assert converged_verdict(off) == "not run" and off.converged.note == "switched off"
+    # on a subset where the original chains change their verdict: not comparable
+    first = Claim("tab1", "coverage within 3 SE", "0.90", "0.91", "", True)
+    sub = second_verdicts(
+        [marked], twins[1:], "4 chains", on_subset=[first], subset="the first 80", same="same"
+    )[0]
+    assert (
+        converged_verdict(sub) == "not comparable" and sub.converged.note == "4 chains; same: 0.91"
+    )
+    with pytest.raises(ValueError, match="without a second verdict"):
+        write_claims(tmp_path / "c.csv", [marked])

@@ -34,7 +34,7 @@ from ...grid import fmt_eps
 from ...io import load_npz
 from ...proportions import mcnemar, wilson_interval
 from ..nig_methods import LABELS
-from ..scorecard import Claim, Converged, companion_on_subset, write_claims
+from ..scorecard import Claim, from_chains, second_verdicts, write_claims
 from .settings import PAPER_STATE, CaseSettings
 from .summarise import (
     abs_errors,
@@ -505,8 +505,11 @@ def _convergence_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
 
 
 def _chain_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
-    """Every claim computed from the private methods' draws (Figs 5.11 to 5.16, diagnostics)."""
-    return (
+    """Every claim computed from the private methods' draws (Figs 5.11 to 5.16, diagnostics);
+    those on the Gibbs-SS chains at the epsilons other than the headline one marked
+    :func:`~dpinfer.studies.scorecard.from_chains` (their second verdict comes from the
+    companion, whose chains replace those chains' lengths)."""
+    rows = (
         _interval_claims(s, at, headline)
         + _coverage_claims(s, at, headline)
         + _mae_claims(s, at, headline)
@@ -514,6 +517,7 @@ def _chain_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
         + _decile_claims(s, at, headline)
         + _convergence_claims(s, at, headline, health)
     )
+    return [from_chains([c], _grid_chains(c))[0] if _reads_grid_chains(c) else c for c in rows]
 
 
 # a row reads the chains at the epsilons other than the headline one when it names their lengths
@@ -524,6 +528,10 @@ def _reads_grid_chains(claim: Claim) -> bool:
     return any(
         x.name.startswith("Gibbs-SS") and x.name.endswith(_GRID_CHAINS) for x in claim.settings
     )
+
+
+def _grid_chains(claim: Claim) -> tuple[str, ...]:
+    return tuple(x.name for x in claim.settings if x.name.endswith(_GRID_CHAINS))
 
 
 def _second_verdicts(rows, s, comp, at: CaseSettings, headline, health, converged) -> list[Claim]:
@@ -553,21 +561,14 @@ def _second_verdicts(rows, s, comp, at: CaseSettings, headline, health, converge
         f"bulk ESS >= {limits['min_ess']:g}: {worst:.3f} in the worst (epsilon, method) (target "
         f"{converged['health']['min_passing']})"
     )
-    out = []
-    for c, t, o in zip(rows, twins, same, strict=True):
-        if not _reads_grid_chains(c):
-            out.append(c)
-            continue
-        second = companion_on_subset(
-            c,
-            t,
-            o,
-            f"one kept tract in {converged['every']}",
-            f"{subset}; the original chains on the same tracts",
-            replaces=tuple(x.name for x in c.settings if x.name.endswith(_GRID_CHAINS)),
-        )
-        out.append(replace(c, converged=second))
-    return out
+    return second_verdicts(
+        rows,
+        twins,
+        subset,
+        on_subset=same,
+        subset=f"one kept tract in {converged['every']}",
+        same="the original chains on the same tracts",
+    )
 
 
 def _runtime_claims(path) -> list[Claim]:
@@ -634,11 +635,8 @@ def claims(
         comp = load_npz(input.converged)
         chain = _second_verdicts(chain, s, comp, at, headline_epsilon, health, converged)
     else:
-        off = Converged(
-            "companion",
-            note="the converged companion is switched off (case_study.converged.enabled)",
-        )
-        chain = [replace(c, converged=off) if _reads_grid_chains(c) else c for c in chain]
+        off = "the converged companion is switched off (case_study.converged.enabled)"
+        chain = second_verdicts(chain, None, off)
     state = [replace(c, stand_in=STAND_IN) for c in _state_claims(s, at)]
     chain = [replace(c, stand_in=STAND_IN) for c in chain]
     rows = (

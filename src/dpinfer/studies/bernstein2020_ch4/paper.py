@@ -31,7 +31,7 @@ from ...diagnostics import ks_critical_value, ks_uniform, passing_share
 from ...grid import fmt_eps
 from ...io import load_npz
 from ...proportions import format_proportion
-from ..scorecard import Claim, Converged, health_claim, write_claims
+from ..scorecard import Claim, from_chains, health_claim, second_verdicts, write_claims
 from .run import methods_for
 from .settings import (
     ECDF_SETTING,
@@ -48,19 +48,10 @@ from .settings import (
 )
 from .summarise import summary_key
 
-__all__ = ["CONVERGENCE_ITERATIONS", "GIBBS_CLAIMS", "claims"]
+__all__ = ["CONVERGENCE_ITERATIONS", "claims"]
 
 # Our reading of "the samples quickly converge" (B.5): within the first 10% of the 500 shown
 CONVERGENCE_ITERATIONS = 50
-# The claims computed from the noise-aware Gibbs chains of the calibration trials (words of
-# their statements): they get a second verdict from the converged companion (issue 33).
-GIBBS_CLAIMS = (
-    "Noise-aware Gibbs calibrated",
-    "Gibbs and Non-private both calibrated",
-    "Gibbs utility at least as good",
-    "every trial's noise-aware Gibbs chain passes",
-)
-
 _MODEL_TITLES = {
     "binomial": "binomial",
     "multinomial": "multinomial (p_1)",
@@ -196,8 +187,8 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
     out = []
     eps_min = min(epsilons)
     for model in models:
-        out.append(
-            _calibrated_everywhere(d, model, "gibbs", "Noise-aware Gibbs", n_grid, epsilons, at)
+        out += from_chains(
+            [_calibrated_everywhere(d, model, "gibbs", "Noise-aware Gibbs", n_grid, epsilons, at)]
         )
         M = _u(d, model, n_grid[0], eps_min, "naive").size
         crit = ks_critical_value(M)
@@ -262,18 +253,21 @@ def _fig4_3_claims(d, models, ecdf, at) -> list[Claim]:
         where = at["trials"] + at["model"][model] + at["ecdf"]
         # Non-private's half of "both perfectly calibrated" holds by theorem (exact draws):
         # judged on Gibbs, Non-private's KS printed for reference
-        out.append(
-            Claim(
-                "fig4_3",
-                f"Gibbs and Non-private both calibrated ({_MODEL_TITLES[model]}, "
-                f"{_setting(n, eps)}): KS of Gibbs's U below the 5% critical value (Non-private's "
-                "draws are exact, so its half holds by theorem: printed, not judged)",
-                "both perfectly calibrated",
-                f"Gibbs {_fmt(ks_g)} (Non-private {_fmt(ks_np)})",
-                f"critical value {_fmt(crit)} (M = {M})",
-                bool(ks_g < crit),
-                settings=at["chain"] + where,
-            )
+        out += from_chains(
+            [
+                Claim(
+                    "fig4_3",
+                    f"Gibbs and Non-private both calibrated ({_MODEL_TITLES[model]}, "
+                    f"{_setting(n, eps)}): KS of Gibbs's U below the 5% critical value "
+                    "(Non-private's draws are exact, so its half holds by theorem: printed, not "
+                    "judged)",
+                    "both perfectly calibrated",
+                    f"Gibbs {_fmt(ks_g)} (Non-private {_fmt(ks_np)})",
+                    f"critical value {_fmt(crit)} (M = {M})",
+                    bool(ks_g < crit),
+                    settings=at["chain"] + where,
+                )
+            ]
         )
         # the test uses the SE under the null (calibrated: p = 0.10), never zero; the observed
         # share is reported with its Wilson interval
@@ -320,22 +314,24 @@ def _fig4_4_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
                 nv = d[summary_key(model, n, eps, "mmd_naive")]
                 diff = g - nv
                 se = float(diff.std(ddof=1) / math.sqrt(diff.size))
-                out.append(
-                    Claim(
-                        "fig4_4",
-                        f"Gibbs utility at least as good as Naive's ({model}, {_setting(n, eps)}): "
-                        "mean MMD^2 to the non-private posterior of Gibbs minus Naive's at most 2 "
-                        "SE of the paired difference",
-                        "Gibbs MMD^2 <= Naive MMD^2",
-                        f"Gibbs {g.mean():.3g} vs Naive {nv.mean():.3g}",
-                        f"2 SE {2 * se:.2g} (M = {diff.size})",
-                        bool(diff.mean() <= 2 * se),
-                        settings=at["chain"]
-                        + at["trials"]
-                        + at["model"][model]
-                        + at["mmd"]
-                        + cell(n, eps),
-                    )
+                out += from_chains(
+                    [
+                        Claim(
+                            "fig4_4",
+                            f"Gibbs utility at least as good as Naive's ({model}, "
+                            f"{_setting(n, eps)}): mean MMD^2 to the non-private posterior of "
+                            "Gibbs minus Naive's at most 2 SE of the paired difference",
+                            "Gibbs MMD^2 <= Naive MMD^2",
+                            f"Gibbs {g.mean():.3g} vs Naive {nv.mean():.3g}",
+                            f"2 SE {2 * se:.2g} (M = {diff.size})",
+                            bool(diff.mean() <= 2 * se),
+                            settings=at["chain"]
+                            + at["trials"]
+                            + at["model"][model]
+                            + at["mmd"]
+                            + cell(n, eps),
+                        )
+                    ]
                 )
     return out
 
@@ -403,17 +399,19 @@ def _health_claims(d: dict, models, n_grid, epsilons, health: dict, at) -> list[
             )
             for n, e in cells
         ]
-        out.append(
-            health_claim(
-                "fig4_2",
-                f"{model}: every trial's noise-aware Gibbs chain passes the convergence "
-                f"diagnostics ({limit})",
-                "(the thesis reports no diagnostics)",
-                groups,
-                health,
-                "ch-4-convergence-diagnostics",
-                at["chain"] + at["trials"] + at["model"][model] + at["grid"] + at["health"],
-            )
+        out += from_chains(
+            [
+                health_claim(
+                    "fig4_2",
+                    f"{model}: every trial's noise-aware Gibbs chain passes the convergence "
+                    f"diagnostics ({limit})",
+                    "(the thesis reports no diagnostics)",
+                    groups,
+                    health,
+                    "ch-4-convergence-diagnostics",
+                    at["chain"] + at["trials"] + at["model"][model] + at["grid"] + at["health"],
+                )
+            ]
         )
     return out
 
@@ -486,28 +484,17 @@ def claims(
 
     out = computed(d, health)
     if companion is None:  # switched off: the rows on Gibbs chains say their companion did not run
-        twins = [None] * len(out)
+        twins = None
         note = "the converged companion is switched off (chapter4.converged.enabled)"
     else:  # the same statements on the companion's Gibbs arrays, every other array the same
         limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
         twins = computed(dict(d, **companion), limits)
         note = _companion_note(companion, models, n_grid, epsilons, converged)
-    out = [
-        dataclasses.replace(c, converged=_second(twin, note))
-        if any(words in c.statement for words in GIBBS_CLAIMS)
-        else c
-        for c, twin in zip(out, twins)
-    ]
+    out = second_verdicts(out, twins, note)
     # a deviation explains a difference: claims that hold name none
     write_claims(
         output.claims, [c if not c.holds else dataclasses.replace(c, deviation="") for c in out]
     )
-
-
-def _second(twin: Claim | None, note: str) -> Converged:
-    if twin is None:
-        return Converged("companion", note=note)
-    return Converged("companion", twin.ours, twin.mc_error, twin.holds, note=note)
 
 
 def _companion_note(comp: dict, models, n_grid, epsilons, converged: dict) -> str:

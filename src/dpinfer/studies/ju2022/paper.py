@@ -24,7 +24,6 @@ comparable" rows and tables without the paper's values, never a verdict against 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from statistics import NormalDist
 
 import numpy as np
@@ -33,7 +32,7 @@ from ...diagnostics import unconverged
 from ...grid import fmt_eps
 from ...io import load_npz
 from ...proportions import format_interval, format_proportion, mcnemar, wilson_interval
-from ..scorecard import Claim, Converged, companion_on_subset, setting, write_claims
+from ..scorecard import Claim, from_chains, second_verdicts, setting, write_claims
 from .paper_values import (
     ACCEPTANCE_FIGURE_OF,
     DEV_CONVERGENCE,
@@ -144,6 +143,7 @@ def _coverage_claims(
                 headline=True,
             )
         )
+    out = from_chains(out)
     # the header: the true parameter values, printed to a few decimals
     truth = summary["truth"][0, 0]
     tol = 10.0 ** -PAPER_TRUTH_DECIMALS[model]
@@ -161,12 +161,13 @@ def _coverage_claims(
     )
     grid_wide = at["interval"] + at["grid"]
     # the text's remarks
+    remarks = []
     eps_run = sorted({e for e, _ in ours})
     if model == "loglinear":
         n_paper = sum(v >= 0.9 for e in PAPER_EPSILONS for v in paper[e])
         at_least = [r for r in rows if r["coverage"] >= 0.9]
         unsure = sum(r["wilson_low"] < 0.9 <= r["wilson_high"] for r in rows)
-        out.append(
+        remarks.append(
             Claim(
                 target,
                 "most coverage values are at least 0.9: more than half of the cells, over every "
@@ -181,7 +182,7 @@ def _coverage_claims(
         e0, e_paper = eps_run[0], PAPER_EPSILONS[0]
         p4 = ours[(e0, "p_4")]
         lowest = min(ours[(e0, lab)]["coverage"] for lab in labels)
-        out.append(
+        remarks.append(
             Claim(
                 target,
                 "the notable exception is p_4 at small epsilon: at the smallest epsilon run, p_4 "
@@ -199,7 +200,7 @@ def _coverage_claims(
         k, n = sum(r["hits"] for r in b1), sum(r["replicates"] for r in b1)
         k_paper = sum(paper_hits(paper[e][1]) for e in PAPER_EPSILONS)
         n_paper = PAPER_REPLICATES * len(PAPER_EPSILONS)
-        out.append(
+        remarks.append(
             Claim(
                 target,
                 _pooled_rule(level, float(model_cfg["prior_sd"]), float(truth[1])),
@@ -210,7 +211,7 @@ def _coverage_claims(
                 settings=grid_wide,
             )
         )
-    return out
+    return out + from_chains(remarks)
 
 
 def _paired_coverage(first: dict, second: dict, level: float, j: int, e=None) -> str:
@@ -439,55 +440,23 @@ def _health_claims(summaries: dict, health: dict, at: dict) -> list[Claim]:
                 diagnostics=True,
             )
         )
-    return out
+    return from_chains(out)
 
 
 def _chain_claims(
     fixed: dict, coverage: dict, model: str, level: float, at: dict, model_cfg: dict
 ) -> list[Claim]:
     """The claims computed from a model's chains: coverage, posterior means, acceptance."""
-    return (
-        _coverage_claims(coverage, model, level, at[f"{model}_coverage"], model_cfg)
-        + _posterior_mean_claims(fixed, model, at[f"{model}_fixed_data"])
+    return _coverage_claims(
+        coverage, model, level, at[f"{model}_coverage"], model_cfg
+    ) + from_chains(
+        _posterior_mean_claims(fixed, model, at[f"{model}_fixed_data"])
         + _acceptance_claims(fixed, model, at[f"{model}_fixed_data"])
     )
 
 
-# the one row of the chain claims that reads only the truth (the table header)
-_NOT_FROM_CHAINS = "true parameters in the table header"
-
-
-def _with_second(
-    rows: list[Claim],
-    twins: list[Claim] | None,
-    note: str,
-    on_subset: list[Claim] | None = None,
-    subset: str = "",
-    paired: dict[str, str] | None = None,
-) -> list[Claim]:
-    """``rows`` with the companion's verdicts (``twins``: the same claims from the companion's
-    summaries, in order; None: no companion ran). A companion on the first replicates only
-    (``subset``) judges a row only where the paper's chains keep their verdict on them
-    (``on_subset``: the rows from those replicates; :func:`companion_on_subset`). ``paired``:
-    statement (or its part before the first colon) -> the paired comparison of the two chains'
-    coverage on the same replicates, added to that row's note (:func:`_paired_notes`)."""
-    out = []
-    for i, c in enumerate(rows):
-        if c.statement.startswith(_NOT_FROM_CHAINS):
-            out.append(c)
-            continue
-        t = twins[i] if twins else None
-        extra = (paired or {}).get(c.statement) or (paired or {}).get(c.statement.split(":")[0])
-        here = f"{note}; {extra}" if extra else note
-        if t is None:
-            second = Converged("companion", note=note)
-        elif on_subset is None:
-            second = Converged("companion", t.ours, t.mc_error, t.holds, note=here)
-        else:
-            first = f"{here}; the paper's chains on the same replicates"
-            second = companion_on_subset(c, t, on_subset[i], subset, first)
-        out.append(replace(c, converged=second))
-    return out
+# where a companion on the first replicates compares with the paper's chains
+_SAME = "the paper's chains on the same replicates"
 
 
 def _first_replicates(summary: dict, count: int) -> dict:
@@ -590,9 +559,17 @@ def claims(
             # the same replicates under both chains: paired
             same = cut[model][1] if model in cut else coverage[model]
             paired = _paired_notes(same, pair[1], model, level)
-            rows += _with_second(mine, twins, note, first, subset.get(model, ""), paired)
+            rows += second_verdicts(
+                mine,
+                twins,
+                note,
+                on_subset=first,
+                subset=subset.get(model, ""),
+                same=_SAME,
+                notes=paired,
+            )
         else:
-            rows += _with_second(mine, None, off)
+            rows += second_verdicts(mine, None, off)
     rows += _runtime_claims(fixed)
     for model in ("loglinear", "linreg"):
         names = [f"{model}_fixed_data", f"{model}_coverage"]
@@ -608,7 +585,9 @@ def claims(
                 if model in cut
                 else None
             )
-            rows += _with_second(mine, twins, note, first, subset.get(model, ""))
+            rows += second_verdicts(
+                mine, twins, note, on_subset=first, subset=subset.get(model, ""), same=_SAME
+            )
         else:
-            rows += _with_second(mine, None, off)
+            rows += second_verdicts(mine, None, off)
     write_claims(output.csv, rows)

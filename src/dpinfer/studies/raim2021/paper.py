@@ -22,7 +22,6 @@ hold for any inputs, so a row on them could only fail through a bug: they are te
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -31,9 +30,9 @@ from ...grid import fmt_eps
 from ...io import load_npz, read_json
 from ..scorecard import (
     Claim,
-    Converged,
-    companion_on_subset,
+    from_chains,
     health_claim,
+    second_verdicts,
     setting_in,
     write_claims,
 )
@@ -514,7 +513,7 @@ def _subset(mse, companion, noisy) -> dict:
 
 def _alg2_claims(mse, health: dict, at: dict) -> list[Claim]:
     """The claims computed from Algorithm 2's chains: the MSE rows and its diagnostics row."""
-    return _mse_claims(mse, at) + _health_claims(mse, health, at)[:1]
+    return from_chains(_mse_claims(mse, at) + _health_claims(mse, health, at)[:1])
 
 
 def _second_verdicts(rows, mse, companion, converged: dict, at: dict) -> list[Claim]:
@@ -530,12 +529,14 @@ def _second_verdicts(rows, mse, companion, converged: dict, at: dict) -> list[Cl
         f"{converged['chains']} chains of {converged['burnin']} + {converged['keep']} draws on "
         f"the first {S} replicates of every setting (converged.replicates)"
     )
-    out = []
-    for c, t, o in zip(rows, twins, same, strict=True):
-        note = f"{subset}; the slides-length chains on the same replicates"
-        second = companion_on_subset(c, t, o, f"the first {S} replicates", note)
-        out.append(replace(c, converged=second))
-    return out
+    return second_verdicts(
+        rows,
+        twins,
+        subset,
+        on_subset=same,
+        subset=f"the first {S} replicates",
+        same="the slides-length chains on the same replicates",
+    )
 
 
 def claims(
@@ -562,7 +563,7 @@ def claims(
         alg2 = _second_verdicts(alg2, mse, load_npz(input.converged), converged, at)
     else:
         off = "the converged companion is switched off (raim2021.converged.enabled)"
-        alg2 = [replace(c, converged=Converged("companion", note=off)) for c in alg2]
+        alg2 = second_verdicts(alg2, None, off)
     rows = (
         _knot_claims(env, at)
         + _envelope_claims(env, at)
