@@ -95,6 +95,18 @@ def test_the_contract_check_fails_on_a_wrong_signature():
     assert contract_violations(untyped) == ["option thin has no type"]
 
 
+def test_the_iid_methods_are_those_whose_samplers_draw_independently():
+    """The table's ``iid`` column (no burn-in, no chain diagnostics) is true exactly for the
+    methods whose every sampler is a conjugate or exact posterior (samplers/conjugate.py)."""
+    iid = {m.name for m in METHODS.values() if m.iid}
+    independent = {
+        m.name
+        for m in METHODS.values()
+        if m.runs and all(p.startswith("conjugate:") for p in m.runs.values())
+    }
+    assert iid == independent == {"non_private", "naive", "exact"}
+
+
 def test_an_unknown_method_or_model_is_refused_by_name():
     with pytest.raises(KeyError, match="no_such_method"):
         method("no_such_method")

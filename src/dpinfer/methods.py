@@ -10,6 +10,8 @@ and what figures draw; :data:`METHODS` maps it to a :class:`Method`:
   empty for methods that are only point estimators or tract-level baselines (``oi``);
 - ``fits``: ``"module:function"`` within :mod:`dpinfer.estimators`, the point estimator of
   chapter 3 that fits the method (:func:`dpinfer.estimators.estimator` imports it);
+- ``iid``: its draws are independent (a conjugate or exact posterior): no burn-in, R-hat 1 and
+  ESS = draws, nothing for the chain diagnostics to flag;
 - ``stream``: the seed-key stage of its draws (:func:`stream_stage`), ``sample_<name>`` unless a
   study's streams predate the name (``streams`` overrides it per study, so results stay as they
   were).
@@ -66,6 +68,7 @@ class Method:
     linestyle: str | tuple
     runs: dict[str, str] = field(default_factory=dict)
     fits: str = ""  # chapter 3's point estimator, "module:function" in dpinfer.estimators
+    iid: bool = False  # independent draws (conjugate or exact posterior), not a Markov chain
     stream: str = ""  # seed-key stage of the first chain; "" means sample_<name>
     streams: dict[str, str] = field(default_factory=dict)  # study -> stage, where it differs
 
@@ -97,6 +100,7 @@ METHODS: dict[str, Method] = _methods(
             "nig_linreg_p": "conjugate:run_non_private_nig_p",
         },
         fits="mle:nonprivate_mle",  # chapter 3: the MLE on the confidential tables
+        iid=True,
         # chapter 4's stream predates the method's name: keeping it keeps every draw
         streams={"bernstein2020_ch4": "sample_nonprivate"},
     ),
@@ -113,6 +117,7 @@ METHODS: dict[str, Method] = _methods(
             "nig_linreg": "conjugate:run_naive_nig",
             "nig_linreg_p": "conjugate:run_naive_nig_p",
         },
+        iid=True,
     ),
     # exact posterior draws (the comparison study's binomial problem)
     Method(
@@ -122,6 +127,7 @@ METHODS: dict[str, Method] = _methods(
         "*",
         "-",
         runs={"binomial": "conjugate:run_exact_binomial"},
+        iid=True,
     ),
     # ju2022's record-wise data augmentation (its Algorithm 1), also run on the binomial; the
     # colour of MCMC-Ind, the same algorithm for chapter 5

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..methods import method as table_entry
 from ..models.linreg_nig import Problem
 from ..models.linreg_nig_multi import ProblemP
 from ..plotting.methods import method_label
@@ -25,7 +26,6 @@ __all__ = [
     "MODEL_P",
     "METHODS",
     "NOISE_AWARE",
-    "CONJUGATE",
     "LABELS",
     "run_chain",
     "pooled_chain",
@@ -42,8 +42,7 @@ METHODS = (
     "gibbs_ss_prior",
     "gibbs_ss_update",
 )
-NOISE_AWARE = ("mcmc_ind", "gibbs_ss_noisy", "gibbs_ss_prior", "gibbs_ss_update")
-CONJUGATE = ("non_private", "naive")
+NOISE_AWARE = tuple(m for m in METHODS if not table_entry(m).iid)  # the Markov chains
 LABELS = {m: method_label(m) for m in METHODS}  # the one label map: dpinfer.plotting.methods
 
 
@@ -85,6 +84,6 @@ def pooled_chain(
         method,
         int(spec.get("chains", 1)),
         stream,
-        iid=method in CONJUGATE,
+        iid=table_entry(method).iid,
         diagnostic_draws=spec.get("diagnostic_draws"),
     )

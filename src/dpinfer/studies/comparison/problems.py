@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...diagnostics import MmdReference, central_interval, quantile_of_truth, unconverged
+from ...methods import method as table_entry
 from ...models import expfam
 from ...models.expfam_release import release as ch4_release
 from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics, simulate_dataset
@@ -31,7 +32,6 @@ from ..nig_specs import nig_chain_spec
 __all__ = [
     "PROBLEMS",
     "PARAMETERS",
-    "IID_METHODS",
     "Reference",
     "binomial_trial",
     "regression_trial",
@@ -42,7 +42,6 @@ __all__ = [
 PROBLEMS = ("binomial", "regression")
 PARAMETERS = {"binomial": ("theta",), "regression": ("slope", "intercept", "sigma2")}
 # methods whose draws are independent (no burn-in, one "chain", R-hat 1, ESS = draws)
-IID_METHODS = ("non_private", "naive", "exact")
 
 Stream = Callable[[str], np.random.Generator]
 log = logging.getLogger("dpinfer.comparison")
@@ -128,7 +127,7 @@ def binomial_trial(
     for method in settings["methods"]:
         run = sampler("binomial", method)
         stat = rel.statistics["non_private" if method == "non_private" else "gibbs"]
-        iid = method in IID_METHODS
+        iid = table_entry(method).iid
         burnin, keep = (0, settings["draws"]) if iid else (settings["burnin"], settings["keep"])
 
         problem = expfam.Problem(stat, n, (a, b), mech)

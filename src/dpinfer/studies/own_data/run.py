@@ -24,6 +24,7 @@ import numpy as np
 from ...diagnostics import bulk_ess, split_rhat
 from ...grid import fmt_eps
 from ...io import save_npz
+from ...methods import method as table_entry
 from ...models.linreg_nig_multi import NIWPriorP, nig_prior_p, release_statistics_p
 from ...own_data import UnitScaling, load, spec_from_config
 from ...samplers.pooled import Pooled
@@ -94,7 +95,7 @@ def trial(
     for method in settings["methods"]:
         spec = nig_chain_spec(method, settings, release.n)
         run = nig_methods.pooled_chain(spec, release, nig, niw, stream, model)
-        iid = method in nig_methods.CONJUGATE
+        iid = table_entry(method).iid
         pooled[method] = _to_original(run, scaling, spec["chains"], iid)
     exact = pooled["non_private"].draws
     np_mean, np_sd = exact.mean(axis=0), exact.std(axis=0, ddof=1)
