@@ -97,14 +97,15 @@ def test_the_contract_check_fails_on_a_wrong_signature():
 
 def test_the_iid_methods_are_those_whose_samplers_draw_independently():
     """The table's ``iid`` column (no burn-in, no chain diagnostics) is true exactly for the
-    methods whose every sampler is a conjugate or exact posterior (samplers/conjugate.py)."""
+    methods whose every sampler draws independently: a conjugate or exact posterior
+    (samplers/conjugate.py) or OPS's tempered posterior (samplers/ops.py)."""
     iid = {m.name for m in METHODS.values() if m.iid}
     independent = {
         m.name
         for m in METHODS.values()
-        if m.runs and all(p.startswith("conjugate:") for p in m.runs.values())
+        if m.runs and all(p.split(":")[0] in ("conjugate", "ops") for p in m.runs.values())
     }
-    assert iid == independent == {"non_private", "naive", "exact"}
+    assert iid == independent == {"non_private", "naive", "exact", "ops"}
 
 
 def test_an_unknown_method_or_model_is_refused_by_name():

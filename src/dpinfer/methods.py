@@ -165,7 +165,7 @@ METHODS: dict[str, Method] = _methods(
             "exponential": "noise_aware_gibbs:run_truncated_exponential",
         },
     ),
-    Method("ops", "OPS", BROWN, "^", "-.", runs={"binomial": "ops:run_ops_binomial"}),
+    Method("ops", "OPS", BROWN, "^", "-.", runs={"binomial": "ops:run_ops_binomial"}, iid=True),
     # bernstein2020 chapter 5 and the case study
     Method(
         "gibbs_ss_update",

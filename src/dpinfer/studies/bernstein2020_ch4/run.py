@@ -17,6 +17,7 @@ import numpy as np
 
 from ...diagnostics import MmdReference, bulk_ess, quantile_of_truth, split_rhat
 from ...io import save_npz
+from ...methods import method as table_entry
 from ...methods import stream_stage
 from ...models import expfam
 from ...models.expfam_release import Release, release
@@ -92,7 +93,7 @@ def call_settings(
             support_lower=float(settings.ops["support_lower"]),
             tempering=settings.ops["tempering"],
         )
-    if method != "gibbs":  # iid conjugate draws
+    if table_entry(method).iid:  # conjugate draws
         return settings.iterations, dict(burnin=0)
     kw = dict(rel.gibbs_settings, burnin=settings.burnin)
     if model == "exponential":
