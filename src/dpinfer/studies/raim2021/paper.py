@@ -167,10 +167,6 @@ def _knot_claims(d, at: dict) -> list[Claim]:
     return out
 
 
-def _prefixes(d) -> list[str]:
-    return [k[: -len("_knot_log_u")] for k in d if k.endswith("_knot_log_u")]
-
-
 def _envelope_claims(d, at: dict) -> list[Claim]:
     """Small Rectangles against equal steps on the knot figure's examples (at its inputs). The
     slides' theorems on every envelope are tests, not rows (module docstring)."""
