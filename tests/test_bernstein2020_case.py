@@ -260,7 +260,7 @@ def test_gibbs_ss_without_the_sign_flip_matches_the_exact_posterior():
         keep=30000,
         sign_flip=False,
     )
-    assert "sign_flips" not in chain.info.extra and 0.05 < chain.info.acceptance < 0.6
+    assert chain.info.detail.sign_flips is None and 0.05 < chain.info.acceptance < 0.6
     check_exact(ExactCase(chain.kept, mean, sd, mean_slack=0.1 * sd, sd_slack=0.1 * sd))
 
 

@@ -179,7 +179,7 @@ def test_truncated_exponential_thinning_and_mode_start():
     # p(y | lam) has a tiny second mode near lam = 0.54 (m_c(lam) = y on its rising branch); the
     # start is the main mode, near the posterior mean 3.84 found by quadrature
     assert nag.clt_posterior_mode(y, n, prior, (a, b), mech.scale) == pytest.approx(3.84, abs=0.03)
-    assert full.info.extra["lam0"] == nag.clt_posterior_mode(y, n, prior, (a, b), mech.scale)
+    assert full.info.detail.lam0 == nag.clt_posterior_mode(y, n, prior, (a, b), mech.scale)
     lp = nag.clt_log_marginal(np.array([0.537, 3.838]), y, n, (a, b), mech.scale)
     assert lp[1] > lp[0]
 

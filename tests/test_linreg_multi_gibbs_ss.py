@@ -67,9 +67,9 @@ def test_chain_record_of_each_flavour(p, flavour, moves):
     assert ch.info.iterations == BURNIN + KEEP and ch.info.cpu_seconds > 0
     assert set(ch.info.clipped) == {"cov_projections", "stat_projections"}
     if moves:
-        assert 0.05 < ch.info.acceptance < 0.6 and "sign_flips" in ch.info.extra
+        assert 0.05 < ch.info.acceptance < 0.6 and ch.info.detail.sign_flips >= 0
     else:
-        assert ch.info.acceptance is None and not ch.info.extra
+        assert ch.info.acceptance is None and ch.info.detail.sign_flips is None
 
 
 @pytest.mark.parametrize("flavour,moves", [("update", 1), ("prior", 0)])

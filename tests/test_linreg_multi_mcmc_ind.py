@@ -56,8 +56,8 @@ def test_each_case_is_informative_and_its_chain_mixes(name):
     assert chain.kept.shape == (CHAINS[name][1], release.p + 2)
     info = chain.info
     assert 0.05 < info.acceptance < 1.0
-    assert 0.1 < info.extra["acceptance_theta"] < 0.6
-    assert 0.1 < info.extra["acceptance_data_prior"] < 0.6
+    assert 0.1 < info.detail.acceptance_theta < 0.6
+    assert 0.1 < info.detail.acceptance_data_prior < 0.6
 
 
 def test_the_clamping_moves_the_p2_posterior():

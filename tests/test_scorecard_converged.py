@@ -8,6 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
+from dpinfer.studies.companions import (
+    from_chains,
+    privacy_budget,
+    second_verdicts,
+    subset_setting,
+)
 from dpinfer.studies.report_pages import read_csv_table, render_scorecard_page
 from dpinfer.studies.scorecard import (
     CONVERGED_VERDICTS,
@@ -15,12 +21,8 @@ from dpinfer.studies.scorecard import (
     Converged,
     converged_verdict,
     fidelity,
-    from_chains,
-    privacy_budget,
     read_claims,
-    second_verdicts,
     setting,
-    subset_setting,
     write_claims,
 )
 

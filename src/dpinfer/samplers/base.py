@@ -21,6 +21,8 @@ __all__ = [
     "DPChainDetail",
     "RecordWiseDetail",
     "DirectGibbsDetail",
+    "NigChainDetail",
+    "ExpfamDetail",
     "Chain",
     "CpuTimer",
     "check_lengths",
@@ -37,10 +39,9 @@ class Info:
     - ``acceptance``: mean acceptance rate of the sampler's Metropolis steps (None for Gibbs
       samplers without one);
     - ``clipped``: counts of clipping, projection or rejection-cap events, by name;
-    - ``traces``: per-iteration diagnostics (e.g. acceptance per sweep), one row per iteration;
-    - ``extra``: scalar diagnostics named in the sampler's docstring;
     - ``detail``: the typed diagnostics of the sampler's family, read by attribute (e.g.
-      :class:`DPChainDetail` of every DP-MCMC sampler); None where a family has none yet.
+      :class:`DPChainDetail` of every DP-MCMC sampler); None where a sampler reports nothing
+      more.
     """
 
     cpu_seconds: float
@@ -48,8 +49,6 @@ class Info:
     thin: int = 1
     acceptance: float | None = None
     clipped: Mapping[str, int] = field(default_factory=dict)
-    traces: Mapping[str, np.ndarray] = field(default_factory=dict)
-    extra: Mapping[str, float] = field(default_factory=dict)
     detail: object = None
 
 
@@ -87,6 +86,30 @@ class RecordWiseDetail:
     acceptance: np.ndarray
     min_log_alpha: float
     noncentred_acceptance: float | None = None
+
+
+@dataclass(frozen=True)
+class NigChainDetail:
+    """What a noise-aware chain of the NIG regression (Gibbs-SS, MCMC-Ind; bernstein2020
+    chapter 5, any number of covariates) reports beside its acceptance.
+
+    - ``sign_flips``: accepted flips of the slope's sign (None: the move was off);
+    - ``acceptance_theta``, ``acceptance_data_prior``: acceptance of MCMC-Ind's two non-centred
+      moves (None for Gibbs-SS).
+    """
+
+    sign_flips: float | None = None
+    acceptance_theta: float | None = None
+    acceptance_data_prior: float | None = None
+
+
+@dataclass(frozen=True)
+class ExpfamDetail:
+    """What a chapter-4 sampler reports beside its draws: the truncated exponential Gibbs chain's
+    start ``lam0``, OPS's tempering exponent ``exponent`` (None where it does not apply)."""
+
+    lam0: float | None = None
+    exponent: float | None = None
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ half; ``moments="exact"`` uses the confidential moments as the released code did
 :func:`run_gibbs_ss_update` (hierarchical normal data prior updated every iteration).
 ``Chain.info.clipped`` counts the projections of n Sigma_t (``cov_projections``) and of s
 (``stat_projections``) over all iterations; ``info.acceptance`` is the collapsed move's
-acceptance rate and ``info.extra["sign_flips"]`` the accepted flips (None / absent without moves).
+acceptance rate and ``info.detail.sign_flips`` the accepted flips (None without moves).
 :func:`dpinfer.samplers.clt_moments.clt_mean_cov` exposes the moments of step 1.
 """
 
@@ -74,7 +74,7 @@ from ..models.linreg_nig import (
     prior_predictive_moments,
     project_statistics_inplace,
 )
-from .base import Chain, Info, check_lengths, timed
+from .base import Chain, Info, NigChainDetail, check_lengths, timed
 from .clt_moments import MomentModel, MomentWork, clt_mean_cov_into, moments_at
 from .conditionals import (
     laplace_mixture_precision,
@@ -428,7 +428,7 @@ def chain_info(seconds, iterations: int, collapsed_moves: int, sign_flip: bool, 
         iterations=iterations,
         acceptance=float(counts[2]) / moves if moves else None,
         clipped={"cov_projections": int(counts[0]), "stat_projections": int(counts[1])},
-        extra={"sign_flips": float(counts[3])} if moves and sign_flip else {},
+        detail=NigChainDetail(sign_flips=float(counts[3]) if moves and sign_flip else None),
     )
 
 

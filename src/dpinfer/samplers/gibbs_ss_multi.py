@@ -49,8 +49,8 @@ the full-budget release ``release.z``, and :func:`run_gibbs_ss_noisy_p` (tensor 
 sums released at half the budget, statistics at the other half). ``Chain.info.clipped`` counts
 the projections of n Sigma_t (``cov_projections``) and of s (``stat_projections``) over all
 iterations;
-``info.acceptance`` is the collapsed move's acceptance rate and ``info.extra["sign_flips"]`` the
-accepted flips (None / absent without moves).
+``info.acceptance`` is the collapsed move's acceptance rate and ``info.detail.sign_flips`` the
+accepted flips (None without moves).
 """
 
 from __future__ import annotations

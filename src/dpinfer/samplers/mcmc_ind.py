@@ -36,8 +36,9 @@ exact posterior of that mechanism (tests/test_bernstein2020_ch5_clamping.py).
 
 Public function: :func:`run_mcmc_ind`, with the model's call signature
 ``run(problem, rng, *, burnin, keep) -> Chain`` (one stored row per sweep).
-``Chain.info.acceptance`` is the record-move acceptance rate; ``info.extra`` holds the
-acceptance rates of the two non-centred moves and the number of accepted sign flips. Chains
+``Chain.info.acceptance`` is the record-move acceptance rate; ``info.detail``
+(:class:`~dpinfer.samplers.base.NigChainDetail`) holds the acceptance rates of the two
+non-centred moves and the number of accepted sign flips. Chains
 start from one draw of the Naive posterior (conjugate updates given the projected release),
 records from the model given it.
 """
@@ -59,7 +60,7 @@ from ..models.linreg_nig import (
     nig_conjugate_draw,
     niw_draw,
 )
-from .base import Chain, Info, check_lengths, timed
+from .base import Chain, Info, NigChainDetail, check_lengths, timed
 from .conditionals import metropolis_accept, robbins_monro
 
 __all__ = ["run_mcmc_ind", "chain_info"]
@@ -339,9 +340,9 @@ def chain_info(seconds, sweeps: int, n: int, noncentred_moves: int, accepted) ->
         cpu_seconds=seconds,
         iterations=sweeps,
         acceptance=float(accepted[0]) / (sweeps * n),
-        extra={
-            "acceptance_theta": float(accepted[1]) / moves,
-            "acceptance_data_prior": float(accepted[2]) / moves,
-            "sign_flips": float(accepted[3]),
-        },
+        detail=NigChainDetail(
+            sign_flips=float(accepted[3]),
+            acceptance_theta=float(accepted[1]) / moves,
+            acceptance_data_prior=float(accepted[2]) / moves,
+        ),
     )

@@ -36,7 +36,7 @@ over the records (O(n p^2)).
 Public function: :func:`run_mcmc_ind_p`, ``run(problem, rng, *, burnin,
 keep, noncentred_moves=5) -> Chain`` with rows (theta_1..theta_{p+1}, sigma^2) (theta =
 [beta_1, ..., beta_p, intercept]), one stored row per sweep, burn-in first.
-``Chain.info.acceptance`` is the record-move acceptance rate; ``info.extra`` holds the
+``Chain.info.acceptance`` is the record-move acceptance rate; ``info.detail`` holds the
 acceptance rates of the two non-centred moves (``acceptance_theta``,
 ``acceptance_data_prior``) and the number of accepted sign flips (``sign_flips``). Chains start
 from one draw of the Naive posterior (conjugate updates given the projected release), records

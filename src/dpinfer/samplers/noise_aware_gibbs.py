@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from ..models.expfam import Problem, rs_clt, truncated_exponential_moments
-from .base import Chain, CpuTimer, Info, check_lengths
+from .base import Chain, CpuTimer, ExpfamDetail, Info, check_lengths
 from .conditionals import (
     initial_mixture_precision,
     laplace_mixture_precision,
@@ -344,7 +344,7 @@ def run_truncated_exponential(
     (burnin + keep) * thin Gibbs iterations. Start: sigma^2 from its prior; lam at the mode of
     the RS-CLT marginal posterior (``init="mode"``, :func:`clt_posterior_mode`, deterministic) or
     from the prior (``init="prior"``, the released code, which can start in the basin of a
-    negligible low-lam mode and stay there). ``info.extra["lam0"]`` is the start.
+    negligible low-lam mode and stay there). ``info.detail.lam0`` is the start.
     """
     burnin, keep = check_lengths(burnin, keep)
     y, n, prior = problem.statistic, problem.n, problem.prior
@@ -369,6 +369,6 @@ def run_truncated_exponential(
         cpu_seconds=timer.seconds,
         iterations=(burnin + keep) * thin,
         thin=thin,
-        extra={"lam0": float(lam0)},
+        detail=ExpfamDetail(lam0=float(lam0)),
     )
     return Chain(out[:, None], burnin, info)

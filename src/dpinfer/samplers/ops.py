@@ -23,7 +23,7 @@ import numpy as np
 from scipy import stats
 
 from ..models.expfam import Problem
-from .base import Chain, CpuTimer, Info, check_lengths
+from .base import Chain, CpuTimer, ExpfamDetail, Info, check_lengths
 
 __all__ = ["TEMPERINGS", "ops_exponent", "ops_beta_parameters", "run_ops_binomial"]
 
@@ -63,7 +63,7 @@ def run_ops_binomial(
     OPS is itself the private mechanism (it releases posterior draws, no noisy count), so it
     reads the confidential ``s`` and spends the budget ``mechanism.epsilon`` of the setting's
     release record over its ``keep`` released draws. Draws are iid; ``burnin`` ones are drawn
-    first and not released. ``info.extra["exponent"]`` is the tempering exponent t.
+    first and not released. ``info.detail.exponent`` is the tempering exponent t.
     """
     burnin, keep = check_lengths(burnin, keep)
     t = ops_exponent(float(problem.mechanism.epsilon), keep, support_lower)
@@ -77,5 +77,5 @@ def run_ops_binomial(
     return Chain(
         theta[:, None],
         burnin,
-        Info(cpu_seconds=timer.seconds, iterations=burnin + keep, extra={"exponent": t}),
+        Info(cpu_seconds=timer.seconds, iterations=burnin + keep, detail=ExpfamDetail(exponent=t)),
     )

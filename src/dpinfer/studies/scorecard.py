@@ -26,7 +26,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from ..io import write_csv, write_text
@@ -49,12 +49,9 @@ __all__ = [
     "fidelity",
     "VERDICTS",
     "Converged",
+    "PENDING",
+    "pending",
     "converged_verdict",
-    "privacy_budget",
-    "subset_setting",
-    "companion_on_subset",
-    "from_chains",
-    "second_verdicts",
     "CONVERGED_VERDICTS",
     "BUDGET_FIXED",
     "changed_conclusions",
@@ -152,24 +149,6 @@ def setting_in(name: str, grid, ours, *, source: str = "in the paper") -> Settin
         _fmt(ours),
         any(_equal(g, ours) for g in grid),
         source,
-    )
-
-
-def subset_setting(whole: Claim, on_subset: Claim, subset: str) -> Setting:
-    """Whether a companion run on ``subset`` (of the replicates or tracts) can judge ``whole``'s
-    row: the original chains' verdict on the subset (``on_subset``) must be their verdict on the
-    whole run. Otherwise the subset lacks the power (or the luck) for this verdict, and the
-    companion's reads "not comparable" rather than blaming, or crediting, the chains."""
-
-    def word(holds):
-        return "not run" if holds is None else ("holds" if holds else "differs")
-
-    return Setting(
-        f"the original chains' verdict on {subset}",
-        word(whole.holds),
-        word(on_subset.holds),
-        on_subset.holds == whole.holds,
-        "on the whole run",
     )
 
 
@@ -277,87 +256,13 @@ def health_claim(target, statement, paper, groups, health, deviation, settings) 
     )
 
 
-def companion_on_subset(
-    row: Claim, twin: Claim, first: Claim, subset: str, note: str, replaces: tuple = ()
-) -> Converged:
-    """``row``'s second verdict from a companion run on ``subset`` of the replicates or tracts:
-    ``twin`` is the row computed from the companion, ``first`` from the original chains on the
-    same subset. Judged only where ``first`` keeps ``row``'s verdict (:func:`subset_setting`);
-    the note is ``note`` followed by the original chains' value on the subset."""
-    return Converged(
-        "companion",
-        twin.ours,
-        twin.mc_error,
-        twin.holds,
-        (subset_setting(row, first, subset),),
-        note=f"{note}: {first.ours}",
-        replaces=tuple(replaces),
-    )
+# the note of a claim marked (companions.from_chains) whose second verdict is still to come
+PENDING = "second verdict pending"
 
 
-# the note of a claim marked by from_chains whose second verdict is still to come
-_PENDING = "second verdict pending"
-
-
-def from_chains(claims: list[Claim], replaces: tuple[str, ...] = ()) -> list[Claim]:
-    """``claims`` marked as computed from chains the diagnostics can flag: their ``converged``
-    field asks :func:`second_verdicts` for the companion's verdict. ``replaces``: the names of
-    the claims' settings whose chain lengths the companion's chains replace
-    (:attr:`Converged.replaces`). :func:`write_claims` refuses a mark left unanswered."""
-    mark = Converged("companion", note=_PENDING, replaces=tuple(replaces))
-    return [replace(c, converged=mark) for c in claims]
-
-
-def _marked(claim: Claim) -> bool:
-    return claim.converged is not None and claim.converged.note == _PENDING
-
-
-def second_verdicts(
-    rows: list[Claim],
-    twins: list[Claim] | None,
-    note: str,
-    *,
-    on_subset: list[Claim] | None = None,
-    subset: str = "",
-    same: str = "",
-    notes: dict[str, str] | None = None,
-) -> list[Claim]:
-    """The one way a study gives its claims their second verdict: every row marked by
-    :func:`from_chains` gets the verdict of ``twins[i]``, the same claim built from the
-    converged companion's chains (``twins`` None: the companion did not run, and ``note`` says
-    why); other rows pass unchanged.
-
-    A companion on ``subset`` of the replicates or tracts only judges a row where the original
-    chains keep its verdict there (``on_subset[i]``: the row built from the original chains on
-    the same subset, described by ``same``; :func:`companion_on_subset`). ``notes``: statement
-    (or its part before the first colon) -> a remark added to that row's note (a paired
-    comparison, say)."""
-    out = []
-    for i, c in enumerate(rows):
-        if not _marked(c):
-            out.append(c)
-            continue
-        replaces = c.converged.replaces
-        t = twins[i] if twins is not None else None
-        extra = (notes or {}).get(c.statement) or (notes or {}).get(c.statement.split(":")[0])
-        here = f"{note}; {extra}" if extra else note
-        if t is None:
-            second = Converged("companion", note=note, replaces=replaces)
-        elif on_subset is None:
-            second = Converged(
-                "companion", t.ours, t.mc_error, t.holds, note=here, replaces=replaces
-            )
-        else:
-            first = f"{here}; {same}" if same else here
-            second = companion_on_subset(c, t, on_subset[i], subset, first, replaces)
-        out.append(replace(c, converged=second))
-    return out
-
-
-def privacy_budget(claims: list[Claim], note: str = "") -> list[Claim]:
-    """``claims`` (computed from DP chains whose length the privacy budget sets) marked as such:
-    their second verdict says why no converged companion exists."""
-    return [replace(c, converged=Converged("privacy_budget", note=note)) for c in claims]
+def pending(claim: Claim) -> bool:
+    """Whether ``claim`` is marked as computed from chains and still awaits its second verdict."""
+    return claim.converged is not None and claim.converged.note == PENDING
 
 
 def _settings_json(settings) -> list:
@@ -385,9 +290,9 @@ def _converged_of(text: str | None) -> Converged | None:
 
 def write_claims(path, claims: list[Claim]) -> None:
     """One study unit's claims as CSV (the scorecard's input); settings as a JSON list."""
-    pending = [c.statement for c in claims if _marked(c)]
-    if pending:
-        raise ValueError(f"claims marked from_chains without a second verdict: {pending[:3]}")
+    unanswered = [c.statement for c in claims if pending(c)]
+    if unanswered:
+        raise ValueError(f"claims marked from_chains without a second verdict: {unanswered[:3]}")
     rows = [
         dict(
             asdict(c),

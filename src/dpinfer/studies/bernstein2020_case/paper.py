@@ -33,8 +33,9 @@ from ...diagnostics import passing_share
 from ...grid import fmt_eps
 from ...io import load_npz
 from ...proportions import mcnemar, wilson_interval
+from ..companions import from_chains, second_verdicts
 from ..nig_methods import LABELS
-from ..scorecard import Claim, from_chains, second_verdicts, write_claims
+from ..scorecard import Claim, write_claims
 from .settings import PAPER_STATE, CaseSettings
 from .summarise import (
     abs_errors,
@@ -507,7 +508,7 @@ def _convergence_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
 def _chain_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
     """Every claim computed from the private methods' draws (Figs 5.11 to 5.16, diagnostics);
     those on the Gibbs-SS chains at the epsilons other than the headline one marked
-    :func:`~dpinfer.studies.scorecard.from_chains` (their second verdict comes from the
+    :func:`~dpinfer.studies.companions.from_chains` (their second verdict comes from the
     companion, whose chains replace those chains' lengths)."""
     rows = (
         _interval_claims(s, at, headline)
@@ -541,7 +542,7 @@ def _second_verdicts(rows, s, comp, at: CaseSettings, headline, health, converge
     original chains' lengths at those epsilons, so those settings do not make it "not
     comparable" (:attr:`~dpinfer.studies.scorecard.Converged.replaces`); the subset does where
     the original chains' verdict on it is not their verdict on every tract
-    (:func:`~dpinfer.studies.scorecard.companion_on_subset`)."""
+    (:func:`~dpinfer.studies.companions.companion_on_subset`)."""
     limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
     pos = {int(t): j for j, t in enumerate(s["tracts"])}
     first = tract_subset(s, [pos[int(t)] for t in comp["tracts"]])

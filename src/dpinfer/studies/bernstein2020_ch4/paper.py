@@ -31,7 +31,8 @@ from ...diagnostics import ks_critical_value, ks_uniform, passing_share
 from ...grid import fmt_eps
 from ...io import load_npz
 from ...proportions import format_proportion
-from ..scorecard import Claim, from_chains, health_claim, second_verdicts, write_claims
+from ..companions import from_chains, second_verdicts
+from ..scorecard import Claim, health_claim, write_claims
 from .run import methods_for
 from .settings import (
     ECDF_SETTING,

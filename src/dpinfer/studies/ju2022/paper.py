@@ -32,7 +32,8 @@ from ...diagnostics import unconverged
 from ...grid import fmt_eps
 from ...io import load_npz
 from ...proportions import format_interval, format_proportion, mcnemar, wilson_interval
-from ..scorecard import Claim, from_chains, health_claim, second_verdicts, setting, write_claims
+from ..companions import from_chains, second_verdicts
+from ..scorecard import Claim, health_claim, setting, write_claims
 from .paper_values import (
     ACCEPTANCE_FIGURE_OF,
     DEV_CONVERGENCE,

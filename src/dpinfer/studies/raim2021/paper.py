@@ -28,14 +28,8 @@ import numpy as np
 from ...diagnostics import mc_standard_error
 from ...grid import fmt_eps
 from ...io import load_npz, read_json
-from ..scorecard import (
-    Claim,
-    from_chains,
-    health_claim,
-    second_verdicts,
-    setting_in,
-    write_claims,
-)
+from ..companions import from_chains, second_verdicts
+from ..scorecard import Claim, health_claim, setting_in, write_claims
 from .grid import parse_raim_setting, raim_setting
 from .settings import (
     IN_SLIDES,
@@ -516,7 +510,7 @@ def _second_verdicts(rows, mse, companion, converged: dict, at: dict) -> list[Cl
     """``rows`` (:func:`_alg2_claims` of the whole run) with the companion's verdicts; the note
     names the subset and what the slides-length chains give on it. Where their verdict on the
     subset is not their verdict on the whole run, the subset cannot judge the row: "not
-    comparable" (:func:`~dpinfer.studies.scorecard.companion_on_subset`)."""
+    comparable" (:func:`~dpinfer.studies.companions.companion_on_subset`)."""
     limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
     twins = _alg2_claims(_subset(mse, companion, companion), limits, at)
     same = _alg2_claims(_subset(mse, companion, mse), limits, at)

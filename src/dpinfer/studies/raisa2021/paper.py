@@ -20,7 +20,8 @@ from scipy.stats import chi2, mannwhitneyu
 
 from ...io import load_npz
 from ...methods import method
-from ..scorecard import Claim, privacy_budget, write_claims
+from ..companions import privacy_budget
+from ..scorecard import Claim, write_claims
 from .chain_claims import health_claims, iteration_claims, minibatch_claims, ordering_claims
 from .settings import CURVE_FAMILIES
 from .thesis_settings import (
