@@ -243,8 +243,11 @@ def test_a_snapshot_from_before_the_classes_says_so():
     flagged = dict(d, classes_from="commit abc1234")
     assert "predates the difference classes (commit abc1234)" in rs._run_line(flagged)
     assert "predates the difference classes" in rs.render_readme_block(
-        dict(_digest(), classes_from="commit abc1234")
+        dict(_one_run_digest(), classes_from="commit abc1234")
     )
+    # a run of a study-by-study digest carries the flag itself
+    runs = [dict(r, classes_from="commit abc1234") for r in _digest()["runs"]]
+    assert "predates the difference classes" in rs.render_readme_block(dict(_digest(), runs=runs))
 
 
 def test_no_rendered_value_carries_a_zero_error():
