@@ -692,7 +692,7 @@ def test_at_smoke_scale_no_row_is_judged_against_the_thesis_except_the_size_rang
         (
             "health",
             {"max_rhat": 1.01, "min_ess": 50},
-            "bulk ESS threshold 50 here, 100 at paper scale",
+            "diagnostics: min ESS 50 here, 100 at paper scale",
             "tract chains",
         ),
         (

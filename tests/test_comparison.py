@@ -358,7 +358,7 @@ def test_every_expectation_is_judged_at_paper_scale_and_none_at_smoke_scale(tmp_
         ),
         (
             lambda c: c["health"].update(min_ess=200),
-            "health check min ess 200 here, 400",
+            "diagnostics: min ESS 200 here, 400",
             {"metrics", "recommended"},
         ),
         (

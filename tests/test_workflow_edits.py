@@ -145,7 +145,7 @@ CLAIM_SETTINGS = [
         ("bernstein2020", "case_study", "health"),
         {"max_rhat": 1.05, "min_ess": 50},
         r"fig5_1[0-6]",
-        "R-hat threshold 1.05 here",
+        "diagnostics: max R-hat 1.05 here",
     ),
     (("raim2021", "timing"), {"rho": 0.1, "lambda": 0.1}, r"timing", "rho 0.1 here"),
     (("raisa2021", "fig6_1"), {"n": 3000, "points": 4}, r"fig6_1", "Fig 6.1 n 3000 here"),

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from ..scorecard import Setting, setting
+from ..scorecard import Setting, health_settings, setting
 from .grid import case_chain_specs
 
 __all__ = [
@@ -302,18 +302,7 @@ class CaseSettings:
                 at_least=True,
                 source=AT_PAPER_SCALE,
             ),
-            setting(
-                "R-hat threshold",
-                PAPER_SCALE["health"]["max_rhat"],
-                float(self.health["max_rhat"]),
-                source=AT_PAPER_SCALE,
-            ),
-            setting(
-                "bulk ESS threshold",
-                PAPER_SCALE["health"]["min_ess"],
-                float(self.health["min_ess"]),
-                source=AT_PAPER_SCALE,
-            ),
+            *health_settings(PAPER_SCALE["health"], self.health, AT_PAPER_SCALE),
         )
 
     # -------------------------------------------------------------------- epsilons, levels, windows

@@ -14,7 +14,7 @@ from the released code, which produced the thesis's figures.
 
 from __future__ import annotations
 
-from ..scorecard import Setting, setting, setting_in
+from ..scorecard import Setting, health_settings, setting, setting_in
 
 __all__ = [
     "GIBBS_ITERATIONS",
@@ -170,20 +170,7 @@ def paper_settings(
                 source=AT_PAPER_SCALE,
             ),
         ),
-        "health": (
-            setting(
-                "diagnostics: max R-hat",
-                HEALTH["max_rhat"],
-                float(health["max_rhat"]),
-                source=AT_PAPER_SCALE,
-            ),
-            setting(
-                "diagnostics: min ESS",
-                HEALTH["min_ess"],
-                float(health["min_ess"]),
-                source=AT_PAPER_SCALE,
-            ),
-        ),
+        "health": health_settings(HEALTH, health, AT_PAPER_SCALE),
     }
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ...models.linreg_nig import NIGPrior, NIWPrior
 from ..nig_specs import nig_chain_spec
-from ..scorecard import Setting, setting
+from ..scorecard import Setting, health_settings, setting
 from .grid import ch5_setting
 from .summarise import panel
 
@@ -178,20 +178,7 @@ class PaperSettings:
             ),
             setting("MMD kernel bandwidth", MMD_BANDWIDTH, float(mmd["bandwidth"])),
         )
-        self.health = (
-            setting(
-                "diagnostics: max R-hat",
-                HEALTH["max_rhat"],
-                float(health["max_rhat"]),
-                source=AT_PAPER_SCALE,
-            ),
-            setting(
-                "diagnostics: min ESS",
-                HEALTH["min_ess"],
-                float(health["min_ess"]),
-                source=AT_PAPER_SCALE,
-            ),
-        )
+        self.health = health_settings(HEALTH, health, AT_PAPER_SCALE)
         n_splits, n_test = (int(v) for v in cir["pit"].shape[2:4])
         self.n_train = int(cir["n_total"]) - n_test
         self.cirrhosis = (

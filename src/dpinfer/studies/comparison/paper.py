@@ -30,7 +30,7 @@ from ...grid import fmt_eps
 from ...io import load_npz
 from ...plotting.methods import method_label
 from ...proportions import format_proportion
-from ..scorecard import Claim, Setting, setting, write_claims
+from ..scorecard import Claim, Setting, health_settings, setting, write_claims
 from .problems import PARAMETERS
 
 __all__ = ["claims", "exact_mean_error_bound", "paper_settings", "PAPER_SCALE", "OUR_STUDY"]
@@ -220,10 +220,7 @@ def paper_settings(
             "credible level", PAPER_SCALE["credible_level"], float(credible_level), source=OUR_STUDY
         ),
     )
-    out["health"] = tuple(
-        setting(f"health check {k.replace('_', ' ')}", v, float(health[k]), source=OUR_STUDY)
-        for k, v in PAPER_SCALE["health"].items()
-    )
+    out["health"] = health_settings(PAPER_SCALE["health"], health, OUR_STUDY)
     out["rule"] = tuple(
         setting(
             f"recommendation rule {k.replace('_', ' ')}", v, float(recommend[k]), source=OUR_STUDY
