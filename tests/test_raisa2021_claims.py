@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from dpinfer.io import save_npz
-from dpinfer.studies.raisa2021 import paper, settings, thesis_settings
+from dpinfer.studies.raisa2021 import chain_claims, paper, settings, thesis_settings
 from dpinfer.studies.raisa2021.summarise import setting_key, summarise, tab5_1
 from dpinfer.studies.scorecard import mismatches, read_claims, verdict
 
@@ -99,6 +99,7 @@ def _inputs(tmp_path: Path, cfg: dict, rng) -> SimpleNamespace:
         if count is not None:
             rec[f"{key}/author_iterations"] = np.int64(count)
         rec[f"{key}/flagged"] = np.bool_(False)
+        rec[f"{key}/rhat"], rec[f"{key}/ess"] = np.full(2, 1.001), np.full(2, 500.0)
     rec["keys"] = np.array(keys)
     save_npz(tmp_path / "summary.npz", **rec)
     grid = np.linspace(
@@ -160,6 +161,7 @@ def _params(cfg: dict) -> dict:
         fig6_1=cfg["fig6_1"],
         fig4_1=cfg["fig4_1"],
         clipping=dict(cfg["clipping"], n=clip_n),
+        health=cfg["health"],
     )
 
 
@@ -371,6 +373,7 @@ def test_claims_rule_gets_the_settings_as_params():
         "fig6_1",
         "fig4_1",
         "clipping",
+        "health",
     ):
         assert f"        {name}=" in block, name
     assert "full_scale" not in text
@@ -379,6 +382,7 @@ def test_claims_rule_gets_the_settings_as_params():
 # ------------------------------------------------------------------ issue 46: rows that can fail
 def _run_settings(cfg: dict) -> thesis_settings.RunSettings:
     p = _params(cfg)
+    p.pop("health")  # the claims step's, not a setting the thesis's values refer to
     return thesis_settings.RunSettings(
         n={m: int(s["n"]) for m, s in p.pop("specs").items()},
         **p,
@@ -496,3 +500,19 @@ def test_shares_carry_wilson_intervals_and_barker_is_judged_by_a_pooled_test(tmp
     # the fake runs all clip under 20%, Barker's as often as the others': no difference
     barker = next(c for c in claims if c.statement.startswith("DP Barker: share"))
     assert "z = " in barker.mc_error and barker.holds is False
+
+
+def test_the_diagnostics_rows_count_settings_and_can_fail():
+    """One row per algorithm from the shared health-claim builder: a setting is one unit,
+    flagged when any parameter fails; the row names the worst setting."""
+    at = _run_settings(_config())
+    keys = ["easy-2d|dpps|1.0", "easy-2d|dpps|2.0"]
+    summary = {f"{k}/rhat": np.array([1.001, 1.002]) for k in keys}
+    summary.update({f"{k}/ess": np.array([500.0, 600.0]) for k in keys})
+    health = {"max_rhat": 1.01, "min_ess": 100}
+    (ok,) = chain_claims.health_claims(summary, keys, at, health)
+    assert ok.holds and ok.ours.startswith("0 of 2 flagged")
+    summary["easy-2d|dpps|2.0/rhat"] = np.array([1.3, 1.0])
+    (bad,) = chain_claims.health_claims(summary, keys, at, health)
+    assert not bad.holds
+    assert bad.ours.startswith("1 of 2 flagged; max R-hat 1.3000 (easy-2d, eps=2)")

@@ -72,6 +72,7 @@ rule raisa2021_claims:
         fig6_1=RAISA["fig6_1"],
         # the figure's panels too: the claims are about the leapfrog positions it shows
         fig4_1=RAISA["fig4_1"],
+        health=RAISA["health"],
         clipping=dict(
             RAISA_CLIP,
             n=clipping_spec(RAISA_PARAMS, 2, RAISA_CLIP["n"], RAISA["data_fraction"])["n"],

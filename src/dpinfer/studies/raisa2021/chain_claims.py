@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ...proportions import format_interval, pooled_z
-from ..scorecard import Claim, setting
+from ..scorecard import Claim, health_claim, setting
 from .thesis_settings import BANANA_MODELS, IN_THESIS, NAMES, THESIS_CIRCLE_EPSILONS, RunSettings
 
 __all__ = ["iteration_claims", "ordering_claims", "minibatch_claims", "health_claims"]
@@ -396,24 +396,25 @@ def minibatch_claims(summary, at: RunSettings) -> list[Claim]:
     return out
 
 
-def health_claims(summary, keys, at: RunSettings) -> list[Claim]:
-    flagged, ran = {}, {}
+def health_claims(summary, keys, at: RunSettings, health: dict) -> list[Claim]:
+    """Per algorithm, the one diagnostics row (:func:`~dpinfer.studies.scorecard.health_claim`):
+    a setting counts as one unit, flagged when any parameter's R-hat or bulk ESS over its chains
+    fails ``health``."""
+    groups, ran = {}, {}
     for key in keys:
-        model, algo, _ = key.split("|")
-        flagged.setdefault(algo, [0, 0])
-        flagged[algo][1] += 1
-        flagged[algo][0] += int(summary[f"{key}/flagged"])
+        model, algo, eps = key.split("|")
+        rhat, ess = (np.atleast_1d(summary[f"{key}/{k}"])[None, :] for k in ("rhat", "ess"))
+        groups.setdefault(algo, []).append((f"{model}, eps={float(eps):g}", rhat, ess))
         ran.setdefault(algo, set()).add(model)
     return [
-        Claim(
+        health_claim(
             "fig6_3" if algo in ("mdpps", "mdppa", "barker") else "fig6_4",
             f"{algo}: every setting's chains pass R-hat and bulk ESS (not reported by the thesis)",
             "(not reported)",
-            *_share(n - k, n),
-            k == 0,
+            groups[algo],
+            health,
             "raisa2021-convergence",
-            settings=at.panels(_ALGO_MODELS[algo], ran[algo], circle="circle" in ran[algo]),
-            diagnostics=True,
+            at.panels(_ALGO_MODELS[algo], ran[algo], circle="circle" in ran[algo]),
         )
-        for algo, (k, n) in sorted(flagged.items())
+        for algo in sorted(groups)
     ]

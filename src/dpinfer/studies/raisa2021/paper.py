@@ -340,10 +340,11 @@ def claims(
     fig6_1: dict,
     fig4_1: dict,
     clipping: dict,
+    health: dict,
 ) -> None:
     """Rule step: the thesis's statements against our runs, each with the settings its value
     refers to (:class:`RunSettings`; ``specs``: each configured model as run, ``clipping``: the
-    clipping study's config with its n as run)."""
+    clipping study's config with its n as run; ``health``: the diagnostics' thresholds)."""
     summary = load_npz(input.summary)
     curves = load_npz(input.curves)
     keys = [str(k) for k in summary["keys"]]
@@ -374,5 +375,5 @@ def claims(
     out += privacy_budget(ordering_claims(summary, at), BUDGET_NOTE)
     out += privacy_budget(minibatch_claims(summary, at), BUDGET_NOTE)
     out += _clipping_claims(load_npz(input.clipping), at)
-    out += privacy_budget(health_claims(summary, keys, at), BUDGET_NOTE)
+    out += privacy_budget(health_claims(summary, keys, at, health), BUDGET_NOTE)
     write_claims(output.claims, out)
