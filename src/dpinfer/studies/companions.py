@@ -65,7 +65,7 @@ def from_chains(claims: list[Claim], replaces: tuple[str, ...] = ()) -> list[Cla
     field asks :func:`second_verdicts` for the companion's verdict. ``replaces``: the names of
     the claims' settings whose chain lengths the companion's chains replace
     (:attr:`Converged.replaces`). :func:`write_claims` refuses a mark left unanswered."""
-    mark = Converged("companion", note=PENDING, replaces=tuple(replaces))
+    mark = Converged(PENDING, replaces=tuple(replaces))
     return [replace(c, converged=mark) for c in claims]
 
 
@@ -98,8 +98,8 @@ def second_verdicts(
         t = twins[i] if twins is not None else None
         extra = (notes or {}).get(c.statement) or (notes or {}).get(c.statement.split(":")[0])
         here = f"{note}; {extra}" if extra else note
-        if t is None:
-            second = Converged("companion", note=note, replaces=replaces)
+        if t is None:  # not run: there are no companion chains to replace any lengths
+            second = Converged("companion", note=note)
         elif on_subset is None:
             second = Converged(
                 "companion", t.ours, t.mc_error, t.holds, note=here, replaces=replaces

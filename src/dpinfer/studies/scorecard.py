@@ -170,6 +170,10 @@ def health_settings(reference: dict, health: dict, source: str) -> tuple[Setting
     )
 
 
+# Converged.kind of a claim whose second verdict is still to come (companions.from_chains)
+PENDING = "pending"
+
+
 @dataclass(frozen=True)
 class Converged:
     """The second verdict of a claim computed from chains the diagnostics flag (issue 33).
@@ -177,7 +181,9 @@ class Converged:
     - ``kind``: "companion" (the claim recomputed from chains that pass the diagnostics: the same
       data and releases, more or longer chains or an added move that keeps the target exact) or
       "privacy_budget" (a DP chain whose iteration count the privacy budget fixes: a longer chain
-      is another, costlier release, so there is no converged companion);
+      is another, costlier release, so there is no converged companion), or "pending" (a claim
+      marked as computed from chains whose second verdict is still to come:
+      :func:`dpinfer.studies.companions.from_chains`; :func:`write_claims` refuses it);
     - ``ours``, ``mc_error``, ``holds``: as :class:`Claim`'s, from the companion (``holds`` None:
       the companion was not run);
     - ``settings``: where the companion differs from the document's setting beyond chain
@@ -198,8 +204,10 @@ class Converged:
     replaces: tuple[str, ...] = field(default=())
 
     def __post_init__(self):
-        if self.kind not in ("companion", "privacy_budget"):
-            raise ValueError(f"Converged.kind must be 'companion' or 'privacy_budget': {self.kind}")
+        if self.kind not in ("companion", "privacy_budget", PENDING):
+            raise ValueError(
+                f"Converged.kind must be 'companion', 'privacy_budget' or 'pending': {self.kind}"
+            )
 
 
 @dataclass(frozen=True)
@@ -274,13 +282,9 @@ def health_claim(target, statement, paper, groups, health, deviation, settings) 
     )
 
 
-# the note of a claim marked (companions.from_chains) whose second verdict is still to come
-PENDING = "second verdict pending"
-
-
 def pending(claim: Claim) -> bool:
     """Whether ``claim`` is marked as computed from chains and still awaits its second verdict."""
-    return claim.converged is not None and claim.converged.note == PENDING
+    return claim.converged is not None and claim.converged.kind == PENDING
 
 
 def _settings_json(settings) -> list:
