@@ -17,25 +17,25 @@ from dpinfer.models.linreg_nig import (
     NIWPrior,
     Problem,
     Release,
-    clean_noisy_moments,
-    gaussian_moments,
-    nig_draws,
-    nig_posterior,
-    niw_posterior,
-    prior_predictive_moments,
-    project_statistics,
     release_statistics,
     sensitivity_statistics,
     simulate_dataset,
     sufficient_statistics,
 )
+from dpinfer.models.linreg_nig_multi import (
+    SCALAR_ORDER,
+    NIWPriorP,
+    nig_posterior_p,
+    project_statistics_p,
+)
 from dpinfer.samplers.base import Chain
-from dpinfer.samplers.clt_moments import clt_mean_cov
+from dpinfer.samplers.clt_moments_multi import noisy_tensor, predictive_tensor
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_update
 from dpinfer.samplers.mcmc_ind import run_mcmc_ind
 from dpinfer.samplers.registry import SAMPLERS
 from dpinfer.studies.bernstein2020_ch5.summarise import covered
 from dpinfer.studies.nig_methods import METHODS
+from tests.exact.bernstein2020_ch5 import clt_mean_cov, gaussian_moments
 from tests.harness import assert_calibrated, assert_miscalibrated, posterior_quantiles
 
 PRIOR = NIGPrior(np.zeros(2), np.diag([0.5 / 19, 0.5 / 19]), 20.0, 0.5)
@@ -66,48 +66,22 @@ def test_release_draws_through_the_mechanism_records_in_a_fixed_order():
     np.testing.assert_array_equal(rel.moment_sums, sums + again.laplace(0.0, 320.0, size=4))
 
 
-def test_noisy_moments_are_clipped_to_the_bounds_and_form_a_moment_sequence():
-    m = clean_noisy_moments([-50.0, -3.0, 40.0, 0.01], 10, BOUNDS)
-    np.testing.assert_allclose(m, [-1.0, 1.0, -1.0, 1.0], atol=1e-6)  # the moments of x = -1
+def test_noisy_moments_are_clipped_to_the_bounds_and_form_a_moment_tensor():
+    """Gibbs-SS-Noisy's moments of one covariate: valid sums (of records inside the bounds) are
+    kept; sums outside what the bounds allow are clipped and repaired into a moment tensor whose
+    CLT covariance is positive semi-definite for any parameters (no projection needed)."""
     rng = np.random.default_rng(4)
-    for sums in [[3.0, 0.5, 0.0, 0.1]] + list(rng.normal(0.0, 30.0, size=(200, 4))):
-        m = clean_noisy_moments(sums, 10, BOUNDS)
-        hankel = np.array([[1.0, m[0], m[1]], [m[0], m[1], m[2]], [m[1], m[2], m[3]]])
-        assert np.all(np.linalg.eigvalsh(hankel) > 0), m
-        # then Sigma_t is a covariance for any parameters: no projection needed
+    x = rng.uniform(-1.0, 1.0, size=10)
+    sums = np.array([np.sum(x**k) for k in (4, 3, 2, 1)])  # moment_monomials(1) order
+    t4 = noisy_tensor(sums, 10, 1, BOUNDS)
+    np.testing.assert_allclose([t4[0, 0, 0, 0], t4[0, 0, 0, 1], t4[0, 0, 1, 1]], sums[:3] / 10)
+    t4 = noisy_tensor(np.array([0.0, 30.0, 0.0, 20.0]), 10, 1, BOUNDS)  # E x = 2: clipped to 1
+    assert t4[0, 1, 1, 1] <= 1.0
+    for sums in [[0.1, 0.0, 0.5, 3.0]] + list(rng.normal(0.0, 30.0, size=(200, 4))):
+        t4 = noisy_tensor(np.asarray(sums), 10, 1, BOUNDS)
+        m = [t4[0, 1, 1, 1], t4[0, 0, 1, 1], t4[0, 0, 0, 1], t4[0, 0, 0, 0]]
         for theta0, theta1, sigma2 in rng.normal(size=(5, 3)) ** 2:
             assert np.linalg.eigvalsh(clt_mean_cov([theta0, theta1], sigma2, m)[1]).min() > -1e-9
-
-
-def test_nig_posterior_matches_least_squares_form():
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=30)
-    y = 0.7 * x - 0.2 + 0.3 * rng.normal(size=30)
-    prior = NIGPrior(np.array([0.4, -1.0]), np.array([[2.0, 0.3], [0.3, 1.5]]), 3.0, 0.8)
-    mu_n, lam_n, a_n, b_n = nig_posterior(sufficient_statistics(x, y), 30, prior)
-    X = np.column_stack([x, np.ones_like(x)])
-    lam = X.T @ X + prior.lam0
-    mu = np.linalg.solve(lam, X.T @ y + prior.lam0 @ prior.mu0)
-    resid = y - X @ mu
-    b = prior.b0 + 0.5 * (resid @ resid + (mu - prior.mu0) @ prior.lam0 @ (mu - prior.mu0))
-    np.testing.assert_allclose(lam_n, lam)
-    np.testing.assert_allclose(mu_n, mu, rtol=1e-10)
-    assert a_n == prior.a0 + 15
-    assert b_n == pytest.approx(b, rel=1e-10)
-
-
-def test_nig_draws_have_the_closed_form_moments():
-    rng = np.random.default_rng(1)
-    s = np.array([3.0, 12.0, -2.0, 5.0, 9.0])
-    mu_n, lam_n, a_n, b_n = nig_posterior(s, 20, PRIOR)
-    d = nig_draws(rng, s, 20, PRIOR, 200_000)
-    e_s2 = b_n / (a_n - 1)
-    sd_s2 = e_s2 / math.sqrt(a_n - 2)
-    assert abs(d[:, 2].mean() - e_s2) < 5 * sd_s2 / math.sqrt(d.shape[0])
-    cov = e_s2 * np.linalg.inv(lam_n)  # marginal covariance of theta (Student t)
-    se = np.sqrt(np.diag(cov) / d.shape[0])
-    assert np.all(np.abs(d[:, :2].mean(0) - mu_n) < 5 * se)
-    np.testing.assert_allclose(np.cov(d[:, :2].T), cov, rtol=0.03, atol=1e-4 * np.abs(cov).max())
 
 
 def test_clt_moments_match_monte_carlo():
@@ -117,7 +91,7 @@ def test_clt_moments_match_monte_carlo():
     m = 400_000
     x = mu + math.sqrt(tau2) * rng.normal(size=m)
     y = theta[0] * x + theta[1] + math.sqrt(sigma2) * rng.normal(size=m)
-    t = np.column_stack([x, x * x, y, x * y, y * y])
+    t = np.column_stack([x * x, x, x * y, y, y * y])
     mu_t, cov_t = clt_mean_cov(theta, sigma2, gaussian_moments(mu, tau2))
     se_mean = t.std(0) / math.sqrt(m)
     assert np.all(np.abs(t.mean(0) - mu_t) < 5 * se_mean)
@@ -126,37 +100,32 @@ def test_clt_moments_match_monte_carlo():
 
 
 def test_prior_predictive_moments_match_monte_carlo():
+    """Gibbs-SS-Prior's moments E[x^k] of the data prior's predictive at p = 1, closed form."""
     rng = np.random.default_rng(3)
     dp = NIWPrior(0.3, 2.0, 1.5, 20.0)
+    t4 = predictive_tensor(NIWPriorP(np.array([dp.m0]), dp.kappa, np.array([[dp.psi]]), dp.nu))
+    closed = [t4[0, 1, 1, 1], t4[0, 0, 1, 1], t4[0, 0, 0, 1], t4[0, 0, 0, 0]]
     m = 400_000
     tau2 = 0.5 * dp.psi / rng.gamma(0.5 * dp.nu, 1.0, size=m)
     mu = dp.m0 + np.sqrt(tau2 / dp.kappa) * rng.normal(size=m)
     x = mu + np.sqrt(tau2) * rng.normal(size=m)
     mc = np.array([np.mean(x**k) for k in range(1, 5)])
     se = np.array([np.std(x**k) for k in range(1, 5)]) / math.sqrt(m)
-    assert np.all(np.abs(mc - prior_predictive_moments(dp)) < 5 * se)
-
-
-def test_niw_posterior_closed_form():
-    x = np.array([0.1, -0.4, 0.3, 0.25])
-    m_n, k_n, psi_n, nu_n = niw_posterior(x.sum(), x @ x, 4, NIWPrior(0.2, 1.0, 1.0, 50.0))
-    assert k_n == 5 and nu_n == 54
-    assert m_n == pytest.approx((0.2 + x.sum()) / 5)
-    assert psi_n == pytest.approx(1.0 + ((x - x.mean()) ** 2).sum() + 4 / 5 * (x.mean() - 0.2) ** 2)
+    assert np.all(np.abs(mc - closed) < 5 * se)
 
 
 def test_projection_makes_statistics_valid_and_keeps_valid_ones():
     rng = np.random.default_rng(4)
     x, y = rng.normal(size=10), rng.normal(size=10)
-    s = sufficient_statistics(x, y)
-    np.testing.assert_allclose(project_statistics(s, 10), s)
-    bad = s + np.array([0.0, -30.0, 0.0, 50.0, -40.0])
-    p = project_statistics(bad, 10)
-    a = np.array([[p[1], p[0], p[3]], [p[0], 10.0, p[2]], [p[3], p[2], p[4]]])
+    s = sufficient_statistics(x, y)[SCALAR_ORDER]  # [Sxx, Sx, Sxy, Sy, Syy]
+    np.testing.assert_allclose(project_statistics_p(s, 10, 1), s)
+    bad = s + np.array([-30.0, 0.0, 50.0, 0.0, -40.0])
+    p = project_statistics_p(bad, 10, 1)
+    a = np.array([[p[0], p[1], p[2]], [p[1], 10.0, p[3]], [p[2], p[3], p[4]]])
     assert np.linalg.eigvalsh(a).min() > -1e-9
-    assert p[0] == bad[0] and p[2] == bad[2]
-    np.testing.assert_allclose(project_statistics(p, 10), p)  # idempotent
-    assert nig_posterior(p, 10, PRIOR)[3] >= PRIOR.b0 - 1e-12
+    assert p[1] == bad[1] and p[3] == bad[3]  # the sums are kept
+    np.testing.assert_allclose(project_statistics_p(p, 10, 1), p)  # idempotent
+    assert nig_posterior_p(p, 10, 1, PRIOR)[3] >= PRIOR.b0 - 1e-12
 
 
 def _release(seed: int, n: int, eps: float) -> Release:

@@ -1,4 +1,4 @@
-"""Gibbs-SS for p covariates (:mod:`dpinfer.samplers.gibbs_ss_multi`) against exact targets.
+"""Gibbs-SS for p covariates (:mod:`dpinfer.samplers.gibbs_ss`) against exact targets.
 
 - With a negligible noise scale (2e-4 on every statistic; simulated data, unclamped release) the
   private posterior is the conjugate NIG posterior given s (Eq. 5.1, closed form), checked with
@@ -7,51 +7,51 @@
   collapsed moves. The same check rejects the conjugate posterior of a clearly perturbed s.
 - The NIW prior in log-Cholesky coordinates equals scipy's inverse-Wishart times normal density
   plus the stated Jacobian, and reduces to chapter 5's scalar log_niw at p = 1.
-- At p = 1, the p-dimensional and the scalar Gibbs-SS-Update agree with the same conjugate
-  target on the same release, and both flavours with their scalar versions (means and spreads,
-  two-sample z-scores) on a release with non-negligible noise, where the CLT moments, the
-  projection and the collapsed moves shape the chain's law.
+- Chapter 5's one-covariate problem is the p = 1 case: converted (``as_p``), each flavour's
+  chain equals, seed for seed, the chain of the same release built by hand.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from dpinfer import diagnostics
 from dpinfer.mechanisms import Laplace
 from dpinfer.models import linreg_nig, linreg_nig_multi
-from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, log_niw, release_statistics
+from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, release_statistics
 from dpinfer.models.linreg_nig_multi import (
     NIWPriorP,
     ReleaseP,
+    as_p,
     chain_target_p,
     log_nig_p,
     log_niw_chol,
+    moment_sums_p,
     n_stats,
     stat_pairs,
     sufficient_statistics_p,
 )
-from dpinfer.samplers import gibbs_ss_multi as gm
+from dpinfer.samplers import gibbs_ss as gm
 from dpinfer.samplers.clt_moments_multi import predictive_tensor
-from dpinfer.samplers.gibbs_ss import run_gibbs_ss_prior, run_gibbs_ss_update
-from dpinfer.samplers.gibbs_ss_multi import (
+from dpinfer.samplers.gibbs_ss import (
     phi_dimension,
-    run_gibbs_ss_prior_p,
-    run_gibbs_ss_update_p,
+    run_gibbs_ss_noisy,
+    run_gibbs_ss_prior,
+    run_gibbs_ss_update,
 )
+from tests.exact.bernstein2020_ch5 import log_niw
 from tests.exact.linreg_nig_multi import (
     FLAVOURS,
     GIBBS_BURNIN,
     GIBBS_KEEP,
-    NEGLIGIBLE_SCALE,
     negligible_case,
-    nig_moments_p,
     priors,
 )
 from tests.exact.linreg_nig_multi import gibbs_chain as chain
 from tests.exact.linreg_nig_multi import gibbs_data as data
-from tests.harness import ExactCase, check_exact, z_scores
+from tests.harness import check_exact, z_scores
 
 SCALAR_ORDER = [1, 0, 3, 2, 4]  # [sx, sxx, sy, sxy, syy] -> stat_pairs(1) order
 BURNIN, KEEP = GIBBS_BURNIN, GIBBS_KEEP
@@ -140,56 +140,35 @@ def _paired_releases(scale: float, seed: int = 12):
     return rel, relp, scalar_prior, NIWPrior(0.0, 1.0, 1.0, 50.0), prior, data_prior
 
 
-def test_p1_update_agrees_with_the_scalar_sampler_on_the_conjugate_target():
-    rel, relp, sprior, sdata, prior, data_prior = _paired_releases(NEGLIGIBLE_SCALE)
-    mean, sd = nig_moments_p(relp.s, relp.n, 1, prior)
-    kw = {"burnin": BURNIN, "keep": KEEP}
-    for moves in (0, 1):
-        ours = run_gibbs_ss_update_p(
-            linreg_nig_multi.ProblemP(relp, prior, data_prior),
-            np.random.default_rng(3),
-            collapsed_moves=moves,
-            **kw,
-        )
-        theirs = run_gibbs_ss_update(
-            linreg_nig.Problem(rel, sprior, sdata),
-            np.random.default_rng(4),
-            collapsed_moves=moves,
-            **kw,
-        )
-        for draws in (ours.kept, theirs.kept):
-            check_exact(ExactCase(draws, mean, sd, 0.1 * sd, 0.1 * sd))
-
-
-def _two_sample_z(a, b):
-    se = np.hypot(diagnostics.mc_standard_error(a), diagnostics.mc_standard_error(b))
-    return np.abs(a.mean(0) - b.mean(0)) / se
-
-
-SCALAR = {"prior": run_gibbs_ss_prior, "update": run_gibbs_ss_update}
-
-
-@pytest.mark.parametrize("moves", [0, 1])
-@pytest.mark.parametrize("flavour", sorted(SCALAR))
-def test_p1_agrees_with_the_scalar_sampler_under_real_noise(flavour, moves):
-    # Laplace scale 0.3 on n = 10 records: the statistics are uncertain (s is projected in some
-    # iterations), so the chain's law depends on the CLT moments of the data prior's x, the
-    # projection and the collapsed moves: both samplers must share it, in means and spreads
-    # (doubling Sigma_x in the p-dimensional Update's moments gives z ~ 20 on the spreads)
+def test_chapter5_problem_is_the_p1_case():
+    """Chapter 5's one-covariate Problem runs as the p = 1 ProblemP (``as_p``): its statistics and
+    moment sums come over in stat_pairs and moment_monomials order, and with the same seed each
+    flavour's chain is the one of the same release built as a ReleaseP by hand."""
     rel, relp, sprior, sdata, prior, data_prior = _paired_releases(0.3)
-    kw = {"burnin": 2000, "keep": 20000, "collapsed_moves": moves}
-    problem = linreg_nig_multi.ProblemP(relp, prior, data_prior)
-    ours = FLAVOURS[flavour](problem, np.random.default_rng(5), **kw)
-    theirs = SCALAR[flavour](linreg_nig.Problem(rel, sprior, sdata), np.random.default_rng(6), **kw)
-    a, b = ours.kept, theirs.kept
-    centre = 0.5 * (a.mean(0) + b.mean(0))
-    z = np.concatenate([_two_sample_z(a, b), _two_sample_z((a - centre) ** 2, (b - centre) ** 2)])
-    assert np.all(z < 5.0), z
-    assert ours.info.clipped["stat_projections"] > 100
-    # the noise is not negligible: the chains differ from the conjugate posterior given s
-    mean, sd = nig_moments_p(relp.s, relp.n, 1, prior)
-    _, _, z_mean, z_sd = z_scores(a, mean, sd, 0.0, 0.0)
-    assert np.max(np.concatenate([z_mean, z_sd])) > 5.0
+    X = data(1, 12)[0]
+    converted = as_p(linreg_nig.Problem(rel, sprior, sdata)).release
+    np.testing.assert_array_equal(converted.z, relp.z)
+    np.testing.assert_array_equal(converted.z_half, relp.z_half)
+    np.testing.assert_allclose(converted.exact_moment_sums, moment_sums_p(X), rtol=1e-12)
+    kw = {"burnin": 200, "keep": 1000}
+    for run in (run_gibbs_ss_noisy, run_gibbs_ss_prior, run_gibbs_ss_update):
+        for moves in (0, 1):
+            by_hand = dataclasses.replace(
+                relp, moment_sums=converted.moment_sums, mechanism_moments=rel.mechanism_moments
+            )
+            ours = run(
+                linreg_nig_multi.ProblemP(by_hand, prior, data_prior),
+                np.random.default_rng(5),
+                collapsed_moves=moves,
+                **kw,
+            )
+            theirs = run(
+                linreg_nig.Problem(rel, sprior, sdata),
+                np.random.default_rng(5),
+                collapsed_moves=moves,
+                **kw,
+            )
+            np.testing.assert_array_equal(ours.draws, theirs.draws)
 
 
 def test_invalid_input_is_rejected():
@@ -197,11 +176,11 @@ def test_invalid_input_is_rejected():
     release = data(2)[2]
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError):
-        run_gibbs_ss_update_p(
+        run_gibbs_ss_update(
             linreg_nig_multi.ProblemP(release, prior, data_prior), rng, burnin=10, keep=0
         )
     with pytest.raises(ValueError):
-        run_gibbs_ss_prior_p(
+        run_gibbs_ss_prior(
             linreg_nig_multi.ProblemP(release, prior, data_prior),
             rng,
             burnin=1,
@@ -209,10 +188,10 @@ def test_invalid_input_is_rejected():
             collapsed_moves=-1,
         )
     with pytest.raises(ValueError):  # priors of the wrong dimension
-        run_gibbs_ss_update_p(linreg_nig_multi.ProblemP(release, *priors(1)), rng, burnin=1, keep=5)
+        run_gibbs_ss_update(linreg_nig_multi.ProblemP(release, *priors(1)), rng, burnin=1, keep=5)
     bad = ReleaseP(release.s, release.n, 2, release.z[:-1], Laplace(1.0, 1.0), release.z, None)
     with pytest.raises(ValueError):
-        run_gibbs_ss_update_p(
+        run_gibbs_ss_update(
             linreg_nig_multi.ProblemP(bad, prior, data_prior), rng, burnin=1, keep=5
         )
 
@@ -223,17 +202,20 @@ def test_a_proposal_whose_moments_overflow_has_no_density():
     p = 2
     mw_fixed = gm._MomentWork(
         predictive_tensor(priors(p)[1]),
-        np.empty((p + 2,) * 4),
-        np.empty((p + 2,) * 4),
+        np.empty((p + 1,) * 3),
+        np.empty((p + 1,) * 2),
+        np.empty(p + 1),
         np.empty(p),
         np.zeros((p, p)),
         np.empty((p, p)),
         stat_pairs(p),
+        np.empty((2, 5, 5)),
     )
+    fixed = gm._Settings(0, 1, True, False, False, -np.inf, np.inf)
     k = n_stats(p)
     mu_t, cov_t = np.empty(k), np.empty((k, k))
     phi = np.array([0.3, -0.2, 0.1, np.log(0.05)])
-    assert gm._finite_moments(phi, p, False, mw_fixed, mu_t, cov_t)
+    assert gm._finite_moments(phi, p, fixed, mw_fixed, mu_t, cov_t)
     assert np.all(np.isfinite(cov_t))
     phi[p + 1] = 800.0
-    assert not gm._finite_moments(phi, p, False, mw_fixed, mu_t, cov_t)
+    assert not gm._finite_moments(phi, p, fixed, mw_fixed, mu_t, cov_t)

@@ -1,4 +1,4 @@
-"""MCMC-Ind for p covariates (:mod:`dpinfer.samplers.mcmc_ind_multi`) against the exact private
+"""MCMC-Ind for p covariates (:mod:`dpinfer.samplers.mcmc_ind`) against the exact private
 posterior of its target, p(theta, sigma^2 | z), at n = 3 records: self-normalised importance
 sampling (IS) from the joint prior of every parameter and record, with weights
 exp(-|z - s|_1 / b) (s of the clamped records on a clamped release), as
@@ -6,11 +6,10 @@ tests/exact/bernstein2020_ch5.py does for the scalar sampler; the slack is 3 sd 
 
 Cases: p = 1 with the thesis's priors (unclamped), p = 2 and p = 5 with wider priors (the
 slopes and Sigma_x matter; clamped releases, the clamping moves the posterior). The harness
-rejects a wrong target (the IS posterior at 4 times the noise scale, and the prior); at p = 1
-the scalar sampler :func:`dpinfer.samplers.mcmc_ind.run_mcmc_ind` on the same (reordered)
-release matches the same target and this sampler's chain. The chains store (theta, sigma^2)
-only, which a small error in the NIW density of the (mu_x, Sigma_x) move barely moves, so that
-density (log-Cholesky Jacobian included) is checked directly against scipy's.
+rejects a wrong target (the IS posterior at 4 times the noise scale, and the prior); chapter
+5's one-covariate problem with asymmetric clamping bounds matches its own IS target. The chains
+store (theta, sigma^2) only, which a small error in the NIW density of the (mu_x, Sigma_x) move
+barely moves, so that density (log-Cholesky Jacobian included) is checked directly against scipy's.
 """
 
 from __future__ import annotations
@@ -19,31 +18,25 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpinfer import diagnostics
-from dpinfer.models import linreg_nig, linreg_nig_multi
-from dpinfer.models.linreg_nig import NIGPrior, NIWPrior, log_niw, release_statistics
+from dpinfer.models import linreg_nig
+from dpinfer.models.linreg_nig import NIWPrior, release_statistics, simulate_dataset
 from dpinfer.models.linreg_nig_multi import (
     NIWPriorP,
-    ReleaseP,
     log_niw_chol,
-    simulate_dataset_p,
-    sufficient_statistics_p,
 )
 from dpinfer.samplers.mcmc_ind import run_mcmc_ind
-from dpinfer.samplers.mcmc_ind_multi import run_mcmc_ind_p
+from tests.exact.bernstein2020_ch5 import DATA_PRIOR as SCALAR_DATA_PRIOR
+from tests.exact.bernstein2020_ch5 import PRIOR as SCALAR_PRIOR
+from tests.exact.bernstein2020_ch5 import log_niw, private_posterior_moments
 from tests.exact.linreg_nig_multi import (
     CHAINS,
     IS_CASES,
     IS_DRAWS,
-    N_IS,
     is_exact_case,
     mcmc_case,
-    priors,
     private_posterior_moments_p,
 )
 from tests.harness import ExactCase, check_exact
-
-SCALAR_ORDER = [1, 0, 3, 2, 4]  # scalar [Sx, Sxx, Sy, Sxy, Syy] -> stat_pairs(1) order
 
 
 @pytest.mark.parametrize("name", list(IS_CASES))
@@ -85,53 +78,37 @@ def test_the_harness_rejects_a_wrong_target():
         check_exact(ExactCase(chain5.kept, prior_mean5, prior_sd5))
 
 
-def test_p1_matches_the_scalar_sampler_on_a_clamped_release():
-    """At p = 1 the two samplers target the same posterior: the scalar release (its statistics
-    reordered) as a ReleaseP, both chains against one IS target, and against each other."""
-    prior, data_prior = priors(1)
-    prior_s = NIGPrior(prior.mu0, prior.lam0, prior.a0, prior.b0)
-    data_prior_s = NIWPrior(0.0, 1.0, 1.0, 50.0)
+def test_chapter5_problem_with_asymmetric_bounds_matches_its_exact_target():
+    """Chapter 5's one-covariate problem is the p = 1 case (``as_p``): on a release clamped to
+    asymmetric bounds (the sign flip then recomputes the clamped statistics instead of negating
+    them) the chain matches importance sampling from the joint prior with records clamped to
+    those bounds (tests/exact/bernstein2020_ch5.py), and not the same target clamped to
+    [-1, 1]."""
+    bounds = (-0.6, 1.4)
     rng = np.random.default_rng(31)
-    while True:  # a data set with a record outside [-1, 1]: the clamping matters
-        sim = simulate_dataset_p(rng, N_IS, prior, data_prior)
-        if np.any(np.abs(sim["y"]) > 1.2):
+    while True:  # records on both sides of the bounds: the clamping matters
+        sim = simulate_dataset(rng, 3, SCALAR_PRIOR, SCALAR_DATA_PRIOR)
+        if np.max(sim["y"]) > 1.6 and np.min(sim["y"]) < -0.8:
             break
-    x, y = sim["X"][:, 0], sim["y"]
-    scalar = release_statistics(rng, x, y, 48.0, (-1.0, 1.0), clamp=True)
-    np.testing.assert_allclose(scalar.s[SCALAR_ORDER], sufficient_statistics_p(x, y), atol=1e-12)
-    release = ReleaseP(
-        scalar.s[SCALAR_ORDER],
-        N_IS,
-        1,
-        scalar.z[SCALAR_ORDER],
-        scalar.mechanism,
-        scalar.z_half[SCALAR_ORDER],
-        scalar.mechanism_half,
-        True,
-    )
-    mean, sd, ess, *_ = private_posterior_moments_p(
-        release.z, release.mechanism.scale, True, prior, data_prior, IS_DRAWS, seed=5
-    )
-    assert ess > 2000
-    chain_p = run_mcmc_ind_p(
-        linreg_nig_multi.ProblemP(release, prior, data_prior),
+    release = release_statistics(rng, sim["x"], sim["y"], 48.0, bounds, clamp=True)
+    chain = run_mcmc_ind(
+        linreg_nig.Problem(release, SCALAR_PRIOR, SCALAR_DATA_PRIOR),
         np.random.default_rng(23),
-        burnin=2000,
-        keep=40000,
+        burnin=3000,
+        keep=30000,
     )
-    chain_s = run_mcmc_ind(
-        linreg_nig.Problem(scalar, prior_s, data_prior_s),
-        np.random.default_rng(24),
-        burnin=2000,
-        keep=40000,
-    )
-    check_exact(is_exact_case(chain_p.kept, mean, sd, ess))
-    check_exact(is_exact_case(chain_s.kept, mean, sd, ess))
-    se = np.hypot(
-        diagnostics.mc_standard_error(chain_p.kept), diagnostics.mc_standard_error(chain_s.kept)
-    )
-    diff = np.abs(chain_p.kept.mean(axis=0) - chain_s.kept.mean(axis=0))
-    assert np.all(diff < 5.0 * se), (diff / se, chain_p.kept.mean(0), chain_s.kept.mean(0))
+    assert chain.info.detail.sign_flips > 0  # the asymmetric flip path ran
+    for clamp_to, holds in ((bounds, True), ((-1.0, 1.0), False)):
+        mean, sd, ess = private_posterior_moments(
+            release.z, 3, release.mechanism.scale, 1_000_000, np.random.default_rng(5), clamp_to
+        )
+        slack = 3.0 * sd / np.sqrt(ess)
+        case = ExactCase(chain.kept, mean, sd, mean_slack=slack, sd_slack=slack)
+        if holds:
+            check_exact(case)
+        else:
+            with pytest.raises(AssertionError):
+                check_exact(case)
 
 
 def _cholesky_of(coords, p):

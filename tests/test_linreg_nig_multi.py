@@ -43,7 +43,7 @@ def test_statistics_are_the_distinct_entries_of_the_gram_matrix():
     np.testing.assert_allclose(rebuilt, g)
 
 
-def test_p1_statistics_sensitivity_and_posterior_are_chapter_5s():
+def test_p1_statistics_and_sensitivity_are_chapter_5s():
     X, y = _data(2, 20, 1)
     s = multi.sufficient_statistics_p(X, y)
     s1 = one.sufficient_statistics(X[:, 0], y)
@@ -51,8 +51,6 @@ def test_p1_statistics_sensitivity_and_posterior_are_chapter_5s():
     assert multi.sensitivity_p(1) == one.sensitivity_statistics(2.0, 2.0) == 24.0
     # thesis Delta_s with d = p + 1 = 4 at p = 3, width 2: 4 * 10 + 4 * 4 + 4
     assert multi.sensitivity_p(3) == 60.0
-    for a, b in zip(multi.nig_posterior_p(s, 20, 1, PRIOR_1), one.nig_posterior(s1, 20, PRIOR_1)):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
 def test_nig_posterior_is_the_least_squares_form_in_p_dimensions():
@@ -101,21 +99,10 @@ def test_clt_moments_match_monte_carlo(p):
     t = a[:, ij[:, 0]] * a[:, ij[:, 1]]
     assert np.all(np.abs(t.mean(0) - mu_t) < 5 * t.std(0) / math.sqrt(m))
     np.testing.assert_allclose(np.cov(t.T), cov_t, rtol=0.05, atol=0.02 * np.abs(cov_t).max())
-    if p == 1:  # chapter 5's Eqs. (5.2)-(5.3)
-        from dpinfer.samplers.clt_moments import clt_mean_cov
-
-        mu1, cov1 = clt_mean_cov(theta, sigma2, one.gaussian_moments(mean[0], cov[0, 0]))
-        np.testing.assert_allclose(mu_t[TO_CH5], mu1, atol=1e-12)
-        np.testing.assert_allclose(cov_t[np.ix_(TO_CH5, TO_CH5)], cov1, atol=1e-12)
 
 
-def test_predictive_tensor_is_chapter_5s_at_p1_and_matches_simulation_at_p2():
-    t4 = clt.predictive_tensor(multi.NIWPriorP(np.array([0.3]), 1.5, np.eye(1), 50.0))
-    np.testing.assert_allclose(
-        [t4[0, 1, 1, 1], t4[0, 0, 1, 1], t4[0, 0, 0, 1], t4[0, 0, 0, 0]],
-        one.prior_predictive_moments(DATA_PRIOR_1),
-        rtol=1e-12,
-    )
+def test_predictive_tensor_matches_simulation_at_p2():
+    """(p = 1: tests/test_bernstein2020_ch5.py.)"""
     dp = multi.NIWPriorP(np.array([0.1, -0.2]), 2.0, np.array([[1.0, 0.3], [0.3, 0.5]]), 9.0)
     t4 = clt.predictive_tensor(dp)
     m = 400_000
@@ -152,14 +139,8 @@ def test_niw_draws_have_the_inverse_wishart_moments():
     np.testing.assert_allclose(np.cov(mus.T), e_sig / kn, rtol=0.03)
 
 
-def test_projection_is_chapter_5s_at_p1_and_makes_p3_statistics_valid():
-    X, y = _data(10, 10, 1)
-    bad = multi.sufficient_statistics_p(X, y) + np.array([-30.0, 0.0, 50.0, 0.0, -40.0])
-    np.testing.assert_allclose(
-        multi.project_statistics_p(bad, 10, 1)[TO_CH5],
-        one.project_statistics(bad[TO_CH5], 10),
-        atol=1e-10,
-    )
+def test_projection_makes_p3_statistics_valid():
+    """(p = 1: tests/test_bernstein2020_ch5.py.)"""
     X, y = _data(11, 10, 3)
     s = multi.sufficient_statistics_p(X, y)
     np.testing.assert_allclose(multi.project_statistics_p(s, 10, 3), s)  # valid: kept

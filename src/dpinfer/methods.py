@@ -97,7 +97,7 @@ METHODS: dict[str, Method] = _methods(
             "multinomial": "conjugate:run_non_private_multinomial",
             "exponential": "conjugate:run_non_private_exponential",
             "nig_linreg": "conjugate:run_non_private_nig",
-            "nig_linreg_p": "conjugate:run_non_private_nig_p",
+            "nig_linreg_p": "conjugate:run_non_private_nig",
         },
         fits="mle:nonprivate_mle",  # chapter 3: the MLE on the confidential tables
         iid=True,
@@ -115,7 +115,7 @@ METHODS: dict[str, Method] = _methods(
             "multinomial": "conjugate:run_naive_multinomial",
             "exponential": "conjugate:run_naive_exponential",
             "nig_linreg": "conjugate:run_naive_nig",
-            "nig_linreg_p": "conjugate:run_naive_nig_p",
+            "nig_linreg_p": "conjugate:run_naive_nig",
         },
         iid=True,
     ),
@@ -175,7 +175,7 @@ METHODS: dict[str, Method] = _methods(
         "-",
         runs={
             "nig_linreg": "gibbs_ss:run_gibbs_ss_update",
-            "nig_linreg_p": "gibbs_ss_multi:run_gibbs_ss_update_p",
+            "nig_linreg_p": "gibbs_ss:run_gibbs_ss_update",
         },
     ),
     Method(
@@ -186,7 +186,7 @@ METHODS: dict[str, Method] = _methods(
         "-",
         runs={
             "nig_linreg": "gibbs_ss:run_gibbs_ss_noisy",
-            "nig_linreg_p": "gibbs_ss_multi:run_gibbs_ss_noisy_p",
+            "nig_linreg_p": "gibbs_ss:run_gibbs_ss_noisy",
         },
     ),
     Method(
@@ -197,7 +197,7 @@ METHODS: dict[str, Method] = _methods(
         "-",
         runs={
             "nig_linreg": "gibbs_ss:run_gibbs_ss_prior",
-            "nig_linreg_p": "gibbs_ss_multi:run_gibbs_ss_prior_p",
+            "nig_linreg_p": "gibbs_ss:run_gibbs_ss_prior",
         },
     ),
     Method(
@@ -208,7 +208,7 @@ METHODS: dict[str, Method] = _methods(
         "-.",
         runs={
             "nig_linreg": "mcmc_ind:run_mcmc_ind",
-            "nig_linreg_p": "mcmc_ind_multi:run_mcmc_ind_p",
+            "nig_linreg_p": "mcmc_ind:run_mcmc_ind",
         },
     ),
     Method("oi", "OI", ORANGE, "P", "--"),

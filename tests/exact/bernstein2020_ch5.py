@@ -25,11 +25,11 @@ from dpinfer.models import linreg_nig
 from dpinfer.models.linreg_nig import (
     NIGPrior,
     NIWPrior,
-    nig_posterior,
-    project_statistics,
     release_statistics,
     simulate_dataset,
 )
+from dpinfer.models.linreg_nig_multi import SCALAR_ORDER, project_statistics_p
+from dpinfer.samplers.clt_moments_multi import clt_moments_p
 from dpinfer.samplers.conjugate import run_naive_nig as run_naive
 from dpinfer.samplers.conjugate import run_non_private_nig as run_non_private
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_prior, run_gibbs_ss_update
@@ -40,6 +40,10 @@ from ..harness import ExactCase
 __all__ = [
     "CASES",
     "PRIOR",
+    "clt_mean_cov",
+    "gaussian_moments",
+    "log_niw",
+    "nig_posterior",
     "DATA_PRIOR",
     "nig_moments",
     "private_posterior_moments",
@@ -51,6 +55,44 @@ DATA_PRIOR = NIWPrior(0.0, 1.0, 1.0, 50.0)
 BOUNDS = (-1.0, 1.0)
 N = 10
 NEGLIGIBLE_EPS = 12000.0  # Laplace scale 24 / 12000 = 0.002 on s (sensitivity 24 for [-1, 1])
+
+
+def gaussian_moments(mu: float, tau2: float) -> np.ndarray:
+    """E[x^k], k = 1..4, of N(mu, tau2)."""
+    return np.array(
+        [mu, mu**2 + tau2, mu**3 + 3 * mu * tau2, mu**4 + 6 * mu**2 * tau2 + 3 * tau2**2]
+    )
+
+
+def log_niw(mu: float, tau2: float, prior: NIWPrior) -> float:
+    """log NIW(mu, tau^2) up to a constant, plus log tau^2 (the Jacobian of log tau^2): tau^2 ~
+    InvGamma(nu/2, psi/2), mu | tau^2 ~ N(m0, tau^2/kappa)."""
+    return (
+        -(0.5 * prior.nu + 0.5) * np.log(tau2)
+        - 0.5 * prior.psi / tau2
+        - prior.kappa * (mu - prior.m0) ** 2 / (2.0 * tau2)
+    )
+
+
+def nig_posterior(s, n: int, prior: NIGPrior):
+    """Eq. (5.1) in closed form from s = [Sx, Sxx, Sy, Sxy, Syy] (chapter 5's order): the
+    posterior's (mu_n, Lambda_n, a_n, b_n), theta = (slope, intercept)."""
+    sx, sxx, sy, sxy, syy = (float(v) for v in s)
+    lam_n = np.array([[sxx, sx], [sx, float(n)]]) + prior.lam0
+    r = np.array([sxy, sy]) + prior.lam0 @ prior.mu0
+    mu_n = np.linalg.solve(lam_n, r)
+    b_n = prior.b0 + 0.5 * (syy + prior.mu0 @ prior.lam0 @ prior.mu0 - mu_n @ lam_n @ mu_n)
+    return mu_n, lam_n, prior.a0 + 0.5 * n, b_n
+
+
+def clt_mean_cov(theta, sigma2: float, moments):
+    """Eqs. (5.2)-(5.3): (mu_t, Sigma_t) of one record's statistics [x^2, x, xy, y, y^2]
+    (stat_pairs(1) order) given E[x^k], k = 1..4, through the p-covariate CLT."""
+    m = np.concatenate([[1.0], np.asarray(moments, dtype=float)])
+    t4 = np.empty((2, 2, 2, 2))  # of b = [x, 1]: the entry is E[x^(number of 0 indices)]
+    for idx in np.ndindex(t4.shape):
+        t4[idx] = m[4 - sum(idx)]
+    return clt_moments_p(np.asarray(theta, dtype=float), sigma2, t4)
 
 
 def nig_moments(s, n: int, prior: NIGPrior) -> tuple[np.ndarray, np.ndarray]:
@@ -84,7 +126,8 @@ def non_private() -> ExactCase:
 def naive() -> ExactCase:
     rng, x, y = simulated_data()
     release = release_statistics(rng, x, y, 1.0, BOUNDS)
-    mean, sd = nig_moments(project_statistics(release.z, N), N, PRIOR)
+    projected = project_statistics_p(release.z[SCALAR_ORDER], N, 1)[SCALAR_ORDER]
+    mean, sd = nig_moments(projected, N, PRIOR)
     chain = run_naive(
         linreg_nig.Problem(release, PRIOR, DATA_PRIOR),
         np.random.default_rng(22),

@@ -35,13 +35,13 @@ from dpinfer.models.linreg_nig_multi import (
     simulate_dataset_p,
     stat_pairs,
 )
-from dpinfer.samplers.conjugate import run_naive_nig_p, run_non_private_nig_p
-from dpinfer.samplers.gibbs_ss_multi import (
-    run_gibbs_ss_noisy_p,
-    run_gibbs_ss_prior_p,
-    run_gibbs_ss_update_p,
+from dpinfer.samplers.conjugate import run_naive_nig, run_non_private_nig
+from dpinfer.samplers.gibbs_ss import (
+    run_gibbs_ss_noisy,
+    run_gibbs_ss_prior,
+    run_gibbs_ss_update,
 )
-from dpinfer.samplers.mcmc_ind_multi import run_mcmc_ind_p
+from dpinfer.samplers.mcmc_ind import run_mcmc_ind
 
 from ..harness import ExactCase
 
@@ -105,23 +105,23 @@ def _conjugate(run, p: int, of_release) -> ExactCase:
 
 
 def _non_private():
-    return [_conjugate(run_non_private_nig_p, p, lambda r: r.s) for p in P_VALUES]
+    return [_conjugate(run_non_private_nig, p, lambda r: r.s) for p in P_VALUES]
 
 
 def _naive():
     def projected(r):
         return project_statistics_p(r.z, r.n, r.p)
 
-    return [_conjugate(run_naive_nig_p, p, projected) for p in P_VALUES]
+    return [_conjugate(run_naive_nig, p, projected) for p in P_VALUES]
 
 
 NEGLIGIBLE_SCALE = 2e-4  # Laplace scale on every statistic
 N_GIBBS = {1: 10, 2: 15, 5: 30}  # records of the negligible-noise data sets
 GIBBS_BURNIN, GIBBS_KEEP = 1000, 8000
 FLAVOURS = {
-    "noisy": run_gibbs_ss_noisy_p,
-    "prior": run_gibbs_ss_prior_p,
-    "update": run_gibbs_ss_update_p,
+    "noisy": run_gibbs_ss_noisy,
+    "prior": run_gibbs_ss_prior,
+    "update": run_gibbs_ss_update,
 }
 
 
@@ -229,7 +229,7 @@ def mcmc_case(name: str):
         release.z, scale, clamp, prior, data_prior, IS_DRAWS, seed=5
     )
     burnin, keep = CHAINS[name]
-    chain = run_mcmc_ind_p(
+    chain = run_mcmc_ind(
         linreg_nig_multi.ProblemP(release, prior, data_prior),
         np.random.default_rng(23),
         burnin=burnin,

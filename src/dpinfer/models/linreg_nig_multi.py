@@ -64,6 +64,8 @@ __all__ = [
     "naive_start_p",
     "simulate_dataset_p",
     "chain_target_p",
+    "as_p",
+    "SCALAR_ORDER",
 ]
 
 
@@ -145,7 +147,11 @@ class ReleaseP:
     - ``z_half``: the same at half the budget (``mechanism_half``; Gibbs-SS-Noisy's share);
     - ``moment_sums``: the sums over records of every monomial of x of degree 1 to 4
       (:func:`moment_monomials`), released at the other half (``mechanism_moments``;
-      Gibbs-SS-Noisy's moments of x).
+      Gibbs-SS-Noisy's moments of x);
+    - ``bounds``: the interval every covariate and the response are clamped to when ``clamped``
+      ([-1, 1] for rescaled records; chapter 5's public bounds, :func:`as_p`);
+    - ``exact_moment_sums``: the confidential moment sums (the released code's non-private
+      variant of Gibbs-SS-Noisy only).
     """
 
     s: np.ndarray
@@ -158,6 +164,8 @@ class ReleaseP:
     clamped: bool = True
     moment_sums: np.ndarray | None = None
     mechanism_moments: Laplace | None = None
+    bounds: tuple[float, float] = (-1.0, 1.0)
+    exact_moment_sums: np.ndarray | None = None
 
 
 def moment_monomials(p: int) -> np.ndarray:
@@ -197,8 +205,11 @@ def release_statistics_p(rng: np.random.Generator, X, y, epsilon: float, clamp: 
     moments = Laplace.calibrated(epsilon / 2.0, sensitivity_moments_p(p))
     z = full.release(rng, released)
     z_half = half.release(rng, released)
-    sums = moments.release(rng, moment_sums_p(np.clip(X, -1, 1) if clamp else X))
-    return ReleaseP(s, int(n), int(p), z, full, z_half, half, bool(clamp), sums, moments)
+    exact = moment_sums_p(np.clip(X, -1, 1) if clamp else X)
+    sums = moments.release(rng, exact)
+    return ReleaseP(
+        s, int(n), int(p), z, full, z_half, half, bool(clamp), sums, moments, (-1.0, 1.0), exact
+    )
 
 
 @dataclass(frozen=True)
@@ -208,6 +219,35 @@ class ProblemP:
     release: ReleaseP
     prior: NIGPrior
     data_prior: NIWPriorP
+
+
+SCALAR_ORDER = np.array([1, 0, 3, 2, 4])  # chapter 5's [Sx, Sxx, Sy, Sxy, Syy] as stat_pairs(1)
+
+
+def as_p(problem) -> ProblemP:
+    """The p-covariate record of a regression problem: a :class:`ProblemP` as it is, chapter 5's
+    one-covariate :class:`dpinfer.models.linreg_nig.Problem` as the p = 1 case (statistics in
+    :func:`stat_pairs` order, moment sums of x, x^2, x^3, x^4 in :func:`moment_monomials` order,
+    the scalar NIW as its 1 x 1 NIW, the public bounds kept)."""
+    if isinstance(problem, ProblemP):
+        return problem
+    r, dp = problem.release, problem.data_prior
+    release = ReleaseP(
+        r.s[SCALAR_ORDER],
+        int(r.n),
+        1,
+        r.z[SCALAR_ORDER],
+        r.mechanism,
+        r.z_half[SCALAR_ORDER],
+        r.mechanism_half,
+        bool(r.clamped),
+        r.moment_sums[::-1],
+        r.mechanism_moments,
+        (float(r.bounds[0]), float(r.bounds[1])),
+        r.exact_moment_sums[::-1],
+    )
+    data_prior = NIWPriorP(np.array([dp.m0], float), dp.kappa, np.array([[dp.psi]], float), dp.nu)
+    return ProblemP(release, problem.prior, data_prior)
 
 
 class ChainTargetP(NamedTuple):
@@ -235,7 +275,7 @@ def chain_target_p(z, n: int, p: int, scale: float, prior, data_prior) -> ChainT
 
 
 # ----------------------------------------------------------------------------- NIG, p dims
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gram_into(s, n, index, g):
     """g (q, q) = A'A from the statistics s and n."""
     q = index.shape[0]
@@ -245,7 +285,7 @@ def gram_into(s, n, index, g):
             g[i, j] = n if k < 0 else s[k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _chol_solve(l, b, out):
     """out = (L L')^{-1} b for lower-triangular l."""
     d = l.shape[0]
@@ -261,7 +301,7 @@ def _chol_solve(l, b, out):
         out[i] = acc / l[i, i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nig_update_p(g, n, prior, mu_n, chol_n, r):
     """The conjugate NIG update (Eq. 5.1) from the Gram matrix g of [X, 1, y]: fills mu_n
     (p + 1), the lower Cholesky factor chol_n of Lambda_n and r = X'y + Lambda0 mu0 (scratch);
@@ -288,7 +328,7 @@ def nig_update_p(g, n, prior, mu_n, chol_n, r):
     return prior.a0 + 0.5 * n, prior.b0 + 0.5 * (g[d, d] + q0 - qn)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nig_draw_p(rng, mu_n, chol_n, a_n, b_n, theta):
     """(theta, sigma^2) ~ NIG(mu_n, L L', a_n, b_n): fills theta, returns sigma^2."""
     d = mu_n.shape[0]
@@ -339,7 +379,7 @@ def nig_draws_p(rng, s, n: int, p: int, prior: NIGPrior, size: int) -> np.ndarra
 
 
 # ----------------------------------------------------------------------------- NIW, p dims
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def niw_draw_p(rng, g, n, data_prior, mu, sigma, work):
     """(mu_x, Sigma_x) ~ NIW posterior given the covariates' sums in the Gram matrix g (sum x =
     g[:p, p], sum x x' = g[:p, :p]) and n (n = 0: the prior); fills mu (p) and sigma (p, p).
@@ -396,7 +436,7 @@ def niw_draw_p(rng, g, n, data_prior, mu, sigma, work):
         mu[i] += sd * acc
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cholesky(a, out, jitter):
     """Lower Cholesky factor of a + jitter I into out (out may be a: the factor then replaces it);
     False if that matrix is not (numerically) positive definite."""
@@ -504,7 +544,7 @@ def conjugate_work(p):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nig_conjugate_draw_p(rng, s, n, index, prior, theta, cw):
     """(theta, sigma^2) ~ NIG posterior given valid statistics s (Eq. 5.1); fills theta,
     returns sigma^2 (``cw`` a :class:`ConjugateWork`; cw.g is left holding A'A)."""
@@ -526,7 +566,7 @@ def naive_start_p(rng, z, n, index, prior, data_prior, theta, mu_x, sigma_x, cw)
 
 
 # ----------------------------------------------------------------------------- log prior
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log_nig_p(theta, sigma2, prior):
     """log NIG(theta, sigma^2) up to a constant, plus log sigma^2 (the Jacobian of log sigma^2)."""
     d = theta.shape[0]
@@ -537,7 +577,7 @@ def log_nig_p(theta, sigma2, prior):
     return -(prior.a0 + 0.5 * d) * math.log(sigma2) - prior.b0 / sigma2 - quad / (2.0 * sigma2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log_niw_chol(mu, l, data_prior, linv):
     """log NIW(mu, Sigma | m0, kappa, Psi, nu) up to a constant, Sigma = L L' (``l`` lower
     triangular, positive diagonal), in the coordinates (mu, log L_ii, L_ij (i > j)):

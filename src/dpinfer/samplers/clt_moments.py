@@ -1,15 +1,15 @@
-"""CLT moments of one record's regression statistics t = [x, x^2, y, xy, y^2] (Gibbs-SS, step 1
-and the collapsed move): their mean mu_t and covariance Sigma_t given the parameters.
+"""CLT moments of one record's regression statistics when the records are clamped (Gibbs-SS-Update
+on a clamped release of one covariate, step 1 and the collapsed move of
+:mod:`dpinfer.samplers.gibbs_ss`): their mean mu_t and covariance Sigma_t given the parameters.
+Without clamping the moments are polynomial in the parameters for any number of covariates
+(:func:`dpinfer.samplers.clt_moments_multi.clt_moments_into`; Eqs. 5.2-5.3 of the thesis).
 
-Without clamping (:func:`clt_mean_cov`), Eqs. (5.2)-(5.3) of the thesis: every E[x^p y^q] is a
-linear combination of the x-moments E[x^k], k <= 4.
-
-With clamping (:func:`clamped_clt_mean_cov`, Gibbs-SS-Update on clamped releases): when each
-record is clamped to the public bounds [lo, hi] before release (the option
+When each record is clamped to the public bounds [lo, hi] before release (the option
 ``bernstein2020.chapter5.synthetic.clamp``), the released statistics are those of
-t(cx, cy) = [cx, cx^2, cy, cx cy, cy^2] with cx = clamp(x), cy = clamp(y), under the model
-x ~ N(mu_x, tau^2), y | x ~ N(theta_0 x + theta_1, sigma^2). Their mean and covariance need the
-joint moments E[cx^p cy^q], p + q <= 4, which are no longer polynomials in the parameters:
+t(cx, cy) = [cx^2, cx, cx cy, cy, cy^2] (:func:`~dpinfer.models.linreg_nig_multi.stat_pairs`
+order at p = 1) with cx = clamp(x), cy = clamp(y), under the model x ~ N(mu_x, tau^2),
+y | x ~ N(theta_0 x + theta_1, sigma^2). Their mean and covariance need the joint moments
+E[cx^p cy^q], p + q <= 4, which are no longer polynomials in the parameters:
 
 - given x, E[cy^q | x] is a clamped-normal moment in closed form: the mass below lo and above
   hi contributes lo^q Phi(alpha) and hi^q (1 - Phi(beta)), the inside part is the partial
@@ -35,36 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..models.linreg_nig import gaussian_moments_into
-
-__all__ = [
-    "MomentModel",
-    "MomentWork",
-    "clt_mean_cov",
-    "clt_mean_cov_into",
-    "clamped_clt_mean_cov",
-    "moments_at",
-]
-
-
-class MomentModel(NamedTuple):
-    """How :func:`moments_at` computes the moments: ``update`` (x-moments of N(mu_x, tau^2),
-    written into ``m``) or fixed x-moments ``m`` (E[x^k], k = 0..4); ``clamp``: records clamped
-    to [lo, hi] (Update flavour only)."""
-
-    update: bool
-    clamp: bool
-    lo: float
-    hi: float
-    m: np.ndarray
-
-
-class MomentWork(NamedTuple):
-    """Where the moments go: mu_t (5), Sigma_t (5, 5) and a (3, 5, 5) scratch array."""
-
-    mu_t: np.ndarray
-    cov_t: np.ndarray
-    poly: np.ndarray
+__all__ = ["clamped_clt_mean_cov", "clamped_clt_into"]
 
 
 class _Clamped(NamedTuple):
@@ -94,9 +65,9 @@ _BINOM = np.array(
 
 @njit(cache=True)
 def _stats_mean_cov(e, mu_t, cov_t):
-    """Mean (5) and covariance (5, 5) of one record's t = [x, x^2, y, xy, y^2] from its joint
-    moments e[p, q] = E[x^p y^q], p + q <= 4 (the CLT of Gibbs-SS, clamped or not)."""
-    pp = (1, 2, 0, 1, 0)
+    """Mean (5) and covariance (5, 5) of one record's t = [x^2, x, xy, y, y^2] (stat_pairs(1)
+    order) from its joint moments e[p, q] = E[x^p y^q], p + q <= 4."""
+    pp = (2, 1, 1, 0, 0)
     qq = (0, 0, 1, 1, 2)
     for i in range(5):
         mu_t[i] = e[pp[i], qq[i]]
@@ -105,60 +76,6 @@ def _stats_mean_cov(e, mu_t, cov_t):
             v = e[pp[i] + pp[j], qq[i] + qq[j]] - mu_t[i] * mu_t[j]
             cov_t[i, j] = v
             cov_t[j, i] = v
-
-
-# ------------------------------------------------------------ without clamping: Eqs. 5.2-5.3
-@njit(cache=True)
-def clt_mean_cov_into(theta0, theta1, sigma2, m, mu_t, cov_t, work):
-    """Mean (5) and covariance (5, 5) of t(x, y) = [x, x^2, y, xy, y^2] for one individual.
-
-    ``m`` holds the raw moments E[x^k], k = 0..4. With l = theta0 x + theta1, the conditional
-    moments E[y^q | x] are polynomials in x (q <= 4), so every E[x^p y^q] with p + q <= 4 is a
-    linear combination of m; this is Eqs. (5.2)-(5.3) of the thesis written out for x = [x, 1].
-    """
-    # powers of l as coefficient vectors in x (degree <= 4); work is a (3, 5, 5) scratch array
-    lp = work[0]
-    cy = work[1]
-    e = work[2]
-    lp[:, :] = 0.0
-    lp[0, 0] = 1.0
-    for k in range(1, 5):
-        for j in range(k + 1):
-            c = 0.0
-            if j >= 1:
-                c += theta0 * lp[k - 1, j - 1]
-            if j <= k - 1:
-                c += theta1 * lp[k - 1, j]
-            lp[k, j] = c
-    # E[y^q | x] as polynomials: q = 0..4
-    s2 = sigma2
-    for j in range(5):
-        cy[0, j] = lp[0, j]
-        cy[1, j] = lp[1, j]
-        cy[2, j] = lp[2, j] + s2 * lp[0, j]
-        cy[3, j] = lp[3, j] + 3.0 * s2 * lp[1, j]
-        cy[4, j] = lp[4, j] + 6.0 * s2 * lp[2, j] + 3.0 * s2 * s2 * lp[0, j]
-    # E[x^p y^q] for p + q <= 4 (entries with p + q > 4 are never read)
-    for q in range(5):
-        for p in range(5 - q):
-            acc = 0.0
-            for j in range(q + 1):
-                acc += cy[q, j] * m[p + j]
-            e[p, q] = acc
-    _stats_mean_cov(e, mu_t, cov_t)
-
-
-def clt_mean_cov(theta, sigma2: float, moments):
-    """(mu_t, Sigma_t) of t(x, y) for one individual; ``moments`` = E[x^k], k = 1..4."""
-    m = np.concatenate([[1.0], np.asarray(moments, dtype=float)])
-    if m.shape != (5,):
-        raise ValueError("moments must hold E[x], E[x^2], E[x^3], E[x^4]")
-    theta = np.asarray(theta, dtype=float)
-    mu_t, cov_t = np.empty(5), np.empty((5, 5))
-    clt_mean_cov_into(
-        float(theta[0]), float(theta[1]), float(sigma2), m, mu_t, cov_t, np.empty((3, 5, 5))
-    )
-    return mu_t, cov_t
 
 
 # ----------------------------------------------------------------------------- clamped records
@@ -270,10 +187,11 @@ def _add_graded(left, right, sharp_left, sharp_right, scale, seg, c):
 
 
 @njit(cache=True)
-def _clamped_clt_mean_cov(theta0, theta1, sigma2, mu_x, tau2, lo, hi, out):
-    """Mean (5) and covariance (5, 5) of t(clamp(x), clamp(y)) for one record into ``out`` (a
-    :class:`MomentWork`; out.poly[0] collects E[cx^p cy^q])."""
-    work = out.poly
+def clamped_clt_into(theta, sigma2, mu_x, tau2, lo, hi, mu_t, cov_t, work):
+    """Mean mu_t (5) and covariance cov_t (5, 5) of t(clamp(x), clamp(y)) for one record, theta =
+    (slope, intercept); ``work`` is (2, 5, 5) scratch (work[0] collects E[cx^p cy^q])."""
+    theta0 = theta[0]
+    theta1 = theta[1]
     e = work[0]
     h = work[1, 0]
     mk = work[1, 1]
@@ -311,42 +229,17 @@ def _clamped_clt_mean_cov(theta0, theta1, sigma2, mu_x, tau2, lo, hi, out):
     for p in range(5):
         for q in range(5 - p):
             e[p, q] /= total
-    _stats_mean_cov(e, out.mu_t, out.cov_t)
+    _stats_mean_cov(e, mu_t, cov_t)
 
 
 def clamped_clt_mean_cov(theta, sigma2: float, mu_x: float, tau2: float, bounds):
-    """(mu_t, Sigma_t) of t(clamp(x), clamp(y)) for one record, x ~ N(mu_x, tau2), y | x ~
-    N(theta_0 x + theta_1, sigma2), both clamped to ``bounds`` = (lo, hi)."""
+    """(mu_t, Sigma_t) of t(clamp(x), clamp(y)) for one record (stat_pairs(1) order),
+    x ~ N(mu_x, tau2), y | x ~ N(theta_0 x + theta_1, sigma2), both clamped to ``bounds``."""
     lo, hi = float(bounds[0]), float(bounds[1])
     if not lo < hi or sigma2 <= 0 or tau2 <= 0:
         raise ValueError("need lo < hi and positive variances")
     theta = np.asarray(theta, dtype=float)
     mu_t, cov_t = np.empty(5), np.empty((5, 5))
-    _clamped_clt_mean_cov(
-        float(theta[0]),
-        float(theta[1]),
-        float(sigma2),
-        float(mu_x),
-        float(tau2),
-        lo,
-        hi,
-        MomentWork(mu_t, cov_t, np.empty((3, 5, 5))),
-    )
+    work = np.empty((2, 5, 5))
+    clamped_clt_into(theta, float(sigma2), float(mu_x), float(tau2), lo, hi, mu_t, cov_t, work)
     return mu_t, cov_t
-
-
-@njit(cache=True)
-def moments_at(phi, model, out):
-    """mu_t, Sigma_t (into ``out``, a :class:`MomentWork`) of one record's statistics at
-    phi = (theta_0, theta_1, log sigma^2[, mu_x, log tau^2]) under ``model`` (a
-    :class:`MomentModel`): of the clamped records when ``model.clamp`` (Update flavour only),
-    otherwise Eqs. (5.2)-(5.3) with x-moments ``model.m`` (those of N(mu_x, tau^2) for Update,
-    written into m)."""
-    sigma2 = math.exp(phi[2])
-    if model.update:
-        tau2 = math.exp(phi[4])
-        if model.clamp:
-            _clamped_clt_mean_cov(phi[0], phi[1], sigma2, phi[3], tau2, model.lo, model.hi, out)
-            return
-        gaussian_moments_into(phi[3], tau2, model.m)
-    clt_mean_cov_into(phi[0], phi[1], sigma2, model.m, out.mu_t, out.cov_t, out.poly)

@@ -12,7 +12,6 @@ sums of x (Gibbs-SS-Noisy).
 
 from __future__ import annotations
 
-import math
 from itertools import permutations
 
 import numpy as np
@@ -113,20 +112,31 @@ def predictive_tensor(prior: NIWPriorP) -> np.ndarray:
     return t4
 
 
-def noisy_tensor(released_sums, n: int, p: int) -> np.ndarray:
+def _power_range(lo: float, hi: float, c: int) -> tuple[float, float]:
+    """The range of x^c for x in [lo, hi]."""
+    points = [lo**c, hi**c] + ([0.0] if lo < 0.0 < hi else [])
+    return min(points), max(points)
+
+
+def noisy_tensor(released_sums, n: int, p: int, bounds=(-1.0, 1.0)) -> np.ndarray:
     """The raw fourth-moment tensor of b = [x, 1] from the released moment sums of x
-    (:func:`~dpinfer.models.linreg_nig_multi.moment_monomials`), Gibbs-SS-Noisy's moments in p
-    dimensions: each sum divided by n and clipped to the range its monomial takes for x in
-    [-1, 1] ([0, 1] when every exponent is even, else [-1, 1]), then made a valid moment tensor
-    (:func:`valid_moment_tensor`), the p-dimensional counterpart of chapter 5's Hankel repair
-    (:func:`dpinfer.models.linreg_nig.clean_noisy_moments`)."""
+    (:func:`~dpinfer.models.linreg_nig_multi.moment_monomials`), Gibbs-SS-Noisy's moments: each
+    sum divided by n and clipped to the range its monomial takes for x in the public ``bounds``
+    (each covariate in [lo, hi]; None: not clipped), then made a valid moment tensor
+    (:func:`valid_moment_tensor`; the thesis's one-covariate repair is not stated,
+    docs/deviations.md "Gibbs-SS-Noisy: moment release and clean-up")."""
     idx = moment_monomials(p)
     m = np.asarray(released_sums, dtype=float) / float(n)
     if m.shape != (idx.shape[0],):
         raise ValueError(f"need the {idx.shape[0]} released moment sums of p = {p} covariates")
-    for k, mono in enumerate(idx):
-        counts = np.bincount(mono[mono < p], minlength=p)
-        m[k] = min(max(m[k], 0.0 if np.all(counts % 2 == 0) else -1.0), 1.0)
+    for k, mono in enumerate(idx if bounds is not None else ()):
+        lo, hi = float(bounds[0]), float(bounds[1])
+        low, high = 1.0, 1.0
+        for c in np.bincount(mono[mono < p], minlength=p):
+            a, b = _power_range(lo, hi, int(c))
+            ends = (low * a, low * b, high * a, high * b)
+            low, high = min(ends), max(ends)
+        m[k] = min(max(m[k], low), high)
     t4 = np.empty((p + 1,) * 4)
     t4[p, p, p, p] = 1.0
     for k, mono in enumerate(idx):
@@ -175,88 +185,84 @@ def valid_moment_tensor(t4: np.ndarray, floor: float = 1e-6) -> np.ndarray:
 
 
 @njit(cache=True)
-def clt_moments_into(theta, sigma2, t4, pairs, mu_t, cov_t, w4, e4):
+def clt_moments_into(theta, sigma2, t4, pairs, mu_t, cov_t, t3, t2, t1):
     """Mean mu_t (K) and covariance cov_t (K, K) of t(a) = [a_i a_j over ``pairs``] for
     a = [x, 1, y], y = theta'[x, 1] + sigma e, given t4, the raw fourth-moment tensor of
-    b = [x, 1] ((p + 1)^4). ``w4`` and ``e4`` are (q, q, q, q) scratch.
-
-    w = [b, e] (e ~ N(0, 1) apart from b) has the fourth moments of b, those of b times E e^2 = 1
-    with two e's, 3 with four, 0 with an odd number; a = B w with B the identity on b and
-    y's row [theta, sigma], so E a^{(x)4} = B^{(x)4} E w^{(x)4}, contracted one index at a time."""
+    b = [x, 1] ((p + 1)^4). ``t3`` (r^3), ``t2`` (r^2) and ``t1`` (r), r = p + 1, are scratch:
+    t4 contracted once, twice and three times with theta."""
     r = t4.shape[0]
-    q = r + 1
-    c0 = r - 1  # the constant in b and in a
-    for i in range(q):
-        for j in range(q):
-            for k in range(q):
-                for l in range(q):
-                    ne = (i == r) + (j == r) + (k == r) + (l == r)
-                    if ne == 0:
-                        v = t4[i, j, k, l]
-                    elif ne == 2:
-                        # E[b_u0 b_u1] E[e^2]: u0, u1 the two indices of b among i, j, k, l
-                        u0 = c0
-                        u1 = c0
-                        cnt = 0
-                        for idx in (i, j, k, l):
-                            if idx != r:
-                                if cnt == 0:
-                                    u0 = idx
-                                else:
-                                    u1 = idx
-                                cnt += 1
-                        v = t4[u0, u1, c0, c0]
-                    elif ne == 4:
-                        v = 3.0
-                    else:
-                        v = 0.0
-                    w4[i, j, k, l] = v
-    sigma = math.sqrt(sigma2)
-    # contract each index with B: a_m = w_m for m < r, a_r = sum_u theta_u w_u + sigma w_r
-    for axis in range(4):
-        for i in range(q):
-            for j in range(q):
-                for k in range(q):
-                    for l in range(q):
-                        e4[i, j, k, l] = w4[i, j, k, l]
-        for i in range(q):
-            for j in range(q):
-                for k in range(q):
-                    acc = 0.0
-                    for u in range(r):
-                        if axis == 0:
-                            acc += theta[u] * e4[u, i, j, k]
-                        elif axis == 1:
-                            acc += theta[u] * e4[i, u, j, k]
-                        elif axis == 2:
-                            acc += theta[u] * e4[i, j, u, k]
-                        else:
-                            acc += theta[u] * e4[i, j, k, u]
-                    if axis == 0:
-                        w4[r, i, j, k] = acc + sigma * e4[r, i, j, k]
-                    elif axis == 1:
-                        w4[i, r, j, k] = acc + sigma * e4[i, r, j, k]
-                    elif axis == 2:
-                        w4[i, j, r, k] = acc + sigma * e4[i, j, r, k]
-                    else:
-                        w4[i, j, k, r] = acc + sigma * e4[i, j, k, r]
+    for i in range(r):
+        for j in range(r):
+            for k in range(r):
+                acc = 0.0
+                for l in range(r):
+                    acc += t4[i, j, k, l] * theta[l]
+                t3[i, j, k] = acc
+    for i in range(r):
+        for j in range(r):
+            acc = 0.0
+            for k in range(r):
+                acc += t3[i, j, k] * theta[k]
+            t2[i, j] = acc
+    t0 = 0.0
+    for i in range(r):
+        acc = 0.0
+        for j in range(r):
+            acc += t2[i, j] * theta[j]
+        t1[i] = acc
+        t0 += acc * theta[i]
+    # E[a_i a_j a_k a_l] for a = [b, y], y = theta'b + sigma e (index r): with m of the indices on
+    # y and the others (padded by the constant c) the b-indices, the binomial sum over u = theta'b
+    # of E[b... u^k] E[(sigma e)^(m - k)] (E e^2 = 1, E e^4 = 3, odd powers 0), E[b... u^k]
+    # being t4 contracted k times with theta. Pairs are sorted, so y is j (and i) and l (and k).
+    # b_ = -1 is the pair (c, c): the means. Written out in the loop: a helper call per entry
+    # costs more than the arithmetic.
+    c = r - 1
+    s2 = sigma2
     kk = pairs.shape[0]
     for a_ in range(kk):
-        mu_t[a_] = w4[pairs[a_, 0], pairs[a_, 1], c0, c0]
-    for a_ in range(kk):
         i, j = pairs[a_, 0], pairs[a_, 1]
-        for b_ in range(kk):
-            k, l = pairs[b_, 0], pairs[b_, 1]
-            cov_t[a_, b_] = w4[i, j, k, l] - mu_t[a_] * mu_t[b_]
+        ni = (i != r) + (j != r)
+        for b_ in range(-1, kk):
+            if b_ >= 0 and b_ < a_:
+                continue
+            k, l = (c, c) if b_ < 0 else (pairs[b_, 0], pairs[b_, 1])
+            nk = (k != r) + (l != r)
+            m = 4 - ni - nk
+            if m == 0:
+                v = t4[i, j, k, l]
+            elif m == 1:
+                v = t3[i, k, l] if ni == 1 else t3[i, j, k]
+            elif m == 2:
+                if ni == 0:
+                    v = t2[k, l] + s2 * t4[k, l, c, c]
+                elif nk == 0:
+                    v = t2[i, j] + s2 * t4[i, j, c, c]
+                else:
+                    v = t2[i, k] + s2 * t4[i, k, c, c]
+            elif m == 3:
+                u = k if ni == 0 else i
+                v = t1[u] + 3.0 * s2 * t3[u, c, c]
+            else:
+                v = t0 + 6.0 * s2 * t2[c, c] + 3.0 * s2 * s2
+            if b_ < 0:
+                mu_t[a_] = v
+            else:
+                cov_t[a_, b_] = v
+    for a_ in range(kk):
+        for b_ in range(a_, kk):
+            v = cov_t[a_, b_] - mu_t[a_] * mu_t[b_]
+            cov_t[a_, b_] = v
+            cov_t[b_, a_] = v
 
 
 def clt_moments_p(theta, sigma2: float, t4) -> tuple[np.ndarray, np.ndarray]:
     """(mu_t, Sigma_t) of one record's statistics (:func:`clt_moments_into`)."""
     t4 = np.ascontiguousarray(t4, dtype=float)
     p = t4.shape[0] - 1
-    k, q = n_stats(p), p + 2
+    k, r = n_stats(p), p + 1
     mu_t, cov_t = np.empty(k), np.empty((k, k))
-    w4, e4 = np.empty((q,) * 4), np.empty((q,) * 4)
+    scratch = (np.empty((r, r, r)), np.empty((r, r)), np.empty(r))
     theta = np.asarray(theta, dtype=float)
-    clt_moments_into(theta, float(sigma2), t4, stat_pairs(p), mu_t, cov_t, w4, e4)
+    clt_moments_into(theta, float(sigma2), t4, stat_pairs(p), mu_t, cov_t, *scratch)
     return mu_t, cov_t

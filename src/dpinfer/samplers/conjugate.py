@@ -13,7 +13,8 @@ exponential models:
 - ``exact`` (binomial only): independent draws of the exact posterior given the Laplace release,
   a Beta mixture over the n + 1 counts (:mod:`dpinfer.models.private_binomial`).
 
-Chapter 5 (Section 5.2.2), the NIG linear regression (one covariate and p covariates).
+Chapter 5 (Section 5.2.2), the NIG linear regression with p covariates (chapter 5's one
+covariate as p = 1).
 
 Every function is a registered sampler and takes the contract of
 :mod:`dpinfer.samplers.registry`, ``run(problem, rng, *, burnin, keep) -> Chain``, with the
@@ -28,8 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..models import expfam
-from ..models.linreg_nig import Problem, nig_draws, project_statistics
-from ..models.linreg_nig_multi import ProblemP, nig_draws_p, project_statistics_p
+from ..models.linreg_nig_multi import as_p, nig_draws_p, project_statistics_p
 from ..models.private_binomial import exact_draws
 from .base import Chain, CpuTimer, Info, check_lengths
 
@@ -42,8 +42,6 @@ __all__ = [
     "run_non_private_exponential",
     "run_non_private_nig",
     "run_naive_nig",
-    "run_non_private_nig_p",
-    "run_naive_nig_p",
     "run_exact_binomial",
 ]
 
@@ -124,37 +122,20 @@ def run_non_private_exponential(
 
 
 # ----------------------------------------------------------------------------- chapter 5
-def run_non_private_nig(
-    problem: Problem, rng: np.random.Generator, *, burnin: int, keep: int
-) -> Chain:
-    """Non-Private: the NIG posterior given the confidential s (Eq. 5.1); ``data_prior`` is not
-    used (uniform signature)."""
-    release, prior = problem.release, problem.prior
-    return _iid_chain(lambda size: nig_draws(rng, release.s, release.n, prior, size), burnin, keep)
-
-
-def run_naive_nig(problem: Problem, rng: np.random.Generator, *, burnin: int, keep: int) -> Chain:
-    """Naive (Sec. 5.2.2): Eq. (5.1) with the full-budget release z in place of s, after
-    projecting z to valid statistics (:func:`~dpinfer.models.linreg_nig.project_statistics`)."""
-    release, prior = problem.release, problem.prior
-    z = project_statistics(release.z, release.n)
-    return _iid_chain(lambda size: nig_draws(rng, z, release.n, prior, size), burnin, keep)
-
-
-def run_non_private_nig_p(
-    problem: ProblemP, rng: np.random.Generator, *, burnin: int, keep: int
-) -> Chain:
-    """Non-Private with p covariates (:mod:`dpinfer.models.linreg_nig_multi`): the NIG posterior
-    given the confidential s; ``data_prior`` is not used (uniform signature)."""
+def run_non_private_nig(problem, rng: np.random.Generator, *, burnin: int, keep: int) -> Chain:
+    """Non-Private: the NIG posterior given the confidential s (Eq. 5.1), of a
+    :class:`~dpinfer.models.linreg_nig_multi.ProblemP` or chapter 5's problem (p = 1,
+    :func:`~dpinfer.models.linreg_nig_multi.as_p`); ``data_prior`` is not used."""
+    problem = as_p(problem)
     release, prior = problem.release, problem.prior
     n, p = release.n, release.p
     return _iid_chain(lambda size: nig_draws_p(rng, release.s, n, p, prior, size), burnin, keep)
 
 
-def run_naive_nig_p(
-    problem: ProblemP, rng: np.random.Generator, *, burnin: int, keep: int
-) -> Chain:
-    """Naive with p covariates: the NIG posterior given the projected full-budget release z."""
+def run_naive_nig(problem, rng: np.random.Generator, *, burnin: int, keep: int) -> Chain:
+    """Naive (Sec. 5.2.2): Eq. (5.1) with the full-budget release z in place of s, after
+    projecting z to valid statistics (:func:`~dpinfer.models.linreg_nig_multi.project_into`)."""
+    problem = as_p(problem)
     release, prior = problem.release, problem.prior
     n, p = release.n, release.p
     z = project_statistics_p(release.z, n, p)

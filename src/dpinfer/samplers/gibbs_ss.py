@@ -1,25 +1,35 @@
-"""Gibbs-SS: the Gibbs sampler over sufficient statistics for private linear regression
-(Algorithm 7 of bernstein2020, Sec. 5.2.4), in its three flavours, with an optional collapsed
-Metropolis move that makes it mix at large n.
+"""Gibbs-SS: the Gibbs sampler over sufficient statistics for private linear regression with
+p >= 1 covariates (Algorithm 7 of bernstein2020, Sec. 5.2.4, in the p dimensions it is written
+for), in its three flavours, with an optional collapsed Metropolis move that makes it mix at
+large n. Chapter 5's one-covariate problem is the p = 1 case
+(:func:`~dpinfer.models.linreg_nig_multi.as_p`).
 
-State: s = [sum x, sum x^2, sum y, sum xy, sum y^2] (n public), (theta, sigma^2), the Laplace
-augmentation variances omega^2 (one per released entry) and, for the Update flavour, the
-data-prior parameters (mu_x, tau^2). One iteration:
+Model and statistics are those of :mod:`dpinfer.models.linreg_nig_multi`: records
+a = [x_1, ..., x_p, 1, y], s the K = n_stats(p) distinct entries of A'A other than n (public),
+theta = [beta_1, ..., beta_p, intercept]. State: s, (theta, sigma^2), the Laplace augmentation
+variances omega^2 (one per released entry) and, for the Update flavour, the data-prior
+parameters (mu_x, Sigma_x). One iteration:
 
 0. (``collapsed_moves`` > 0) random-walk Metropolis moves on phi = (theta, log sigma^2[, mu_x,
-   log tau^2]) targeting p(phi | z, omega^2) with s integrated out,
-   p(phi) N(z; n mu_t, n Sigma_t + diag(omega^2)), then one sign flip theta -> -theta (the
-   mirror mode that |sum y| leaves when the release is weak). Because s is drawn fresh in step 2,
-   0 + 2 is a joint update of (phi, s) given omega^2: steps 2-5 alone move theta only in tiny
-   steps when n is large and the release weak (theta | s is tight, s | theta barely informed by
-   z). The proposal covariance is (2.38^2/d) times the burn-in covariance of phi, its scale
+   the log-Cholesky entries of Sigma_x]) targeting p(phi | z, omega^2) with s integrated out,
+   p(phi) N(z; n mu_t, n Sigma_t + diag(omega^2)) (:func:`log_gaussian_release`), then one sign
+   flip theta -> -theta (``sign_flip``; the mirror mode that |sum y| leaves when the release is
+   weak). Because s is drawn fresh in step 2, 0 + 2 is a joint update of (phi, s) given
+   omega^2: steps 2-5 alone move theta only in tiny steps when n is large and the release weak.
+   Sigma_x = L L' with L lower triangular, its diagonal on the log scale and the entries below
+   it as they are; the NIW prior in these coordinates carries the Jacobian prod_i
+   L_ii^(p - i + 2) (:func:`~dpinfer.models.linreg_nig_multi.log_niw_chol`). The proposal
+   covariance is (2.38^2/d) times the burn-in covariance of phi (d its dimension), its scale
    adapted towards 23.4% acceptance; both are frozen after burn-in.
-1. x-moments E[x^k], k <= 4: fixed (Noisy, Prior) or those of N(mu_x, tau^2) (Update);
-   mu_t, Sigma_t of t(x, y) by Eqs. (5.2)-(5.3); n Sigma_t projected to PSD if needed.
+1. The raw fourth-moment tensor of [x, 1]: fixed at the data prior's predictive (Prior) or at
+   the released moments of x (Noisy), or that of N(mu_x, Sigma_x) (Update); mu_t, Sigma_t of
+   t(a) = vech(a a') from it (Eqs. 5.2-5.3, :func:`dpinfer.samplers.clt_moments_multi.
+   clt_moments_into`); n Sigma_t projected to PSD if needed.
 2. s ~ NormProduct(n mu_t, n Sigma_t, z, diag(omega^2)) (Laplace as a scale mixture of normals).
-3. s projected so that [X, 1, y]'[X, 1, y] is PSD (Sec. 5.2.4.3).
+3. s projected so that A'A is PSD (Sec. 5.2.4.3, :func:`~dpinfer.models.linreg_nig_multi.
+   project_into`).
 4. (theta, sigma^2) ~ NIG posterior given s (Eq. 5.1).
-5. Update flavour: (mu_x, tau^2) ~ NIW posterior given (sum x, sum x^2, n) (Fig. 5.3c).
+5. Update flavour: (mu_x, Sigma_x) ~ NIW posterior given the covariate sums in s (Fig. 5.3c).
 6. 1/omega_j^2 ~ InverseGaussian(1/(b |z_j - s_j|), 1/b^2), b the Laplace scale (App. B.2).
 
 Steps 1-6 are the released code's order; with ``collapsed_moves=0`` the sampler is Algorithm 7 as
@@ -27,28 +37,30 @@ printed. Algorithm 7's conditionals (a CLT for s | theta, the exact-model NIG fo
 projections) are not those of one joint distribution, so its stationary law is defined only by
 the kernel; the collapsed move targets the CLT model that steps 2 and 6 share, and where the two
 differ (small n) the chain's law lies between them (docs/deviations.md, "Convergence diagnostics
-of the regression chains"). Chains start from one draw of the Naive posterior (conjugate
-updates given the projected release) for (theta, sigma^2) and (mu_x, tau^2), omega^2 from its prior.
+of the regression chains"). Chains start from one draw of the Naive posterior
+(:func:`~dpinfer.models.linreg_nig_multi.naive_start_p`) for (theta, sigma^2) and (mu_x,
+Sigma_x), omega^2 from its prior Exp(mean 2 b^2).
 
-Clamped releases (``release.clamped``; not in the thesis): Gibbs-SS-Update takes the moments of
-the clamped statistics (:mod:`dpinfer.samplers.clt_moments`) and leaves out steps 3-5, whose
-NIG/NIW updates would treat clamped sums as the linear model's; the rest is a Metropolis-within-
-Gibbs sampler of p(phi) N(s; n mu_t, n Sigma_t) Lap(z | s), so it needs ``collapsed_moves`` >= 1,
-and starts from the best of the Naive draw and 20 prior draws (a Naive start deep in the prior's
-tail would trap the walk). Gibbs-SS-Noisy and -Prior do not model clamping.
+Clamped releases (``release.clamped``; not in the thesis): with one covariate, Gibbs-SS-Update
+takes the moments of the clamped statistics (:mod:`dpinfer.samplers.clt_moments`) and leaves out
+steps 3-5, whose NIG/NIW updates would treat clamped sums as the linear model's; the rest is a
+Metropolis-within-Gibbs sampler of p(phi) N(s; n mu_t, n Sigma_t) Lap(z | s), so it needs
+``collapsed_moves`` >= 1, and starts from the best of the Naive draw and 20 prior draws (a Naive
+start deep in the prior's tail would trap the walk). With p > 1 covariates no clamped CLT
+exists here and Update refuses a clamped release; Gibbs-SS-Noisy and -Prior do not model
+clamping (they treat z as the release of the unclamped records' statistics).
 
-Flavours (Sec. 5.2.4.4), one public function each with the model's call signature
-``run(problem, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True)``
-returning a ``Chain`` (``sign_flip=False`` leaves out the flip of step 0, e.g. where the data fix
-the sign of theta):
-:func:`run_gibbs_ss_noisy` (moments released with half the budget, statistics with the other
-half; ``moments="exact"`` uses the confidential moments as the released code did),
-:func:`run_gibbs_ss_prior` (moments of the data prior's predictive),
-:func:`run_gibbs_ss_update` (hierarchical normal data prior updated every iteration).
+Flavours, one public function each with the model's call signature
+``run(problem, rng, *, burnin, keep, collapsed_moves=1, sign_flip=True)`` returning a ``Chain``
+of rows (theta_1, ..., theta_{p+1}, sigma^2), every iteration stored, burn-in first
+(``sign_flip=False`` leaves out the flip of step 0, e.g. where the data fix the sign of theta):
+:func:`run_gibbs_ss_noisy` (statistics released at half the budget, the x-tensor of the moment
+sums released at the other half; ``moments="exact"`` uses the confidential moments as the
+released code did), :func:`run_gibbs_ss_prior` (tensor of the data prior's predictive, closed
+form), :func:`run_gibbs_ss_update` (hierarchical normal data prior updated every iteration).
 ``Chain.info.clipped`` counts the projections of n Sigma_t (``cov_projections``) and of s
 (``stat_projections``) over all iterations; ``info.acceptance`` is the collapsed move's
 acceptance rate and ``info.detail.sign_flips`` the accepted flips (None without moves).
-:func:`dpinfer.samplers.clt_moments.clt_mean_cov` exposes the moments of step 1.
 """
 
 from __future__ import annotations
@@ -59,23 +71,27 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..models.linreg_nig import (
-    NIGPrior,
-    NIWPrior,
-    Problem,
-    chain_target,
-    gaussian_moments_into,
-    log_nig,
-    log_niw,
-    naive_start,
-    nig_conjugate_draw,
-    nig_draw,
-    niw_draw,
-    prior_predictive_moments,
-    project_statistics_inplace,
+from ..models.linreg_nig_multi import (
+    as_p,
+    chain_target_p,
+    conjugate_work,
+    log_nig_p,
+    log_niw_chol,
+    naive_start_p,
+    nig_conjugate_draw_p,
+    nig_draw_p,
+    niw_draw_p,
+    project_into,
+    stat_pairs,
 )
 from .base import Chain, Info, NigChainDetail, check_lengths, timed
-from .clt_moments import MomentModel, MomentWork, clt_mean_cov_into, moments_at
+from .clt_moments import clamped_clt_into
+from .clt_moments_multi import (
+    clt_moments_into,
+    gaussian_tensor_into,
+    noisy_tensor,
+    predictive_tensor,
+)
 from .conditionals import (
     laplace_mixture_precision,
     metropolis_accept,
@@ -93,24 +109,29 @@ __all__ = [
     "run_gibbs_ss_update",
     "log_gaussian_release",
     "chain_info",
+    "phi_dimension",
 ]
 
 
 class _Settings(NamedTuple):
-    """Burn-in length (adaptation), collapsed moves per iteration, sign flip on/off."""
+    """Burn-in length (adaptation), collapsed moves per iteration, sign flip on/off, Update
+    flavour on/off, and the bounds [lo, hi] of a clamped release (``clamp``: Update with one
+    covariate only)."""
 
     n_burn: int
     n_moves: int
     flip: bool
+    update: bool
+    clamp: bool
+    lo: float
+    hi: float
 
 
-class _ReleaseWork(NamedTuple):
-    """Scratch of :func:`log_gaussian_release`: a, l, wb (5, 5) and res (5)."""
-
-    a: np.ndarray
-    l: np.ndarray
-    wb: np.ndarray
-    res: np.ndarray
+def phi_dimension(p: int, update: bool) -> int:
+    """Dimension d of the collapsed move's phi: p + 2 (theta, log sigma^2), plus p + p (p + 1)/2
+    (mu_x and the log-Cholesky entries of Sigma_x) for the Update flavour."""
+    p = int(p)
+    return p + 2 + (p + p * (p + 1) // 2 if update else 0)
 
 
 # ----------------------------------------------------------------------------- collapsed move
@@ -140,32 +161,114 @@ def log_gaussian_release(n, z, omega2, mu_t, cov_t, a, l, wb, res):
     return -logdet - 0.5 * quad
 
 
+# ----------------------------------------------------------------------------- priors of phi
 @njit(cache=True, inline="always")
-def _log_prior_phi(phi, target, update):
-    """log p(phi) up to a constant: the NIG[ and NIW (``update``)] priors with the Jacobians of
-    the logs."""
-    lp = log_nig(phi[0], phi[1], math.exp(phi[2]), target.prior)
+def _log_prior_phi(phi, p, target, update, mu_w, l_w, linv):
+    """log p(phi) up to a constant: the NIG prior with the Jacobian of log sigma^2[, the NIW
+    prior in log-Cholesky coordinates (``update``)]; ``mu_w``, ``l_w``, ``linv`` scratch."""
+    lp = log_nig_p(phi[: p + 1], math.exp(phi[p + 1]), target.prior)
     if update:
-        lp += log_niw(phi[3], math.exp(phi[4]), target.data_prior)
+        _unpack_data(phi, p, mu_w, l_w)
+        lp += log_niw_chol(mu_w, l_w, target.data_prior, linv)
     return lp
 
 
-@njit(cache=True, inline="always")
-def _log_target(phi, target, model, omega2, mw, rw):
-    """log p(phi | z, omega^2) up to a constant given the moments at phi in ``mw`` (a
-    MomentWork) of ``model`` (a MomentModel); ``rw`` is the scratch of
-    :func:`log_gaussian_release`."""
-    return _log_prior_phi(phi, target, model.update) + log_gaussian_release(
-        target.n, target.z, omega2, mw.mu_t, mw.cov_t, rw.a, rw.l, rw.wb, rw.res
-    )
+# ----------------------------------------------------------------------------- phi <-> state
+@njit(cache=True)
+def _pack(phi, p, theta, sigma2, mu_x, lchol, update):
+    """phi = (theta, log sigma^2[, mu_x, log-Cholesky entries of Sigma_x row by row])."""
+    for i in range(p + 1):
+        phi[i] = theta[i]
+    phi[p + 1] = math.log(sigma2)
+    if update:
+        m = p + 2
+        for i in range(p):
+            phi[m + i] = mu_x[i]
+        m += p
+        for i in range(p):
+            for j in range(i + 1):
+                phi[m] = math.log(lchol[i, i]) if i == j else lchol[i, j]
+                m += 1
 
 
 @njit(cache=True, inline="always")
-def _log_collapsed(phi, target, model, omega2, mw, rw):
-    """log p(phi | z, omega^2) up to a constant: the priors times the collapsed release density;
-    leaves the moments at phi in ``mw`` (the kernel keeps those of the current phi apart)."""
-    moments_at(phi, model, mw)
-    return _log_target(phi, target, model, omega2, mw, rw)
+def _unpack_data(phi, p, mu_x, lchol):
+    """(mu_x, L) from the Update part of phi (L's upper triangle zeroed)."""
+    m = p + 2
+    for i in range(p):
+        mu_x[i] = phi[m + i]
+    m += p
+    for i in range(p):
+        for j in range(p):
+            if j <= i:
+                lchol[i, j] = math.exp(phi[m]) if i == j else phi[m]
+                m += 1
+            else:
+                lchol[i, j] = 0.0
+
+
+@njit(cache=True, inline="always")
+def _outer_into(l, sigma):
+    """sigma = L L'."""
+    p = l.shape[0]
+    for i in range(p):
+        for j in range(i + 1):
+            acc = 0.0
+            for k in range(j + 1):
+                acc += l[i, k] * l[j, k]
+            sigma[i, j] = acc
+            sigma[j, i] = acc
+
+
+class _MomentWork(NamedTuple):
+    """Scratch of the CLT moments: the tensor t4 ((p + 1)^4; the Prior flavour's fixed one), its
+    contractions t3, t2, t1 with theta ((p + 1)^3, (p + 1)^2, p + 1), mu_x (p), L and Sigma_x
+    (p, p), pairs (K, 2) of stat_pairs(p), and the (2, 5, 5) scratch of the clamped CLT."""
+
+    t4: np.ndarray
+    t3: np.ndarray
+    t2: np.ndarray
+    t1: np.ndarray
+    mu_x: np.ndarray
+    lchol: np.ndarray
+    sigma_x: np.ndarray
+    pairs: np.ndarray
+    clamped: np.ndarray
+
+
+@njit(cache=True, inline="always")
+def _moments_at(phi, p, settings, mw, mu_t, cov_t):
+    """mu_t, Sigma_t of one record's statistics at phi (Update: t4 of N(mu_x, L L'); clamped,
+    p = 1: the clamped CLT with tau^2 = L_11^2)."""
+    if settings.clamp:
+        sig2 = math.exp(phi[2])
+        tau2 = math.exp(2.0 * phi[4])
+        lo, hi = settings.lo, settings.hi
+        clamped_clt_into(phi, sig2, phi[3], tau2, lo, hi, mu_t, cov_t, mw.clamped)
+        return
+    if settings.update:
+        _unpack_data(phi, p, mw.mu_x, mw.lchol)
+        _outer_into(mw.lchol, mw.sigma_x)
+        gaussian_tensor_into(mw.mu_x, mw.sigma_x, mw.t4)
+    theta, sigma2 = phi[: p + 1], math.exp(phi[p + 1])
+    clt_moments_into(theta, sigma2, mw.t4, mw.pairs, mu_t, cov_t, mw.t3, mw.t2, mw.t1)
+
+
+@njit(cache=True, inline="always")
+def _finite_moments(phi, p, settings, mw, mu_t, cov_t):
+    """The moments at phi (:func:`_moments_at`) when phi and they are finite; False (moments not
+    usable) when a random-walk step has gone so far that they overflow."""
+    for i in range(phi.shape[0]):
+        if not abs(phi[i]) < 700.0:  # exp(log sigma^2) and exp(log L_ii) stay finite
+            return False
+    _moments_at(phi, p, settings, mw, mu_t, cov_t)
+    for i in range(mu_t.shape[0]):
+        if not math.isfinite(mu_t[i]):
+            return False
+        for j in range(mu_t.shape[0]):
+            if not math.isfinite(cov_t[i, j]):
+                return False
+    return True
 
 
 @njit(cache=True)
@@ -177,47 +280,59 @@ def _same(a, b):
     return True
 
 
-@njit(cache=True)
-def _pack(phi, theta, sigma2, mu_x, tau2, update):
-    """phi = (theta_0, theta_1, log sigma^2[, mu_x, log tau^2]): the collapsed move's
-    coordinates."""
-    phi[0] = theta[0]
-    phi[1] = theta[1]
-    phi[2] = math.log(sigma2)
-    if update:
-        phi[3] = mu_x
-        phi[4] = math.log(tau2)
+class _Scratch(NamedTuple):
+    """Scratch of :func:`_log_collapsed`: a, l, wb (K, K) and res (K) of
+    :func:`log_gaussian_release`, mu_w (p), l_w and linv (p, p) of :func:`_log_prior_phi`."""
+
+    a: np.ndarray
+    l: np.ndarray
+    wb: np.ndarray
+    res: np.ndarray
+    mu_w: np.ndarray
+    l_w: np.ndarray
+    linv: np.ndarray
+
+
+@njit(cache=True, inline="always")
+def _log_collapsed(phi, p, target, settings, omega2, mw, mu_t, cov_t, sw):
+    """log p(phi | z, omega^2) up to a constant (the priors times the collapsed release
+    density), leaving the moments at phi in mu_t, cov_t; -inf when they overflow."""
+    if not _finite_moments(phi, p, settings, mw, mu_t, cov_t):
+        return -np.inf
+    lp = _log_prior_phi(phi, p, target, settings.update, sw.mu_w, sw.l_w, sw.linv)
+    n, z = target.n, target.z
+    return lp + log_gaussian_release(n, z, omega2, mu_t, cov_t, sw.a, sw.l, sw.wb, sw.res)
 
 
 # ----------------------------------------------------------------------------- Algorithm 7
 @njit(cache=True)
-def _gibbs_ss_kernel(rng, target, model, settings, out, counts):
-    """Algorithm 7 (bernstein2020, Sec. 5.2.4) plus ``n_moves`` collapsed Metropolis moves per
-    iteration; row t of out is (theta_0, theta_1, sigma^2) of iteration t, every iteration stored.
+def _gibbs_ss_kernel(rng, target, mw, settings, out, counts):
+    """Algorithm 7 (bernstein2020, Sec. 5.2.4) for p covariates plus ``n_moves`` collapsed
+    Metropolis moves per iteration; row t of out is (theta_0, ..., theta_p, sigma^2) of iteration
+    t, every iteration stored.
 
-    ``target`` is a :class:`dpinfer.models.linreg_nig.ChainTarget`, ``model`` a
-    :class:`MomentModel`, ``settings`` a :class:`_Settings`. ``model.update`` selects the
-    hierarchical normal data prior (moments of N(mu_x, tau^2), updated by NIW conjugacy and
-    written into ``model.m``); otherwise ``model.m`` (E[x^k], k = 0..4) is used throughout.
-    counts[0] counts projections of n Sigma_t, counts[1] projections of s, counts[2] accepted
-    collapsed moves, counts[3] accepted sign flips (one proposed per iteration with the moves when
-    ``settings.flip``). The collapsed move's proposal covariance and scale adapt while t < n_burn.
-    """
+    ``target`` is a :class:`dpinfer.models.linreg_nig_multi.ChainTargetP`, ``mw`` a
+    :class:`_MomentWork` (its t4 the fixed tensor unless ``settings.update``), ``settings`` a
+    :class:`_Settings`. counts[0] counts projections of n Sigma_t, counts[1] projections of s,
+    counts[2] accepted collapsed moves, counts[3] accepted sign flips. The collapsed move's
+    proposal covariance and scale adapt while t < n_burn."""
     z = target.z
     n = target.n
     b = target.b
-    update = model.update
-    clamp = model.clamp
-    m = model.m
+    index = target.index
     prior = target.prior
     data_prior = target.data_prior
+    update = settings.update
     n_burn = settings.n_burn
     n_moves = settings.n_moves
     k = z.shape[0]
-    d = 5 if update else 3
-    theta = np.empty(2)
-    mu_n = np.empty(2)
-    lam_n = np.empty((2, 2))
+    p = index.shape[0] - 2
+    d = p + 2 + (p + p * (p + 1) // 2 if update else 0)
+    theta = np.empty(p + 1)
+    mu_x = np.empty(p)
+    sigma_x = np.empty((p, p))
+    lchol = np.zeros((p, p))
+    cw = conjugate_work(p)
     mu_t = np.empty(k)  # moments at the current phi (cur_phi), kept between evaluations
     cov_t = np.empty((k, k))
     mu_p = np.empty(k)  # moments at a proposal
@@ -227,87 +342,100 @@ def _gibbs_ss_kernel(rng, target, model, settings, out, counts):
     v = np.empty((k, k))
     s = np.empty(k)
     omega2 = np.empty(k)
-    npw = norm_product_work(k)  # also scratch of the release density and the proposal
+    npw = norm_product_work(k)  # also scratch of the release density
     wb = np.empty((k, k))
-    poly = np.empty((3, 5, 5))
-    cur_work = MomentWork(mu_t, cov_t, poly)
-    prop_work = MomentWork(mu_p, cov_p_t, poly)
-    rw = _ReleaseWork(npw.a, npw.l, wb, res)
+    sw = _Scratch(npw.a, npw.l, wb, res, np.empty(p), np.empty((p, p)), np.empty((p, p)))
+    xi = np.empty(d)
     phi = np.empty(d)
     cur_phi = np.empty(d)  # phi of the moments in mu_t, cov_t
     prop = np.empty(d)
     # collapsed-move proposal: h * L xi, L from the burn-in covariance of phi (Welford sums)
     chol_p = np.zeros((d, d))
     cov_p = np.empty((d, d))
+    chol_w = np.empty((d, d))
     wel_mean = np.zeros(d)
     wel_m2 = np.zeros((d, d))
     wel_n = 0
-    e_s2 = prior.b0 / (prior.a0 - 1.0)
-    chol_p[0, 0] = math.sqrt(e_s2 / prior.lam0[0, 0])
-    chol_p[1, 1] = math.sqrt(e_s2 / prior.lam0[1, 1])
-    chol_p[2, 2] = 1.0 / math.sqrt(prior.a0)
+    e_s2 = prior.b0 / (prior.a0 - 1.0) if prior.a0 > 1.0 else prior.b0 / prior.a0
+    for i in range(p + 1):
+        chol_p[i, i] = math.sqrt(e_s2 / prior.lam0[i, i])
+    chol_p[p + 1, p + 1] = 1.0 / math.sqrt(prior.a0)
     if update:
-        chol_p[3, 3] = math.sqrt(data_prior.psi / (data_prior.nu - 2.0) / data_prior.kappa)
-        chol_p[4, 4] = math.sqrt(2.0 / data_prior.nu)
+        nu = data_prior.nu
+        m = p + 2
+        for i in range(p):
+            e_sig = data_prior.psi[i, i] / max(nu - p - 1.0, 1.0)
+            chol_p[m + i, m + i] = math.sqrt(e_sig / data_prior.kappa)
+        m += p
+        for i in range(p):
+            for j in range(i + 1):
+                if i == j:
+                    chol_p[m, m] = math.sqrt(0.5 / nu)
+                else:
+                    chol_p[m, m] = math.sqrt(data_prior.psi[i, i] / max(nu - p - 1.0, 1.0) / nu)
+                m += 1
     log_h = math.log(0.5)
     tuned = False
-    # start: (theta, sigma^2) and (mu_x, tau^2) from one draw of the Naive posterior (conjugate
-    # updates given the projected release; all three flavours draw (mu_x, tau^2), used by Update
-    # only), omega^2 from its prior Exp(mean 2 b^2). Prior starts (the released code) can leave a
-    # chain in a mode of negligible mass that no move leaves (docs/deviations.md)
-    sigma2, mu_x, tau2 = naive_start(rng, z, n, prior, data_prior, mu_n, lam_n, theta)
-    if clamp:
+    # start: (theta, sigma^2) and (mu_x, Sigma_x) from one draw of the Naive posterior, omega^2
+    # from its prior Exp(mean 2 b^2)
+    sigma2 = naive_start_p(rng, z, n, index, prior, data_prior, theta, mu_x, sigma_x, cw)
+    if not cholesky_lower(sigma_x, lchol):
+        lchol[:, :] = cw.niw[3]
+    if settings.clamp:
         # with no conjugate steps to leave it, a Naive start far in the prior's tail (a weak
         # release: z is mostly noise) traps the random walk; start instead from the best of the
         # Naive draw and _PRIOR_STARTS prior draws under the collapsed density, omega^2 at its
         # prior mean (any start is valid; this one only shortens the burn-in)
         for j in range(k):
             omega2[j] = 2.0 * b * b
-        _pack(phi, theta, sigma2, mu_x, tau2, update)
-        best = _log_collapsed(phi, target, model, omega2, prop_work, rw)
+        _pack(phi, p, theta, sigma2, mu_x, lchol, update)
+        best = _log_collapsed(phi, p, target, settings, omega2, mw, mu_p, cov_p_t, sw)
+        chol0 = np.linalg.cholesky(prior.lam0)
+        no_data = np.zeros((p + 2, p + 2))  # n = 0: niw_draw_p draws from the prior
         for _ in range(_PRIOR_STARTS):
-            s2_c = nig_draw(rng, prior.mu0, prior.lam0, prior.a0, prior.b0, mu_n)
-            mx_c, t2_c = niw_draw(rng, 0.0, 0.0, 0.0, data_prior)
-            _pack(prop, mu_n, s2_c, mx_c, t2_c, update)
-            cand = _log_collapsed(prop, target, model, omega2, prop_work, rw)
+            s2_c = nig_draw_p(rng, prior.mu0, chol0, prior.a0, prior.b0, theta)
+            niw_draw_p(rng, no_data, 0.0, data_prior, mu_x, sigma_x, cw.niw)
+            _pack(prop, p, theta, s2_c, mu_x, cw.niw[3], update)
+            cand = _log_collapsed(prop, p, target, settings, omega2, mw, mu_p, cov_p_t, sw)
             if cand > best:
                 best = cand
-                theta[0] = mu_n[0]
-                theta[1] = mu_n[1]
-                sigma2, mu_x, tau2 = s2_c, mx_c, t2_c
+                phi[:] = prop
+        for i in range(p + 1):
+            theta[i] = phi[i]
+        sigma2 = math.exp(phi[p + 1])
+        _unpack_data(phi, p, mu_x, lchol)
+        _outer_into(lchol, sigma_x)
     for j in range(k):
         omega2[j] = rng.exponential(2.0 * b * b)
     for it in range(out.shape[0]):
         if n_moves > 0:
-            # (theta, sigma^2[, mu_x, tau^2]) | z, omega^2 with s integrated out, then s is drawn
-            # fresh below: together a joint draw of (parameters, s) that Gibbs steps 2-5 alone
-            # make only in tiny increments when the release is weak and n large
-            _pack(phi, theta, sigma2, mu_x, tau2, update)
+            # phi | z, omega^2 with s integrated out; s is drawn fresh below
+            _pack(phi, p, theta, sigma2, mu_x, lchol, update)
             if it == 0 or not _same(phi, cur_phi):  # the Gibbs steps moved phi since its moments
-                moments_at(phi, model, cur_work)
+                _moments_at(phi, p, settings, mw, mu_t, cov_t)
                 cur_phi[:] = phi
-            cur = _log_target(phi, target, model, omega2, cur_work, rw)
+            lp = _log_prior_phi(phi, p, target, update, sw.mu_w, sw.l_w, sw.linv)
+            cur = lp + log_gaussian_release(n, z, omega2, mu_t, cov_t, npw.a, npw.l, wb, res)
             h = math.exp(log_h)
             for mv in range(n_moves + 1):
                 if mv == n_moves and not settings.flip:
                     break
                 if mv < n_moves:
                     for i in range(d):
-                        npw.v[0, i] = rng.standard_normal()
+                        xi[i] = rng.standard_normal()
                     for i in range(d):
                         acc = phi[i]
                         for j in range(i + 1):
-                            acc += h * chol_p[i, j] * npw.v[0, j]
+                            acc += h * chol_p[i, j] * xi[j]
                         prop[i] = acc
                 else:
-                    # sign flip theta -> -theta (y -> -y in the model): the posterior can have a
-                    # mirror mode of negligible mass (sum y^2 fixes |theta_1|) that random-walk
+                    # sign flip theta -> -theta (y -> -y): the mirror mode that random-walk
                     # steps never leave
                     for i in range(d):
                         prop[i] = phi[i]
-                    prop[0] = -phi[0]
-                    prop[1] = -phi[1]
-                new = _log_collapsed(prop, target, model, omega2, prop_work, rw)
+                    for i in range(p + 1):
+                        prop[i] = -phi[i]
+                new = _log_collapsed(prop, p, target, settings, omega2, mw, mu_p, cov_p_t, sw)
                 ok = metropolis_accept(rng, new - cur)
                 if ok:
                     phi[:] = prop
@@ -318,16 +446,16 @@ def _gibbs_ss_kernel(rng, target, model, settings, out, counts):
                     counts[2 if mv < n_moves else 3] += 1
                 if mv < n_moves and it < n_burn:
                     log_h = robbins_monro(log_h, ok, it, 0.234)
-            theta[0] = phi[0]
-            theta[1] = phi[1]
-            sigma2 = math.exp(phi[2])
+            for i in range(p + 1):
+                theta[i] = phi[i]
+            sigma2 = math.exp(phi[p + 1])
             if update:
-                mu_x = phi[3]
-                tau2 = math.exp(phi[4])
+                _unpack_data(phi, p, mu_x, lchol)
+                _outer_into(lchol, sigma_x)
         else:  # Algorithm 7 as printed: step 1's moments at the current parameters
             if update:
-                gaussian_moments_into(mu_x, tau2, m)
-            clt_mean_cov_into(theta[0], theta[1], sigma2, m, mu_t, cov_t, poly)
+                gaussian_tensor_into(mu_x, sigma_x, mw.t4)
+            clt_moments_into(theta, sigma2, mw.t4, mw.pairs, mu_t, cov_t, mw.t3, mw.t2, mw.t1)
         for i in range(k):
             mean[i] = n * mu_t[i]
             for j in range(k):
@@ -335,25 +463,26 @@ def _gibbs_ss_kernel(rng, target, model, settings, out, counts):
         if make_psd(v, wb, npw.l):
             counts[0] += 1
         norm_product_draw(rng, mean, v, z, omega2, s, npw)
-        if not clamp:
-            # steps 3-5; clamped statistics are not sufficient statistics of the linear model, so
-            # with clamping the parameters move by the collapsed moves alone (a Metropolis-within-
-            # Gibbs sampler of the clamped CLT model: phi | omega^2, then s, then omega^2)
-            if project_statistics_inplace(s, n):
+        if not settings.clamp:
+            # steps 3-5; clamped statistics are not sufficient statistics of the linear model,
+            # so with clamping the parameters move by the collapsed moves alone (a Metropolis-
+            # within-Gibbs sampler of the clamped CLT model: phi | omega^2, then s, then omega^2)
+            if project_into(s, n, index, cw.g, cw.proj):
                 counts[1] += 1
-            sigma2 = nig_conjugate_draw(rng, s, n, prior, mu_n, lam_n, theta)
+            sigma2 = nig_conjugate_draw_p(rng, s, n, index, prior, theta, cw)  # cw.g = A'A of s
             if update:
-                mu_x, tau2 = niw_draw(rng, s[0], s[1], n, data_prior)
+                niw_draw_p(rng, cw.g, n, data_prior, mu_x, sigma_x, cw.niw)
+                lchol[:, :] = cw.niw[3]  # the Cholesky factor of sigma_x
         for j in range(k):
             omega2[j] = 1.0 / laplace_mixture_precision(rng, z[j] - s[j], b)
-        out[it, 0] = theta[0]
-        out[it, 1] = theta[1]
-        out[it, 2] = sigma2
+        for i in range(p + 1):
+            out[it, i] = theta[i]
+        out[it, p + 1] = sigma2
         if n_moves > 0 and it < n_burn:
             # proposal covariance: (2.38^2 / d) Cov(phi) over the second half of burn-in so far
             # (Roberts & Rosenthal 2001), refreshed every 100 iterations
             if 2 * it >= n_burn or it >= 1000:
-                _pack(phi, theta, sigma2, mu_x, tau2, update)
+                _pack(phi, p, theta, sigma2, mu_x, lchol, update)
                 wel_n += 1
                 for i in range(d):
                     prop[i] = phi[i] - wel_mean[i]
@@ -366,56 +495,67 @@ def _gibbs_ss_kernel(rng, target, model, settings, out, counts):
                         for j in range(d):
                             cov_p[i, j] = wel_m2[i, j] / (wel_n - 1.0) * (2.38 * 2.38 / d)
                         cov_p[i, i] += 1e-12
-                    if cholesky_lower(cov_p, npw.w[:d, :d]):
-                        chol_p[:, :] = npw.w[:d, :d]
+                    if cholesky_lower(cov_p, chol_w):
+                        chol_p[:, :] = chol_w
                         if not tuned:  # the 2.38^2/d factor replaces the start multiplier
                             log_h = 0.0
                             tuned = True
 
 
-class _Flavour(NamedTuple):
-    """What a Gibbs-SS flavour conditions on: the release z of n records and its Laplace scale,
-    the moments E[x^k], k = 1..4 (start values for Update), ``update`` (the hierarchical data
-    prior) and ``clamp_to`` = (lo, hi), the bounds the records were clamped to before release
-    (Update flavour, collapsed moves only; None: not clamped)."""
-
-    z: np.ndarray
-    n: int
-    scale: float
-    moments: np.ndarray
-    update: bool
-    clamp_to: tuple | None = None
-
-
 def _run(
-    flavour: _Flavour,
-    prior: NIGPrior,
-    data_prior: NIWPrior,
+    problem,
     rng: np.random.Generator,
+    t4: np.ndarray | None,
     *,
     burnin: int,
     keep: int,
     collapsed_moves: int = 1,
     sign_flip: bool = True,
+    half: bool = False,
 ) -> Chain:
-    """Validate, allocate and run one chain of ``flavour``."""
-    z, n, scale, moments, update, clamp_to = flavour
-    if clamp_to is not None and int(collapsed_moves) < 1:
+    """Validate, allocate and run one chain: the x-tensor ``t4`` fixed, or None for the Update
+    flavour (which models a clamped release of one covariate); on the full-budget release z, or
+    on z_half (``half``, Gibbs-SS-Noisy). ``problem`` is a ProblemP (:func:`as_p` applied)."""
+    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
+    p = int(release.p)
+    update = t4 is None
+    clamp = update and bool(release.clamped)
+    if clamp and p > 1:
+        raise ValueError(
+            "Gibbs-SS-Update models a clamped release of one covariate only (the clamped CLT); "
+            f"this release of p = {p} covariates is clamped"
+        )
+    if clamp and int(collapsed_moves) < 1:
         raise ValueError(
             "a clamped release needs collapsed_moves >= 1 (its parameters move by them alone)"
         )
-    lo, hi = (-np.inf, np.inf) if clamp_to is None else (float(clamp_to[0]), float(clamp_to[1]))
-    target = chain_target(z, n, scale, prior, data_prior)
+    lo, hi = (float(v) for v in release.bounds) if clamp else (-np.inf, np.inf)
+    z, mech = (release.z_half, release.mechanism_half) if half else (release.z, release.mechanism)
+    target = chain_target_p(z, release.n, p, mech.scale, prior, data_prior)
     burnin, keep = check_lengths(burnin, keep)
     if int(collapsed_moves) < 0:
         raise ValueError(f"collapsed_moves must be >= 0, got {collapsed_moves}")
-    fixed = np.concatenate([[1.0], np.asarray(moments, dtype=float)])  # overwritten by Update
-    model = MomentModel(update, clamp_to is not None, lo, hi, fixed)
-    settings = _Settings(burnin, int(collapsed_moves), bool(sign_flip))
+    if data_prior.psi.shape != (p, p) or not data_prior.nu > p - 1 or not data_prior.kappa > 0:
+        raise ValueError(f"NIW prior needs psi ({p}, {p}), kappa > 0 and nu > p - 1")
+    r = p + 1
+    t4 = np.zeros((r,) * 4) if update else np.ascontiguousarray(t4, dtype=float)
+    mw = _MomentWork(
+        t4,
+        np.empty((r, r, r)),
+        np.empty((r, r)),
+        np.empty(r),
+        np.empty(p),
+        np.zeros((p, p)),
+        np.empty((p, p)),
+        stat_pairs(p),
+        np.empty((2, 5, 5)),
+    )
+    flip = bool(sign_flip)
+    settings = _Settings(burnin, int(collapsed_moves), flip, update, clamp, lo, hi)
     iterations = burnin + keep
-    out = np.empty((iterations, 3))
+    out = np.empty((iterations, p + 2))
     counts = np.zeros(4, dtype=np.int64)
-    _, seconds = timed(_gibbs_ss_kernel, rng, target, model, settings, out, counts)
+    _, seconds = timed(_gibbs_ss_kernel, rng, target, mw, settings, out, counts)
     return Chain(out, burnin, chain_info(seconds, iterations, collapsed_moves, sign_flip, counts))
 
 
@@ -433,7 +573,7 @@ def chain_info(seconds, iterations: int, collapsed_moves: int, sign_flip: bool, 
 
 
 def run_gibbs_ss_noisy(
-    problem: Problem,
+    problem,
     rng: np.random.Generator,
     *,
     burnin: int,
@@ -442,25 +582,28 @@ def run_gibbs_ss_noisy(
     sign_flip: bool = True,
     moments: str = "released",
 ) -> Chain:
-    """Gibbs-SS-Noisy: statistics released at epsilon/2 (``release.z_half``); moments E[x^k] from
-    the sums of x^k released at epsilon/2 (``moments="released"``, the thesis) or the confidential
-    ones (``moments="exact"``, what the released code fed the sampler; not private). ``data_prior``
-    only sets the unused start of (mu_x, tau^2). ``collapsed_moves`` and ``sign_flip`` as in
-    :func:`run_gibbs_ss_update`."""
-    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
-    if moments == "released":
-        m = release.noisy_moments()
-    elif moments == "exact":
-        m = release.exact_moment_sums / release.n
-    else:
+    """Gibbs-SS-Noisy: statistics released at epsilon/2 (``release.z_half``), the x-tensor fixed
+    at the one of the moment sums released at the other half (``moments="released"``, the
+    thesis; clipped to what records inside the public bounds allow) or of the confidential sums
+    (``moments="exact"``, what the released code fed the sampler; not private), made a valid
+    moment tensor (:func:`~dpinfer.samplers.clt_moments_multi.noisy_tensor`).
+    ``collapsed_moves`` and ``sign_flip`` as in :func:`run_gibbs_ss_update`. Clamping is not
+    modelled (module docstring)."""
+    problem = as_p(problem)
+    release = problem.release
+    if moments not in ("released", "exact"):
         raise ValueError(f"moments must be 'released' or 'exact', got {moments!r}")
-    flavour = _Flavour(release.z_half, release.n, release.mechanism_half.scale, m, False)
+    released = moments == "released"
+    sums = release.moment_sums if released else release.exact_moment_sums
+    if sums is None:
+        raise ValueError(f"the release has no {moments} moment sums")
+    t4 = noisy_tensor(sums, release.n, release.p, release.bounds if released else None)
     moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
-    return _run(flavour, prior, data_prior, rng, burnin=burnin, keep=keep, **moves)
+    return _run(problem, rng, t4, half=True, burnin=burnin, keep=keep, **moves)
 
 
 def run_gibbs_ss_prior(
-    problem: Problem,
+    problem,
     rng: np.random.Generator,
     *,
     burnin: int,
@@ -468,18 +611,18 @@ def run_gibbs_ss_prior(
     collapsed_moves: int = 1,
     sign_flip: bool = True,
 ) -> Chain:
-    """Gibbs-SS-Prior: Gibbs-SS-Update without the update, the moments E[x^k] fixed at the data
-    prior's predictive ones (closed form), full-budget z; ``collapsed_moves`` and ``sign_flip`` as
-    in :func:`run_gibbs_ss_update`."""
-    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
-    m = prior_predictive_moments(data_prior)
-    flavour = _Flavour(release.z, release.n, release.mechanism.scale, m, False)
+    """Gibbs-SS-Prior: the x-tensor fixed at the data prior's predictive one
+    (:func:`~dpinfer.samplers.clt_moments_multi.predictive_tensor`, needs nu > p + 3),
+    full-budget z; ``collapsed_moves`` and ``sign_flip`` as in :func:`run_gibbs_ss_update`.
+    Clamping is not modelled (module docstring)."""
+    problem = as_p(problem)
     moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
-    return _run(flavour, prior, data_prior, rng, burnin=burnin, keep=keep, **moves)
+    t4 = predictive_tensor(problem.data_prior)
+    return _run(problem, rng, t4, burnin=burnin, keep=keep, **moves)
 
 
 def run_gibbs_ss_update(
-    problem: Problem,
+    problem,
     rng: np.random.Generator,
     *,
     burnin: int,
@@ -487,12 +630,10 @@ def run_gibbs_ss_update(
     collapsed_moves: int = 1,
     sign_flip: bool = True,
 ) -> Chain:
-    """Gibbs-SS-Update: hierarchical normal data prior, (mu_x, tau^2) updated every iteration.
-    On a clamped release (``release.clamped``) the CLT is that of the clamped statistics
+    """Gibbs-SS-Update: hierarchical normal data prior, (mu_x, Sigma_x) updated every iteration
+    by NIW conjugacy given the covariate sums of the projected s, full-budget z. On a clamped
+    release of one covariate the CLT is that of the clamped statistics
     (:mod:`dpinfer.samplers.clt_moments`) and steps 3-5 are left out (module docstring)."""
-    release, prior, data_prior = problem.release, problem.prior, problem.data_prior
-    m = prior_predictive_moments(data_prior)
-    clamp_to = release.bounds if release.clamped else None
-    flavour = _Flavour(release.z, release.n, release.mechanism.scale, m, True, clamp_to)
+    problem = as_p(problem)
     moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
-    return _run(flavour, prior, data_prior, rng, burnin=burnin, keep=keep, **moves)
+    return _run(problem, rng, None, burnin=burnin, keep=keep, **moves)

@@ -1,46 +1,53 @@
-"""MCMC-Ind for private Bayesian linear regression (bernstein2020, Sec. 5.2.3): a noise-aware
-sampler that instantiates every individual and targets the exact private posterior.
+"""MCMC-Ind for private Bayesian linear regression with p >= 1 covariates (bernstein2020,
+Sec. 5.2.3): a noise-aware sampler that instantiates every individual and targets the exact
+private posterior p(theta, sigma^2, mu_x, Sigma_x, X, y | z), z = s_c + Laplace(b), s_c the K
+statistics sum a_i a_j (a = [x, 1, y], :func:`~dpinfer.models.linreg_nig_multi.stat_pairs`) of
+the latent records, clamped to ``release.bounds`` when ``release.clamped``. Chapter 5's
+one-covariate problem is the p = 1 case (:func:`~dpinfer.models.linreg_nig_multi.as_p`).
 
 The thesis runs PyMC3 NUTS on (X, y, theta, sigma^2, mu_x, tau^2). PyMC is not in the stack,
 so this module builds the same target with the record-wise privacy-aware data-augmentation
-sampler of ju2022 (Algorithm 1, Sec. 3), written here for the NIG regression model with the
-hierarchical normal data prior x ~ N(mu_x, tau^2), (mu_x, tau^2) ~ NIW:
+sampler of ju2022 (Algorithm 1, Sec. 3), written for the NIG regression model with the
+hierarchical normal data prior x ~ N(mu_x, Sigma_x), (mu_x, Sigma_x) ~ NIW. One sweep:
 
-1. for each record i (systematic scan): propose (x_i', y_i') from the model,
-   x_i' ~ N(mu_x, tau^2), y_i' ~ N(theta_0 x_i' + theta_1, sigma^2); the statistics change by
-   t(x_i', y_i') - t(x_i, y_i) (additivity, O(1)); accept by the shared Metropolis step
-   (``conditionals.metropolis_accept``) with the Laplace log-likelihood ratio of the released z,
-   (|z - s|_1 - |z - s'|_1) / b, b the mechanism's scale;
-2. a sign flip (theta, y) -> (-theta, -y), accepted with the prior of theta times the release's
-   likelihood (every record's likelihood is unchanged): the mirror mode that sum y^2 leaves is
-   otherwise never left once a chain falls into it in its first sweeps;
-   then (theta, sigma^2) | X, y by NIG conjugacy (Eq. 5.1);
-3. (mu_x, tau^2) | X by NIW conjugacy;
-4. non-centred moves (the released PyMC code also used a non-centred parameterisation):
-   random-walk Metropolis on (theta, log sigma^2) with the standardised residuals
-   e_i = (y_i - theta'x_i)/sigma held fixed, and on (mu_x, log tau^2) with
-   u_i = (x_i - mu_x)/tau (and e_i) held fixed; the records move with the parameters and the
-   ratio is prior x Jacobian x Laplace likelihood of z. Steps 1-3 alone mix very slowly when
-   the release is weak (theta | X, y is tight while X, y | theta, z barely moves theta); the
-   non-centred moves fix that without changing the target. Step sizes adapt during burn-in
-   only (Robbins-Monro towards 30% acceptance); the accept step is the same shared one.
+1. for each record i (systematic scan): propose it from the model, x_i' ~ N(mu_x, Sigma_x)
+   (through the Cholesky factor L of Sigma_x), y_i' ~ N(theta'[x_i', 1], sigma^2); the K
+   statistics change by t(a_i') - t(a_i) (additivity, O(K)); accept by the shared Metropolis
+   step (``conditionals.metropolis_accept``) with the Laplace log-likelihood ratio of the release,
+   (|z - s|_1 - |z - s'|_1) / b. The proposal is the prior conditional of the record, so the
+   ratio is the release's likelihood ratio alone;
+2. a sign flip (theta, y) -> (-theta, -y), accepted with the NIG prior ratio times the release's
+   likelihood ratio (every record's likelihood is unchanged): the mirror mode that sum y^2 leaves
+   is otherwise never left once a chain falls into it in its first sweeps; then (theta, sigma^2)
+   | X, y by NIG conjugacy (Eq. 5.1) on the unclamped records' statistics;
+3. (mu_x, Sigma_x) | X by NIW conjugacy;
+4. non-centred moves, ``noncentred_moves`` of each kind (the released PyMC code also used a
+   non-centred parameterisation): random-walk Metropolis on (theta, log sigma^2) with
+   e_i = (y_i - theta'[x_i, 1])/sigma held fixed, and jointly on mu_x and the log-Cholesky factor
+   of Sigma_x (log of L's diagonal, L's off-diagonal as it is) with u_i = L^{-1}(x_i - mu_x) (and
+   e_i) held fixed; the records move with the parameters and the ratio is prior x Jacobian x
+   Laplace likelihood of z. Steps 1-3 alone mix very slowly when the release is weak (theta | X,
+   y is tight while X, y | theta, z barely moves theta). In the log-Cholesky coordinates the NIW
+   density carries the Jacobian prod_i L_ii^(p - i + 2) (i = 1..p) of Sigma = L L'. Step sizes
+   come from the priors and adapt during burn-in only (Robbins-Monro towards 30% acceptance).
 
-The proposal is the prior conditional of the record, so the Metropolis-Hastings ratio is the
-likelihood ratio of the release alone and the chain leaves p(X, y, theta, sigma^2, mu_x, tau^2 | z)
-invariant. One sweep costs O(n): the runtime grows with n, as for the thesis's MCMC-Ind.
+On a clamped release the release's likelihood in steps 1, 2 and 4 uses the statistics of the
+clamped latent records (the constant stays 1), while the conjugate steps 2-3 condition on the
+records themselves: the chain then targets the exact posterior of that mechanism
+(tests/test_bernstein2020_ch5_clamping.py, tests/test_linreg_multi_mcmc_ind.py). One sweep
+costs O(n p^2): the runtime grows with n, as for the thesis's MCMC-Ind. Without clamping a
+non-centred move costs O(p^3): the moved records are a_i = A w_i with w_i = [u_i, 1, e_i] fixed,
+so their statistics are the entries of A (sum_i w_i w_i') A'; with clamping each move passes
+over the records.
 
-On a clamped release (records clamped to the bounds before release; ``release.clamped``) the
-release's likelihood in steps 1, 2 and 4 uses the statistics of the clamped latent records,
-while the conjugate steps 2-3 condition on the records themselves: the chain then targets the
-exact posterior of that mechanism (tests/test_bernstein2020_ch5_clamping.py).
-
-Public function: :func:`run_mcmc_ind`, with the model's call signature
-``run(problem, rng, *, burnin, keep) -> Chain`` (one stored row per sweep).
-``Chain.info.acceptance`` is the record-move acceptance rate; ``info.detail``
-(:class:`~dpinfer.samplers.base.NigChainDetail`) holds the acceptance rates of the two
-non-centred moves and the number of accepted sign flips. Chains
-start from one draw of the Naive posterior (conjugate updates given the projected release),
-records from the model given it.
+Public function: :func:`run_mcmc_ind`, ``run(problem, rng, *, burnin, keep,
+noncentred_moves=5) -> Chain`` with rows (theta_1..theta_{p+1}, sigma^2) (theta =
+[beta_1, ..., beta_p, intercept]; chapter 5's (theta_0, theta_1, sigma^2)), one stored row per
+sweep, burn-in first. ``Chain.info.acceptance`` is the record-move acceptance rate;
+``info.detail`` (:class:`~dpinfer.samplers.base.NigChainDetail`) holds the acceptance rates of
+the two non-centred moves and the number of accepted sign flips. Chains start from one draw of
+the Naive posterior (conjugate updates given the projected release), records from the model
+given it.
 """
 
 from __future__ import annotations
@@ -51,14 +58,18 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..models.linreg_nig import (
-    Problem,
-    chain_target,
-    log_nig,
-    log_niw,
-    naive_start,
-    nig_conjugate_draw,
-    niw_draw,
+from ..models.linreg_nig_multi import (
+    NIGPrior,
+    NIWPriorP,
+    as_p,
+    chain_target_p,
+    conjugate_work,
+    log_nig_p,
+    log_niw_chol,
+    naive_start_p,
+    nig_conjugate_draw_p,
+    niw_draw_p,
+    stat_pairs,
 )
 from .base import Chain, Info, NigChainDetail, check_lengths, timed
 from .conditionals import metropolis_accept, robbins_monro
@@ -67,26 +78,56 @@ __all__ = ["run_mcmc_ind", "chain_info"]
 
 
 class _Settings(NamedTuple):
-    """Burn-in length (step sizes adapt within it) and non-centred moves of each kind per sweep."""
+    """Burn-in length (step sizes adapt within it), non-centred moves of each kind per sweep, and
+    the bounds [lo, hi] the released records were clamped to (-inf, inf: not clamped)."""
 
     n_burn: int
     n_nc: int
+    lo: float
+    hi: float
 
 
 class _Latent(NamedTuple):
-    """The standardised records of the non-centred moves, u_i = (x_i - mu_x)/tau and
-    e_i = (y_i - theta'x_i)/sigma, the bounds [lo, hi] the released records are clamped to, the
-    release z and 1/b, b its Laplace scale."""
+    """The standardised records of the non-centred moves, u (n, p) with u_i = L^{-1}(x_i - mu_x)
+    and e (n) with e_i = (y_i - theta'[x_i, 1])/sigma, the release z and 1/b (b its Laplace
+    scale), the (K, 2) statistic pairs, the clamping bounds and flag and a (q) record scratch;
+    without clamping also ``ww`` = sum_i w_i w_i' of w_i = [u_i, 1, e_i] (q, q) and (q, q) scratch
+    ``amat``, ``tmp``: the statistics of the moved records are then A ww A' (O(q^3), not O(n))."""
 
     u: np.ndarray
     e: np.ndarray
-    lo: float
-    hi: float
     z: np.ndarray
     inv_b: float
+    pairs: np.ndarray
+    lo: float
+    hi: float
+    clamp: bool
+    a: np.ndarray
+    ww: np.ndarray
+    amat: np.ndarray
+    tmp: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _draw_record(rng, mu, chol, theta, sd_y, w, rows, i):
+    """rows[i] = [x, 1, y], one record from the model: x = mu + L w, w ~ N(0, I), then
+    y ~ N(theta'[x, 1], sd_y^2). Inlined, as the scalar sampler's: a call per record would
+    reference-count the Generator."""
+    p = mu.shape[0]
+    for j in range(p):
+        w[j] = rng.standard_normal()
+    yi = theta[p] + sd_y * rng.standard_normal()
+    for j in range(p):
+        acc = mu[j]
+        for m in range(j + 1):
+            acc += chol[j, m] * w[m]
+        rows[i, j] = acc
+        yi += theta[j] * acc
+    rows[i, p] = 1.0
+    rows[i, p + 1] = yi
+
+
+@njit(cache=True, inline="always")
 def _l1(z, s):
     """|z - s|_1: minus b times the Laplace log-likelihood of the release z given s."""
     acc = 0.0
@@ -96,245 +137,408 @@ def _l1(z, s):
 
 
 @njit(cache=True)
-def _add_record(s, x, y, lo, hi, sign):
-    """s += sign * t(clamp(x), clamp(y)) (no clamping when lo, hi = -inf, inf)."""
-    cx = min(max(x, lo), hi)
-    cy = min(max(y, lo), hi)
-    s[0] += sign * cx
-    s[1] += sign * cx * cx
-    s[2] += sign * cy
-    s[3] += sign * cx * cy
-    s[4] += sign * cy * cy
-
-
-@njit(cache=True, inline="always")
-def _draw_record(rng, mu_x, sd_x, theta0, theta1, sd_y):
-    """One record from the model: x ~ N(mu_x, sd_x^2), then y ~ N(theta0 x + theta1, sd_y^2).
-    Inlined: a call would reference-count the Generator per record (about 10% of a chain)."""
-    x = mu_x + sd_x * rng.standard_normal()
-    return x, theta0 * x + theta1 + sd_y * rng.standard_normal()
+def _recompute(rows, pairs, lo, hi, sign_y, s, rel):
+    """s = the statistics of all records (rows of [x, 1, y], y times sign_y), every entry but
+    the constant clamped to [lo, hi] (a no-op for -inf, inf); rel (n, q) receives the records'
+    entries as released."""
+    q = rows.shape[1]
+    for k in range(s.shape[0]):
+        s[k] = 0.0
+    for i in range(rows.shape[0]):
+        for j in range(q - 2):
+            rel[i, j] = min(max(rows[i, j], lo), hi)
+        rel[i, q - 2] = 1.0
+        rel[i, q - 1] = min(max(sign_y * rows[i, q - 1], lo), hi)
+        for k in range(pairs.shape[0]):
+            s[k] += rel[i, pairs[k, 0]] * rel[i, pairs[k, 1]]
 
 
 @njit(cache=True)
-def _stats_from(lat, mu_x, tau, theta0, theta1, sigma, s):
-    """Released-domain s of the records x_i = mu_x + tau u_i, y_i = theta0 x_i + theta1 + sigma e_i
-    (the non-centred parameterisation of step 4), clamped to [lo, hi] (``lat`` a _Latent)."""
+def _stats_from(lat, mu, chol, theta, sigma, s):
+    """Released-domain s of the records x_i = mu + L u_i, y_i = theta'[x_i, 1] + sigma e_i (the
+    non-centred parameterisation of step 4; ``lat`` a :class:`_Latent`). Unclamped, a_i = A w_i
+    with w_i = [u_i, 1, e_i], so s holds the entries of A (sum_i w_i w_i') A' (:func:`_gram_w`):
+    O(q^3) per move instead of a pass over the records."""
+    if not lat.clamp:
+        _stats_from_gram(lat, mu, chol, theta, sigma, s)
+        return
     u = lat.u
     e = lat.e
-    lo = lat.lo
-    hi = lat.hi
-    for j in range(5):
-        s[j] = 0.0
+    a = lat.a
+    pairs = lat.pairs
+    p = mu.shape[0]
+    for k in range(s.shape[0]):
+        s[k] = 0.0
     for i in range(u.shape[0]):
-        xi = mu_x + tau * u[i]
-        _add_record(s, xi, theta0 * xi + theta1 + sigma * e[i], lo, hi, 1.0)
-
-
-@njit(cache=True, inline="always")
-def _nc_accept(rng, log_prior_ratio, lat, cur, params, sp):
-    """Metropolis step of one non-centred move: sp = the statistics of the records at the
-    proposed ``params`` = (mu_x, tau, theta0, theta1, sigma), accepted with the prior ratio times
-    the Laplace likelihood ratio of lat.z (``cur`` = |z - s|_1 now).
-    Returns (accepted, |z - sp|_1)."""
-    _stats_from(lat, params[0], params[1], params[2], params[3], params[4], sp)
-    new = _l1(lat.z, sp)
-    return metropolis_accept(rng, log_prior_ratio + (cur - new) * lat.inv_b), new
-
-
-@njit(cache=True)
-def _recompute(x, y, lo, hi, sign_y, s):
-    """s = [sum x, sum x^2, sum y, sum xy, sum y^2] of the records (x_i, sign_y * y_i), clamped
-    to [lo, hi]."""
-    for j in range(5):
-        s[j] = 0.0
-    for i in range(x.shape[0]):
-        _add_record(s, x[i], sign_y * y[i], lo, hi, 1.0)
+        yi = theta[p] + sigma * e[i]
+        for j in range(p):
+            acc = mu[j]
+            for m in range(j + 1):
+                acc += chol[j, m] * u[i, m]
+            a[j] = min(max(acc, lat.lo), lat.hi)
+            yi += theta[j] * acc
+        a[p] = 1.0
+        a[p + 1] = min(max(yi, lat.lo), lat.hi)
+        for k in range(pairs.shape[0]):
+            s[k] += a[pairs[k, 0]] * a[pairs[k, 1]]
 
 
 @njit(cache=True)
-def _mcmc_ind_kernel(rng, target, bounds, settings, out, accepted):
-    """MCMC-Ind (bernstein2020, Sec. 5.2.3) as Algorithm 1 of ju2022 for the NIG regression model
-    plus non-centred moves (steps 1-4 of the module docstring); row t of out is
-    (theta_0, theta_1, sigma^2) after sweep t, every sweep stored; step sizes adapt while
+def _gram_w(lat):
+    """lat.ww = sum_i w_i w_i' for w_i = [u_i, 1, e_i] (after the standardised records change)."""
+    u = lat.u
+    e = lat.e
+    ww = lat.ww
+    w = lat.a
+    n, p = u.shape
+    q = p + 2
+    for i in range(q):
+        for j in range(q):
+            ww[i, j] = 0.0
+    for r in range(n):
+        for j in range(p):
+            w[j] = u[r, j]
+        w[p] = 1.0
+        w[p + 1] = e[r]
+        for i in range(q):
+            for j in range(i, q):
+                ww[i, j] += w[i] * w[j]
+    for i in range(q):
+        for j in range(i):
+            ww[i, j] = ww[j, i]
+
+
+@njit(cache=True)
+def _stats_from_gram(lat, mu, chol, theta, sigma, s):
+    """s of the unclamped records a_i = A w_i from lat.ww: A maps [u, 1, e] to [x, 1, y]
+    (x = mu + L u, y = theta'[x, 1] + sigma e), and sum_i a_i a_i' = A ww A'."""
+    amat = lat.amat
+    tmp = lat.tmp
+    ww = lat.ww
+    pairs = lat.pairs
+    p = mu.shape[0]
+    q = p + 2
+    for i in range(q):
+        for j in range(q):
+            amat[i, j] = 0.0
+    for j in range(p):
+        for m in range(j + 1):
+            amat[j, m] = chol[j, m]
+        amat[j, p] = mu[j]
+    amat[p, p] = 1.0
+    for m in range(p):
+        acc = 0.0
+        for j in range(m, p):
+            acc += theta[j] * chol[j, m]
+        amat[p + 1, m] = acc
+    acc = theta[p]
+    for j in range(p):
+        acc += theta[j] * mu[j]
+    amat[p + 1, p] = acc
+    amat[p + 1, p + 1] = sigma
+    for i in range(q):
+        for k in range(q):
+            acc = 0.0
+            for m in range(q):
+                acc += amat[i, m] * ww[m, k]
+            tmp[i, k] = acc
+    for k in range(pairs.shape[0]):
+        i = pairs[k, 0]
+        j = pairs[k, 1]
+        acc = 0.0
+        for m in range(q):
+            acc += tmp[i, m] * amat[j, m]
+        s[k] = acc
+
+
+@njit(cache=True)
+def _mcmc_ind_kernel(rng, target, settings, out, accepted):
+    """MCMC-Ind for p covariates (steps 1-4 of the module docstring); row t of out is
+    (theta_1, ..., theta_{p+1}, sigma^2) after sweep t, every sweep stored; step sizes adapt while
     t < n_burn.
 
     accepted[0] counts accepted record proposals, accepted[1] and accepted[2] the accepted
-    non-centred moves on (theta, sigma^2) and (mu_x, tau^2) (n_nc moves of each per sweep),
-    accepted[3] the accepted sign flips (one proposed per sweep). The release is of records
-    clamped to [lo, hi] (lo, hi = -inf, inf: no clamping); s holds those released-domain
-    statistics and ``raw`` the unclamped ones that the conjugate steps condition on.
-    ``target`` is a :class:`dpinfer.models.linreg_nig.ChainTarget`, ``bounds`` = (lo, hi),
-    ``settings`` a :class:`_Settings`.
+    non-centred moves on (theta, sigma^2) and (mu_x, Sigma_x) (n_nc moves of each per sweep),
+    accepted[3] the accepted sign flips (one proposed per sweep). s holds the released-domain
+    statistics (clamped to [settings.lo, settings.hi]) and ``raw`` the unclamped ones that the
+    conjugate steps condition on. ``target`` is a
+    :class:`dpinfer.models.linreg_nig_multi.ChainTargetP`, ``settings`` a :class:`_Settings`.
     """
     z = target.z
-    n = int(target.n)
-    b = target.b
-    lo, hi = bounds
+    n_f = target.n
+    n = int(n_f)
+    index = target.index
     prior = target.prior
     data_prior = target.data_prior
+    q = index.shape[0]
+    p = q - 2
+    kk = z.shape[0]
     n_burn = settings.n_burn
+    lo = settings.lo
+    hi = settings.hi
     clamp = math.isfinite(lo) or math.isfinite(hi)
-    raw = np.empty(5)
-    u = np.empty(n)
+    inv_b = 1.0 / target.b
+    pairs = np.empty((kk, 2), np.int64)
+    for i in range(q):
+        for j in range(i, q):
+            k = index[i, j]
+            if k >= 0:
+                pairs[k, 0] = i
+                pairs[k, 1] = j
+    u = np.empty((n, p))
     e = np.empty(n)
-    inv_b = 1.0 / b
-    lat = _Latent(u, e, lo, hi, z, inv_b)
+    lat = _Latent(
+        u,
+        e,
+        z,
+        inv_b,
+        pairs,
+        lo,
+        hi,
+        clamp,
+        np.empty(q),
+        np.empty((q, q)),
+        np.empty((q, q)),
+        np.empty((q, q)),
+    )
+    cw = conjugate_work(p)
     # base step scales from the priors; log multipliers adapted during burn-in
-    base_t = np.empty(3)
     e_s2 = prior.b0 / (prior.a0 - 1.0)
-    base_t[0] = math.sqrt(e_s2 / prior.lam0[0, 0])
-    base_t[1] = math.sqrt(e_s2 / prior.lam0[1, 1])
-    base_t[2] = 1.0 / math.sqrt(prior.a0)
-    base_m0 = math.sqrt(data_prior.psi / (data_prior.nu - 2.0) / data_prior.kappa)
-    base_m1 = math.sqrt(2.0 / data_prior.nu)
+    base_t = np.empty(p + 2)
+    for j in range(p + 1):
+        base_t[j] = math.sqrt(e_s2 / prior.lam0[j, j])
+    base_t[p + 1] = 1.0 / math.sqrt(prior.a0)
+    nu = data_prior.nu
+    base_mu = np.empty(p)
+    base_off = np.empty(p)
+    for j in range(p):
+        e_sig = data_prior.psi[j, j] / (nu - p - 1.0)
+        base_mu[j] = math.sqrt(e_sig / data_prior.kappa)
+        base_off[j] = math.sqrt(e_sig / nu)
+    base_diag = math.sqrt(0.5 / nu)  # log L_ii; the scalar's sqrt(2/nu) on log tau^2
     log_step_t = math.log(0.5)
     log_step_m = math.log(0.5)
-    theta = np.empty(2)
-    mu_n = np.empty(2)
-    lam_n = np.empty((2, 2))
-    s = np.zeros(5)
-    sp = np.empty(5)
-    # start: parameters from one draw of the Naive posterior (conjugate updates given the
-    # projected release, as Gibbs-SS), records from the model given them
-    sigma2, mu_x, tau2 = naive_start(rng, z, float(n), prior, data_prior, mu_n, lam_n, theta)
-    x = np.empty(n)
-    y = np.empty(n)
-    sd_x = math.sqrt(tau2)
+    theta = np.empty(p + 1)
+    thn = np.empty(p + 1)
+    mu = np.empty(p)
+    mun = np.empty(p)
+    sig = np.empty((p, p))
+    chol = np.empty((p, p))
+    choln = np.empty((p, p))
+    minv = np.empty((p, p))
+    w = np.empty(p)
+    s = np.zeros(kk)
+    sp = np.empty(kk)
+    raw = np.empty(kk)
+    rows = np.empty((n, q))
+    xn = np.empty(p)
+    a_new = np.ones(q)  # its constant stays 1
+    rel = np.empty((n, q))
+    # start: parameters from one draw of the Naive posterior, records from the model given them
+    sigma2 = naive_start_p(rng, z, n_f, index, prior, data_prior, theta, mu, sig, cw)
+    for i in range(p):
+        for j in range(p):
+            chol[i, j] = cw.niw[3][i, j]
     sd_y = math.sqrt(sigma2)
     for i in range(n):
-        x[i], y[i] = _draw_record(rng, mu_x, sd_x, theta[0], theta[1], sd_y)
+        _draw_record(rng, mu, chol, theta, sd_y, w, rows, i)
     for it in range(out.shape[0]):
-        _recompute(
-            x, y, lo, hi, 1.0, s
-        )  # removes round-off drift of the O(1) updates once per sweep
+        _recompute(rows, pairs, lo, hi, 1.0, s, rel)  # afresh: no round-off drift of O(K) updates
         cur = _l1(z, s)
-        sd_x = math.sqrt(tau2)
         sd_y = math.sqrt(sigma2)
+        # 1. record moves, proposals from the model (inline: no call per record); ``rel`` holds
+        # the released (clamped) entries of every record, ``a_new`` those of the proposal
         for i in range(n):
-            xn, yn = _draw_record(rng, mu_x, sd_x, theta[0], theta[1], sd_y)
-            xo = x[i]
-            yo = y[i]
-            for j in range(5):
-                sp[j] = s[j]
-            _add_record(sp, xn, yn, lo, hi, 1.0)
-            _add_record(sp, xo, yo, lo, hi, -1.0)
+            for j in range(p):
+                w[j] = rng.standard_normal()
+            yn = theta[p] + sd_y * rng.standard_normal()
+            for j in range(p):
+                acc = mu[j]
+                for m in range(j + 1):
+                    acc += chol[j, m] * w[m]
+                xn[j] = acc
+                a_new[j] = min(max(acc, lo), hi)
+                yn += theta[j] * acc
+            a_new[p + 1] = min(max(yn, lo), hi)
+            for k in range(kk):  # t(a') - t(a), O(K)
+                u0 = pairs[k, 0]
+                u1 = pairs[k, 1]
+                sp[k] = s[k] + a_new[u0] * a_new[u1] - rel[i, u0] * rel[i, u1]
             new = _l1(z, sp)
             if metropolis_accept(rng, (cur - new) * inv_b):
-                x[i] = xn
-                y[i] = yn
-                for j in range(5):
-                    s[j] = sp[j]
+                for j in range(p):
+                    rows[i, j] = xn[j]
+                rows[i, p + 1] = yn
+                for j in range(q):
+                    rel[i, j] = a_new[j]
+                for k in range(kk):
+                    s[k] = sp[k]
                 cur = new
                 accepted[0] += 1
-        _recompute(x, y, lo, hi, 1.0, s)
-        # sign flip (theta, y) -> (-theta, -y): leaves every record's likelihood unchanged, so the
-        # ratio is the prior of theta times the release's; reaches a mirror mode that the other
-        # moves cannot cross (sum y^2 fixes |theta_1|)
-        if (
-            lo == -hi
-        ):  # symmetric bounds (or none): clamp(-y) = -clamp(y), the flip negates sums of y
-            for j in range(5):
-                sp[j] = s[j]
-            sp[2] = -s[2]
-            sp[3] = -s[3]
+        _recompute(rows, pairs, lo, hi, 1.0, s, rel)
+        # 2. sign flip (theta, y) -> (-theta, -y): every record's likelihood is unchanged; with
+        # symmetric bounds (or none) clamping commutes with it and the sums linear in y change sign
+        if lo == -hi:
+            for k in range(kk):
+                sp[k] = -s[k] if (pairs[k, 1] == q - 1 and pairs[k, 0] != q - 1) else s[k]
         else:
-            _recompute(x, y, lo, hi, -1.0, sp)
+            _recompute(rows, pairs, lo, hi, -1.0, sp, rel)
+        for j in range(p + 1):
+            thn[j] = -theta[j]
         log_r = (
-            log_nig(-theta[0], -theta[1], sigma2, prior)
-            - log_nig(theta[0], theta[1], sigma2, prior)
+            log_nig_p(thn, sigma2, prior)
+            - log_nig_p(theta, sigma2, prior)
             + (_l1(z, s) - _l1(z, sp)) * inv_b
         )
         if metropolis_accept(rng, log_r):
-            theta[0] = -theta[0]
-            theta[1] = -theta[1]
+            for j in range(p + 1):
+                theta[j] = thn[j]
             for i in range(n):
-                y[i] = -y[i]
-            for j in range(5):
-                s[j] = sp[j]
+                rows[i, p + 1] = -rows[i, p + 1]
+            for k in range(kk):
+                s[k] = sp[k]
             accepted[3] += 1
-        if clamp:  # the conjugate steps condition on the records themselves
-            _recompute(x, y, -math.inf, math.inf, 1.0, raw)
+        # 2-3. conjugate steps, on the records themselves (unclamped)
+        if clamp:
+            _recompute(rows, pairs, -math.inf, math.inf, 1.0, raw, rel)
         else:
-            for j in range(5):
-                raw[j] = s[j]
-        sigma2 = nig_conjugate_draw(rng, raw, float(n), prior, mu_n, lam_n, theta)
-        mu_x, tau2 = niw_draw(rng, raw[0], raw[1], float(n), data_prior)
-        # non-centred moves: records follow the parameters through fixed u_i, e_i
-        tau = math.sqrt(tau2)
+            for k in range(kk):
+                raw[k] = s[k]
+        sigma2 = nig_conjugate_draw_p(rng, raw, n_f, index, prior, theta, cw)
+        niw_draw_p(rng, cw.g, n_f, data_prior, mu, sig, cw.niw)
+        for i in range(p):
+            for j in range(p):
+                chol[i, j] = cw.niw[3][i, j]
+        # 4. non-centred moves: records follow the parameters through fixed u_i, e_i
         sigma = math.sqrt(sigma2)
         for i in range(n):
-            u[i] = (x[i] - mu_x) / tau
-            e[i] = (y[i] - theta[0] * x[i] - theta[1]) / sigma
-        _stats_from(lat, mu_x, tau, theta[0], theta[1], sigma, s)
+            for j in range(p):  # u_i = L^{-1} (x_i - mu), forward substitution
+                acc = rows[i, j] - mu[j]
+                for m in range(j):
+                    acc -= chol[j, m] * u[i, m]
+                u[i, j] = acc / chol[j, j]
+            r = rows[i, p + 1] - theta[p]
+            for j in range(p):
+                r -= theta[j] * rows[i, j]
+            e[i] = r / sigma
+        if not clamp:
+            _gram_w(lat)
+        _stats_from(lat, mu, chol, theta, sigma, s)
         cur = _l1(z, s)
+        lp_t = log_nig_p(theta, sigma2, prior)
+        lp_m = log_niw_chol(mu, chol, data_prior, minv)
         for _ in range(settings.n_nc):
             h = math.exp(log_step_t)
-            t0n = theta[0] + h * base_t[0] * rng.standard_normal()
-            t1n = theta[1] + h * base_t[1] * rng.standard_normal()
-            s2n = sigma2 * math.exp(h * base_t[2] * rng.standard_normal())
-            lpr = log_nig(t0n, t1n, s2n, prior) - log_nig(theta[0], theta[1], sigma2, prior)
-            ok, new = _nc_accept(rng, lpr, lat, cur, (mu_x, tau, t0n, t1n, math.sqrt(s2n)), sp)
+            for j in range(p + 1):
+                thn[j] = theta[j] + h * base_t[j] * rng.standard_normal()
+            s2n = sigma2 * math.exp(h * base_t[p + 1] * rng.standard_normal())
+            lp_new = log_nig_p(thn, s2n, prior)
+            _stats_from(lat, mu, chol, thn, math.sqrt(s2n), sp)
+            new = _l1(z, sp)
+            ok = metropolis_accept(rng, lp_new - lp_t + (cur - new) * inv_b)
             if ok:
-                theta[0] = t0n
-                theta[1] = t1n
+                for j in range(p + 1):
+                    theta[j] = thn[j]
                 sigma2 = s2n
+                lp_t = lp_new
                 cur = new
                 accepted[1] += 1
             if it < n_burn:
                 log_step_t = robbins_monro(log_step_t, ok, it, 0.3)
             h = math.exp(log_step_m)
-            mun = mu_x + h * base_m0 * rng.standard_normal()
-            t2n = tau2 * math.exp(h * base_m1 * rng.standard_normal())
-            lpr = log_niw(mun, t2n, data_prior) - log_niw(mu_x, tau2, data_prior)
-            params = (mun, math.sqrt(t2n), theta[0], theta[1], math.sqrt(sigma2))
-            ok, new = _nc_accept(rng, lpr, lat, cur, params, sp)
+            for j in range(p):
+                mun[j] = mu[j] + h * base_mu[j] * rng.standard_normal()
+                for m in range(j):
+                    choln[j, m] = chol[j, m] + h * base_off[j] * rng.standard_normal()
+                choln[j, j] = chol[j, j] * math.exp(h * base_diag * rng.standard_normal())
+                for m in range(j + 1, p):
+                    choln[j, m] = 0.0
+            lp_new = log_niw_chol(mun, choln, data_prior, minv)
+            _stats_from(lat, mun, choln, theta, math.sqrt(sigma2), sp)
+            new = _l1(z, sp)
+            ok = metropolis_accept(rng, lp_new - lp_m + (cur - new) * inv_b)
             if ok:
-                mu_x, tau2, cur = mun, t2n, new
+                for j in range(p):
+                    mu[j] = mun[j]
+                    for m in range(p):
+                        chol[j, m] = choln[j, m]
+                lp_m = lp_new
+                cur = new
                 accepted[2] += 1
             if it < n_burn:
                 log_step_m = robbins_monro(log_step_m, ok, it, 0.3)
-        tau = math.sqrt(tau2)
         sigma = math.sqrt(sigma2)
         for i in range(n):
-            x[i] = mu_x + tau * u[i]
-            y[i] = theta[0] * x[i] + theta[1] + sigma * e[i]
-        out[it, 0] = theta[0]
-        out[it, 1] = theta[1]
-        out[it, 2] = sigma2
+            yi = theta[p] + sigma * e[i]
+            for j in range(p):
+                acc = mu[j]
+                for m in range(j + 1):
+                    acc += chol[j, m] * u[i, m]
+                rows[i, j] = acc
+                yi += theta[j] * acc
+            rows[i, p + 1] = yi
+        for j in range(p + 1):
+            out[it, j] = theta[j]
+        out[it, p + 1] = sigma2
+
+
+def _float_priors(prior: NIGPrior, data_prior: NIWPriorP) -> tuple[NIGPrior, NIWPriorP]:
+    """The priors with float arrays and scalars (one compiled kernel for every caller)."""
+    prior = NIGPrior(
+        np.ascontiguousarray(prior.mu0, dtype=float),
+        np.ascontiguousarray(prior.lam0, dtype=float),
+        float(prior.a0),
+        float(prior.b0),
+    )
+    data_prior = NIWPriorP(
+        np.ascontiguousarray(data_prior.m0, dtype=float),
+        float(data_prior.kappa),
+        np.ascontiguousarray(data_prior.psi, dtype=float),
+        float(data_prior.nu),
+    )
+    return prior, data_prior
 
 
 def run_mcmc_ind(
-    problem: Problem,
+    problem,
     rng: np.random.Generator,
     *,
     burnin: int,
     keep: int,
     noncentred_moves: int = 5,
 ) -> Chain:
-    """MCMC-Ind on the full-budget release z = s + Laplace(b) (``release.z``,
-    ``release.mechanism.scale``); ``noncentred_moves`` moves of each kind per sweep. On a
-    clamped release (``release.clamped``) the latent records are clamped to ``release.bounds``
-    in the release's likelihood, so the chain targets the exact posterior of that mechanism."""
+    """MCMC-Ind on the full-budget release z = s_c + Laplace(b) (``release.z``,
+    ``release.mechanism.scale``) of a :class:`~dpinfer.models.linreg_nig_multi.ProblemP` or
+    chapter 5's :class:`~dpinfer.models.linreg_nig.Problem` (p = 1); ``noncentred_moves`` moves
+    of each kind per sweep. On a clamped release (``release.clamped``) the latent records are
+    clamped to ``release.bounds`` in the release's likelihood, so the chain targets the exact
+    posterior of that mechanism. Rows: (theta_1, ..., theta_{p+1}, sigma^2)."""
+    problem = as_p(problem)
     release, prior, data_prior = problem.release, problem.prior, problem.data_prior
-    lo, hi = (
-        (float(release.bounds[0]), float(release.bounds[1]))
-        if release.clamped
-        else (-np.inf, np.inf)
-    )
-    n = int(release.n)
-    target = chain_target(release.z, n, release.mechanism.scale, prior, data_prior)
+    n, p = int(release.n), int(release.p)
+    if p < 1 or stat_pairs(p).shape[0] != np.asarray(release.z).shape[0]:
+        raise ValueError(f"release of p = {p} covariates must have n_stats(p) statistics")
+    if int(noncentred_moves) < 0:
+        raise ValueError("noncentred_moves must be >= 0")
+    prior, data_prior = _float_priors(prior, data_prior)
+    if not prior.a0 > 1.0 or not data_prior.nu > p + 1:
+        raise ValueError("step sizes need a0 > 1 and nu > p + 1 (finite prior means)")
+    target = chain_target_p(release.z, n, p, release.mechanism.scale, prior, data_prior)
     burnin, keep = check_lengths(burnin, keep)
-    settings = _Settings(burnin, int(noncentred_moves))
+    lo, hi = (float(b) for b in release.bounds) if release.clamped else (-np.inf, np.inf)
+    if not lo < hi:
+        raise ValueError(f"clamping bounds must satisfy lo < hi, got ({lo}, {hi})")
+    settings = _Settings(burnin, int(noncentred_moves), lo, hi)
     sweeps = burnin + keep
-    out = np.empty((sweeps, 3))
+    out = np.empty((sweeps, p + 2))
     acc = np.zeros(4, dtype=np.int64)
-    _, seconds = timed(_mcmc_ind_kernel, rng, target, (lo, hi), settings, out, acc)
+    _, seconds = timed(_mcmc_ind_kernel, rng, target, settings, out, acc)
     return Chain(out, burnin, chain_info(seconds, sweeps, n, noncentred_moves, acc))
 
 
 def chain_info(seconds, sweeps: int, n: int, noncentred_moves: int, accepted) -> Info:
-    """The Info of an MCMC-Ind chain (any number of covariates) from its kernel's counts:
-    accepted record proposals, non-centred moves of each kind and sign flips."""
+    """The Info of an MCMC-Ind chain from its kernel's counts: accepted record proposals,
+    non-centred moves of each kind and sign flips."""
     moves = max(sweeps * int(noncentred_moves), 1)
     return Info(
         cpu_seconds=seconds,

@@ -10,7 +10,14 @@ from __future__ import annotations
 from ...diagnostics import binomial_se, ks_critical_value
 from ...grid import fmt_eps
 from ...io import load_npz, write_table
-from ...plotting import legend_below, method_label, method_style, save_figure, subplots
+from ...plotting import (
+    legend_below,
+    log_axis,
+    method_label,
+    method_style,
+    save_figure,
+    subplots,
+)
 from ..nig_methods import METHODS
 from .grid import ch5_setting
 from .summarise import (
@@ -154,8 +161,8 @@ def fig5_8(input, output) -> None:
         if m in table:
             xs, ys = zip(*table[m])
             ax.plot(xs, ys, **method_style(m))
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axis(ax, "x")
+    log_axis(ax, "y")  # minor labels only on a short range (they collided on a longer one)
     ax.set_xlabel("n")
     ax.set_ylabel("CPU seconds per trial (mean)")
     ax.set_title(f"Runtime, epsilon = {fmt_eps(pairs[0][1])} (process time, one core)")
