@@ -29,7 +29,7 @@ from dpinfer.models.linreg_nig_multi import (
     project_statistics_p,
 )
 from dpinfer.samplers.base import Chain
-from dpinfer.samplers.clt_moments_multi import noisy_tensor, predictive_tensor
+from dpinfer.samplers.clt_moments import noisy_tensor, predictive_tensor
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_update
 from dpinfer.samplers.mcmc_ind import run_mcmc_ind
 from dpinfer.samplers.registry import SAMPLERS

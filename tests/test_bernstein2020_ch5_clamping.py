@@ -18,7 +18,7 @@ from dpinfer.models.linreg_nig import (
     simulate_dataset,
     sufficient_statistics,
 )
-from dpinfer.samplers.clt_moments import clamped_clt_mean_cov
+from dpinfer.samplers.clt_clamped import clamped_clt_mean_cov
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_update
 from dpinfer.samplers.mcmc_ind import run_mcmc_ind
 from tests.exact.bernstein2020_ch5 import (

@@ -34,7 +34,7 @@ from dpinfer.models.linreg_nig_multi import (
     sufficient_statistics_p,
 )
 from dpinfer.samplers import gibbs_ss as gm
-from dpinfer.samplers.clt_moments_multi import predictive_tensor
+from dpinfer.samplers.clt_moments import predictive_tensor
 from dpinfer.samplers.gibbs_ss import (
     phi_dimension,
     run_gibbs_ss_noisy,

@@ -13,7 +13,7 @@ from scipy import stats
 
 from dpinfer.models import linreg_nig as one
 from dpinfer.models import linreg_nig_multi as multi
-from dpinfer.samplers import clt_moments_multi as clt
+from dpinfer.samplers import clt_moments as clt
 
 PRIOR_1 = one.NIGPrior(np.zeros(2), np.diag([0.5 / 19, 0.5 / 19]), 20.0, 0.5)
 DATA_PRIOR_1 = one.NIWPrior(0.3, 1.5, 1.0, 50.0)

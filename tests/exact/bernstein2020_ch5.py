@@ -29,7 +29,7 @@ from dpinfer.models.linreg_nig import (
     simulate_dataset,
 )
 from dpinfer.models.linreg_nig_multi import SCALAR_ORDER, project_statistics_p
-from dpinfer.samplers.clt_moments_multi import clt_moments_p
+from dpinfer.samplers.clt_moments import clt_moments_p
 from dpinfer.samplers.conjugate import run_naive_nig as run_naive
 from dpinfer.samplers.conjugate import run_non_private_nig as run_non_private
 from dpinfer.samplers.gibbs_ss import run_gibbs_ss_noisy, run_gibbs_ss_prior, run_gibbs_ss_update

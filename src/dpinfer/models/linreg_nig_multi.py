@@ -15,7 +15,7 @@ row-major order of the upper triangle (:func:`stat_pairs`). The thesis's sensiti
 d = p + 1 covariates counting the unit feature (Sec. 5.2.1) holds for records in [-1, 1].
 
 The CLT moments of one record's statistics that Gibbs-SS needs are in
-:mod:`dpinfer.samplers.clt_moments_multi`.
+:mod:`dpinfer.samplers.clt_moments`.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ parameters (mu_x, Sigma_x). One iteration:
    adapted towards 23.4% acceptance; both are frozen after burn-in.
 1. The raw fourth-moment tensor of [x, 1]: fixed at the data prior's predictive (Prior) or at
    the released moments of x (Noisy), or that of N(mu_x, Sigma_x) (Update); mu_t, Sigma_t of
-   t(a) = vech(a a') from it (Eqs. 5.2-5.3, :func:`dpinfer.samplers.clt_moments_multi.
+   t(a) = vech(a a') from it (Eqs. 5.2-5.3, :func:`dpinfer.samplers.clt_moments.
    clt_moments_into`); n Sigma_t projected to PSD if needed.
 2. s ~ NormProduct(n mu_t, n Sigma_t, z, diag(omega^2)) (Laplace as a scale mixture of normals).
 3. s projected so that A'A is PSD (Sec. 5.2.4.3, :func:`~dpinfer.models.linreg_nig_multi.
@@ -42,7 +42,7 @@ of the regression chains"). Chains start from one draw of the Naive posterior
 Sigma_x), omega^2 from its prior Exp(mean 2 b^2).
 
 Clamped releases (``release.clamped``; not in the thesis): with one covariate, Gibbs-SS-Update
-takes the moments of the clamped statistics (:mod:`dpinfer.samplers.clt_moments`) and leaves out
+takes the moments of the clamped statistics (:mod:`dpinfer.samplers.clt_clamped`) and leaves out
 steps 3-5, whose NIG/NIW updates would treat clamped sums as the linear model's; the rest is a
 Metropolis-within-Gibbs sampler of p(phi) N(s; n mu_t, n Sigma_t) Lap(z | s), so it needs
 ``collapsed_moves`` >= 1, and starts from the best of the Naive draw and 20 prior draws (a Naive
@@ -85,8 +85,8 @@ from ..models.linreg_nig_multi import (
     stat_pairs,
 )
 from .base import Chain, Info, NigChainDetail, check_lengths, timed
-from .clt_moments import clamped_clt_into
-from .clt_moments_multi import (
+from .clt_clamped import clamped_clt_into
+from .clt_moments import (
     clt_moments_into,
     gaussian_tensor_into,
     noisy_tensor,
@@ -586,7 +586,7 @@ def run_gibbs_ss_noisy(
     at the one of the moment sums released at the other half (``moments="released"``, the
     thesis; clipped to what records inside the public bounds allow) or of the confidential sums
     (``moments="exact"``, what the released code fed the sampler; not private), made a valid
-    moment tensor (:func:`~dpinfer.samplers.clt_moments_multi.noisy_tensor`).
+    moment tensor (:func:`~dpinfer.samplers.clt_moments.noisy_tensor`).
     ``collapsed_moves`` and ``sign_flip`` as in :func:`run_gibbs_ss_update`. Clamping is not
     modelled (module docstring)."""
     problem = as_p(problem)
@@ -612,7 +612,7 @@ def run_gibbs_ss_prior(
     sign_flip: bool = True,
 ) -> Chain:
     """Gibbs-SS-Prior: the x-tensor fixed at the data prior's predictive one
-    (:func:`~dpinfer.samplers.clt_moments_multi.predictive_tensor`, needs nu > p + 3),
+    (:func:`~dpinfer.samplers.clt_moments.predictive_tensor`, needs nu > p + 3),
     full-budget z; ``collapsed_moves`` and ``sign_flip`` as in :func:`run_gibbs_ss_update`.
     Clamping is not modelled (module docstring)."""
     problem = as_p(problem)
@@ -633,7 +633,7 @@ def run_gibbs_ss_update(
     """Gibbs-SS-Update: hierarchical normal data prior, (mu_x, Sigma_x) updated every iteration
     by NIW conjugacy given the covariate sums of the projected s, full-budget z. On a clamped
     release of one covariate the CLT is that of the clamped statistics
-    (:mod:`dpinfer.samplers.clt_moments`) and steps 3-5 are left out (module docstring)."""
+    (:mod:`dpinfer.samplers.clt_clamped`) and steps 3-5 are left out (module docstring)."""
     problem = as_p(problem)
     moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
     return _run(problem, rng, None, burnin=burnin, keep=keep, **moves)

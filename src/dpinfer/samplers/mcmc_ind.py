@@ -90,8 +90,9 @@ class _Settings(NamedTuple):
 class _Latent(NamedTuple):
     """The standardised records of the non-centred moves, u (n, p) with u_i = L^{-1}(x_i - mu_x)
     and e (n) with e_i = (y_i - theta'[x_i, 1])/sigma, the release z and 1/b (b its Laplace
-    scale), the (K, 2) statistic pairs, the clamping bounds and flag and a (q) record scratch;
-    without clamping also ``ww`` = sum_i w_i w_i' of w_i = [u_i, 1, e_i] (q, q) and (q, q) scratch
+    scale), the (K, 2) statistic pairs, the clamping bounds and flag, a (q) record scratch and
+    ``rel`` (n, q), the records as released (the kernel's; scratch of the clamped moves); without
+    clamping also ``ww`` = sum_i w_i w_i' of w_i = [u_i, 1, e_i] (q, q) and (q, q) scratch
     ``amat``, ``tmp``: the statistics of the moved records are then A ww A' (O(q^3), not O(n))."""
 
     u: np.ndarray
@@ -103,6 +104,7 @@ class _Latent(NamedTuple):
     hi: float
     clamp: bool
     a: np.ndarray
+    rel: np.ndarray
     ww: np.ndarray
     amat: np.ndarray
     tmp: np.ndarray
@@ -111,8 +113,8 @@ class _Latent(NamedTuple):
 @njit(cache=True, inline="always")
 def _draw_record(rng, mu, chol, theta, sd_y, w, rows, i):
     """rows[i] = [x, 1, y], one record from the model: x = mu + L w, w ~ N(0, I), then
-    y ~ N(theta'[x, 1], sd_y^2). Inlined, as the scalar sampler's: a call per record would
-    reference-count the Generator."""
+    y ~ N(theta'[x, 1], sd_y^2). Inlined: a call per record would reference-count the
+    Generator."""
     p = mu.shape[0]
     for j in range(p):
         w[j] = rng.standard_normal()
@@ -137,20 +139,30 @@ def _l1(z, s):
 
 
 @njit(cache=True)
+def _sums_into(rel, pairs, s):
+    """s[k] = sum_i rel[i, a] rel[i, b] over the records, (a, b) = pairs[k]: one pass per
+    statistic, the sum in a register (a pass per record would keep the K sums in memory)."""
+    for k in range(pairs.shape[0]):
+        ia = pairs[k, 0]
+        ib = pairs[k, 1]
+        acc = 0.0
+        for i in range(rel.shape[0]):
+            acc += rel[i, ia] * rel[i, ib]
+        s[k] = acc
+
+
+@njit(cache=True)
 def _recompute(rows, pairs, lo, hi, sign_y, s, rel):
     """s = the statistics of all records (rows of [x, 1, y], y times sign_y), every entry but
     the constant clamped to [lo, hi] (a no-op for -inf, inf); rel (n, q) receives the records'
     entries as released."""
     q = rows.shape[1]
-    for k in range(s.shape[0]):
-        s[k] = 0.0
     for i in range(rows.shape[0]):
         for j in range(q - 2):
             rel[i, j] = min(max(rows[i, j], lo), hi)
         rel[i, q - 2] = 1.0
         rel[i, q - 1] = min(max(sign_y * rows[i, q - 1], lo), hi)
-        for k in range(pairs.shape[0]):
-            s[k] += rel[i, pairs[k, 0]] * rel[i, pairs[k, 1]]
+    _sums_into(rel, pairs, s)
 
 
 @njit(cache=True)
@@ -164,23 +176,21 @@ def _stats_from(lat, mu, chol, theta, sigma, s):
         return
     u = lat.u
     e = lat.e
-    a = lat.a
-    pairs = lat.pairs
+    rel = lat.rel
+    lo = lat.lo
+    hi = lat.hi
     p = mu.shape[0]
-    for k in range(s.shape[0]):
-        s[k] = 0.0
     for i in range(u.shape[0]):
         yi = theta[p] + sigma * e[i]
         for j in range(p):
             acc = mu[j]
             for m in range(j + 1):
                 acc += chol[j, m] * u[i, m]
-            a[j] = min(max(acc, lat.lo), lat.hi)
+            rel[i, j] = min(max(acc, lo), hi)
             yi += theta[j] * acc
-        a[p] = 1.0
-        a[p + 1] = min(max(yi, lat.lo), lat.hi)
-        for k in range(pairs.shape[0]):
-            s[k] += a[pairs[k, 0]] * a[pairs[k, 1]]
+        rel[i, p] = 1.0
+        rel[i, p + 1] = min(max(yi, lo), hi)
+    _sums_into(rel, lat.pairs, s)
 
 
 @njit(cache=True)
@@ -287,6 +297,7 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
                 pairs[k, 1] = j
     u = np.empty((n, p))
     e = np.empty(n)
+    rel = np.empty((n, q))  # the records as released
     lat = _Latent(
         u,
         e,
@@ -297,6 +308,7 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
         hi,
         clamp,
         np.empty(q),
+        rel,
         np.empty((q, q)),
         np.empty((q, q)),
         np.empty((q, q)),
@@ -331,9 +343,8 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
     sp = np.empty(kk)
     raw = np.empty(kk)
     rows = np.empty((n, q))
-    xn = np.empty(p)
-    a_new = np.ones(q)  # its constant stays 1
-    rel = np.empty((n, q))
+    prop = np.empty((1, q))
+    a_new = np.empty(q)
     # start: parameters from one draw of the Naive posterior, records from the model given them
     sigma2 = naive_start_p(rng, z, n_f, index, prior, data_prior, theta, mu, sig, cw)
     for i in range(p):
@@ -349,27 +360,17 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
         # 1. record moves, proposals from the model (inline: no call per record); ``rel`` holds
         # the released (clamped) entries of every record, ``a_new`` those of the proposal
         for i in range(n):
-            for j in range(p):
-                w[j] = rng.standard_normal()
-            yn = theta[p] + sd_y * rng.standard_normal()
-            for j in range(p):
-                acc = mu[j]
-                for m in range(j + 1):
-                    acc += chol[j, m] * w[m]
-                xn[j] = acc
-                a_new[j] = min(max(acc, lo), hi)
-                yn += theta[j] * acc
-            a_new[p + 1] = min(max(yn, lo), hi)
+            _draw_record(rng, mu, chol, theta, sd_y, w, prop, 0)
+            for j in range(q):
+                a_new[j] = prop[0, j] if j == p else min(max(prop[0, j], lo), hi)
             for k in range(kk):  # t(a') - t(a), O(K)
                 u0 = pairs[k, 0]
                 u1 = pairs[k, 1]
                 sp[k] = s[k] + a_new[u0] * a_new[u1] - rel[i, u0] * rel[i, u1]
             new = _l1(z, sp)
             if metropolis_accept(rng, (cur - new) * inv_b):
-                for j in range(p):
-                    rows[i, j] = xn[j]
-                rows[i, p + 1] = yn
                 for j in range(q):
+                    rows[i, j] = prop[0, j]
                     rel[i, j] = a_new[j]
                 for k in range(kk):
                     s[k] = sp[k]
