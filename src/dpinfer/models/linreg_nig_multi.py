@@ -1,9 +1,9 @@
 """Bayesian linear regression with p >= 1 covariates from noisy sufficient statistics: the
 thesis's model (bernstein2020, Sec. 5.2) in the p dimensions it is written for.
 
-Chapter 5 runs one covariate (:mod:`dpinfer.models.linreg_nig`, kept as it is so its tables
-stay byte-identical); this module is the same model for p covariates, used on a user's own data
-(:mod:`dpinfer.own_data`). Model, on records rescaled to [-1, 1] by public bounds:
+Every regression sampler is written for this model: a user's own data (:mod:`dpinfer.own_data`)
+with p covariates, and chapter 5's one covariate (:mod:`dpinfer.models.linreg_nig`) as its
+p = 1 case (:func:`as_p`). Model, here on records rescaled to [-1, 1] by public bounds:
 
     x ~ N(mu_x, Sigma_x),  (mu_x, Sigma_x) ~ NIW(m0, kappa, Psi, nu)
     y | x ~ N(theta' [x, 1], sigma^2),  (theta, sigma^2) ~ NIG(mu0, Lambda0, a0, b0)
