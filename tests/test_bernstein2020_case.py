@@ -419,7 +419,6 @@ def test_steps_run_end_to_end_on_a_tiny_state(tmp_path):
 # ----------------------------------------------------------------------------- settings (issue 29)
 from pathlib import Path  # noqa: E402
 
-from dpinfer.studies.bernstein2020_case import settings as case_settings  # noqa: E402
 from dpinfer.studies.scorecard import mismatches, read_claims, verdict  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -568,58 +567,6 @@ def test_a_companion_equal_to_the_original_chains_repeats_every_verdict(tmp_path
         assert verdict(r, {}) == "not comparable"
         assert (r.converged.ours, r.converged.holds) == (r.ours, r.holds), r.statement
         assert converged_verdict(r) == ("holds" if r.holds else "differs")
-
-
-def test_paper_scale_constants_are_the_paper_scale_config():
-    """Rule 3 of issue 29: the free choices' references are config/config.yaml's values, and the
-    printed settings are the paper-scale config's (the paper scale is the thesis's setting)."""
-    cfg, ps = _case_config(), case_settings.PAPER_SCALE
-    assert [float(e) for e in cfg["epsilons"]] == ps["epsilons"]
-    assert {k: cfg["tracts"][k] for k in ps["generator"]} == ps["generator"]
-    assert (cfg["data_window"], cfg["oi_grid"], cfg["health"]) == (
-        ps["data_window"],
-        ps["oi_grid"],
-        ps["health"],
-    )
-    assert (
-        cfg["gibbs"]["collapsed_moves"],
-        cfg["grid_gibbs"]["collapsed_moves"],
-        cfg["gibbs"]["sign_flip"],
-        cfg["gibbs"]["diagnostic_draws"],
-    ) == (
-        ps["collapsed_moves"],
-        ps["grid_collapsed_moves"],
-        ps["sign_flip"],
-        ps["diagnostic_draws"],
-    )
-    state = case_settings.PAPER_STATE
-    assert (cfg["tracts"]["count"], cfg["tracts"]["min_size"], cfg["tracts"]["max_size"]) == (
-        state["tracts"],
-        state["min_size"],
-        state["max_size"],
-    )
-    assert (cfg["drop"], cfg["pir"], cfg["levels"], cfg["prior"], cfg["data_prior"]) == (
-        case_settings.PAPER_DROP,
-        case_settings.PAPER_PIR,
-        case_settings.PAPER_LEVELS,
-        case_settings.PAPER_PRIOR,
-        case_settings.PAPER_DATA_PRIOR,
-    )
-    assert (
-        cfg["gibbs"]["burnin"],
-        cfg["gibbs"]["keep"],
-        cfg["gibbs"]["chains"],
-        cfg["gibbs"]["noisy_moments"],
-        cfg["conjugate_draws"],
-        cfg["headline_epsilon"],
-    ) == (
-        case_settings.PAPER_BURNIN,
-        case_settings.PAPER_KEEP,
-        case_settings.PAPER_CHAINS,
-        case_settings.PAPER_NOISY_MOMENTS,
-        case_settings.PAPER_CONJUGATE_DRAWS,
-        case_settings.PAPER_HEADLINE_EPSILON,
-    )
 
 
 def _reads_other_epsilons(claim) -> bool:

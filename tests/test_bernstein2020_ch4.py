@@ -387,24 +387,6 @@ def ch4_claims(tmp_path, edit=lambda cfg: None, smoke=False, companion=None, twe
     return read_claims(out)
 
 
-def test_free_choices_standing_for_the_thesis_are_the_paper_scale_config():
-    """Where the thesis is silent, settings.py's reference values are config/config.yaml's."""
-    from dpinfer.studies.bernstein2020_ch4 import settings
-
-    assert settings.TRIALS == CFG["replicates"]
-    assert list(settings.N_GRID) == CFG["n_grid"]
-    assert settings.MMD_DRAWS == CFG["mmd_draws"] and settings.MMD_BANDWIDTH == CFG["mmd_bandwidth"]
-    assert settings.OPS_TEMPERING == CFG["ops"]["tempering"]
-    assert settings.TRACE_CHAINS == CFG["trace"]["chains"]
-    assert settings.HEALTH == CFG["health"]
-    for model, keys in settings.MODEL_SETTINGS.items():
-        assert {k: v for k, (v, _) in keys.items()} == {k: CFG[model][k] for k in keys}, model
-    # and the printed ones are the paper-scale config's too
-    assert (settings.GIBBS_ITERATIONS, settings.GIBBS_BURNIN) == (CFG["iterations"], CFG["burnin"])
-    assert list(settings.EPSILONS) == CFG["epsilons"] and settings.ECDF_SETTING == CFG["ecdf"]
-    assert {k: CFG["trace"][k] for k in ("n", "epsilon", "iterations")} == settings.TRACE_SETTING
-
-
 def test_claims_are_at_the_thesis_setting_at_paper_scale(tmp_path):
     from dpinfer.studies.scorecard import mismatches, verdict
 

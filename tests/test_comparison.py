@@ -320,24 +320,6 @@ def _claims(tmp_path, cfg: dict, tweak=lambda path: None):
     return read_claims(out)
 
 
-def test_paper_scale_constants_are_the_paper_scale_config():
-    """Rule 3 of issue 29: the settings every expectation refers to are config/config.yaml's."""
-    cfg, ps = _config(), paper.PAPER_SCALE
-    for key in (
-        "problems",
-        "n_values",
-        "epsilons",
-        "replicates",
-        "accuracy_trials",
-        "credible_level",
-        "health",
-        "recommend",
-    ):
-        assert cfg[key] == ps[key], key
-    for problem in ("binomial", "regression"):
-        assert {k: cfg[problem][k] for k in ps[problem]} == ps[problem], problem
-
-
 def test_every_expectation_is_judged_at_paper_scale_and_none_at_smoke_scale(tmp_path):
     claims = _claims(tmp_path, _config())
     assert not any(mismatches(c) for c in claims), [

@@ -320,13 +320,13 @@ def test_a_chain_that_stops_moving_is_flagged_degenerate():
 
 def test_the_paper_scale_config_runs_the_papers_five_epsilons():
     """The default config is the paper's scale: every experiment of ju2022 runs every epsilon the
-    paper's tables and figures print (a narrower grid leaves scorecard cells "not run")."""
-    import yaml
-
-    root = Path(__file__).resolve().parents[1]
-    cfg = yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))
-    for name, exp in cfg["ju2022"]["experiments"].items():
+    paper's tables and figures print (a narrower grid leaves scorecard cells "not run"), at least
+    its replicates, and N records where the design draws them (settings.yaml names one
+    experiment's keys; tests/test_document_settings.py holds those)."""
+    n = paper.PAPER.paper("n_records")
+    for name, exp in _paper_scale_config()["experiments"].items():
         assert set(paper.PAPER_EPSILONS) <= {float(e) for e in exp["epsilons"]}, name
+        assert exp["replicates"] >= paper.PAPER.paper("replicates") and exp.get("n_records", n) == n
 
 
 @pytest.mark.parametrize("model", ["loglinear", "linreg"])

@@ -12,8 +12,15 @@ import pytest
 import yaml
 
 from dpinfer.io import save_npz
-from dpinfer.studies.raisa2021 import chain_claims, paper, settings, thesis_settings
-from dpinfer.studies.raisa2021.summarise import setting_key, summarise, tab5_1
+from dpinfer.studies.raisa2021 import chain_claims, paper, settings
+from dpinfer.studies.raisa2021.summarise import (
+    NAMES,
+    THESIS,
+    setting_key,
+    summarise,
+    tab5_1,
+    table_5_1_settings,
+)
 from dpinfer.studies.scorecard import mismatches, read_claims, verdict
 
 from .configs import config as load_config
@@ -28,28 +35,18 @@ def _config() -> dict:
     ]
 
 
-def test_the_references_the_thesis_leaves_open_are_the_paper_scale_config():
-    """Rule 3 of issue 29: where the thesis gives no value, thesis_settings.py's constant is our
-    paper-scale config value (and the thesis's own values are the config's too)."""
-    cfg, ts = _config(), thesis_settings
-    assert ts.VERSION == cfg["version"] and ts.START_RULE == cfg["start_rule"]
-    assert (
-        ts.REFERENCE_DRAWS == cfg["reference_draws"] and ts.MMD_PAIRS == cfg["mmd_bandwidth_pairs"]
-    )
-    assert ts.FIG6_1 == cfg["fig6_1"] and ts.FIG4_1 == cfg["fig4_1"]
-    assert ts.CLIPPING == {k: cfg["clipping"][k] for k in ts.CLIPPING}
-    assert list(ts.CLIPPING_DIMS) == cfg["clipping"]["dims"]
-    assert (
-        ts.THESIS_EPSILONS == cfg["epsilons"]
-        and ts.THESIS_CIRCLE_EPSILONS == cfg["circle_epsilons"]
-    )
-    assert ts.THESIS_CHAINS == cfg["chains"] and ts.THESIS_DELTA_FACTOR == cfg["delta_factor"]
-    assert ts.THESIS_BASELINES == cfg["baseline_samples"] and cfg["data_fraction"] == 1.0
-    for model in ts.NAMES:
+def test_table_5_1_and_fig4_1s_panels_are_the_paper_scale_configs():
+    """Rule 3 of issue 29: the paper-scale config runs the thesis's settings (settings.yaml's
+    ``config`` entries: tests/test_document_settings.py); here the two it cannot name: Table 5.1
+    (the params file's models at data_fraction 1) and Fig 4.1's panels (three config keys)."""
+    cfg = _config()
+    panels = [cfg["fig4_1"][k] for k in ("first_position", "every", "panels")]
+    assert THESIS.paper("fig4_1_panels") == panels and cfg["data_fraction"] == 1.0
+    for model in NAMES:
         spec = settings.model_spec(PARAMS, model, cfg["data_fraction"])
-        assert not [
-            s for s in ts.table_5_1_settings(model, spec, cfg["start_rule"]) if not s.same
-        ], model
+        assert not [s for s in table_5_1_settings(model, spec, cfg["start_rule"]) if not s.same], (
+            model
+        )
 
 
 # ----------------------------------------------------------------------------- fake inputs
@@ -272,7 +269,7 @@ def test_more_chains_than_the_thesis_stay_comparable(tmp_path):
 def test_the_trajectory_claims_check_the_positions_the_figure_shows(tmp_path):
     """Fig 4.1's claims cover the leapfrog path up to the last panel's position (the figure's
     own rule, shown_positions), so a figure with fewer panels is checked on what it shows."""
-    assert thesis_settings.shown_positions(49, 4, 4, 12) == list(range(4, 49, 4))
+    assert paper.shown_positions(49, 4, 4, 12) == list(range(4, 49, 4))
     claims = fake_claims(tmp_path, edit=lambda c: c["fig4_1"].update(panels=3))
     rows = [c for c in claims if c.target == "fig4_1"]
     assert len(rows) == 2 and all("0 to 12" in c.statement for c in rows)
@@ -380,13 +377,10 @@ def test_claims_rule_gets_the_settings_as_params():
 
 
 # ------------------------------------------------------------------ issue 46: rows that can fail
-def _run_settings(cfg: dict) -> thesis_settings.RunSettings:
+def _run_settings(cfg: dict):
     p = _params(cfg)
     p.pop("health")  # the claims step's, not a setting the thesis's values refer to
-    return thesis_settings.RunSettings(
-        n={m: int(s["n"]) for m, s in p.pop("specs").items()},
-        **p,
-    )
+    return paper.run_settings(**p)
 
 
 def _fig6_1_rows(scale: float = 1.0) -> list:

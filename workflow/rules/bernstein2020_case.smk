@@ -226,7 +226,7 @@ rule bernstein2020_case_claims:
         grid_gibbs=CASE["grid_gibbs"],
         conjugate_draws=CASE["conjugate_draws"],
         health=CASE["health"],
-        # the settings the thesis's statements refer to, beside ours (paper.py, settings.py)
+        # the settings the thesis's statements refer to, beside ours (paper.py, settings.yaml)
         tracts=CASE["tracts"],
         drop=CASE["drop"],
         pir=CASE["pir"],

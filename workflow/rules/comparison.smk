@@ -110,7 +110,7 @@ rule comparison_claims:
         step=step("comparison.paper:claims"),
         max_mean_error=CMP["recommend"]["max_mean_error"],
         max_flagged=CMP["recommend"]["max_flagged"],
-        # what each expectation refers to: the paper-scale values of these (paper.py's PAPER_SCALE)
+        # what each expectation refers to: the paper-scale values of these (settings.yaml)
         credible_level=CMP["credible_level"],
         health=CMP["health"],
         recommend=CMP["recommend"],

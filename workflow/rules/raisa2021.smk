@@ -1,7 +1,7 @@
 # raisa2021: Räisä (MSc thesis 2021), differentially private MCMC: DP penalty, DP HMC,
 # minibatch DP penalty, DP Barker, and the non-DP clipping study.
-# Logic: dpinfer.studies.raisa2021 (settings, thesis_settings, run, clipping, summarise, figures,
-# paper, chain_claims).
+# Logic: dpinfer.studies.raisa2021 (settings, run, clipping, summarise, figures, paper,
+# chain_claims); the thesis's settings: its settings.yaml.
 # This file: the unit's config checks and shared globals, one include per stage, the claims.
 # Stages (each figure rule beside the rule it reads):
 #   raisa2021_models.smk       raisa2021_run_reference (one model: data, reference draws,
@@ -57,7 +57,7 @@ rule raisa2021_claims:
     params:
         step=step("raisa2021.paper:claims"),
         # what the thesis's values refer to: every claim records them beside the thesis's
-        # (dpinfer.studies.raisa2021.thesis_settings.RunSettings); a row at another setting is
+        # (dpinfer.studies.raisa2021.paper.run_settings); a row at another setting is
         # not comparable
         version=RAISA["version"],
         epsilons=RAISA["epsilons"],

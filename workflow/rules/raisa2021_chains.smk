@@ -39,7 +39,7 @@ RAISA_SETTING_ROWS = [
         "n": model_spec(RAISA_PARAMS, m, RAISA["data_fraction"])["n"],
         # the author's counts for the thesis text's hyperparameters: compared and printed only
         # at the thesis's n, delta and version
-        # (dpinfer.studies.raisa2021.thesis_settings.iteration_settings)
+        # (the "iterations" settings of dpinfer/studies/raisa2021/settings.yaml)
         "author_iterations": author_iterations(RAISA_PARAMS, m, a, float(e), "seed"),
     }
     for m, a, e in RAISA_SETTINGS

@@ -38,7 +38,6 @@ __all__ = [
     "Setting",
     "setting",
     "setting_in",
-    "health_settings",
     "Claim",
     "write_claims",
     "read_claims",
@@ -150,23 +149,6 @@ def setting_in(name: str, grid, ours, *, source: str = "in the paper") -> Settin
         _fmt(ours),
         any(_equal(g, ours) for g in grid),
         source,
-    )
-
-
-def health_settings(reference: dict, health: dict, source: str) -> tuple[Setting, ...]:
-    """The convergence-diagnostics thresholds a row is judged at (``health``: max_rhat,
-    min_ess), each beside ``reference``'s (the document's, or our paper-scale choice where the
-    document reports none: ``source`` says which)."""
-    return (
-        setting(
-            "diagnostics: max R-hat",
-            reference["max_rhat"],
-            float(health["max_rhat"]),
-            source=source,
-        ),
-        setting(
-            "diagnostics: min ESS", reference["min_ess"], float(health["min_ess"]), source=source
-        ),
     )
 
 

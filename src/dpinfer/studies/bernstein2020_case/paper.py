@@ -10,7 +10,7 @@ rate is printed with its 95% Wilson interval over the tracts. The data are synth
 that holds says our pipeline reproduces the thesis's *finding* on a state built to match the
 thesis's description.
 
-Every row carries the settings its statement refers to (:mod:`.settings`): the state (the
+Every row carries the settings its statement refers to (settings.yaml): the state (the
 thesis's counts, sizes and filter; our generator's paper-scale choices), the model, the chain
 lengths of every epsilon it reads, the headline epsilon or the epsilon grid, the interval levels,
 and what the check itself depends on (data window, OI's grid, the diagnostics). A statement over
@@ -36,8 +36,9 @@ from ...proportions import mcnemar, wilson_interval
 from ..companions import from_chains, second_verdicts
 from ..nig_methods import LABELS
 from ..scorecard import Claim, write_claims
-from .settings import PAPER_STATE, CaseSettings
+from .chain_settings import GRID_CHAINS, CaseSettings, case_settings
 from .summarise import (
+    THESIS,
     abs_errors,
     coverage_hits,
     decile_confusion,
@@ -101,37 +102,38 @@ def size_slope(sizes: np.ndarray, residual: np.ndarray) -> tuple[float, float]:
 def _state_claims(s, at: CaseSettings) -> list[Claim]:
     kept, dropped, total = int(s["tracts"].size), int(s["state_dropped"]), int(s["state_tracts"])
     lo, hi = int(s["state_min_size"]), int(s["state_max_size"])
+    paper = {k: THESIS.paper(k) for k in ("tracts", "kept", "dropped", "min_size", "max_size")}
     return [
         Claim(
             "fig5_10",
             "tracts in the state before the median-kir filter (Sec. 5.4.1; synthetic here)",
-            str(PAPER_STATE["tracts"]),
+            str(paper["tracts"]),
             str(total),
             "",
-            total == PAPER_STATE["tracts"],
+            total == paper["tracts"],
             "case-study-synthetic-tract-data",
-            at.tract_count(),
+            at("tract_count"),
         ),
         Claim(
             "fig5_10",
             f"tracts kept by the filter (median kir in [.1, .9]) within {100 * KEPT_TOLERANCE:g}% "
             "of the thesis's count",
-            f"{PAPER_STATE['kept']} kept, {PAPER_STATE['dropped']} dropped",
+            f"{paper['kept']} kept, {paper['dropped']} dropped",
             f"{kept} kept, {dropped} dropped",
             "",
-            abs(kept - PAPER_STATE["kept"]) <= KEPT_TOLERANCE * PAPER_STATE["kept"],
+            abs(kept - paper["kept"]) <= KEPT_TOLERANCE * paper["kept"],
             "case-study-synthetic-tract-data",
-            at.state(),
+            at("state"),
         ),
         Claim(
             "fig5_10",
-            "tract sizes lie in 20..446 (Sec. 5.4.1)",
-            "20-446",
+            f"tract sizes lie in {paper['min_size']}..{paper['max_size']} (Sec. 5.4.1)",
+            f"{paper['min_size']}-{paper['max_size']}",
             f"{lo}-{hi}",
             "",
-            lo >= PAPER_STATE["min_size"] and hi <= PAPER_STATE["max_size"],
+            lo >= paper["min_size"] and hi <= paper["max_size"],
             "case-study-synthetic-tract-data",
-            at.size_range(),
+            at("size_range"),
         ),
     ]
 
@@ -142,40 +144,41 @@ def _settings_claims(
     """The chain lengths as printed (each row carries the printed lengths as its settings, so a
     run below them is "not comparable" and one above them differs, naming the departure)."""
     grid = [float(e) for e in s["eps"] if not np.isclose(e, headline)]
+    burnin, keep, draws = (THESIS.paper(k) for k in ("burnin", "keep", "conjugate_draws"))
+    keeps = f"Gibbs-SS keeps {keep} draws after {burnin} burn-in"
     out = [
         Claim(
             "fig5_12",
-            f"Gibbs-SS keeps 20000 draws after 5000 burn-in (epsilon = {fmt_eps(headline)})",
-            "5000 + 20000",
+            f"{keeps} (epsilon = {fmt_eps(headline)})",
+            f"{burnin} + {keep}",
             f"{gibbs['burnin']} + {gibbs['keep']} x {gibbs['chains']} chain(s)",
             "",
-            (gibbs["burnin"], gibbs["keep"] * gibbs["chains"]) == (5000, 20000),
+            (gibbs["burnin"], gibbs["keep"] * gibbs["chains"]) == (burnin, keep),
             "case-study-chain-lengths",
             at.lengths([headline]),
         ),
         Claim(
             "fig5_12",
-            "Non-Private and Naive draw 2000 samples",
-            "2000",
+            f"Non-Private and Naive draw {draws} samples",
+            str(draws),
             str(conjugate_draws),
             "",
-            int(conjugate_draws) == 2000,
+            int(conjugate_draws) == draws,
             "case-study-chain-lengths",
-            at.conjugate(),
+            at("conjugate_draws"),
         ),
     ]
     if grid:
         out.append(
             Claim(
                 "fig5_13",
-                f"Gibbs-SS keeps 20000 draws after 5000 burn-in at every epsilon "
-                f"(ours at {', '.join(fmt_eps(e) for e in grid)})",
-                "5000 + 20000",
+                f"{keeps} at every epsilon (ours at {', '.join(fmt_eps(e) for e in grid)})",
+                f"{burnin} + {keep}",
                 f"{grid_gibbs['burnin']} + {grid_gibbs['keep']} x {gibbs['chains']} chain(s), "
                 f"{grid_gibbs.get('collapsed_moves', gibbs['collapsed_moves'])} collapsed move(s) "
                 "per iteration",
                 "",
-                (grid_gibbs["burnin"], grid_gibbs["keep"] * gibbs["chains"]) == (5000, 20000),
+                (grid_gibbs["burnin"], grid_gibbs["keep"] * gibbs["chains"]) == (burnin, keep),
                 "case-study-chain-lengths",
                 at.lengths(grid),
             )
@@ -201,7 +204,7 @@ def _scopes(s, at: CaseSettings, headline) -> list[tuple[str, list[int], tuple]]
     and the settings that choose them (the headline epsilon, or the grid)."""
     h = _headline_index(s, headline)
     others = [e for e in range(s["eps"].size) if e != h]
-    out = [(f"at epsilon = {fmt_eps(headline)}", [h], at.headline_epsilon())]
+    out = [(f"at epsilon = {fmt_eps(headline)}", [h], at("headline_epsilon"))]
     if others:
         out.append(
             (
@@ -223,7 +226,7 @@ def _interval_claims(s, at: CaseSettings, headline) -> list[Claim]:
         naive = _share(s, e, methods.index("naive"))
         update = _share(s, e, methods.index("gibbs_ss_update"))
         eps = float(s["eps"][e])
-        where = at.headline_epsilon() if e == h else at.smallest_epsilon(s["eps"])
+        where = at("headline_epsilon") if e == h else at.smallest_epsilon(s["eps"])
         out.append(
             Claim(
                 "fig5_11",
@@ -239,10 +242,10 @@ def _interval_claims(s, at: CaseSettings, headline) -> list[Claim]:
                 + " (a mean of per-tract shares)",
                 naive[0] < 0.5 <= min(np_share[0], update[0]),
                 _DEV,
-                at.against_non_private()
+                at("against_non_private")
                 + where
-                + at.widest_level()
-                + at.window()
+                + at("widest_level")
+                + at("data_window")
                 + at.gibbs([eps]),
             )
         )
@@ -277,8 +280,8 @@ def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
                     ),
                     bool(worst <= COVERAGE_TOLERANCE),
                     _DEV_COVERAGE,
-                    at.against_non_private()
-                    + at.levels_all()
+                    at("against_non_private")
+                    + at("levels")
                     + scope
                     + at.gibbs([eps[i] for i in idx], (m,)),
                 )
@@ -288,7 +291,7 @@ def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
         first, last = hits["naive"][0][:, -1], hits["naive"][-1][:, -1]
         b, c, p = mcnemar(last, first)
         flavours = [m for m in methods if m.startswith("gibbs_ss")]
-        common = at.against_non_private() + at.widest_level()
+        common = at("against_non_private") + at("widest_level")
         out.append(
             Claim(
                 "fig5_13",
@@ -351,7 +354,7 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
                     f"SE {sa:.4f} / {sb:.4f}",
                     bool(a - b > 2 * math.hypot(sa, sb)),
                     _DEV,
-                    at.against_non_private() + at.grid(eps) + chains,
+                    at("against_non_private") + at.grid(eps) + chains,
                 )
             )
     if "naive" in methods:
@@ -373,7 +376,7 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
                         "SE " + "/".join(f"{se:.4f}" for _, se in diffs),
                         all(d + 2 * se < 0 for d, se in diffs),
                         _DEV,
-                        at.against_non_private() + scope + at.gibbs([eps[e] for e in idx], (m,)),
+                        at("against_non_private") + scope + at.gibbs([eps[e] for e in idx], (m,)),
                         headline=m == "gibbs_ss_update" and idx == [_headline_index(s, headline)],
                     )
                 )
@@ -395,7 +398,10 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
             f"SE {se:.4f}",
             bool(d + 2 * se < 0),
             _DEV_OI,
-            at.against_non_private() + at.headline_epsilon() + at.gibbs([headline]) + at.oi(),
+            at("against_non_private")
+            + at("headline_epsilon")
+            + at.gibbs([headline])
+            + at("oi_grid"),
             headline=True,
         )
     )
@@ -418,7 +424,7 @@ def _size_claims(s, at: CaseSettings, headline) -> list[Claim]:
                 "SE " + "/".join(f"{slopes[e][1]:.2f}" for e in idx),
                 all(slopes[e][0] + 2 * slopes[e][1] < 0 for e in idx),
                 _DEV,
-                at.against_non_private() + scope + at.gibbs([eps[e] for e in idx]),
+                at("against_non_private") + scope + at.gibbs([eps[e] for e in idx]),
             )
         )
     if len(slopes) > 1:
@@ -433,7 +439,7 @@ def _size_claims(s, at: CaseSettings, headline) -> list[Claim]:
                 f"SE {s0:.2f} / {s1:.2f}",
                 bool(b1 - b0 + 2 * math.hypot(s0, s1) < 0),
                 _DEV,
-                at.against_non_private() + at.grid(eps) + at.gibbs([eps[0], eps[-1]]),
+                at("against_non_private") + at.grid(eps) + at.gibbs([eps[0], eps[-1]]),
             )
         )
     return out
@@ -446,7 +452,7 @@ def _decile_claims(s, at: CaseSettings, headline) -> list[Claim]:
     diag_max = all(c[r, r] == c[r].max() for r in range(10))
     inside = {"bottom": (c[0, :2].sum(), c[0].sum()), "top": (c[9, 8:].sum(), c[9].sum())}
     share = {k: a / b for k, (a, b) in inside.items()}
-    where = at.against_non_private() + at.headline_epsilon() + at.gibbs([headline])
+    where = at("against_non_private") + at("headline_epsilon") + at.gibbs([headline])
     return [
         Claim(
             "fig5_16",
@@ -498,7 +504,7 @@ def _convergence_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
                     + ", ".join(f"{fmt_eps(eps[e])}: {_wilson(bad[e], T)}" for e in idx),
                     sum(bad[e] for e in idx) == 0,
                     _DEV_DIAGNOSTICS,
-                    at.data() + scope + at.gibbs(chosen, (m,)) + at.diagnostics(chosen),
+                    at("data") + scope + at.gibbs(chosen, (m,)) + at.diagnostics(chosen),
                     diagnostics=True,
                 )
             )
@@ -522,17 +528,14 @@ def _chain_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
 
 
 # a row reads the chains at the epsilons other than the headline one when it names their lengths
-_GRID_CHAINS = "at the other epsilons"
-
-
 def _reads_grid_chains(claim: Claim) -> bool:
     return any(
-        x.name.startswith("Gibbs-SS") and x.name.endswith(_GRID_CHAINS) for x in claim.settings
+        x.name.startswith("Gibbs-SS") and x.name.endswith(GRID_CHAINS) for x in claim.settings
     )
 
 
 def _grid_chains(claim: Claim) -> tuple[str, ...]:
-    return tuple(x.name for x in claim.settings if x.name.endswith(_GRID_CHAINS))
+    return tuple(x.name for x in claim.settings if x.name.endswith(GRID_CHAINS))
 
 
 def _second_verdicts(rows, s, comp, at: CaseSettings, headline, health, converged) -> list[Claim]:
@@ -599,37 +602,24 @@ def claims(
     grid_gibbs: dict,
     conjugate_draws: int,
     health: dict,
-    tracts: dict,
-    drop,
-    pir: float,
-    levels,
-    prior: dict,
-    data_prior: dict,
-    data_window: float,
-    oi_grid: int,
     converged: dict,
+    **model,
 ) -> None:
     """Rule step: every checkable statement of Sec. 5.4 -> the study unit's claims CSV. The
-    keywords are the config keys of ``bernstein2020.case_study`` the claims depend on: each row
-    records, beside the thesis's, the settings its statement refers to
-    (:class:`.settings.CaseSettings`). Rows on the chains at the epsilons other than the
+    keywords are the config keys of ``bernstein2020.case_study`` the claims depend on (``model``:
+    the state, the model, the levels, the data window and OI's grid): each row
+    records, beside the thesis's, the settings its statement refers to (settings.yaml,
+    :class:`.chain_settings.CaseSettings`). Rows on the chains at the epsilons other than the
     headline one get a second verdict from the converged companion (``input.converged``, when
     ``converged.enabled``)."""
     s = load_npz(input.summary)
-    at = CaseSettings(
-        tracts=tracts,
-        drop=drop,
-        pir=pir,
-        levels=levels,
-        prior=prior,
-        data_prior=data_prior,
-        conjugate_draws=conjugate_draws,
+    at = case_settings(
+        headline_epsilon=headline_epsilon,
         gibbs=gibbs,
         grid_gibbs=grid_gibbs,
-        headline_epsilon=headline_epsilon,
-        data_window=data_window,
-        oi_grid=oi_grid,
+        conjugate_draws=conjugate_draws,
         health=health,
+        **model,
     )
     chain = _chain_claims(s, at, headline_epsilon, health)
     if getattr(input, "converged", None):

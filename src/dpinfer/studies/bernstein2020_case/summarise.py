@@ -13,9 +13,8 @@ Tables: ``summary.{csv,md}`` per (epsilon, method): the mean absolute error of t
 estimate against Non-Private's with its SE over tracts, coverage of Non-Private's point estimate
 by the central intervals, the share of the data near pir = x0 inside them, and the chains that
 fail R-hat or ESS; ``state.{csv,md}``: the synthetic state's counts beside the thesis's, the
-thesis's value printed only where our state is at its setting
-(:func:`.settings.state_table_settings`, the claims' settings too), "n/a" otherwise with a note
-naming what differs.
+thesis's value printed only where our state is at its setting (settings.yaml's groups of
+:data:`STATE_ROWS`, the claims' settings too), "n/a" otherwise with a note naming what differs.
 """
 
 from __future__ import annotations
@@ -29,12 +28,14 @@ from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from ...plotting.methods import method_label
 from ...proportions import wilson_interval
+from ..document_settings import document
 from ..nig_methods import LABELS
 from .oi import oi_estimate
-from .settings import PAPER_STATE, state_table_settings
 
 __all__ = [
-    "PAPER_STATE",
+    "THESIS",
+    "STATE_ROWS",
+    "state_values",
     "summarise",
     "abs_errors",
     "mae",
@@ -45,6 +46,29 @@ __all__ = [
     "tract_subset",
     "converged_summary",
 ]
+
+THESIS = document("bernstein2020_case")  # the thesis's settings (settings.yaml)
+# the state table's rows: each count the thesis prints and the group of settings it refers to
+STATE_ROWS = {
+    "tracts": "tract_count",
+    "dropped": "state",
+    "kept": "state",
+    "min_size": "size_range",
+    "max_size": "size_range",
+}
+
+
+def state_values(tracts: dict, drop) -> dict:
+    """This run's values of the state's settings (settings.yaml's group ``state``): the config's
+    ``tracts`` and ``drop``."""
+    return {
+        "tracts": int(tracts["count"]),
+        "min_size": int(tracts["min_size"]),
+        "max_size": int(tracts["max_size"]),
+        "drop": [float(v) for v in drop],
+        **{k: tracts.get(k) for k in THESIS.keys("generator")},
+    }
+
 
 # the axis of the kept tracts in each per-tract array of the summary
 TRACT_AXIS = {
@@ -234,14 +258,14 @@ def _state_table(s: dict, output, tracts: dict, drop) -> None:
         "min_size": int(s["state_min_size"]),
         "max_size": int(s["state_max_size"]),
     }
-    at = state_table_settings(tracts, drop)
-    differ = {k: [x.describe() for x in at[k] if not x.same] for k in PAPER_STATE}
+    at = THESIS.at(state_values(tracts, drop))
+    differ = {k: [x.describe() for x in at(g) if not x.same] for k, g in STATE_ROWS.items()}
     rows = [
-        {"quantity": k, "paper": "n/a" if differ[k] else v, "ours": ours[k]}
-        for k, v in PAPER_STATE.items()
+        {"quantity": k, "paper": "n/a" if differ[k] else THESIS.paper(k), "ours": ours[k]}
+        for k in STATE_ROWS
     ]
     notes = "dropped: tracts whose median kir is below 0.1 or above 0.9."
-    other = list(dict.fromkeys(d for k in PAPER_STATE for d in differ[k]))
+    other = list(dict.fromkeys(d for k in STATE_ROWS for d in differ[k]))
     if other:
         notes += (
             " The thesis's values (n/a here) refer to another setting: " + "; ".join(other) + "."

@@ -6,9 +6,9 @@ writes ``results/bernstein2020/claims/bernstein2020_ch3.csv``. Comparisons of tw
 the paired difference over the same trials (same population and release) and its standard error.
 Rows about CPU time start with "runtime" (they differ between runs).
 
-Every claim carries the settings its statement refers to (:func:`figure_settings`): what the
-thesis prints (T = 10 nodes, the model and |X| of each figure, eps = 0.5 of Fig 3.2 and 0.1 of
-Fig 3.3, 5 x 5 trials, the mobility data's size and split) and, where it is silent, the
+Every claim carries the settings its statement refers to (settings.yaml, :func:`figure_settings`):
+what the thesis prints (T = 10 nodes, the model and |X| of each figure, eps = 0.5 of Fig 3.2 and
+0.1 of Fig 3.3, 5 x 5 trials, the mobility data's size and split) and, where it is silent, the
 paper-scale config's free choices (N and epsilon grids, |X| of Fig 3.4, the lambdas), which
 stand in for the thesis's unstated setting. A run at other settings gets "not comparable" rows.
 """
@@ -24,9 +24,9 @@ from ...grid import fmt_eps
 from ...io import load_npz
 from ...models.pairwise_mrf import chain, tables_from_records
 from ...proportions import format_proportion
-from ..scorecard import Claim, write_claims
+from ..document_settings import document
+from ..scorecard import Claim, Setting, write_claims
 from .grid import ch3_cell_name
-from .settings import TRIALS, em_settings, figure_settings
 from .slopes import fig3_1_claims
 from .summarise import cell_array as _arr
 from .summarise import summary_key
@@ -36,7 +36,11 @@ __all__ = [
     "WIFI_RUNTIME_RATIOS",
     "replace_one_l1",
     "claims",
+    "figure_settings",
 ]
+
+THESIS = document("bernstein2020_ch3")  # the thesis's settings (settings.yaml)
+FIGURES = ("fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6")
 
 _DEV_CGM = "ch-3-cgm-em"
 _DEV_NAIVE = "ch-3-naive-mle-and-its-penalty"
@@ -110,22 +114,61 @@ def _privacy_claim(nodes: int) -> Claim:
     )
 
 
+def _em(cgm: dict) -> dict:
+    """This run's CGM-EM stopping rule, by setting key."""
+    keys = {"em_tol": float, "em_window": int, "em_max_iter": int}
+    return {k: cast(cgm[k]) for k, cast in keys.items()}
+
+
+def figure_settings(s: dict) -> dict[str, tuple[Setting, ...]]:
+    """figure -> the settings its claims refer to (the thesis's printed ones, and the paper-scale
+    config's free choices where it is silent), each beside this run's (``s``: the chapter's
+    config)."""
+    ours = {
+        "nodes": int(s["nodes"]),
+        "er_edge_probability": s["models"].get("er", {}).get("edge_probability"),
+        "naive_mle_lambdas": s["lambdas"]["naive_mle"],
+        "cgm_lambdas": s["lambdas"]["cgm"],
+        "psgd_max_noise_multiplier": s["psgd"]["max_noise_multiplier"],
+        **_em(s["cgm"]),
+    }
+    for name in THESIS.groups["models"]:  # the config's block of each, as far as the thesis's
+        spec = s["models"].get(name, {})
+        ours[f"{name}_structure"] = {k: spec.get(k) for k in THESIS.paper(f"{name}_structure")}
+    for fig in FIGURES:  # a figure's own keys (fig3_2_n_grid: fig3_2.n_grid) and its trials
+        f = s[fig]
+        ours |= {k: f.get(k.removeprefix(f"{fig}_")) for k in THESIS.keys(fig) if k.startswith(fig)}
+        if fig != "fig3_6":  # the mobility figure's trials are its releases
+            ours[f"{fig}_trials"] = int(s["populations"]) * int(f.get("releases", s["releases"]))
+    ours["fig3_6_releases"] = int(s["fig3_6"]["releases"])
+    at, out = THESIS.at(ours), {}
+    for fig in FIGURES:
+        models = [] if fig == "fig3_6" else s[fig].get("models", [s[fig].get("model")])
+        methods = f"{fig}_methods"  # fig3_3 tunes no lambda
+        out[fig] = (
+            at(fig)
+            + at(*(m for m in models if m in THESIS.groups["models"]))
+            + (at(methods) if methods in THESIS.groups else ())
+        )
+    return out
+
+
 def _settings_claims(s, at) -> list[Claim]:
     P = int(s["populations"])
+    paper = (THESIS.paper("populations"), THESIS.paper("releases"))
     out = [_privacy_claim(int(s["nodes"]))]
     for fig in ("fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5"):
         R = int(s[fig].get("releases", s["releases"]))
-        trials = tuple(x for x in at[fig] if x.name.startswith("trials"))
         out.append(
             Claim(
                 fig,
                 "trials per setting: populations x releases per population (Section 3.3.2)",
-                f"{TRIALS[0]} x {TRIALS[1]}",
+                f"{paper[0]} x {paper[1]}",
                 f"{P} x {R}",
                 "",
-                (P, R) == TRIALS,
+                (P, R) == paper,
                 _DEV_TRIALS,
-                trials,
+                tuple(x for x in at[fig] if x.name.startswith("trials")),
             )
         )
     return out
@@ -289,7 +332,7 @@ def _converged_claim(d, figure, cells, where, cgm) -> Claim:
         "",
         capped == 0 if conv.size else None,
         _DEV_CGM,
-        tuple(em_settings(cgm)),
+        THESIS.at(_em(cgm))("em"),
     )
 
 

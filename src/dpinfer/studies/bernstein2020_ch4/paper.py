@@ -1,6 +1,6 @@
 """What bernstein2020 prints for Chapter 4 (Section 4.4, Appendix B.5), and its checkable claims.
 
-The thesis gives no numbers in its Chapter-4 figures; it prints the settings (:mod:`.settings`)
+The thesis gives no numbers in its Chapter-4 figures; it prints the settings (settings.yaml)
 and states qualitative results (Section 4.4.3, Appendix B.5). :func:`claims` turns each into a
 computed check on our summaries (``summary.npz``, ``traces.npz``) and writes
 ``results/bernstein2020/claims/bernstein2020_ch4.csv``. KS checks use the one-sample KS critical
@@ -13,7 +13,7 @@ conjugate posterior of the prior that generated the data, so its calibration hol
 and a row on it could only fail by chance (docs/deviations.md, "Ch. 4: rows that hold by
 theorem"). Its KS values stay in ``calibration_utility.md`` and in fig4_3's row, for reference.
 
-Every claim carries the settings its statement refers to (:mod:`.settings`): the chain
+Every claim carries the settings its statement refers to (settings.yaml): the chain
 lengths, the calibration trials, the (n, epsilon) grid or cell, the model (prior, sensitivity,
 truncation), OPS, the MMD, the fig4_3 and fig B.1 settings and the diagnostics' thresholds. A run
 at other settings (the smoke scale, an edited config) gets "not comparable" rows, never a verdict
@@ -32,25 +32,20 @@ from ...grid import fmt_eps
 from ...io import load_npz
 from ...proportions import format_proportion
 from ..companions import from_chains, second_verdicts
+from ..document_settings import document
 from ..scorecard import Claim, health_claim, write_claims
 from .run import methods_for
-from .settings import (
-    ECDF_SETTING,
-    EPSILONS,
-    GIBBS_BURNIN,
-    GIBBS_ITERATIONS,
-    OPS_SAMPLES,
-    OPS_SUPPORT_LOWER,
-    TRACE_SETTING,
-    TRUNCATION_MASS,
-    UTILITY_MODELS,
-    cell,
-    paper_settings,
-)
 from .summarise import summary_key
 
 __all__ = ["CONVERGENCE_ITERATIONS", "claims"]
 
+THESIS = document("bernstein2020_ch4")  # the thesis's settings (settings.yaml)
+GIBBS_ITERATIONS, GIBBS_BURNIN = THESIS.paper("iterations"), THESIS.paper("burnin")
+ECDF_SETTING = {"n": THESIS.paper("ecdf_n"), "epsilon": THESIS.paper("ecdf_epsilon")}
+TRACE_SETTING = {k: THESIS.paper(f"trace_{k}") for k in ("n", "epsilon", "iterations")}
+TRUNCATION_MASS = THESIS.paper("exponential_truncation_mass")
+# Fig 4.4: utility for the binomial and multinomial models only
+UTILITY_MODELS = ("binomial", "multinomial")
 # Our reading of "the samples quickly converge" (B.5): within the first 10% of the 500 shown
 CONVERGENCE_ITERATIONS = 50
 _MODEL_TITLES = {
@@ -73,7 +68,7 @@ def _u(d, model, n, eps, method) -> np.ndarray:
 
 
 def _settings_claims(
-    at: dict, iterations, burnin, epsilons, ecdf, trace, ops, exponential
+    at, iterations, burnin, epsilons, ecdf, trace, ops, exponential
 ) -> list[Claim]:
     """The settings the thesis prints, "as printed": each row carries the setting it is about (a
     count at least the printed one; a run below it is not comparable); a count above it or a
@@ -87,7 +82,7 @@ def _settings_claims(
             f"{iterations} after {burnin}",
             "",
             int(iterations) == GIBBS_ITERATIONS and int(burnin) == GIBBS_BURNIN,
-            settings=at["chain"],
+            settings=at("chain"),
         ),
         Claim(
             "fig4_2",
@@ -98,25 +93,26 @@ def _settings_claims(
             "",
             int(iterations) == GIBBS_ITERATIONS and int(burnin) == GIBBS_BURNIN and thin == 1,
             "ch-4-exponential-chain-thinned-by-20",
-            settings=at["chain"],
+            settings=at("chain"),
         ),
         Claim(
             "fig4_2",
             "epsilon grid of Figs 4.2 and 4.4",
-            ", ".join(fmt_eps(e) for e in EPSILONS),
+            ", ".join(fmt_eps(e) for e in THESIS.paper("epsilons")),
             ", ".join(fmt_eps(e) for e in epsilons),
             "",
-            sorted(float(e) for e in epsilons) == list(EPSILONS),
-            settings=at["grid"][1:],
+            sorted(float(e) for e in epsilons) == THESIS.paper("epsilons"),
+            settings=at("epsilons"),
         ),
         Claim(
             "fig4_2",
             "OPS: released samples (each at epsilon / samples) and support [a0, 1 - a0]",
-            f"{OPS_SAMPLES} samples, a0 = {OPS_SUPPORT_LOWER}",
+            f"{THESIS.paper('ops_samples')} samples, a0 = {THESIS.paper('ops_support_lower')}",
             f"{ops['samples']} samples, a0 = {ops['support_lower']}",
             "",
-            int(ops["samples"]) == OPS_SAMPLES and float(ops["support_lower"]) == OPS_SUPPORT_LOWER,
-            settings=at["ops"][:2],
+            int(ops["samples"]) == THESIS.paper("ops_samples")
+            and float(ops["support_lower"]) == THESIS.paper("ops_support_lower"),
+            settings=at("ops_samples", "ops_support_lower"),
         ),
         # the truncation rule (of the true model, as the code; ours: of the prior predictive) is the
         # row's subject and a documented departure: only the printed mass is its setting
@@ -130,9 +126,7 @@ def _settings_claims(
             float(exponential["truncation_mass"]) == TRUNCATION_MASS
             and exponential["truncation"] == "oracle",
             "ch-4-truncation-bounds-from-the-prior-predictive",
-            settings=tuple(
-                s for s in at["model"]["exponential"] if s.name == "exponential truncation mass"
-            ),
+            settings=at("exponential_truncation_mass"),
         ),
         Claim(
             "fig4_3",
@@ -142,7 +136,7 @@ def _settings_claims(
             "",
             int(ecdf["n"]) == ECDF_SETTING["n"]
             and float(ecdf["epsilon"]) == ECDF_SETTING["epsilon"],
-            settings=at["ecdf"],
+            settings=at("ecdf"),
         ),
         Claim(
             "figB_1",
@@ -154,7 +148,7 @@ def _settings_claims(
             int(trace["iterations"]) == TRACE_SETTING["iterations"]
             and int(trace["n"]) == TRACE_SETTING["n"]
             and float(trace["epsilon"]) == TRACE_SETTING["epsilon"],
-            settings=at["trace"][:3],
+            settings=at("trace_n", "trace_epsilon", "trace_iterations"),
         ),
     ]
     return out
@@ -179,7 +173,7 @@ def _calibrated_everywhere(d, model, method, label, n_grid, epsilons, at) -> Cla
         f"critical value {_fmt(crit)} (M = {M})",
         bool(max(ks) < crit),
         "",
-        at["chain"] + at["trials"] + at["model"][model] + at["grid"],
+        at("chain") + at("trials") + at(model) + at("grid"),
         headline=True,
     )
 
@@ -195,7 +189,7 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
         crit = ks_critical_value(M)
         ks = [ks_uniform(_u(d, model, n, eps_min, "naive")) for n in n_grid]
         low = int(np.argmin(ks))
-        naive = at["draws"] + at["trials"] + at["model"][model]
+        naive = at("draws") + at("trials") + at(model)
         out.append(
             Claim(
                 "fig4_2",
@@ -205,7 +199,7 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
                 f"min KS {_fmt(ks[low])} at n={n_grid[low]}",
                 f"critical value {_fmt(crit)} (M = {M})",
                 bool(min(ks) > crit),
-                settings=naive + at["every_n"] + at["smallest_eps"],
+                settings=naive + at("every_n") + at("smallest_eps"),
             )
         )
         lo, hi = (min(n_grid), min(epsilons)), (max(n_grid), max(epsilons))
@@ -220,7 +214,7 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
                 f"{_fmt(ks_hi)} at {_setting(*hi)} vs {_fmt(ks_lo)} at {_setting(*lo)}",
                 f"critical value {_fmt(crit)} (M = {M})",
                 bool(ks_lo - ks_hi > crit),
-                settings=naive + at["grid"],
+                settings=naive + at("grid"),
             )
         )
         if "ops" in methods_for(model):
@@ -236,7 +230,7 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
                     f"min KS {_fmt(ks[low])} at {_setting(*settings[low])}",
                     f"critical value {_fmt(crit)} (M = {M})",
                     bool(min(ks) > crit),
-                    settings=at["trials"] + at["model"][model] + at["ops"] + at["grid"],
+                    settings=at("trials") + at(model) + at("ops") + at("grid"),
                 )
             )
     return out
@@ -251,7 +245,7 @@ def _fig4_3_claims(d, models, ecdf, at) -> list[Claim]:
         M = u["gibbs"].size
         crit = ks_critical_value(M)
         ks_g, ks_np = ks_uniform(u["gibbs"]), ks_uniform(u["non_private"])
-        where = at["trials"] + at["model"][model] + at["ecdf"]
+        where = at("trials") + at(model) + at("ecdf")
         # Non-private's half of "both perfectly calibrated" holds by theorem (exact draws):
         # judged on Gibbs, Non-private's KS printed for reference
         out += from_chains(
@@ -266,7 +260,7 @@ def _fig4_3_claims(d, models, ecdf, at) -> list[Claim]:
                     f"Gibbs {_fmt(ks_g)} (Non-private {_fmt(ks_np)})",
                     f"critical value {_fmt(crit)} (M = {M})",
                     bool(ks_g < crit),
-                    settings=at["chain"] + where,
+                    settings=at("chain") + where,
                 )
             ]
         )
@@ -284,7 +278,7 @@ def _fig4_3_claims(d, models, ecdf, at) -> list[Claim]:
                 format_proportion(tails, M),
                 f"binomial SE at 0.10: {_fmt(se)} (M = {M})",
                 bool(tails / M > 0.1 + 2 * se),
-                settings=at["draws"] + where,
+                settings=at("draws") + where,
             )
         )
         if "ops" in u:
@@ -299,7 +293,7 @@ def _fig4_3_claims(d, models, ecdf, at) -> list[Claim]:
                     format_proportion(middle, M),
                     f"binomial SE at 0.5: {_fmt(se)} (M = {M})",
                     bool(middle / M > 0.5 + 2 * se),
-                    settings=where + at["ops"],
+                    settings=where + at("ops"),
                 )
             )
     return out
@@ -326,11 +320,11 @@ def _fig4_4_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
                             f"Gibbs {g.mean():.3g} vs Naive {nv.mean():.3g}",
                             f"2 SE {2 * se:.2g} (M = {diff.size})",
                             bool(diff.mean() <= 2 * se),
-                            settings=at["chain"]
-                            + at["trials"]
-                            + at["model"][model]
-                            + at["mmd"]
-                            + cell(n, eps),
+                            settings=at("chain")
+                            + at("trials")
+                            + at(model)
+                            + at("mmd")
+                            + at("cell", cell_n=int(n), cell_epsilon=float(eps)),
                         )
                     ]
                 )
@@ -342,7 +336,7 @@ def _figB_1_claims(t, at) -> list[Claim]:
     out = []
     for model, name in (("binomial", "theta"), ("exponential", "lambda")):
         tr, truth = t[f"{model}_trace"], t[f"{model}_truth"]
-        where = at["trace"] + at["model"][model]
+        where = at("trace") + at(model)
         half = tr.shape[1] // 2
         reach, dist, sds = [], [], []
         for k in range(tr.shape[0]):
@@ -410,7 +404,7 @@ def _health_claims(d: dict, models, n_grid, epsilons, health: dict, at) -> list[
                     groups,
                     health,
                     "ch-4-convergence-diagnostics",
-                    at["chain"] + at["trials"] + at["model"][model] + at["grid"] + at["health"],
+                    at("chain") + at("trials") + at(model) + at("grid") + at("health"),
                 )
             ]
         )
@@ -453,25 +447,31 @@ def claims(
     n_grid = [int(n) for n in n_grid]
     epsilons = [float(e) for e in epsilons]
     tr = t["binomial_trace"]
-    at = paper_settings(
-        iterations=iterations,
-        burnin=burnin,
-        trials=trials_of(d, models, n_grid, epsilons),
-        n_grid=n_grid,
-        epsilons=epsilons,
-        model_cfg=model_cfg,
-        ops=ops,
-        mmd_draws=mmd_draws,
-        mmd_bandwidth=mmd_bandwidth,
-        ecdf=ecdf,
-        health=health,
-        trace={
-            "n": int(t["n"]),
-            "epsilon": float(t["epsilon"]),
-            "iterations": tr.shape[1],
-            "chains": tr.shape[0],
-        },
-    )
+    ours = {
+        "iterations": int(iterations),
+        "burnin": int(burnin),
+        "trials": trials_of(d, models, n_grid, epsilons),
+        "n_grid": sorted(n_grid),
+        "epsilons": sorted(epsilons),
+        "smallest_epsilon": min(epsilons),
+        "ops_samples": int(ops["samples"]),
+        "ops_support_lower": float(ops["support_lower"]),
+        "ops_tempering": ops["tempering"],
+        "mmd_draws": int(mmd_draws),
+        "mmd_bandwidth": float(mmd_bandwidth),
+        "ecdf_n": int(ecdf["n"]),
+        "ecdf_epsilon": float(ecdf["epsilon"]),
+        "trace_n": int(t["n"]),
+        "trace_epsilon": float(t["epsilon"]),
+        "trace_iterations": tr.shape[1],
+        "trace_chains": tr.shape[0],
+        "max_rhat": float(health["max_rhat"]),
+        "min_ess": float(health["min_ess"]),
+    }
+    for model in ("binomial", "multinomial", "exponential"):  # the config's model blocks as run
+        for key in THESIS.keys(model):
+            ours[key] = model_cfg.get(model, {}).get(key.removeprefix(f"{model}_"))
+    at = THESIS.at(ours)
 
     def computed(d, health):
         out = _settings_claims(

@@ -11,8 +11,7 @@ signature of :mod:`dpinfer.models.linreg_nig`.
 - ``summarise``: merges the chunks (``summarise_synthetic``, ``summarise_cirrhosis``) and holds
   the metrics the figures and claims share (KS, coverage, coverage from PIT values);
 - ``figures``: one function per figure target (``fig5_4`` ... ``fig5_9``);
-- ``settings``: the thesis's printed settings and our paper-scale free choices, beside this
-  run's (what each claim's value refers to);
 - ``paper``: the thesis's checkable claims (step ``claims``); those of the synthetic
-  regression (Figs 5.4-5.8) in ``synthetic_claims``.
+  regression (Figs 5.4-5.8) in ``synthetic_claims``, which pairs the thesis's printed settings
+  and our paper-scale free choices (``settings.yaml``) with this run's.
 """

@@ -1,13 +1,13 @@
 """What bernstein2020 prints for Chapter 5 (Sections 5.3.1-5.3.3), and its checkable claims.
 
-The thesis gives no numbers in Figs 5.4-5.9; it prints the settings (:mod:`.settings`) and
+The thesis gives no numbers in Figs 5.4-5.9; it prints the settings (settings.yaml) and
 states qualitative results (Sec. 5.3.2 "Results", Sec. 5.3.3). :func:`claims` turns each into a
 computed check on our summaries (``synthetic_summary.npz``, ``cirrhosis_summary.npz``) and
 writes ``results/bernstein2020/claims/bernstein2020_ch5.csv``. A KS claim over several tests
 (settings x parameters) uses the Bonferroni-corrected 5% critical value, so a calibrated method
 passes it with probability about 0.95; coverage claims allow 3 binomial standard errors.
 
-Every claim carries the settings its statement refers to (:mod:`.settings`): the trials,
+Every claim carries the settings its statement refers to (settings.yaml): the trials,
 the panels' (n, epsilon) grids, the priors, bounds and clamping, each method's chain lengths
 (pooled kept draws and burn-in, "at least" the thesis's), the credible level, the MMD, the
 cirrhosis setting and the diagnostics' thresholds. A run at other settings (the smoke scale, an
@@ -26,39 +26,19 @@ import numpy as np
 from ...diagnostics import binomial_se
 from ...grid import fmt_eps
 from ...io import load_npz
-from ...models.linreg_nig import simulate_dataset
+from ...models.linreg_nig import NIGPrior, NIWPrior, simulate_dataset
 from ...proportions import format_proportion, mcnemar
 from ..scorecard import Claim, health_claim, write_claims
 from .grid import ch5_setting
-from .settings import (
-    CIRRHOSIS_LEVELS,
-    CIRRHOSIS_ROWS,
-    CIRRHOSIS_SPLITS,
-    CIRRHOSIS_TEST_POINTS,
-    CIRRHOSIS_TRAIN,
-    CONJUGATE_DRAWS,
-    DATA_BOUNDS,
-    DATA_PRIOR,
-    EPS_VS_N,
-    GIBBS_BURNIN,
-    GIBBS_BURNIN_N1000,
-    GIBBS_KEEP,
-    IN_BOUNDS,
-    MCMC_IND_BURNIN,
-    MCMC_IND_KEEP,
-    N_VALUES,
-    N_VS_EPS,
-    PRIOR,
-    TRIALS,
-    PaperSettings,
-    union,
-)
 from .summarise import LABELS, NOISE_AWARE, covered, panel, predictive_coverage
 from .synthetic_claims import (
+    THESIS,
+    Settings,
     calibration_claims,
     coverage_claims,
     runtime_claims,
     setting_label,
+    union,
     utility_claims,
 )
 
@@ -75,7 +55,7 @@ NOISY_CIRRHOSIS = "gibbs-ss-noisy-on-the-cirrhosis-data"
 
 # ------------------------------------------------------------------------- the settings, as printed
 def _settings_claims(
-    at: PaperSettings, syn: dict, cir: dict, gibbs: dict, mcmc_ind: dict, conjugate_draws: int
+    at: Settings, syn: dict, cir: dict, gibbs: dict, mcmc_ind: dict, conjugate_draws: int
 ) -> list[Claim]:
     """The settings the thesis prints, "as printed": each row carries the setting it is about (a
     count at least the printed one, so a run below it is not comparable); a count above it or a
@@ -97,71 +77,75 @@ def _settings_claims(
         "collapsed move(s) per iteration"
     )
     mc = int(mcmc_ind["chains"])
+    p = THESIS.paper
+    keep, burnin, burnin_large = p("gibbs_keep"), p("gibbs_burnin"), p("gibbs_burnin_large_n")
+    train, test = p("cirrhosis_rows")
     return [
         Claim(
             "fig5_4",
             "trials M per (n, epsilon) setting, as printed",
-            str(TRIALS),
+            str(p("trials")),
             str(trials),
             "",
-            trials == TRIALS,
+            trials == p("trials"),
             GRIDS,
-            at.trials,
+            at("trials"),
         ),
         Claim(
             "fig5_4",
             "n grid of the vs-n panels (epsilon = 0.1) and n of the vs-epsilon panels, as printed",
-            f"{list(N_VALUES)} at eps {EPS_VS_N}; n = {N_VS_EPS}",
+            f"{p('n_values')} at eps {p('eps_vs_n')}; n = {p('n_vs_eps')}",
             f"{n_values} at eps {fmt_eps(panel(syn, 'vs_n')[0][1])}; n = "
             f"{panel(syn, 'vs_eps')[0][0]}",
             "",
-            tuple(n_values) == N_VALUES
-            and panel(syn, "vs_n")[0][1] == EPS_VS_N
-            and panel(syn, "vs_eps")[0][0] == N_VS_EPS,
+            n_values == p("n_values")
+            and panel(syn, "vs_n")[0][1] == p("eps_vs_n")
+            and panel(syn, "vs_eps")[0][0] == p("n_vs_eps"),
             GRIDS,
-            at.panel("vs_n") + at.panel("vs_eps")[:1],
+            at.panel("vs_n") + at("n_vs_eps"),
         ),
         Claim(
             "fig5_4",
             "Gibbs-SS draws kept after burn-in, as printed (20000 after 5000, 20000 at n = 1000, "
             "one chain)",
-            f"{GIBBS_KEEP} after {GIBBS_BURNIN} / {GIBBS_KEEP} after {GIBBS_BURNIN_N1000}",
+            f"{keep} after {burnin} / {keep} after {burnin_large}",
             ours_gibbs,
             "",
-            pooled == (GIBBS_KEEP, GIBBS_BURNIN, GIBBS_KEEP, GIBBS_BURNIN_N1000, 1000) and c == 1,
+            pooled == (keep, burnin, keep, burnin_large, p("gibbs_large_n"))
+            and c == p("gibbs_chains"),
             ITERATIONS,
-            at.chain("gibbs_ss_update", N_VALUES),
+            at.chain("gibbs_ss_update", p("n_values")),
         ),
         Claim(
             "fig5_4",
             "MCMC-Ind burn-in + kept iterations, as printed",
-            f"{MCMC_IND_BURNIN} + {MCMC_IND_KEEP}",
+            f"{p('mcmc_ind_burnin')} + {p('mcmc_ind_keep')}",
             f"{mcmc_ind['burnin']} + {mcmc_ind['keep']} per chain, {mc} chains pooled",
             "",
-            (mcmc_ind["burnin"], int(mcmc_ind["keep"]) * mc) == (MCMC_IND_BURNIN, MCMC_IND_KEEP),
+            (mcmc_ind["burnin"], int(mcmc_ind["keep"]) * mc)
+            == (p("mcmc_ind_burnin"), p("mcmc_ind_keep")),
             ITERATIONS,
-            at.chain("mcmc_ind"),
+            at("mcmc_ind"),
         ),
         Claim(
             "fig5_4",
             "Non-Private and Naive posterior draws, as printed",
-            str(CONJUGATE_DRAWS),
+            str(p("conjugate_draws")),
             str(conjugate_draws),
             "",
-            int(conjugate_draws) == CONJUGATE_DRAWS,
+            int(conjugate_draws) == p("conjugate_draws"),
             ITERATIONS,
-            at.chain("naive"),
+            at("conjugate_draws"),
         ),
         Claim(
             "fig5_9",
             "cirrhosis test points pooled over the random 36/10 splits, as printed",
-            f"{CIRRHOSIS_SPLITS} x {CIRRHOSIS_ROWS - CIRRHOSIS_TRAIN} = {CIRRHOSIS_TEST_POINTS}",
+            f"{p('cirrhosis_splits')} x {test} = {p('cirrhosis_test_points')}",
             f"{cir['pit'].shape[2]} x {cir['pit'].shape[3]} = {n_test}",
             "",
-            n_test == CIRRHOSIS_TEST_POINTS
-            and cir["pit"].shape[3] == CIRRHOSIS_ROWS - CIRRHOSIS_TRAIN,
+            n_test == p("cirrhosis_test_points") and cir["pit"].shape[3] == test,
             GRIDS,
-            at.cirrhosis[:2],
+            at("split"),
         ),
     ]
 
@@ -170,11 +154,14 @@ def _in_bounds_claim(data_sets: int = 2000, n: int = 10) -> Claim:
     """Sec. 5.3.2's bound claim, checked on data simulated from the thesis's priors (whatever the
     config says: no setting of this run enters it)."""
     rng = np.random.default_rng(20200503)
+    prior = NIGPrior.from_config(THESIS.paper("prior"))
+    data_prior = NIWPrior.from_config(THESIS.paper("data_prior"))
+    lo, hi = THESIS.paper("bounds")
     inside_x, inside_y = [], []
     for _ in range(data_sets):
-        sim = simulate_dataset(rng, n, PRIOR, DATA_PRIOR)
-        inside_x.append(np.mean((sim["x"] >= DATA_BOUNDS[0]) & (sim["x"] <= DATA_BOUNDS[1])))
-        inside_y.append(np.mean((sim["y"] >= DATA_BOUNDS[0]) & (sim["y"] <= DATA_BOUNDS[1])))
+        sim = simulate_dataset(rng, n, prior, data_prior)
+        inside_x.append(np.mean((sim["x"] >= lo) & (sim["x"] <= hi)))
+        inside_y.append(np.mean((sim["y"] >= lo) & (sim["y"] <= hi)))
     fx, fy = float(np.mean(inside_x)), float(np.mean(inside_y))
     se = float(np.std(inside_y, ddof=1) / math.sqrt(data_sets))
     return Claim(
@@ -184,13 +171,13 @@ def _in_bounds_claim(data_sets: int = 2000, n: int = 10) -> Claim:
         ">= 0.95 of x and of y",
         f"x {fx:.3f}, y {fy:.3f}",
         f"se(y) {se:.3f}",
-        fx >= IN_BOUNDS and fy >= IN_BOUNDS,
+        fx >= THESIS.paper("in_bounds") and fy >= THESIS.paper("in_bounds"),
         NOT_CLAMPED,
     )
 
 
 # ----------------------------------------------------------------------------- diagnostics
-def _health_claims(syn: dict, cir: dict, health: dict, at: PaperSettings) -> list[Claim]:
+def _health_claims(syn: dict, cir: dict, health: dict, at: Settings) -> list[Claim]:
     """One row per MCMC method and part: every trial's pooled chains pass R-hat and bulk ESS."""
 
     limit = f"R-hat <= {health['max_rhat']}, bulk ESS >= {health['min_ess']:g}"
@@ -214,7 +201,7 @@ def _health_claims(syn: dict, cir: dict, health: dict, at: PaperSettings) -> lis
                 [str(m) for m in cir["methods"]],
                 cir["rhat"][j],
                 cir["ess"][j],
-                at.n_train,
+                _n_train(cir),
             )
         )
     for target, groups in parts.items():
@@ -231,10 +218,13 @@ def _health_claims(syn: dict, cir: dict, health: dict, at: PaperSettings) -> lis
             chain = at.chain(method, [n for *_, n in rows])
             if target == "fig5_4":
                 where = union(
-                    chain, at.trials, at.model, at.panel("vs_n", method), at.panel("vs_eps", method)
+                    chain,
+                    at("trials", "model"),
+                    at.panel("vs_n", method),
+                    at.panel("vs_eps", method),
                 )
             else:
-                where = union(chain, at.cirrhosis, at.cirrhosis_grid, at.data_prior_of(method))
+                where = union(chain, at("cirrhosis", "cirrhosis_grid"), at.data_prior_of(method))
             out.append(
                 health_claim(
                     target,
@@ -244,7 +234,7 @@ def _health_claims(syn: dict, cir: dict, health: dict, at: PaperSettings) -> lis
                     [(where_, r, s) for where_, r, s, _ in rows],
                     health,
                     DIAGNOSTICS,
-                    where + at.health,
+                    where + at("health"),
                 )
             )
     return out
@@ -253,6 +243,11 @@ def _health_claims(syn: dict, cir: dict, health: dict, at: PaperSettings) -> lis
 # ----------------------------------------------------------------------------- cirrhosis claims
 # two-sided level of McNemar's test that stands for "within 3 SE" (a 3-sigma difference)
 THREE_SIGMA = 0.0027
+
+
+def _n_train(cir: dict) -> int:
+    """The rows a cirrhosis split trains on (all rows but its test points)."""
+    return int(cir["n_total"]) - int(cir["pit"].shape[3])
 
 
 def _hits(cir: dict, level: float) -> np.ndarray:
@@ -266,7 +261,7 @@ def _coverage(k: float, n: int) -> str:
     return format_proportion(round(k * n), n, digits=3)
 
 
-def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
+def _predictive_claims(cir: dict, at: Settings) -> list[Claim]:
     """Fig 5.9's statements, at the thesis's levels (50% and 90%) whatever the figure shows:
     coverage at any level comes from the stored PIT values. Against the nominal level the test
     uses the binomial SE at that level (the null's, never zero); two methods on the same test
@@ -275,11 +270,10 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
     methods = [str(m) for m in cir["methods"]]
     eps = [float(e) for e in cir["epsilons"]]
     n_pts = cir["pit"].shape[2] * cir["pit"].shape[3]
-    cov = {lev: predictive_coverage(cir, lev) for lev in CIRRHOSIS_LEVELS}  # (eps, methods)
-    ses = "binomial SE " + " / ".join(
-        f"{float(binomial_se(lev, n_pts)):.3f}" for lev in CIRRHOSIS_LEVELS
-    )
-    chain = {m: at.chain(m, [at.n_train]) + at.data_prior_of(m) for m in methods}
+    levels = THESIS.paper("cirrhosis_levels")
+    cov = {lev: predictive_coverage(cir, lev) for lev in levels}  # (eps, methods)
+    ses = "binomial SE " + " / ".join(f"{float(binomial_se(lev, n_pts)):.3f}" for lev in levels)
+    chain = {m: at.chain(m, [_n_train(cir)]) + at.data_prior_of(m) for m in methods}
     out = []
     # Sec. 5.3.3 says Non-Private "achieves nearly correct coverage" and compares Gibbs-SS-Noisy
     # with Non-Private, Naive with Gibbs-SS-Noisy; it states no coverage of the other noise-aware
@@ -289,7 +283,7 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
         i = methods.index(method)
         z = [
             (abs(cov[lev][j, i] - lev) / float(binomial_se(lev, n_pts)), cov[lev][j, i], lev, e)
-            for lev in CIRRHOSIS_LEVELS
+            for lev in levels
             for j, e in enumerate(eps)
         ]
         worst = max(z)
@@ -305,16 +299,16 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
                 ses,
                 all(t[0] <= 3 for t in z),
                 PREDICTIVE,
-                union(chain[method], at.cirrhosis, at.cirrhosis_grid),
+                union(chain[method], at("cirrhosis", "cirrhosis_grid")),
             )
         )
     if "gibbs_ss_noisy" in methods and "naive" in methods and "non_private" in methods:
         a, b, c = (methods.index(m) for m in ("gibbs_ss_noisy", "non_private", "naive"))
         # paired: both methods' intervals on the same test points
-        hits = {lev: _hits(cir, lev) for lev in CIRRHOSIS_LEVELS}
+        hits = {lev: _hits(cir, lev) for lev in levels}
         tests = [
             (mcnemar(hits[lev][j, a], hits[lev][j, b]), lev, j, e)
-            for lev in CIRRHOSIS_LEVELS
+            for lev in levels
             for j, e in enumerate(eps)
         ]
         (only_a, only_b, p), lev, j, e = min(tests, key=lambda t: t[0][2])
@@ -332,13 +326,13 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
                 all(t[0][2] >= THREE_SIGMA for t in tests),
                 NOISY_CIRRHOSIS,
                 union(
-                    chain["gibbs_ss_noisy"], chain["non_private"], at.cirrhosis, at.cirrhosis_grid
+                    chain["gibbs_ss_noisy"], chain["non_private"], at("cirrhosis", "cirrhosis_grid")
                 ),
             )
         )
         j = 0  # the smallest epsilon
         off = {
-            m: [abs(cov[lev][j, k] - lev) for lev in CIRRHOSIS_LEVELS]
+            m: [abs(cov[lev][j, k] - lev) for lev in levels]
             for m, k in (("naive", c), ("noisy", a))
         }
         out.append(
@@ -350,12 +344,14 @@ def _predictive_claims(cir: dict, at: PaperSettings) -> list[Claim]:
                 f"|coverage - nominal| Naive {off['naive'][0]:.3f}/{off['naive'][1]:.3f}, "
                 f"Gibbs-SS-Noisy {off['noisy'][0]:.3f}/{off['noisy'][1]:.3f} (50%/90%)",
                 "coverage (50%/90%): Naive "
-                + " / ".join(_coverage(cov[lev][j, c], n_pts) for lev in CIRRHOSIS_LEVELS)
+                + " / ".join(_coverage(cov[lev][j, c], n_pts) for lev in levels)
                 + "; Gibbs-SS-Noisy "
-                + " / ".join(_coverage(cov[lev][j, a], n_pts) for lev in CIRRHOSIS_LEVELS),
+                + " / ".join(_coverage(cov[lev][j, a], n_pts) for lev in levels),
                 all(x > y for x, y in zip(off["naive"], off["noisy"])),
                 "",
-                union(chain["naive"], chain["gibbs_ss_noisy"], at.cirrhosis, at.cirrhosis_smallest),
+                union(
+                    chain["naive"], chain["gibbs_ss_noisy"], at("cirrhosis", "cirrhosis_smallest")
+                ),
             )
         )
     return out
@@ -381,20 +377,31 @@ def claims(
     covariate, response, prior and data prior); trials, panels, credible level and the cirrhosis
     splits and epsilons are read from the summaries (what was run)."""
     syn, cir = load_npz(input.synthetic), load_npz(input.cirrhosis)
-    at = PaperSettings(
-        syn,
-        cir,
-        gibbs=gibbs,
-        mcmc_ind=mcmc_ind,
-        conjugate_draws=conjugate_draws,
-        prior=prior,
-        data_prior=data_prior,
-        bounds=bounds,
-        clamp=clamp,
-        mmd=mmd,
-        health=health,
-        cirrhosis=cirrhosis,
-    )
+    n_splits, n_test = (int(v) for v in cir["pit"].shape[2:4])
+    eps = sorted(float(e) for e in cir["epsilons"])
+    ours = {
+        "trials": int(syn["trials"]),
+        "prior": prior,
+        "data_prior": data_prior,
+        "bounds": [float(b) for b in bounds],
+        "clamp": bool(clamp),
+        "credible_level": float(syn["credible_level"]),
+        "noisy_moments": gibbs.get("noisy_moments"),
+        "conjugate_draws": int(conjugate_draws),
+        "mcmc_ind_burnin": int(mcmc_ind["burnin"]),
+        "mcmc_ind_keep": int(mcmc_ind["keep"]) * int(mcmc_ind["chains"]),
+        "mmd_draws": int(mmd["draws"]),
+        "mmd_bandwidth": float(mmd["bandwidth"]),
+        "max_rhat": float(health["max_rhat"]),
+        "min_ess": float(health["min_ess"]),
+        "cirrhosis_splits": n_splits,
+        "cirrhosis_rows": [_n_train(cir), n_test],
+        **{f"cirrhosis_{k}": v for k, v in cirrhosis.items()},  # prior, response, ...
+        "cirrhosis_epsilons": eps,
+        "cirrhosis_smallest_epsilon": eps[0],
+    }
+    section = {"conjugate_draws": int(conjugate_draws), "gibbs": gibbs, "mcmc_ind": mcmc_ind}
+    at = Settings(syn, section, ours)
     rows = (
         _settings_claims(at, syn, cir, gibbs, mcmc_ind, conjugate_draws)
         + [_in_bounds_claim()]

@@ -22,21 +22,16 @@ import numpy as np
 from ...diagnostics import binomial_se, ks_critical_value
 from ...grid import fmt_eps
 from ...proportions import format_proportion
-from ..scorecard import Claim, Setting, setting
+from ..document_settings import Run, document
+from ..nig_specs import nig_chain_spec
+from ..scorecard import Claim, Setting
 from .grid import ch5_setting
-from .settings import (
-    AT_PAPER_SCALE,
-    CREDIBLE_LEVEL,
-    EPS_VS_N,
-    EPSILONS_VS_EPS,
-    N_VALUES,
-    N_VS_EPS,
-    PaperSettings,
-    union,
-)
 from .summarise import LABELS, NOISE_AWARE, PARAMS, common_setting, panel, setting_metric
 
 __all__ = [
+    "THESIS",
+    "Settings",
+    "union",
     "PRIOR_MOMENTS",
     "SLOPE",
     "NOISY",
@@ -53,6 +48,79 @@ SLOPE = "gibbs-ss-over-disperses-the-slope-at-small-n"
 NOISY = "gibbs-ss-noisy-is-far-from-calibrated"
 
 _PANELS = {"vs_n": "vs-n panel", "vs_eps": "vs-epsilon panel"}
+
+THESIS = document("bernstein2020_ch5")  # the thesis's settings (settings.yaml)
+# the methods whose chains use the data prior (the cirrhosis data prior is a free choice)
+USES_DATA_PRIOR = ("mcmc_ind", "gibbs_ss_prior", "gibbs_ss_update")
+
+
+def union(*groups) -> tuple[Setting, ...]:
+    """The settings of several groups, each name once (first occurrence)."""
+    out, seen = [], set()
+    for group in groups:
+        for s in group:
+            if s.name not in seen:
+                seen.add(s.name)
+                out.append(s)
+    return tuple(out)
+
+
+class Settings(Run):
+    """The thesis's settings (settings.yaml) beside this run's (``ours``: key -> value, the
+    panels' read from the synthetic summary ``syn``), called with keys or groups; :meth:`chain`
+    gives a method's chain lengths from its chain specs (``section``: the config's
+    ``conjugate_draws``, ``gibbs``, ``mcmc_ind``), :meth:`panel` a panel's grid."""
+
+    def __init__(self, syn: dict, section: dict, ours: dict):
+        self.syn, self.section = syn, section
+        super().__init__(THESIS, {**ours, **self._grid("vs_n"), **self._grid("vs_eps")})
+
+    def chain(self, method: str, ns=()) -> tuple[Setting, ...]:
+        """A method's chain lengths at the n values ``ns`` (Sec. 5.3.1): pooled kept draws and
+        burn-in per chain, at least the thesis's (Gibbs-SS: a longer burn-in from n = 1000 on);
+        Gibbs-SS-Noisy also its moments."""
+        if method in ("non_private", "naive"):
+            return self("conjugate_draws")
+        if method == "mcmc_ind":
+            return self("mcmc_ind")
+        large, out = THESIS.paper("gibbs_large_n"), []
+        for where, members, burnin in (
+            (f"n < {large}", [n for n in ns if n < large], "gibbs_burnin"),
+            (f"n >= {large}", [n for n in ns if n >= large], "gibbs_burnin_large_n"),
+        ):
+            if members:
+                specs = [nig_chain_spec(method, self.section, int(n)) for n in members]
+                kept = min(int(s["keep"]) * int(s["chains"]) for s in specs)
+                out.append(self.setting("gibbs_keep", kept, where=where))
+                out.append(self.setting(burnin, min(int(s["burnin"]) for s in specs), where=where))
+        return tuple(out) + (self("noisy_moments") if method == "gibbs_ss_noisy" else ())
+
+    def pairs(self, name: str, method: str | None = None) -> list[tuple[int, float]]:
+        """The (n, epsilon) settings of panel ``name`` (at which ``method`` ran, when given)."""
+        return [
+            (n, e)
+            for n, e in panel(self.syn, name)
+            if method is None
+            or method in [str(m) for m in self.syn[f"{ch5_setting(n, e)}__methods"]]
+        ]
+
+    def _grid(self, name: str, method: str | None = None) -> dict:
+        pairs = self.pairs(name, method)
+        if name == "vs_n":  # MCMC-Ind stops below n = 1000
+            grid = "mcmc_ind_n_values" if method == "mcmc_ind" else "n_values"
+            return {grid: [n for n, _ in pairs], "eps_vs_n": pairs[0][1] if pairs else None}
+        return {
+            "n_vs_eps": pairs[0][0] if pairs else None,
+            "epsilons_vs_eps": [e for _, e in pairs],
+        }
+
+    def panel(self, name: str, method: str | None = None) -> tuple[Setting, ...]:
+        """The grid of panel ``name`` (of ``method``'s runs, when given)."""
+        ours = self._grid(name, method)
+        return self(*ours, **ours)
+
+    def data_prior_of(self, method: str) -> tuple[Setting, ...]:
+        return self("cirrhosis_data_prior") if method in USES_DATA_PRIOR else ()
 
 
 def setting_label(n, eps, p=None) -> str:
@@ -74,13 +142,13 @@ def _explain(method: str, failures) -> str:
 
 
 # ----------------------------------------------------------------------------- claims
-def _panel_settings(at: PaperSettings, method: str, name: str) -> tuple[Setting, ...]:
+def _panel_settings(at: Settings, method: str, name: str) -> tuple[Setting, ...]:
     """What a calibration or coverage statement over one panel of one method refers to."""
     ns = [n for n, _ in at.pairs(name, method)]
-    return union(at.chain(method, ns), at.trials, at.model, at.panel(name, method))
+    return union(at.chain(method, ns), at("trials"), at("model"), at.panel(name, method))
 
 
-def calibration_claims(syn: dict, at: PaperSettings) -> list[Claim]:
+def calibration_claims(syn: dict, at: Settings) -> list[Claim]:
     trials = int(syn["trials"])
     out = []
     for method in NOISE_AWARE:
@@ -125,18 +193,16 @@ def calibration_claims(syn: dict, at: PaperSettings) -> list[Claim]:
             "",
             union(
                 at.chain("naive"),
-                at.trials,
-                at.model,
-                (
-                    setting("smallest n of the vs-n panel", N_VALUES[0], small[0][0]),
-                    setting("vs-n panel epsilon", EPS_VS_N, small[0][1]),
-                    setting("vs-epsilon panel n", N_VS_EPS, small[1][0]),
-                    setting(
-                        "smallest epsilon of the vs-epsilon panel",
-                        EPSILONS_VS_EPS[0],
-                        small[1][1],
-                        source=AT_PAPER_SCALE,
-                    ),
+                at("trials", "model"),
+                at(
+                    "smallest_n",
+                    "eps_vs_n",
+                    "n_vs_eps",
+                    "smallest_eps_vs_eps",
+                    smallest_n=small[0][0],
+                    eps_vs_n=small[0][1],
+                    n_vs_eps=small[1][0],
+                    smallest_eps_vs_eps=small[1][1],
                 ),
             ),
         )
@@ -156,9 +222,8 @@ def calibration_claims(syn: dict, at: PaperSettings) -> list[Claim]:
             all(worst[m] < worst["naive"] for m in aware),
             "",
             union(
-                at.trials,
-                at.model,
-                (setting("QQ plot n", N_VS_EPS, n0), setting("QQ plot epsilon", EPS_VS_N, e0)),
+                at("trials", "model"),
+                at("qq_n", "qq_epsilon", qq_n=n0, qq_epsilon=e0),
                 *(at.chain(m, [n0]) for m in ["naive"] + aware),
             ),
         )
@@ -166,7 +231,7 @@ def calibration_claims(syn: dict, at: PaperSettings) -> list[Claim]:
     return out
 
 
-def coverage_claims(syn: dict, at: PaperSettings) -> list[Claim]:
+def coverage_claims(syn: dict, at: Settings) -> list[Claim]:
     trials, level = int(syn["trials"]), float(syn["credible_level"])
     se = float(binomial_se(level, trials))
     out = []
@@ -194,19 +259,19 @@ def coverage_claims(syn: dict, at: PaperSettings) -> list[Claim]:
                     f"{LABELS[method]}: coverage of the central {100 * level:g}% credible "
                     f"intervals within 3 binomial SE of {level:g} for every parameter and setting "
                     f"of the {desc}",
-                    f"near {CREDIBLE_LEVEL:g}",
+                    f"near {THESIS.paper('credible_level'):g}",
                     f"farthest {format_proportion(round(worst[1] * trials), trials, digits=3)} "
                     f"({setting_label(*worst[2:])})",
                     f"binomial SE at {level:g}: {se:.3f}",
                     not failures,
                     _explain(method, failures),
-                    at.level + _panel_settings(at, method, name),
+                    at("level") + _panel_settings(at, method, name),
                 )
             )
     return out
 
 
-def utility_claims(syn: dict, at: PaperSettings) -> list[Claim]:
+def utility_claims(syn: dict, at: Settings) -> list[Claim]:
     pairs = sorted(set(panel(syn, "vs_n")) | set(panel(syn, "vs_eps")))
     out = []
     for method in NOISE_AWARE:
@@ -236,9 +301,7 @@ def utility_claims(syn: dict, at: PaperSettings) -> list[Claim]:
                 union(
                     at.chain(method, [n for _, _, n, _ in diffs]),
                     at.chain("naive"),
-                    at.trials,
-                    at.model,
-                    at.mmd,
+                    at("trials", "model", "mmd"),
                     at.panel("vs_n", method),
                     at.panel("vs_eps", method),
                 ),
@@ -247,7 +310,7 @@ def utility_claims(syn: dict, at: PaperSettings) -> list[Claim]:
     return out
 
 
-def runtime_claims(syn: dict, at: PaperSettings) -> list[Claim]:
+def runtime_claims(syn: dict, at: Settings) -> list[Claim]:
     """Timing claims: only the grid they scale over (the vs-n panel at epsilon = 0.1, Fig 5.8).
 
     A per-trial time scales with n only once the chain's iterations outweigh the fixed cost of a
@@ -288,7 +351,7 @@ def runtime_claims(syn: dict, at: PaperSettings) -> list[Claim]:
             union(
                 at.panel("vs_n", "mcmc_ind"),
                 at.chain("mcmc_ind", [n for n, _, _ in mc]),
-                at.trials,
+                at("trials"),
             ),
         ),
         Claim(
@@ -300,6 +363,6 @@ def runtime_claims(syn: dict, at: PaperSettings) -> list[Claim]:
             "",
             bool(gibbs) and all(r <= 2.0 for r in gibbs.values()),
             "",
-            union(at.panel("vs_n"), gibbs_chains, at.trials),
+            union(at.panel("vs_n"), gibbs_chains, at("trials")),
         ),
     ]

@@ -6,12 +6,13 @@ Each row's target is the study output it is about. Rows of targets ``cost`` and
 ``ess_per_second`` are about measured time (they differ between runs, as the runtime rows of
 the other studies); every other row is byte-reproducible.
 
-The expectations were formed for our paper-scale config (``config/config.yaml``; a test holds
-:data:`PAPER_SCALE` equal to it), so each row records the settings its outcome depends on
-(:func:`paper_settings`) with that config's values as the reference: the (n, epsilon) grid it
-ranges over, the trial counts and chain lengths (at least), the problem's model, the credible
-level and the thresholds of the health check and the recommendation rule. A run at other
-settings (the smoke scale, an edited config) gets "not comparable" rows, never a verdict.
+The expectations were formed for our paper-scale config (``config/config.yaml``; settings.yaml
+names each setting's config key and a test holds them equal), so each row records the settings
+its outcome depends on (:func:`paper_settings`) with that config's values as the reference: the
+(n, epsilon) grid it ranges over, the trial counts and chain lengths (at least), the problem's
+model, the credible level and the thresholds of the health check and the recommendation rule. A
+run at other settings (the smoke scale, an edited config) gets "not comparable" rows, never a
+verdict.
 
 A coverage or share of trials a row reports carries its 95% Wilson interval; a test against the
 nominal level uses the binomial SE at that level (the null's, never zero). The exact sampler's
@@ -30,209 +31,60 @@ from ...grid import fmt_eps
 from ...io import load_npz
 from ...plotting.methods import method_label
 from ...proportions import format_proportion
-from ..scorecard import Claim, Setting, health_settings, setting, write_claims
+from ..document_settings import document
+from ..scorecard import Claim, Setting, write_claims
 from .problems import PARAMETERS
 
-__all__ = ["claims", "exact_mean_error_bound", "paper_settings", "PAPER_SCALE", "OUR_STUDY"]
+__all__ = ["claims", "exact_mean_error_bound", "paper_settings"]
 
 DEVIATION = "comparison-study"
 # the recommendation row's own entry (its class and the measurement behind it)
 NONE_QUALIFIES = "comparison-no-method-qualifies-at-three-regression-settings"
 EXPECTED = "expected by construction (no source document)"
-
-# The settings the expectations were formed at: our paper-scale config (no document has any).
-OUR_STUDY = "at paper scale (our study)"
-PAPER_SCALE = {
-    "problems": ["binomial", "regression"],
-    "n_values": [10, 100, 1000],
-    "epsilons": [0.1, 1.0, 10.0],
-    "replicates": 100,
-    "accuracy_trials": 20,
-    "credible_level": 0.9,
-    "health": {"max_rhat": 1.01, "min_ess": 400},
-    "recommend": {"max_flagged": 0.1, "max_mean_error": 0.2, "max_sd_error": 0.2, "ks_alpha": 0.01},
-    "binomial": {
-        "methods": ["non_private", "naive", "exact", "gibbs", "record_wise"],
-        "prior": [2.0, 2.0],
-        "sensitivity": 1,
-        "draws": 4000,
-        "burnin": 500,
-        "keep": 1000,
-        "chains": 4,
-    },
-    "regression": {
-        "methods": [
-            "non_private",
-            "naive",
-            "mcmc_ind",
-            "gibbs_ss_noisy",
-            "gibbs_ss_prior",
-            "gibbs_ss_update",
-        ],
-        "prior": {
-            "mu0": [0.0, 0.0],
-            "lambda0_diag": [0.02631578947368421, 0.02631578947368421],
-            "a0": 20.0,
-            "b0": 0.5,
-        },
-        "data_prior": {"m0": 0.0, "kappa": 1.0, "psi": 1.0, "nu": 50.0},
-        "bounds": [-1.0, 1.0],
-        "conjugate_draws": 4000,
-        "gibbs": {
-            "burnin": 1000,
-            "keep": 4000,
-            "chains": 4,
-            "collapsed_moves": 2,
-            "noisy_moments": "released",
-        },
-        "mcmc_ind": {"burnin": 500, "keep": 1000, "chains": 4},
-        "reference": {
-            "burnin": 1000,
-            "keep": 10000,
-            "chains": 4,
-            "noncentred_moves": 50,
-            "longer": [30000, 60000],
-        },
-    },
-}
-# counts: more only shrinks the Monte Carlo error (judged "at least"); the rest must be equal
-_COUNTS = ("draws", "burnin", "keep", "chains", "conjugate_draws")
+STUDY = document("comparison")  # the paper-scale settings the expectations were formed at
 
 
-def _block(name: str, paper: dict, ours: dict) -> tuple[Setting, ...]:
-    """One config block's settings beside the paper-scale ones, key by key (nested chain specs
-    flattened: "regression gibbs burnin")."""
-    out = []
-    for key, value in paper.items():
-        if isinstance(value, dict) and key not in ("prior", "data_prior"):
-            out += _block(f"{name} {key}", value, ours.get(key, {}))
-            continue
-        out.append(
-            setting(
-                f"{name} {key.replace('_', ' ')}",
-                value,
-                ours.get(key),
-                at_least=key in _COUNTS,
-                source=OUR_STUDY,
-            )
-        )
-    return tuple(out)
-
-
-def paper_settings(
-    s: dict, *, credible_level: float, health: dict, recommend: dict, problems: dict
-) -> dict:
-    """The paper-scale settings beside this run's, by kind (each a tuple of :class:`Setting`):
-
-    - per problem ``p``: ``grid[p]`` (its n and epsilon grids, read from the summary),
-      ``n_grid[p]``, ``smallest_eps[p]``, ``n_up_to_100[p]``; ``model[p]`` (prior, sensitivity or
-      data prior and bounds); ``chains[p][method]`` (the draws of ``method``'s chains, and of
-      the regression ``reference``); ``methods[p]`` (the methods compared);
-    - ``trials`` (calibration trials per setting), ``accuracy_trials``, ``level``, ``health``,
-      ``rule`` (the recommendation rule's thresholds), ``max_mean_error``, ``max_flagged``, and
-      ``problems`` (the problems run).
-    ``problems`` maps each problem run to its config block."""
-
-    def ours_grid(p, key):
-        rows = s["problem"] == p
-        return sorted({float(v) if key == "epsilon" else int(v) for v in s[key][rows]})
-
-    out = {
-        "grid": {},
-        "n_grid": {},
-        "smallest_eps": {},
-        "n_up_to_100": {},
-        "model": {},
-        "chains": {},
-        "methods": {},
+def paper_settings(s: dict, problems: dict, *, credible_level, health, recommend):
+    """The paper-scale settings (settings.yaml) beside this run's: a function of setting keys or
+    groups (and ``problem``) giving their :class:`Setting` tuple. Each setting is read at its
+    ``config`` path from this run's blocks (``problems``: each problem run's) and thresholds; the
+    trial counts and a problem's (n, epsilon) grid from the summary ``s``."""
+    cfg = {
+        **problems,
+        "credible_level": float(credible_level),
+        "health": {k: float(v) for k, v in health.items()},
+        "recommend": {k: float(v) for k, v in recommend.items()},
     }
-    for p, cfg in problems.items():
-        ref, ns, eps = PAPER_SCALE[p], ours_grid(p, "n"), ours_grid(p, "epsilon")
-        out["methods"][p] = _block(p, {"methods": ref["methods"]}, cfg)
-        n_set = setting(f"{p} n grid", PAPER_SCALE["n_values"], ns, source=OUR_STUDY)
-        out["n_grid"][p] = (n_set,)
-        out["grid"][p] = (
-            n_set,
-            setting(f"{p} epsilon grid", PAPER_SCALE["epsilons"], eps, source=OUR_STUDY),
-        )
-        out["smallest_eps"][p] = (
-            setting(
-                f"{p} smallest epsilon",
-                min(PAPER_SCALE["epsilons"]),
-                eps[0] if eps else None,
-                source=OUR_STUDY,
-            ),
-        )
-        out["n_up_to_100"][p] = (
-            setting(
-                f"{p} n grid up to 100",
-                [n for n in PAPER_SCALE["n_values"] if n <= 100],
-                [n for n in ns if n <= 100],
-                source=OUR_STUDY,
-            ),
-        )
-        if p == "binomial":
-            out["model"][p] = _block(p, {k: ref[k] for k in ("prior", "sensitivity")}, cfg)
-            iid = _block(p, {"draws": ref["draws"]}, cfg)
-            chain = _block(p, {k: ref[k] for k in ("burnin", "keep", "chains")}, cfg)
-            out["chains"][p] = {
-                "exact": iid,
-                "naive": iid,
-                "non_private": iid,
-                "gibbs": chain,
-                "record_wise": chain,
+    ours = {}
+    for key, path in STUDY.config_paths().items():
+        value = cfg
+        for part in path.removeprefix(f"{STUDY.config_root}.").split("."):
+            value = (value or {}).get(part)
+        ours[key] = value
+    ours["problems"] = sorted(problems)
+    for key in ("trials", "accuracy_trials"):
+        ours[key] = int(s[key].min()) if s[key].size else 0
+
+    def of(*names: str, problem: str | None = None) -> tuple[Setting, ...]:
+        """The settings of ``names``; with ``problem``, its grids and "{problem}" labels (none
+        when the problem is not run)."""
+        run, fields = STUDY.at(ours), {}
+        if problem is not None:
+            if problem not in problems:
+                return ()
+            rows = s["problem"] == problem
+            ns = sorted({int(v) for v in s["n"][rows]})
+            eps = sorted({float(v) for v in s["epsilon"][rows]})
+            grids = {
+                "n_grid": ns,
+                "epsilon_grid": eps,
+                "smallest_epsilon": eps[0] if eps else None,
+                "n_up_to_100": [n for n in ns if n <= 100],
             }
-        else:
-            out["model"][p] = _block(p, {k: ref[k] for k in ("prior", "data_prior", "bounds")}, cfg)
-            iid = _block(p, {"conjugate_draws": ref["conjugate_draws"]}, cfg)
-            gibbs = _block(p, {"gibbs": ref["gibbs"]}, cfg)
-            out["chains"][p] = {
-                "naive": iid,
-                "non_private": iid,
-                "mcmc_ind": _block(p, {"mcmc_ind": ref["mcmc_ind"]}, cfg),
-                "reference": _block(p, {"reference": ref["reference"]}, cfg),
-                "gibbs_ss_noisy": gibbs,
-                "gibbs_ss_prior": gibbs,
-                "gibbs_ss_update": gibbs,
-            }
-    trials = int(s["trials"].min()) if s["trials"].size else 0
-    acc = int(s["accuracy_trials"].min()) if s["accuracy_trials"].size else 0
-    out["trials"] = (
-        setting(
-            "calibration trials per setting",
-            PAPER_SCALE["replicates"],
-            trials,
-            at_least=True,
-            source=OUR_STUDY,
-        ),
-    )
-    out["accuracy_trials"] = (
-        setting(
-            "accuracy trials per setting",
-            PAPER_SCALE["accuracy_trials"],
-            acc,
-            at_least=True,
-            source=OUR_STUDY,
-        ),
-    )
-    out["level"] = (
-        setting(
-            "credible level", PAPER_SCALE["credible_level"], float(credible_level), source=OUR_STUDY
-        ),
-    )
-    out["health"] = health_settings(PAPER_SCALE["health"], health, OUR_STUDY)
-    out["rule"] = tuple(
-        setting(
-            f"recommendation rule {k.replace('_', ' ')}", v, float(recommend[k]), source=OUR_STUDY
-        )
-        for k, v in PAPER_SCALE["recommend"].items()
-    )
-    out["max_mean_error"] = tuple(x for x in out["rule"] if x.name.endswith("max mean error"))
-    out["max_flagged"] = tuple(x for x in out["rule"] if x.name.endswith("max flagged"))
-    out["problems"] = (
-        setting("problems", PAPER_SCALE["problems"], sorted(problems), source=OUR_STUDY),
-    )
-    return out
+            run, fields = STUDY.at({**ours, **grids}), {"problem": problem}
+        return tuple(run.setting(k, **fields) for name in names for k in STUDY.keys(name))
+
+    return of
 
 
 def exact_mean_error_bound(draws: int, trials: int, z: float = 3.0) -> float:
@@ -314,16 +166,9 @@ def claims(
     block of each problem run; ``health``, ``recommend``: the summary's health check and
     recommendation rule; with ``credible_level`` what each row's settings are read from."""
     s = load_npz(input.summary)
-    at = paper_settings(
-        s, credible_level=credible_level, health=health, recommend=recommend, problems=problems
+    of = paper_settings(
+        s, problems, credible_level=credible_level, health=health, recommend=recommend
     )
-
-    def of(kind, p, *more):
-        """Settings of kind ``kind`` of problem ``p`` (empty when the problem is not run)."""
-        value = at[kind].get(p, ())
-        for key in more:
-            value = value.get(key, ()) if isinstance(value, dict) else ()
-        return tuple(value)
 
     out = []
     i = _where(s, "binomial", "record_wise")
@@ -339,12 +184,15 @@ def claims(
             f"errors <= {max_mean_error:g} reference sds) and is calibrated (KS <= {crit:.3f}, the "
             "5% critical value Bonferroni over settings and parameters), every setting",
             "accuracy_vs_n",
-            of("grid", "binomial")
-            + of("model", "binomial")
-            + of("chains", "binomial", "record_wise")
-            + at["trials"]
-            + at["accuracy_trials"]
-            + at["max_mean_error"],
+            of(
+                "grid",
+                "binomial_model",
+                "binomial_mcmc",
+                "trials",
+                "accuracy_trials",
+                "max_mean_error",
+                problem="binomial",
+            ),
         )
     )
     for problem in ("binomial", "regression"):
@@ -362,12 +210,15 @@ def claims(
                 f"{problem}: Naive's {level:g} intervals under-cover (more than 3 binomial SE at "
                 f"{level:g} below nominal) at the smallest epsilon, every n",
                 "metrics",
-                of("smallest_eps", problem)
-                + of("n_grid", problem)
-                + of("model", problem)
-                + of("chains", problem, "naive")
-                + at["trials"]
-                + at["level"],
+                of(
+                    "smallest_epsilon",
+                    "n_grid",
+                    f"{problem}_model",
+                    f"{problem}_iid",
+                    "trials",
+                    "level",
+                    problem=problem,
+                ),
                 mc_error="coverage " + _shares(s, smallest, "coverage", "trials"),
             )
         )
@@ -382,11 +233,14 @@ def claims(
             f"regression: MCMC-Ind (Algorithm 1, exact target) is calibrated (KS <= {crit:.3f}, "
             "familywise 5%), every setting with n <= 100",
             "metrics",
-            of("n_up_to_100", "regression")
-            + of("grid", "regression")[1:]
-            + of("model", "regression")
-            + of("chains", "regression", "mcmc_ind")
-            + at["trials"],
+            of(
+                "n_up_to_100",
+                "epsilon_grid",
+                "regression_model",
+                "regression_mcmc_ind",
+                "trials",
+                problem="regression",
+            ),
         )
     )
     i = _where(s, "regression", "non_private")
@@ -398,22 +252,25 @@ def claims(
             "regression: the long MCMC-Ind reference passes R-hat/ESS on at least "
             f"{1 - max_flagged:g} of the accuracy trials, every setting",
             "metrics",
-            of("grid", "regression")
-            + of("model", "regression")
-            + of("chains", "regression", "reference")
-            + at["accuracy_trials"]
-            + at["health"]
-            + at["max_flagged"],
+            of(
+                "grid",
+                "regression_model",
+                "regression_reference",
+                "accuracy_trials",
+                "health",
+                "max_flagged",
+                problem="regression",
+            ),
             mc_error="flagged " + _shares(s, i, "ref_flagged", "accuracy_trials"),
             diagnostics=True,
         )
     )
-    out += _cost_claims(s, at)
-    out.append(_qualify_claim(s, at))
+    out += _cost_claims(s, of)
+    out.append(_qualify_claim(s, of, problems))
     write_claims(output.claims, out)
 
 
-def _falls_with_n(s, problem: str, method: str, target: str, at: dict) -> list[Claim]:
+def _falls_with_n(s, problem: str, method: str, target: str, of) -> list[Claim]:
     """ESS per CPU second of a record-wise method at the smallest n over that at the largest
     (medians over the epsilons): each sweep visits every record, so it should fall with n. A
     timing claim: its only setting is the n grid it scales over."""
@@ -435,18 +292,18 @@ def _falls_with_n(s, problem: str, method: str, target: str, at: dict) -> list[C
             "",
             ratio > 1.0,
             DEVIATION,
-            tuple(at["n_grid"].get(problem, ())),
+            of("n_grid", problem=problem),
         )
     ]
 
 
-def _cost_claims(s, at: dict) -> list[Claim]:
-    return _falls_with_n(s, "binomial", "record_wise", "cost", at) + _falls_with_n(
-        s, "regression", "mcmc_ind", "ess_per_second", at
+def _cost_claims(s, of) -> list[Claim]:
+    return _falls_with_n(s, "binomial", "record_wise", "cost", of) + _falls_with_n(
+        s, "regression", "mcmc_ind", "ess_per_second", of
     )
 
 
-def _qualify_claim(s, at: dict) -> Claim:
+def _qualify_claim(s, of, problems) -> Claim:
     """Deterministic: whether some private method passes the rule's checks (metrics' checks_failed);
     it depends on every problem's grid, model, methods and chains, the trial counts, the health
     check and the rule."""
@@ -468,11 +325,10 @@ def _qualify_claim(s, at: dict) -> Claim:
         if not none
         else f"{len(settings) - len(none)} of {len(settings)}; none at {'; '.join(none)}"
     )
-    where = at["problems"]
-    for p in at["grid"]:
-        where += at["grid"][p] + at["model"][p] + at["methods"][p]
-        where += tuple(dict.fromkeys(x for chain in at["chains"][p].values() for x in chain))
-    where += at["trials"] + at["accuracy_trials"] + at["health"] + at["rule"]
+    where = of("problems")
+    for p in problems:
+        where += of(f"{p}_all", problem=p)
+    where += of("trials", "accuracy_trials", "health", "rule")
     return Claim(
         "recommended",
         "some private method passes every check of the recommendation rule (R-hat/ESS, "

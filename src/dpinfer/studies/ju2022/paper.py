@@ -1,7 +1,7 @@
 """What ju2022 prints and claims, and the step that checks it against our runs.
 
-The paper's numbers and settings are in :mod:`.paper_values` (with the authors' R code
-re-measured, FACTS.md, for the runtime table).
+The paper's numbers the tables print are in :mod:`.paper_values` (with the authors' R code
+re-measured, FACTS.md, for the runtime table), its settings in ``settings.yaml``.
 
 :func:`claims` turns each printed number and each qualitative statement around the targets into
 a computed :class:`~dpinfer.studies.scorecard.Claim`:
@@ -15,10 +15,11 @@ a computed :class:`~dpinfer.studies.scorecard.Claim`:
   confidential-data posterior mean as epsilon grows;
 - runtime: the paper's 404 s and 330 s per chain.
 
-Every claim carries the settings its paper value refers to (:func:`paper_settings`): the
-credible level, the chain length, the replicate count, the epsilon grid, N and the model's
-mechanism and prior. A run at other settings (the smoke scale, an edited config) gets "not
-comparable" rows and tables without the paper's values, never a verdict against them.
+Every claim carries the settings its paper value refers to (``settings.yaml``, paired with this
+run's by :func:`.summarise.paper_settings`): the credible level, the chain length, the replicate
+count, the epsilon grid, N and the model's mechanism and prior. A run at other settings (the
+smoke scale, an edited config) gets "not comparable" rows and tables without the paper's values,
+never a verdict against them.
 """
 
 from __future__ import annotations
@@ -33,29 +34,35 @@ from ...grid import fmt_eps
 from ...io import load_npz
 from ...proportions import format_interval, format_proportion, mcnemar, wilson_interval
 from ..companions import from_chains, second_verdicts
-from ..scorecard import Claim, health_claim, setting, write_claims
-from .paper_values import (
-    ACCEPTANCE_FIGURE_OF,
-    DEV_CONVERGENCE,
-    DEV_MIXING,
-    DEV_RUNTIME,
-    MEANS_FIGURE_OF,
-    PAPER_COVERAGE,
-    PAPER_EPSILONS,
-    PAPER_REPLICATES,
-    PAPER_SECONDS,
-    PAPER_TRUTH_DECIMALS,
-    TABLE_OF,
-    paper_settings,
-)
+from ..scorecard import Claim, health_claim, write_claims
+from .paper_values import PAPER_COVERAGE, PAPER_SECONDS
 from .summarise import (
+    PAPER,
+    PAPER_REPLICATES,
     coverage_rows,
     degenerate_chains,
     interval_hits,
     paper_hits,
+    paper_settings,
     param_labels,
     seconds_per_chain,
 )
+
+PAPER_EPSILONS = PAPER.paper("epsilons")
+# decimals printed in the headers of the two tables
+PAPER_TRUTH_DECIMALS = {"loglinear": 3, "linreg": 2}
+TABLE_OF = {"loglinear": "tab1", "linreg": "tabS1"}
+MEANS_FIGURE_OF = {"loglinear": "fig1a", "linreg": "fig2"}
+ACCEPTANCE_FIGURE_OF = {"loglinear": "fig1b", "linreg": "figS1"}
+# headings of docs/deviations.md (GitHub anchors) that explain a difference
+DEV_RUNTIME = "runtime-compiled-kernels-on-another-machine"
+DEV_MIXING = "mixing-of-the-regression-chain-fig2-tabs1-kept-as-in-the-paper"
+DEV_CONVERGENCE = "convergence-diagnostics-of-the-ju2022-chains"
+
+
+def _smallest(epsilon: float) -> tuple:
+    """The smallest epsilon of this run beside the paper's."""
+    return PAPER.at({"smallest_epsilon": float(epsilon)})("smallest_epsilon")
 
 
 # ----------------------------------------------------------------------------- tables
@@ -192,7 +199,7 @@ def _coverage_claims(
                 f"{_hits_text(p4['hits'], p4['replicates'])} at epsilon = {fmt_eps(e0)}",
                 format_interval(p4["hits"], p4["replicates"]),
                 bool(p4["wilson_high"] < 0.9 and p4["coverage"] <= lowest),
-                settings=at["interval"] + (setting("smallest epsilon", e_paper, float(e0)),),
+                settings=at["interval"] + _smallest(e0),
             )
         )
     else:
@@ -346,7 +353,7 @@ def _posterior_mean_claims(summary: dict, model: str, at: dict) -> list[Claim]:
             f"{to_prior[0].mean():.3f} vs {to_conf[0].mean():.3f} at epsilon = {fmt_eps(eps[0])}",
             f"{gap.std(ddof=1) / math.sqrt(R) if R > 1 else 0.0:.3f}",
             bool(gap.mean() < 0),
-            settings=at["cell"] + (setting("smallest epsilon", PAPER_EPSILONS[0], float(eps[0])),),
+            settings=at["cell"] + _smallest(eps[0]),
         )
     ]
     holds, d_conf, max_se = _falls_with_epsilon(to_conf)

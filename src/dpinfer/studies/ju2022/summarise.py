@@ -21,15 +21,13 @@ from ... import diagnostics
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_csv, write_markdown, write_table
 from ...proportions import format_interval, pooled_z, wilson_interval
-from .paper_values import (
-    AUTHORS_R_2CORE_SECONDS,
-    PAPER_COVERAGE,
-    PAPER_REPLICATES,
-    PAPER_SECONDS,
-    paper_settings,
-)
+from ..document_settings import document
+from ..scorecard import Setting
+from .paper_values import AUTHORS_R_2CORE_SECONDS, PAPER_COVERAGE, PAPER_SECONDS
 
 __all__ = [
+    "PAPER",
+    "paper_settings",
     "param_labels",
     "aggregate",
     "interval_hits",
@@ -43,6 +41,38 @@ __all__ = [
 ]
 
 log = logging.getLogger("dpinfer.ju2022")
+PAPER = document("ju2022")  # the paper's settings (settings.yaml)
+PAPER_REPLICATES = PAPER.paper("replicates")
+
+
+def paper_settings(
+    model: str,
+    summary: dict,
+    *,
+    level: float,
+    burnin: int,
+    model_cfg: dict,
+    n_records: int | None = None,
+) -> dict[str, tuple[Setting, ...]]:
+    """The paper's settings beside this run's, by kind: ``chain`` (what a chain's acceptance
+    and mixing refer to: chain length, mechanism, prior), ``cell`` (what one coverage cell or
+    posterior mean refers to: the chain's, replicates and, given ``n_records``, N), ``interval``
+    (a cell's and the credible level) and ``grid`` (the epsilon grid a statement over "every
+    epsilon" refers to)."""
+    at = PAPER.at(
+        {
+            "iterations": int(summary["iterations"]),
+            "burnin": int(burnin),
+            "level": float(level),
+            "replicates": int(summary["post_mean"].shape[1]),
+            "n_records": None if n_records is None else int(n_records),
+            "epsilons": [float(e) for e in summary["epsilons"]],
+            **{k: model_cfg.get(k.removeprefix(f"{model}_")) for k in PAPER.keys(model)},
+        }
+    )
+    chain = at("chain", model)
+    cell = chain + at("replicates") + (() if n_records is None else at("n_records"))
+    return {"chain": chain, "cell": cell, "interval": at("level") + cell, "grid": at("epsilons")}
 
 
 def param_labels(model: str, dim: int) -> list[str]:
@@ -96,7 +126,7 @@ def coverage_rows(
     paper's are independent replicates, the paper's 100 of them;
     :func:`dpinfer.proportions.pooled_z`, whose SE is never zero unless both are 0 or both 1).
     The paper's value is left out (None) unless ``at_paper_setting``: it refers to the paper's
-    level, chain length, replicates and model (:func:`.paper_values.cell_is_at_paper_setting`)."""
+    level, chain length, replicates and model (:func:`paper_settings`)."""
     hits = interval_hits(summary, level)  # (E, R, D)
     eps = summary["epsilons"]
     R = hits.shape[1]

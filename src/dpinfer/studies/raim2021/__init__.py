@@ -8,8 +8,9 @@ timing.
   release through the mechanism records, Algorithms 2 and 4), the trace chains, the timed run;
 - :mod:`.summarise`: the MSE chunks gathered per setting, the ``timing`` table;
 - :mod:`.figures`: one function per figure target;
-- :mod:`.settings`: the slides' printed settings beside this run's (what each claim's value
-  refers to, and where the ``timing`` table prints the slides' seconds);
+- ``settings.yaml``: the slides' printed settings (what each claim's value refers to, and where
+  the ``timing`` table prints the slides' seconds), read by
+  :func:`dpinfer.studies.document_settings.document`;
 - :mod:`.paper`: the slides' printed numbers, the package reference values and the claims.
 
 Random streams (dpinfer.seeding.rng_for, study "raim2021"): the design X of a setting comes

@@ -1,14 +1,14 @@
 """raim2021: the numbers the slides print for our targets, the author's package reference
 values (FACTS.md), and the checkable claims (rule ``raim2021_claims``).
 
-The slides print few numbers: the settings (:mod:`.settings`), the code example's 20 draws and the
+The slides print few numbers: the settings (settings.yaml), the code example's 20 draws and the
 timing of one Gibbs run. The knot figure, the error bound and the step function are drawn without
 values; their reference values come from the author's package DirectSampling v0.1.0 re-run on the
 slides' inputs (``reference/raim2021/FACTS.md``). The MSE densities and the traces are figures
 only: their claims are what the panels show, turned into computed checks whose rule is written in
 each claim's statement.
 
-Every claim carries the settings its reference value refers to (:mod:`.settings`): the slides'
+Every claim carries the settings its reference value refers to (settings.yaml): the slides'
 model (n, truth, prior), chain lengths, replicate count and (rho, lambda) grid, the knot figure's
 and the code example's inputs, the setting of the timed run. A run at other settings (the smoke
 scale, an edited config) gets "not comparable" rows, never a verdict against the slides' values.
@@ -29,16 +29,9 @@ from ...diagnostics import mc_standard_error
 from ...grid import fmt_eps
 from ...io import load_npz, read_json
 from ..companions import from_chains, second_verdicts
-from ..scorecard import Claim, health_claim, setting_in, write_claims
+from ..document_settings import Run, document
+from ..scorecard import Claim, health_claim, write_claims
 from .grid import parse_raim_setting, raim_setting
-from .settings import (
-    IN_SLIDES,
-    KNOTS_EXAMPLE,
-    TRACES,
-    paper_settings,
-    study_settings,
-    timing_settings,
-)
 
 __all__ = [
     "PAPER_SECONDS",
@@ -49,6 +42,8 @@ __all__ = [
     "knots_match",
     "claims",
 ]
+
+SLIDES = document("raim2021")  # the slides' settings (settings.yaml)
 
 # Slides "Conclusions": one Gibbs run (rho = .01, lambda = .2) on an i7-2600 (R + C++ v0.1.0).
 PAPER_SECONDS = {"y": 70.29, "xi_x": 57.67, "total": 129.29}
@@ -131,7 +126,7 @@ def _seq(values) -> str:
     return ", ".join(f"{v:.5g}" for v in values)
 
 
-def _knot_claims(d, at: dict) -> list[Claim]:
+def _knot_claims(d, at: Run) -> list[Claim]:
     out = []
     for (z, method), (ref_u, ref_p) in PACKAGE_KNOTS.items():
         p = f"z{fmt_eps(z)}_{method}"
@@ -155,13 +150,13 @@ def _knot_claims(d, at: dict) -> list[Claim]:
                 f"u: {_seq(u)}; P: {_seq(hp)}",
                 "",
                 knots_match(u, hp, ref_u, ref_p),
-                settings=at["knots"],
+                settings=at("knots"),
             )
         )
     return out
 
 
-def _envelope_claims(d, at: dict) -> list[Claim]:
+def _envelope_claims(d, at: Run) -> list[Claim]:
     """Small Rectangles against equal steps on the knot figure's examples (at its inputs). The
     slides' theorems on every envelope are tests, not rows (module docstring)."""
     out = []
@@ -181,14 +176,13 @@ def _envelope_claims(d, at: dict) -> list[Claim]:
                 f"{area['small_rects']:.4g} vs {area['equal_steps']:.4g}",
                 "",
                 area["small_rects"] < area["equal_steps"],
-                settings=at["knots"]
-                + (setting_in("knot figure z", KNOTS_EXAMPLE["z"], z, source=IN_SLIDES),),
+                settings=at("knots", "knots_z", knots_z=z),
             )
         )
     return out
 
 
-def _example_claims(d, at: dict) -> list[Claim]:
+def _example_claims(d, at: Run) -> list[Claim]:
     from scipy.stats import ks_2samp
 
     ku = np.exp(d["example_knot_log_u"])
@@ -201,7 +195,7 @@ def _example_claims(d, at: dict) -> list[Claim]:
             ref["u_L"],
             ku[0],
             1e-5,
-            at["ends"],
+            at("ends"),
         ),
         (
             "u_H, the smallest u with P(A_u) = 0 in double precision (FACTS.md 2.3): relative "
@@ -209,7 +203,7 @@ def _example_claims(d, at: dict) -> list[Claim]:
             ref["u_H"],
             ku[-1],
             1e-5,
-            at["ends"],
+            at("ends"),
         ),
         (
             "psi/c = int_0^1 P(A_u) du (FACTS.md 2.7; ours by quadrature): relative difference "
@@ -217,7 +211,7 @@ def _example_claims(d, at: dict) -> list[Claim]:
             ref["psi_c"],
             psi_c,
             2e-5,
-            at["target"],
+            at("target"),
         ),
         (
             "a = int h*(u) du of the N = 100 step function (FACTS.md 2.7): relative difference "
@@ -225,7 +219,7 @@ def _example_claims(d, at: dict) -> list[Claim]:
             ref["a"],
             a,
             1e-5,
-            at["envelope"],
+            at("envelope"),
         ),
         (
             "acceptance probability (psi/c)/a of the accept step at N = 100 (slides 'Accept-"
@@ -233,7 +227,7 @@ def _example_claims(d, at: dict) -> list[Claim]:
             ref["psi_c"] / ref["a"],
             psi_c / a,
             2e-5,
-            at["envelope"],
+            at("envelope"),
         ),
     ]
     out = [
@@ -261,23 +255,19 @@ def _example_claims(d, at: dict) -> list[Claim]:
             f"KS {ks.statistic:.3f} (p = {ks.pvalue:.2f})",
             f"5% critical value {crit:.3f}",
             ks.statistic < crit,
-            settings=at["target"],
+            settings=at("target"),
         )
     )
     return out
 
 
-def _trace_claims(chains, burnin: int, at: dict) -> list[Claim]:
+def _trace_claims(chains, burnin: int, at: Run) -> list[Claim]:
     """The traces figure: one data realisation at rho = 0.01, a panel per lambda (0.2, 0.05)."""
     out = []
     free = chains["free"][burnin:, 2]
     rho = float(chains["rho"])
     panel = {
-        lam: at["chain"]
-        + (
-            setting_in("rho of the traces", (TRACES["rho"],), rho, source=IN_SLIDES),
-            setting_in("lambda of the panel", TRACES["lambdas"], lam, source=IN_SLIDES),
-        )
+        lam: at("traces", traces_rho=rho, traces_lambda=lam)
         for lam in (float(v) for v in chains["lambdas"])
     }
     series = [
@@ -288,7 +278,7 @@ def _trace_claims(chains, burnin: int, at: dict) -> list[Claim]:
         )
         for lam, where in panel.items()
     ]
-    for name, kept, where in series + [("Algorithm 4 (noise-free)", free, at["chain"])]:
+    for name, kept, where in series + [("Algorithm 4 (noise-free)", free, at("chain"))]:
         m, sd = float(kept.mean()), float(kept.std(ddof=1))
         out.append(
             Claim(
@@ -324,9 +314,23 @@ def _trace_claims(chains, burnin: int, at: dict) -> list[Claim]:
     return out
 
 
-def _mse_claims(mse, at: dict) -> list[Claim]:
+def _study(mse, at: Run) -> Run:
+    """``at`` with the MSE study's own values: S (the fewest replicates of a setting) and the rho
+    and lambda grids of ``mse``."""
+    names = [str(s) for s in mse["settings"]]
+    return SLIDES.at(
+        {
+            **at.ours,
+            "replicates": min(int(mse[f"{n}/mse_noisy"].size) for n in names),
+            "rhos": sorted({parse_raim_setting(n)[0] for n in names}),
+            "lambdas": sorted({parse_raim_setting(n)[1] for n in names}),
+        }
+    )
+
+
+def _mse_claims(mse, at: Run) -> list[Claim]:
     settings = [str(s) for s in mse["settings"]]
-    where = study_settings(mse, at)
+    study = _study(mse, at)
     grid = {}
     for name in settings:
         noisy, free = mse[f"{name}/mse_noisy"], mse[f"{name}/mse_free"]
@@ -348,12 +352,11 @@ def _mse_claims(mse, at: dict) -> list[Claim]:
                 f"AMSE {a2:.4g} vs {a4:.4g}",
                 f"{se:.3g}",
                 a2 - a4 > 2.0 * se,
-                settings=where["panel"](rho, lam),
+                settings=study("panel", panel_rho=rho, panel_lambda=lam),
                 headline=(rho, lam) == (0.01, 0.2),
             )
         )
-    rhos = sorted({parse_raim_setting(n)[0] for n in settings})
-    lams = sorted({parse_raim_setting(n)[1] for n in settings})
+    rhos, lams = study.ours["rhos"], study.ours["lambdas"]
     # (what grows, outer loop, inner values from less to more noise, setting name, need a
     # significant rise (lambda: the panels' clear shift) or only no significant fall (rho))
     for label, outer, inner, key, strict in (
@@ -376,7 +379,7 @@ def _mse_claims(mse, at: dict) -> list[Claim]:
                     "",
                     None,
                     DEV_FIGURES,
-                    settings=where["grid"],
+                    settings=study("grid"),
                 )
             )
             continue
@@ -398,19 +401,18 @@ def _mse_claims(mse, at: dict) -> list[Claim]:
                 f"{err:.3g}",
                 holds,
                 DEV_DESIGN,
-                settings=where["grid"],
+                settings=study("grid"),
             )
         )
     return out
 
 
-def _health_claims(mse, health: dict, at: dict) -> list[Claim]:
+def _health_claims(mse, health: dict, at: Run) -> list[Claim]:
     """Every replicate's chain of Algorithm 2 and of Algorithm 4 passes split-chain R-hat and
     bulk ESS (the slides report no diagnostics): at the slides' chain lengths, replicates and
     grid."""
     limit = f"R-hat <= {health['max_rhat']}, bulk ESS >= {health['min_ess']:g}"
     settings = [str(s) for s in mse["settings"]]
-    where = study_settings(mse, at)["grid"]
     out = []
     for name, label, deviation in (
         ("noisy", "Algorithm 2 (noisy data)", DEV_CONVERGENCE),
@@ -425,7 +427,7 @@ def _health_claims(mse, health: dict, at: dict) -> list[Claim]:
                 groups,
                 health,
                 deviation,
-                where,
+                _study(mse, at)("grid"),
             )
         )
     return out
@@ -433,8 +435,9 @@ def _health_claims(mse, health: dict, at: dict) -> list[Claim]:
 
 def _timing_claims(t) -> list[Claim]:
     """The slides' seconds for one Gibbs run (n = 200, 2000 iterations, rho = .01, lambda = .2):
-    judged only when our timed run is at that setting (:func:`timing_settings`)."""
-    at = timing_settings(t)
+    judged only when our timed run is at that setting (its record's n, iterations, rho and
+    lambda: settings.yaml, group ``timing``; the timing table uses the same)."""
+    at = SLIDES.at(t)("timing")
     ctx = f"(ours: n = {t['n']}, {t['iterations']} iterations, CPU seconds)"
     out = []
     for key, label in (
@@ -501,12 +504,12 @@ def _subset(mse, companion, noisy) -> dict:
     return out
 
 
-def _alg2_claims(mse, health: dict, at: dict) -> list[Claim]:
+def _alg2_claims(mse, health: dict, at: Run) -> list[Claim]:
     """The claims computed from Algorithm 2's chains: the MSE rows and its diagnostics row."""
     return from_chains(_mse_claims(mse, at) + _health_claims(mse, health, at)[:1])
 
 
-def _second_verdicts(rows, mse, companion, converged: dict, at: dict) -> list[Claim]:
+def _second_verdicts(rows, mse, companion, converged: dict, at: Run) -> list[Claim]:
     """``rows`` (:func:`_alg2_claims` of the whole run) with the companion's verdicts; the note
     names the subset and what the slides-length chains give on it. Where their verdict on the
     subset is not their verdict on the whole run, the subset cannot judge the row: "not
@@ -544,9 +547,23 @@ def claims(
     against our envelopes, MSE summary, trace chains and timed run, each with the settings its
     reference value refers to (``model``, ``iterations``, ``burnin``, ``knots``,
     ``step_function``: this run's config; the timed run's setting is in its own record)."""
-    at = paper_settings(
-        model=model, iterations=iterations, burnin=burnin, knots=knots, step_function=step_function
-    )
+    ours = {
+        "n": int(model["n"]),
+        "beta": [float(b) for b in model["beta"]],
+        "sigma": float(model["sigma"]),
+        "sigma_beta": float(model["sigma_beta"]),
+        "ig_prior": [float(model["a_sigma"]), float(model["b_sigma"])],
+        "burnin": int(burnin),
+        "kept": int(iterations) - int(burnin),
+        "knots_n": int(knots["n_knots"]),
+        "code_n": int(step_function["n_knots"]),
+        "code_method": str(step_function["method"]),
+    }
+    for key in ("mu", "sigma2", "lambda", "tol"):
+        ours[f"knots_{key}"] = float(knots[key])
+    for key in ("z", "mu", "sigma2", "lambda", "tol"):
+        ours[f"code_{key}"] = float(step_function[key])
+    at = SLIDES.at(ours)
     env, mse = load_npz(input.envelopes), load_npz(input.mse)
     alg2 = _alg2_claims(mse, health, at)
     if getattr(input, "converged", None):

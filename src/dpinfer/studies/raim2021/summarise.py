@@ -10,8 +10,7 @@ from ...grid import fmt_eps
 from ...io import load_npz, read_json, save_npz, write_table
 from ...proportions import wilson_interval
 from .grid import parse_raim_setting
-from .paper import PAPER_SECONDS, PEER_SECONDS
-from .settings import timing_settings
+from .paper import PAPER_SECONDS, PEER_SECONDS, SLIDES
 
 __all__ = ["gather", "mse_summary", "converged_summary", "timing"]
 
@@ -104,10 +103,10 @@ def mse_summary(input, output, settings: list) -> None:
 def timing(input, output) -> None:
     """Table `timing`: CPU seconds for one Gibbs run, paper (i7-2600) and the author's package
     re-run (FACTS.md) beside ours, with the speed-up. Their seconds are printed only when our
-    timed run is at their setting (n, iterations, rho, lambda: :func:`.settings.timing_settings`,
-    the claims' function); otherwise "n/a" and a note naming what differs."""
+    timed run is at their setting (n, iterations, rho, lambda: settings.yaml, group ``timing``,
+    as in the claims); otherwise "n/a" and a note naming what differs."""
     t = read_json(input.timing)
-    differ = [s.describe() for s in timing_settings(t) if not s.same]
+    differ = [s.describe() for s in SLIDES.at(t)("timing") if not s.same]
     paper_rest = PAPER_SECONDS["total"] - PAPER_SECONDS["y"] - PAPER_SECONDS["xi_x"]
     peer_rest = PEER_SECONDS["total"] - PEER_SECONDS["y"] - PEER_SECONDS["xi_x"]
     rows = []

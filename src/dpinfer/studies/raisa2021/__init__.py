@@ -8,10 +8,10 @@ fig5_1, fig6_1, fig4_1, fig6_2, fig6_3, fig6_4, fig6_5, fig6_6, fig6_7, fig6_8.
   of Fig 4.1;
 - :mod:`.clipping`: the non-DP clipping study of Fig 6.2 (reference, chains of one sampler x
   dimension x bound, their summary);
-- :mod:`.summarise`: every chain setting gathered into one table; Table 5.1;
+- :mod:`.summarise`: every chain setting gathered into one table; Table 5.1 (the thesis's
+  settings are ``settings.yaml``: what each scorecard row's value refers to; the tables print
+  them too);
 - :mod:`.figures`: one function per figure target;
-- :mod:`.thesis_settings`: the thesis's settings beside this run's (what each scorecard row's
-  value refers to; the tables use them too);
 - :mod:`.paper`: the thesis's checkable statements (scorecard rows); those on the DP chains of
   Section 6.3 in :mod:`.chain_claims`.
 

@@ -3,7 +3,8 @@ iteration counts, the orderings of the algorithms, how much they clip and the ch
 
 An ordering "A beats B" is decided per epsilon by the medians over the chains of a setting and
 holds when it holds at a majority of the epsilons, as the text speaks of the whole panel.
-:mod:`.paper` gathers these claims with the thesis's other statements.
+:mod:`.paper` gathers these claims with the thesis's other statements. Each carries the settings
+it refers to: ``at`` pairs settings.yaml with this run's values (:func:`.paper.run_settings`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,18 @@ import math
 import numpy as np
 
 from ...proportions import format_interval, pooled_z
-from ..scorecard import Claim, health_claim, setting
-from .thesis_settings import BANANA_MODELS, IN_THESIS, NAMES, THESIS_CIRCLE_EPSILONS, RunSettings
+from ..document_settings import Run
+from ..scorecard import Claim, Setting, health_claim, setting
+from .summarise import NAMES, THESIS, n_setting
 
-__all__ = ["iteration_claims", "ordering_claims", "minibatch_claims", "health_claims"]
+__all__ = [
+    "BANANA_MODELS",
+    "HARD_MODELS",
+    "iteration_claims",
+    "ordering_claims",
+    "minibatch_claims",
+    "health_claims",
+]
 
 _PLD_ANCHOR = (
     "numerical-accountant-of-the-minibatch-dp-penalty-dp-accounting-instead-of-fourier-accountant"
@@ -27,11 +36,40 @@ _HARD_GAUSS = "raisa2021-correlated-gauss-hmc-against-the-penalty-algorithms"
 _NARROW_BANANA = "raisa2021-narrow-banana-dp-penalty-ocugwmh"
 _GRADIENT_CLIPPING = "raisa2021-gradient-clipping-across-epsilon"
 _BARKER_10D = "raisa2021-dp-barker-in-10-dimensions"
-ALGOS_ALL = ("dpps", "dppa", "hmc", "mdpps", "mdppa", "barker")
+# the model groups of the thesis's figures: the bananas of Fig 6.3, the harder posteriors of Fig 6.4
+BANANA_MODELS = tuple(THESIS.paper("banana_models"))
+HARD_MODELS = tuple(THESIS.paper("hard_models"))
+ALGOS_ALL = tuple(THESIS.paper("algorithms"))
 _FULL_DATA = ("dpps", "dppa", "hmc")
 # the models each algorithm runs on in the thesis (circle: DP penalty and DP HMC; Fig 6.7 shows
 # dpps, hmc)
 _ALGO_MODELS = {a: (tuple(NAMES) if a in _FULL_DATA else BANANA_MODELS) for a in ALGOS_ALL}
+
+
+def _chain_settings(at: Run, models) -> tuple[Setting, ...]:
+    """What every DP chain of these models refers to: n, delta, hyperparameters, start rule and
+    the 20 chains per setting (at least)."""
+    return (n_setting(models, at.ours["n"]),) + at("chain")
+
+
+def _mmd_panel(at: Run, model: str) -> tuple[Setting, ...]:
+    """An MMD ordering on one model's panel, over the epsilon grid."""
+    return _chain_settings(at, [model]) + at(
+        "mmd", "circle_epsilons" if model == "circle" else "epsilons"
+    )
+
+
+def _panels(at: Run, figure_models, ran, *, circle: bool = False) -> tuple[Setting, ...]:
+    """A statement over the panels of several models (clip fractions, gradient clipping): the
+    models it ranges over beside those this run has, their chains and the epsilon grids."""
+    models = setting(
+        "models",
+        list(figure_models),
+        [m for m in figure_models if m in set(ran)],
+        source=THESIS.source("models"),
+    )
+    grids = ("epsilons", "circle_epsilons") if circle else ("epsilons",)
+    return _chain_settings(at, figure_models) + (models,) + at(*grids)
 
 
 def _share(k: int, n: int) -> tuple[str, str]:
@@ -40,7 +78,7 @@ def _share(k: int, n: int) -> tuple[str, str]:
     return f"{k / n:.3f} ({k} of {n})", format_interval(k, n, digits=3)
 
 
-def iteration_claims(summary, keys, at: RunSettings) -> list[Claim]:
+def iteration_claims(summary, keys, at: Run) -> list[Claim]:
     """One row per (model, algorithm): our counts per epsilon beside the author's (the thesis
     text's code state) at the same epsilons."""
     pairs = {}
@@ -73,7 +111,7 @@ def iteration_claims(summary, keys, at: RunSettings) -> list[Claim]:
                 "",
                 same if known else None,
                 _PLD_ANCHOR if known and tol and ours != theirs else "",
-                settings=at.iterations(model),
+                settings=(n_setting([model], at.ours["n"]),) + at("iterations"),
             )
         )
     return out
@@ -90,10 +128,10 @@ def _beats(summary, model, a, others, epsilons, metric="mmd") -> tuple[int, int]
     return int(np.sum(mine < rest)), len(epsilons)
 
 
-def ordering_claims(summary, at: RunSettings) -> list[Claim]:
+def ordering_claims(summary, at: Run) -> list[Claim]:
     have = set(str(k) for k in summary["keys"])
     ran = {k.split("|")[0] for k in have}
-    eps, ceps = at.epsilons, at.circle_epsilons
+    eps, ceps = at.ours["epsilons"], at.ours["circle_epsilons"]
 
     def present(model, algos, grid=eps):
         return all(f"{model}|{a}|{float(e)!r}" in have for a in algos for e in grid)
@@ -140,7 +178,7 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
                 f"medians of {chains} chains",
                 k > m / 2,
                 "" if k > m / 2 else (_HARD_GAUSS if model == "hard-gauss-2d" else _ORDERINGS),
-                settings=at.mmd_panel(model),
+                settings=_mmd_panel(at, model),
             )
         )
     if present("hard-2d", ["dpps", "dppa", "hmc"]):
@@ -157,15 +195,14 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
                 f"medians of {chains} chains",
                 bool(hi) and bool(np.all(worse > 2 * best)),
                 _NARROW_BANANA,
-                settings=at.mmd_panel("hard-2d"),
+                settings=_mmd_panel(at, "hard-2d"),
             )
         )
         clip = np.concatenate([summary[f"hard-2d|dppa|{e!r}/llr_clip"] for e in eps])
-        harder = ("gauss-30d", "hard-2d", "hard-gauss-2d")
         others = np.concatenate(
             [
                 summary[f"{m}|{a}|{e!r}/llr_clip"]
-                for m in harder
+                for m in HARD_MODELS
                 for a in ("dpps", "dppa", "hmc")
                 for e in eps
                 if (m, a) != ("hard-2d", "dppa") and f"{m}|{a}|{e!r}" in have
@@ -180,7 +217,7 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
                 "almost all runs below 10%",
                 *_share(below, others.size),
                 below >= 0.9 * others.size,
-                settings=at.panels(harder, ran),
+                settings=_panels(at, HARD_MODELS, ran),
             )
         )
         out.append(
@@ -192,14 +229,14 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
                 "",
                 float(clip.max()) > 0.1,
                 "raisa2021-orderings",
-                settings=at.panels(["hard-2d"], ran),
+                settings=_panels(at, ["hard-2d"], ran),
             )
         )
     if present("circle", ["hmc", "dpps"], ceps):
         e0 = min(ceps)
         h, p = (summary[f"circle|{a}|{e0!r}/mean_error"] for a in ("hmc", "dpps"))
         se = math.hypot(*(1.2533 * x.std(ddof=1) / math.sqrt(x.size) for x in (h, p)))
-        circle = at.chains(["circle"])
+        circle = _chain_settings(at, ["circle"])
         out.append(
             Claim(
                 "fig6_7",
@@ -210,8 +247,7 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
                 f"{se:.3f}",
                 bool(np.median(h) < np.median(p)),
                 "raisa2021-orderings",
-                settings=circle
-                + (setting("circle epsilon", THESIS_CIRCLE_EPSILONS[0], e0, source=IN_THESIS),),
+                settings=circle + at("circle_epsilon", circle_epsilon=e0),
             )
         )
         clips = {
@@ -226,7 +262,7 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
                 " / ".join(f"{np.median(v):.4f}" for v in clips.values()),
                 "",
                 all(np.median(v) < 0.1 for v in clips.values()),
-                settings=circle + at.grid(True),
+                settings=circle + at("circle_epsilons"),
             )
         )
         out.append(
@@ -239,22 +275,22 @@ def ordering_claims(summary, at: RunSettings) -> list[Claim]:
                 "",
                 bool(clips["hmc"].std() > clips["dpps"].std()),
                 "raisa2021-orderings",
-                settings=circle + at.grid(True),
+                settings=circle + at("circle_epsilons"),
             )
         )
     out += _gradient_clip_claims(summary, have, at)
     return out
 
 
-def _gradient_clip_claims(summary, have, at: RunSettings) -> list[Claim]:
+def _gradient_clip_claims(summary, have, at: Run) -> list[Claim]:
     """Fig 6.8: gradient clipping is fairly constant across epsilon and spreads most on hard-2d."""
-    eps, ceps = at.epsilons, at.circle_epsilons
+    eps, ceps = at.ours["epsilons"], at.ours["circle_epsilons"]
     models = [
         m for m in NAMES if all(f"{m}|hmc|{e!r}" in have for e in (ceps if m == "circle" else eps))
     ]
     if not models:
         return []
-    where = at.panels(NAMES, models, circle="circle" in models)
+    where = _panels(at, NAMES, models, circle="circle" in models)
     spans, iqrs = {}, {}
     for m in models:
         grid = ceps if m == "circle" else eps
@@ -300,11 +336,11 @@ def _gradient_clip_claims(summary, have, at: RunSettings) -> list[Claim]:
     return out
 
 
-def minibatch_claims(summary, at: RunSettings) -> list[Claim]:
+def minibatch_claims(summary, at: Run) -> list[Claim]:
     """Fig 6.3 and 6.5: the minibatch algorithms against the full-data ones (Section 6.3)."""
     have = set(str(k) for k in summary["keys"])
     ran = {k.split("|")[0] for k in have}
-    eps = at.epsilons
+    eps = at.ours["epsilons"]
 
     def present(model, algos):
         return all(f"{model}|{a}|{e!r}" in have for a in algos for e in eps)
@@ -326,7 +362,7 @@ def minibatch_claims(summary, at: RunSettings) -> list[Claim]:
                     f"medians of {chains} chains",
                     m - k > m / 2,
                     "raisa2021-minibatch-and-barker",
-                    settings=at.mmd_panel(model),
+                    settings=_mmd_panel(at, model),
                 )
             )
     if present("easy-10d", ["barker"] + list(_FULL_DATA)):
@@ -343,7 +379,7 @@ def minibatch_claims(summary, at: RunSettings) -> list[Claim]:
                 f"medians of {chains} chains",
                 k > len(eps) / 2,
                 _BARKER_10D,
-                settings=at.mmd_panel("easy-10d"),
+                settings=_mmd_panel(at, "easy-10d"),
             )
         )
     runs = {
@@ -361,9 +397,7 @@ def minibatch_claims(summary, at: RunSettings) -> list[Claim]:
     others = np.concatenate([v for a, v in runs.items() if a != "barker"])
     if others.size and runs["barker"].size:
         ran_algos = [a for a in ALGOS_ALL if runs[a].size]
-        where = at.panels(BANANA_MODELS, ran) + (
-            setting("algorithms", list(ALGOS_ALL), ran_algos, source=IN_THESIS),
-        )
+        where = _panels(at, BANANA_MODELS, ran) + at("algorithms", algorithms=ran_algos)
         below = int(np.sum(others < 0.1))
         out.append(
             Claim(
@@ -396,7 +430,7 @@ def minibatch_claims(summary, at: RunSettings) -> list[Claim]:
     return out
 
 
-def health_claims(summary, keys, at: RunSettings, health: dict) -> list[Claim]:
+def health_claims(summary, keys, at: Run, health: dict) -> list[Claim]:
     """Per algorithm, the one diagnostics row (:func:`~dpinfer.studies.scorecard.health_claim`):
     a setting counts as one unit, flagged when any parameter's R-hat or bulk ESS over its chains
     fails ``health``."""
@@ -414,7 +448,7 @@ def health_claims(summary, keys, at: RunSettings, health: dict) -> list[Claim]:
             groups[algo],
             health,
             "raisa2021-convergence",
-            at.panels(_ALGO_MODELS[algo], ran[algo], circle="circle" in ran[algo]),
+            _panels(at, _ALGO_MODELS[algo], ran[algo], circle="circle" in ran[algo]),
         )
         for algo in sorted(groups)
     ]

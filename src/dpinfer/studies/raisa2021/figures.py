@@ -8,8 +8,10 @@ import numpy as np
 
 from ...io import load_npz
 from ...plotting import COLORS, legend_below, method_color, method_label, save_figure, subplots
+from .chain_claims import BANANA_MODELS, HARD_MODELS
+from .paper import shown_positions
 from .settings import CLIPPING_ALGORITHMS, CURVE_FAMILIES
-from .thesis_settings import BANANA_MODELS, HARD_MODELS, NAMES, shown_positions
+from .summarise import NAMES
 
 __all__ = [
     "fig5_1",

@@ -2,8 +2,8 @@
 trajectory of Fig 4.1, the accountant values of Fig 6.1 and the clipping study's findings
 (Section 6.2); those on the DP chains of Section 6.3 are in :mod:`.chain_claims`.
 
-Every claim carries the settings its thesis value refers to
-(:class:`~.thesis_settings.RunSettings`): each model's n (Table 5.1), delta = 0.1 / n, the epsilon
+Every claim carries the settings its thesis value refers to (settings.yaml, paired with this
+run's values by :func:`run_settings`): each model's n (Table 5.1), delta = 0.1 / n, the epsilon
 grids, the 20 chains, the start rule, the hyperparameter version, the MMD's reference sample and
 bandwidth pairs, the clipping study's grid and the figures' own settings
 (Fig 6.1's accountant grid, Fig 4.1's trajectory and panels). A run at other settings
@@ -21,24 +21,26 @@ from scipy.stats import chi2, mannwhitneyu
 from ...io import load_npz
 from ...methods import method
 from ..companions import privacy_budget
+from ..document_settings import Run
 from ..scorecard import Claim, write_claims
 from .chain_claims import health_claims, iteration_claims, minibatch_claims, ordering_claims
 from .settings import CURVE_FAMILIES
-from .thesis_settings import (
-    NAMES,
-    TABLE_5_1,
-    VERSION,
-    RunSettings,
-    shown_positions,
-    table_5_1_settings,
-)
+from .summarise import NAMES, TABLE_5_1, THESIS, n_setting, table_5_1_settings
 
 BUDGET_NOTE = (
     "Algorithm 2's accountant sets each chain's iterations from the privacy budget; a longer "
     "chain would spend more budget (another release), so there is no converged companion"
 )
 
-__all__ = ["FIG6_1_AT_6", "FIG6_1_PLD_AT", "FIG6_1_PLD_EPSILONS", "claims"]
+__all__ = [
+    "FIG6_1_AT_6",
+    "FIG6_1_PLD_AT",
+    "FIG6_1_PLD_EPSILONS",
+    "claims",
+    "run_settings",
+    "shown_positions",
+]
+VERSION = THESIS.paper("version")  # the hyperparameters the thesis text's values come from
 
 # Fig 6.1 at epsilon = 6 (n = 1e5, delta = 1e-6), read from the author's accountants
 # (reference FACTS.md section 6): thesis-text code state (what the scorecard compares with) and,
@@ -94,7 +96,7 @@ _CLIP_10D = "raisa2021-clipping-in-10-d-the-higher-bounds-converge"
 _ACCOUNTANT = {"pld": "PLD", "zcdp": "zCDP", "rdp": "RDP"}
 
 
-def _fig6_1_claims(curves, at: RunSettings) -> list[Claim]:
+def _fig6_1_claims(curves, at: Run) -> list[Claim]:
     """Fig 6.1 against the author's counts: each tight (PLD) curve at the chains' epsilons (the
     figure's setting is the 2-d flat banana's, whose counts the author's runs give at epsilon
     1, ..., 6), each loose curve at epsilon 6 (the only value of it known). Every row can fail:
@@ -121,7 +123,7 @@ def _fig6_1_claims(curves, at: RunSettings) -> list[Claim]:
                     "",
                     all(abs(a - b) <= tol for a, b in zip(ours, theirs)),
                     "raisa2021-accountants" if ours != theirs else "",
-                    settings=at.fig6_1_points(),
+                    settings=at("fig6_1", "epsilons"),
                     headline=True,
                 )
             )
@@ -140,13 +142,13 @@ def _fig6_1_claims(curves, at: RunSettings) -> list[Claim]:
                 (_RDP_ANCHOR if loose == "rdp" else "raisa2021-accountants")
                 if ours != paper
                 else "",
-                settings=at.fig6_1_curves(whole_grid=False),
+                settings=at("fig6_1", "fig6_1_epsilon_max"),
             )
         )
     return out
 
 
-def _clipping_claims(c, at: RunSettings) -> list[Claim]:
+def _clipping_claims(c, at: Run) -> list[Claim]:
     """Fig 6.2 (Section 6.2): clipping matters only at the lowest bounds in 2-d; in 10-d only the
     higher bounds converge; below 10% clipping the effect is undetectable. "No effect" = a
     two-sided Mann-Whitney test of the chains' MMDs against the largest bound's (nothing
@@ -179,7 +181,7 @@ def _clipping_claims(c, at: RunSettings) -> list[Claim]:
                     f"{len(free)} chains per bound",
                     higher and len(same) == len(bounds) - 2,
                     _CLIP_2D,
-                    settings=at.clipping(dim),
+                    settings=at("clipping", clipping_dim=dim),
                 )
             )
         else:
@@ -196,7 +198,7 @@ def _clipping_claims(c, at: RunSettings) -> list[Claim]:
                     f"{len(free)} chains per bound",
                     higher and conv <= 2 * base,
                     _CLIP_10D,
-                    settings=at.clipping(dim, baselines=True),
+                    settings=at("clipping", "baselines", clipping_dim=dim),
                 )
             )
         clip = np.concatenate([c[f"{algo}|{dim}|{b!r}/llr_clip"] for b in bounds[:-1]])
@@ -213,7 +215,7 @@ def _clipping_claims(c, at: RunSettings) -> list[Claim]:
                     f"{low.size} vs {free.size} chains",
                     q >= 0.01,
                     "raisa2021-clipping-study",
-                    settings=at.clipping(dim),
+                    settings=at("clipping", clipping_dim=dim),
                 )
             )
     return out
@@ -288,16 +290,21 @@ def _tempering_claim(references: dict) -> list[Claim]:
     ]
 
 
-def _trajectory_claims(t, at: RunSettings) -> list[Claim]:
+def shown_positions(n_positions: int, first_position: int, every: int, panels: int) -> list[int]:
+    """The leapfrog positions Fig 4.1's panels end at (the figure draws the path up to each)."""
+    return list(range(int(first_position), int(n_positions), int(every)))[: int(panels)]
+
+
+def _trajectory_claims(t, at: Run) -> list[Claim]:
     """Fig 4.1: the trajectory stays in the ring of high density and moves along it, over the
-    leapfrog positions the figure's panels show."""
-    f = at.fig4_1
-    stops = shown_positions(t["trajectory"].shape[0], f["first_position"], f["every"], f["panels"])
+    leapfrog positions the figure's panels show (with the circle's n, delta, hyperparameters and
+    the trajectory's settings)."""
+    stops = shown_positions(t["trajectory"].shape[0], *at.ours["fig4_1_panels"])
     last = max(stops) if stops else 0
     path, logp_path = t["trajectory"][: last + 1], t["path_logp"][: last + 1]
     angle = np.unwrap(np.arctan2(path[:, 1], path[:, 0]))
     moved = float(abs(angle[-1] - angle[0]))
-    where = at.trajectory()
+    where = (n_setting(["circle"], at.ours["n"]),) + at("trajectory")
     return [
         Claim(
             "fig4_1",
@@ -323,13 +330,11 @@ def _trajectory_claims(t, at: RunSettings) -> list[Claim]:
     ]
 
 
-def claims(
-    input,
-    output,
+def run_settings(
     *,
     version: str,
-    epsilons: list,
-    circle_epsilons: list,
+    epsilons,
+    circle_epsilons,
     chains: int,
     delta_factor: float,
     start_rule: str,
@@ -340,30 +345,48 @@ def claims(
     fig6_1: dict,
     fig4_1: dict,
     clipping: dict,
-    health: dict,
-) -> None:
+) -> Run:
+    """This run's settings (the claims rule's params) beside the thesis's (settings.yaml), by
+    setting key; ``n`` (beside Table 5.1's): each configured model's n as run (``specs``);
+    ``clipping``: the clipping study's config with its n as run."""
+    return THESIS.at(
+        {
+            "version": version,
+            "epsilons": [float(e) for e in epsilons],
+            "circle_epsilons": [float(e) for e in circle_epsilons],
+            "chains": int(chains),
+            "delta_factor": float(delta_factor),
+            "start_rule": start_rule,
+            "reference_draws": int(reference_draws),
+            "mmd_pairs": int(mmd_bandwidth_pairs),
+            "baselines": int(baseline_samples),
+            "n": {m: int(spec["n"]) for m, spec in specs.items()},
+            "fig6_1_n": int(fig6_1["n"]),
+            "fig6_1_delta": float(fig6_1["delta"]),
+            "fig6_1_epsilon_min": float(fig6_1["epsilon_min"]),
+            "fig6_1_epsilon_max": float(fig6_1["epsilon_max"]),
+            "fig6_1_points": int(fig6_1["points"]),
+            "fig4_1_epsilon": float(fig4_1["epsilon"]),
+            "fig4_1_steps": int(fig4_1["steps"]),
+            "fig4_1_iteration": int(fig4_1["iteration"]),
+            "fig4_1_panels": [int(fig4_1[k]) for k in ("first_position", "every", "panels")],
+            "clipping_n": int(clipping["n"]),
+            "clipping_bounds": [float(b) for b in clipping["bounds"]],
+            "clipping_chains": int(clipping["chains"]),
+            "clipping_threshold": str(clipping["threshold"]),
+        }
+    )
+
+
+def claims(input, output, *, specs: dict, start_rule: str, health: dict, **params) -> None:
     """Rule step: the thesis's statements against our runs, each with the settings its value
-    refers to (:class:`RunSettings`; ``specs``: each configured model as run, ``clipping``: the
-    clipping study's config with its n as run; ``health``: the diagnostics' thresholds)."""
+    refers to (:func:`run_settings` of ``params``; ``specs``: each configured model as run;
+    ``health``: the diagnostics' thresholds)."""
     summary = load_npz(input.summary)
     curves = load_npz(input.curves)
     keys = [str(k) for k in summary["keys"]]
     references = {f.rsplit("/", 1)[-1].removesuffix(".npz"): load_npz(f) for f in input.references}
-    at = RunSettings(
-        version=version,
-        epsilons=epsilons,
-        circle_epsilons=circle_epsilons,
-        chains=chains,
-        delta_factor=delta_factor,
-        start_rule=start_rule,
-        reference_draws=reference_draws,
-        mmd_bandwidth_pairs=mmd_bandwidth_pairs,
-        baseline_samples=baseline_samples,
-        n={m: int(spec["n"]) for m, spec in specs.items()},
-        fig6_1=fig6_1,
-        fig4_1=fig4_1,
-        clipping=clipping,
-    )
+    at = run_settings(specs=specs, start_rule=start_rule, **params)
     out = (
         _table_claims(specs, start_rule, references)
         + _tempering_claim(references)

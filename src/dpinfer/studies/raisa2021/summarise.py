@@ -8,12 +8,66 @@ import numpy as np
 
 from ...diagnostics import unconverged
 from ...io import load_npz, save_npz, write_table
-from .thesis_settings import NAMES, TABLE_5_1, iteration_settings, table_5_1_settings
+from ..document_settings import document
+from ..scorecard import Setting, setting
 
-__all__ = ["summarise", "tab5_1", "setting_key"]
+__all__ = [
+    "THESIS",
+    "NAMES",
+    "TABLE_5_1",
+    "summarise",
+    "tab5_1",
+    "setting_key",
+    "table_5_1_settings",
+    "n_setting",
+]
 
 log = logging.getLogger("dpinfer.raisa2021")
 PER_CHAIN = ("acceptance", "llr_clip", "grad_clip", "mmd", "mean_error", "cov_error", "cpu_seconds")
+THESIS = document("raisa2021")  # the thesis's settings (settings.yaml)
+NAMES = THESIS.paper("models")  # the models' names in Table 5.1 (figure titles use them too)
+TABLE_5_1 = THESIS.paper("table_5_1")  # as printed ("" = blank cell)
+_BLANK = {"n0": "none (T = 1)", "sigma_0^2": "none (flat prior)"}
+_START_RULES = {"ref_sd_1.5": "1.5 x reference sd", "ref_sd_mean": "mean reference sd"}
+
+
+def _blank(column: str, value):
+    return _BLANK.get(column, "") if value in ("", None) else value
+
+
+def table_5_1_settings(model: str, spec: dict, start_rule: str) -> tuple[Setting, ...]:
+    """Table 5.1's columns of one model beside this run's (the params file, n scaled by
+    ``data_fraction``, the start rule): the tab5_1 table's "same as thesis" and the tab5_1
+    claims use this one function."""
+    paper = TABLE_5_1[model]
+    start = (
+        float(spec["start_sd_seed_text"])
+        if start_rule == THESIS.paper("start_rule")
+        else _START_RULES.get(start_rule, f"start rule {start_rule}")
+    )
+    ours = {
+        "dim": int(spec["dim"]),
+        "n": int(spec["n"]),
+        "n0": spec.get("n0"),
+        "start deviation": start,
+        "a": float(spec["a"]),
+        "sigma_0^2": spec.get("prior_variance"),
+    }
+    source = THESIS.source("table_5_1")
+    return tuple(
+        setting(col, _blank(col, paper[col]), _blank(col, ours[col]), source=source) for col in ours
+    )
+
+
+def n_setting(models, n: dict) -> Setting:
+    """Each model's n (Table 5.1) beside this run's (``n``: model -> n as run)."""
+    models = [m for m in models if m in n]
+    return setting(
+        "n",
+        {m: TABLE_5_1[m]["n"] for m in models},
+        {m: int(n[m]) for m in models},
+        source=THESIS.source("table_5_1"),
+    )
 
 
 def setting_key(model: str, algo: str, epsilon: float) -> str:
@@ -25,12 +79,13 @@ def summarise(
 ) -> None:
     """Gather the chain files: per setting the per-chain metrics (npz, for the figures and
     claims) and one table row of medians, the iteration count beside the author's (the thesis
-    text's code state: printed only at its n, delta and hyperparameters,
-    :func:`.thesis_settings.iteration_settings`, the claims' function), the largest R-hat and
-    smallest bulk ESS over the chains, and whether the setting is flagged."""
+    text's code state: printed only at its n and the ``iterations`` settings, as the claims
+    compare them), the largest R-hat and smallest bulk ESS over the chains, and whether the
+    setting is flagged."""
     rec, rows, differ = {}, [], {}
+    run = THESIS.at({"delta_factor": float(delta_factor), "version": version})
     for s in settings:
-        at = iteration_settings(s["model"], n=s["n"], delta_factor=delta_factor, version=version)
+        at = (n_setting([s["model"]], {s["model"]: s["n"]}),) + run("iterations")
         if not all(x.same for x in at):
             differ.setdefault(s["model"], "; ".join(x.describe() for x in at if not x.same))
         d = load_npz(s["file"])
@@ -113,8 +168,8 @@ def summarise(
 def tab5_1(input, output, models: list, specs: dict, start_rule: str) -> None:
     """Table 5.1: each model's parameters as this run uses them (the start deviation is the
     start rule's), the thesis's value beside; "same as thesis" from
-    :func:`.thesis_settings.table_5_1_settings` (the claims' function)."""
-    rows = []
+    :func:`table_5_1_settings` (the claims' function)."""
+    rows, thesis_rule = [], THESIS.paper("start_rule")
     for m in models:
         s, paper = specs[m], TABLE_5_1[m]
         at = {x.name: x for x in table_5_1_settings(m, s, start_rule)}
@@ -131,8 +186,8 @@ def tab5_1(input, output, models: list, specs: dict, start_rule: str) -> None:
         list(rows[0]),
         title="Table 5.1: model parameters (ours beside the thesis)",
         notes="n0 sets the tempering T = n0 / n (blank: T = 1); start deviation is the sd of the "
-        "random starting points (start_rule: start_sd"
-        + ("" if start_rule == "start_sd" else f"; this run: {start_rule}")
+        f"random starting points (start_rule: {thesis_rule}"
+        + ("" if start_rule == thesis_rule else f"; this run: {start_rule}")
         + "); sigma_0^2 is the prior variance (blank: flat prior). Ours are read from "
         "config/data/raisa2021/params.yaml.",
     )
