@@ -483,8 +483,9 @@ def _fake_summary(path, cfg: dict, T: int = 400) -> None:
     )
 
 
-def _case_claims(tmp_path, cfg: dict, edit=None):
-    """The claims step on a fake summary at ``cfg`` (``edit`` changes its arrays first)."""
+def _case_claims(tmp_path, cfg: dict, edit=None, companion: bool = False):
+    """The claims step on a fake summary at ``cfg`` (``edit`` changes its arrays first; with
+    ``companion`` the summary is its own converged companion)."""
     summary, runtime, out = (
         tmp_path / "summary.npz",
         tmp_path / "runtime.csv",
@@ -502,11 +503,10 @@ def _case_claims(tmp_path, cfg: dict, edit=None):
         "4,Gibbs-SS-Update,1.0,0.1,5000\n",
         encoding="utf-8",
     )
-    paper.claims(
-        SimpleNamespace(summary=str(summary), runtime=str(runtime)),
-        SimpleNamespace(claims=str(out)),
-        **{k: cfg[k] for k in CLAIM_KEYS},
-    )
+    inputs = SimpleNamespace(summary=str(summary), runtime=str(runtime))
+    if companion:
+        inputs.converged = str(summary)
+    paper.claims(inputs, SimpleNamespace(claims=str(out)), **{k: cfg[k] for k in CLAIM_KEYS})
     return read_claims(out)
 
 
@@ -542,21 +542,7 @@ def test_a_companion_equal_to_the_original_chains_repeats_every_verdict(tmp_path
     from dpinfer.studies.scorecard import converged_verdict
 
     cfg = dict(_case_config(), converged=dict(_case_config()["converged"], every=1))
-    claims_path = tmp_path / "claims.csv"
-    summary = tmp_path / "summary.npz"
-    _fake_summary(summary, cfg)
-    runtime = tmp_path / "runtime.csv"
-    runtime.write_text(
-        "epsilon,method,cpu_seconds,seconds_per_tract,iterations_per_second\n"
-        "4,Gibbs-SS-Update,1.0,0.1,5000\n",
-        encoding="utf-8",
-    )
-    paper.claims(
-        SimpleNamespace(summary=str(summary), runtime=str(runtime), converged=str(summary)),
-        SimpleNamespace(claims=str(claims_path)),
-        **{k: cfg[k] for k in CLAIM_KEYS},
-    )
-    rows = read_claims(claims_path)
+    rows = _case_claims(tmp_path, cfg, companion=True)
     second = [r for r in rows if r.converged is not None]
     assert len(second) >= 10
     assert {r.target for r in second} == {"fig5_11", "fig5_13", "fig5_14", "fig5_15"}

@@ -322,7 +322,6 @@ def test_the_summary_prints_the_authors_counts_only_at_the_theses_setting(
         SimpleNamespace(references=[str(tmp_path / "easy-2d.npz")]),
         out,
         settings=rows,
-        models=["easy-2d"],
         health={"max_rhat": 1.01, "min_ess": 100},
         delta_factor=0.1,
         version="seed",
@@ -336,7 +335,7 @@ def test_table_5_1_and_its_claims_share_one_comparison(tmp_path):
     cfg = _config()
     specs = {m: settings.model_spec(PARAMS, m, 0.1) for m in cfg["models"]}
     out = SimpleNamespace(csv=str(tmp_path / "t.csv"), md=str(tmp_path / "t.md"))
-    tab5_1(None, out, models=cfg["models"], specs=specs, start_rule="ref_sd_1.5")
+    tab5_1(None, out, specs=specs, start_rule="ref_sd_1.5")
     text = Path(out.md).read_text()
     assert (
         "| 1.5 x reference sd | 0.02 |" in text and "| False |" in text and "| True |" not in text
@@ -344,7 +343,6 @@ def test_table_5_1_and_its_claims_share_one_comparison(tmp_path):
     tab5_1(
         None,
         out,
-        models=cfg["models"],
         specs={m: settings.model_spec(PARAMS, m, 1.0) for m in cfg["models"]},
         start_rule="start_sd",
     )

@@ -17,7 +17,7 @@
 # Every job gets only the numbers it reads (its model's data spec, its algorithm's
 # hyperparameters), taken from the params file at parse time by dpinfer.studies.raisa2021.settings.
 
-from dpinfer.studies.raisa2021.settings import clipping_spec, hmc_variant, load_params, model_spec
+from dpinfer.studies.raisa2021.settings import clipping_spec, load_params, model_spec
 
 validate_section(["raisa2021"], "raisa2021")
 RAISA = config["raisa2021"]
@@ -25,7 +25,9 @@ RAISA_DIR = f"{RESULTS}/raisa2021"
 RAISA_LOGS = f"{LOGS}/raisa2021"
 check_config("raisa2021", RAISA)
 RAISA_PARAMS = load_params(RAISA["params"])
-RAISA_HMC = hmc_variant(RAISA["version"])
+# gradient releases per DP HMC iteration follow the version: kL + 1 ("seed", Theorem 11 as
+# printed) or k(L + 1) ("head")
+RAISA_HMC = RAISA["version"]
 
 # the models (raisa2021_models.smk, raisa2021_chains.smk)
 RAISA_MODELS = "|".join(re.escape(m) for m in RAISA["models"])

@@ -89,7 +89,6 @@ rule raisa2021_summarise:
     params:
         step=step("raisa2021.summarise:summarise"),
         settings=RAISA_SETTING_ROWS,
-        models=RAISA["models"],
         health=RAISA["health"],
         # what the author's counts refer to (printed beside ours only at the thesis's setting)
         delta_factor=RAISA["delta_factor"],

@@ -84,7 +84,6 @@ rule raisa2021_summarise_clipping:
     params:
         step=step("raisa2021.clipping:summarise_clipping"),
         settings=RAISA_CLIP_SETTINGS,
-        dims=RAISA_CLIP["dims"],
         threshold=RAISA_CLIP["threshold"],
     script:
         STEP_SCRIPT

@@ -33,7 +33,6 @@ table(
     "tab5_1",
     "raisa2021.summarise:tab5_1",
     {"params": RAISA["params"]},
-    models=RAISA["models"],
     specs={m: model_spec(RAISA_PARAMS, m, RAISA["data_fraction"]) for m in RAISA["models"]},
     start_rule=RAISA["start_rule"],
 )

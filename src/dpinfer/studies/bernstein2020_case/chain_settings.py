@@ -20,12 +20,13 @@ HEADLINE, GRID_CHAINS = "at the headline epsilon", "at the other epsilons"
 class CaseSettings(Run):
     """The thesis's settings beside this run's (settings.yaml; call it with keys or groups), and
     those of Gibbs-SS's chains at the epsilons a row reads, from the chain specs the batch jobs
-    run (:func:`.grid.case_chain_specs` of ``case``): ``gibbs`` at the headline epsilon,
-    ``grid_gibbs`` at the others."""
+    run (:func:`.grid.case_chain_specs` of ``case``): ``gibbs`` at the headline epsilon
+    (``headline``), ``grid_gibbs`` at the others."""
 
     def __init__(self, ours: dict, case: dict):
         super().__init__(THESIS, ours)
         self.case = case
+        self.headline = case["headline_epsilon"]
 
     def _spec(self, epsilon: float, method: str = "gibbs_ss_update") -> dict:
         return case_chain_specs(self.case, epsilon)[self.case["methods"].index(method)]
@@ -33,18 +34,12 @@ class CaseSettings(Run):
     def _where(self, epsilons):
         """The epsilons split into the headline one and the others, with the key of the
         collapsed moves our paper scale runs there."""
-        h = self.case["headline_epsilon"]
-        close = [math.isclose(float(e), h, rel_tol=1e-12, abs_tol=0.0) for e in epsilons]
-        headline = [float(e) for e, c in zip(epsilons, close) if c]
-        others = [float(e) for e, c in zip(epsilons, close) if not c]
-        return [
-            (where, eps, moves)
-            for where, eps, moves in (
-                (HEADLINE, headline, "collapsed_moves"),
-                (GRID_CHAINS, others, "grid_collapsed_moves"),
-            )
-            if eps
-        ]
+        split = {HEADLINE: [], GRID_CHAINS: []}
+        for e in epsilons:
+            close = math.isclose(float(e), self.headline, rel_tol=1e-12, abs_tol=0.0)
+            split[HEADLINE if close else GRID_CHAINS].append(float(e))
+        moves = {HEADLINE: "collapsed_moves", GRID_CHAINS: "grid_collapsed_moves"}
+        return [(where, eps, moves[where]) for where, eps in split.items() if eps]
 
     def lengths(self, epsilons) -> tuple[Setting, ...]:
         """Gibbs-SS's chain lengths at ``epsilons`` (those the row reads) beside the thesis's."""
@@ -68,7 +63,7 @@ class CaseSettings(Run):
                 self.setting("sign_flip", bool(opts.get("sign_flip", True)), where=where),
             ]
         if "gibbs_ss_noisy" in methods:
-            noisy = self._spec(self.case["headline_epsilon"], "gibbs_ss_noisy")
+            noisy = self._spec(self.headline, "gibbs_ss_noisy")
             out.append(self.setting("noisy_moments", noisy["options"]["moments"]))
         return tuple(out)
 

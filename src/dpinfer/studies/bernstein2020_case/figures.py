@@ -20,7 +20,7 @@ from ...plotting import (
     save_figure,
     subplots,
 )
-from .summarise import coverage_of_reference, decile_confusion, mae
+from .summarise import coverage_hits, decile_confusion, eps_index, mae
 from .tracts import tract_records
 
 __all__ = [
@@ -40,10 +40,6 @@ def _save_with_legend_below(fig, ax, output, **legend) -> None:
     """One figure-level legend of ``ax``'s lines under the panels, then save."""
     legend_below(fig, ax, fontsize=7, **legend)
     save_figure(fig, output.pdf, output.png)
-
-
-def _eps_index(s: dict, eps: float) -> int:
-    return int(np.flatnonzero(np.isclose(s["eps"], float(eps)))[0])
 
 
 def contrast_tracts(s: dict, min_size: int, max_size: int) -> tuple[int, int]:
@@ -87,7 +83,7 @@ def fig5_11(input, output, *, settings: dict) -> None:
     """Predictive 90% intervals and point estimates at pir = x0, epsilon = headline, over the
     scatter of three tracts of different sizes."""
     s, st = load_npz(input.summary), load_npz(input.state)
-    e = _eps_index(s, settings["headline_epsilon"])
+    e = eps_index(s, settings["headline_epsilon"])
     x0 = float(settings["pir"])
     methods = ["non_private"] + [str(m) for m in s["methods"]]
     tracts = example_tracts(s, settings["sizes"])
@@ -114,12 +110,17 @@ def fig5_11(input, output, *, settings: dict) -> None:
     _save_with_legend_below(fig, axes[0, 0], output)
 
 
-def fig5_12(input, output, *, settings: dict) -> None:
-    """Gibbs-SS-Update point estimates and intervals vs Non-Private's, one panel per epsilon."""
+def _update_panels(input):
+    """The summary, Gibbs-SS-Update's index in it, and a figure of one panel per epsilon."""
     s = load_npz(input.summary)
-    i = list(s["methods"]).index("gibbs_ss_update")
     E = s["eps"].size
     fig, axes = subplots(1, E, width=min(2.0 * E, 9.0), height=2.4, sharey=True, squeeze=False)
+    return s, list(s["methods"]).index("gibbs_ss_update"), fig, axes
+
+
+def fig5_12(input, output, *, settings: dict) -> None:
+    """Gibbs-SS-Update point estimates and intervals vs Non-Private's, one panel per epsilon."""
+    s, i, fig, axes = _update_panels(input)
     ref = s["np_point"]
     order = np.argsort(ref, kind="stable")
     last = s["levels"].size - 1
@@ -159,7 +160,7 @@ def fig5_13(input, output, *, settings: dict) -> None:
     fig, axes = subplots(1, L, width=3.0 * L, height=2.6, squeeze=False)
     for lev, ax in enumerate(axes[0]):
         for i, m in enumerate(str(v) for v in s["methods"]):
-            cov = np.array([coverage_of_reference(s, e, i)[lev] for e in range(s["eps"].size)])
+            cov = np.array([coverage_hits(s, e, i).mean(axis=0)[lev] for e in range(s["eps"].size)])
             ax.errorbar(
                 s["eps"], cov, yerr=2 * np.sqrt(cov * (1 - cov) / T), capsize=2, **method_style(m)
             )
@@ -190,16 +191,12 @@ def fig5_14(input, output, *, settings: dict) -> None:
     ax.set(xlabel="epsilon", ylabel="MAE against Non-Private")
     log_axis(ax, "x", s["eps"], [fmt_eps(e) for e in s["eps"]])
     log_axis(ax, "y")
-    legend_below(fig, ax, ncol=3, fontsize=7)
-    save_figure(fig, output.pdf, output.png)
+    _save_with_legend_below(fig, ax, output, ncol=3)
 
 
 def fig5_15(input, output, *, settings: dict) -> None:
     """Gibbs-SS-Update's residual against Non-Private vs tract size, one panel per epsilon."""
-    s = load_npz(input.summary)
-    i = list(s["methods"]).index("gibbs_ss_update")
-    E = s["eps"].size
-    fig, axes = subplots(1, E, width=min(2.0 * E, 9.0), height=2.4, sharey=True, squeeze=False)
+    s, i, fig, axes = _update_panels(input)
     for e, ax in enumerate(axes[0]):
         ax.scatter(
             s["sizes"],
@@ -219,7 +216,7 @@ def fig5_16(input, output, *, settings: dict) -> None:
     import seaborn as sns
 
     s = load_npz(input.summary)
-    e = _eps_index(s, settings["headline_epsilon"])
+    e = eps_index(s, settings["headline_epsilon"])
     i = list(s["methods"]).index("gibbs_ss_update")
     counts = decile_confusion(s["np_point"], s["point"][e, i])
     fig, ax = subplots(1, 1, width=4.6, height=4.0)

@@ -29,27 +29,31 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...diagnostics import passing_share
 from ...grid import fmt_eps
 from ...io import load_npz
-from ...proportions import mcnemar, wilson_interval
+from ...proportions import mcnemar
 from ..companions import from_chains, second_verdicts
 from ..nig_methods import LABELS
 from ..scorecard import Claim, health_claim, write_claims
 from .chain_settings import GRID_CHAINS, CaseSettings, case_settings
 from .summarise import (
+    AUTHOR_UPDATE_ITERATIONS_PER_SECOND,
+    STATE_ROWS,
     THESIS,
     abs_errors,
     coverage_hits,
     decile_confusion,
+    eps_index,
     mae,
+    passing,
+    state_counts,
     tract_subset,
+    wilson,
 )
 
 __all__ = [
     "COVERAGE_TOLERANCE",
     "PAIRED_LEVEL",
-    "AUTHOR_UPDATE_ITERATIONS_PER_SECOND",
     "claims",
     "size_slope",
 ]
@@ -57,20 +61,15 @@ __all__ = [
 COVERAGE_TOLERANCE = 0.1  # our reading of "reasonably close to the target coverage rate"
 PAIRED_LEVEL = 0.05  # McNemar's two-sided level for paired coverage hits (about "by 2 SE")
 KEPT_TOLERANCE = 0.02  # kept tracts within 2% of the thesis's 2,745
-AUTHOR_UPDATE_ITERATIONS_PER_SECOND = 136.0  # FACTS.md, measured on the author's code
 # the docs/deviations.md entry each kind of row names (one class per entry)
 _DEV = "case-study-how-the-scorecard-judges-the-thesis-claims"
 _DEV_COVERAGE = "case-study-gibbs-ss-coverage-is-conservative"
 _DEV_DECILES = "case-study-decile-containment"
 _DEV_OI = "case-study-the-oi-baseline"
 _DEV_DIAGNOSTICS = "case-study-convergence-diagnostics"
+_DEV_STATE = "case-study-synthetic-tract-data"
 # what every row computed on the state is computed on (the thesis's tract data are not public)
 STAND_IN = "synthetic census tracts"
-
-
-def _wilson(k, n) -> str:
-    lo, hi = wilson_interval(k, n)
-    return f"[{lo:.3f}, {hi:.3f}]"
 
 
 def _p(p: float) -> str:
@@ -79,14 +78,10 @@ def _p(p: float) -> str:
 
 
 def _mean_se(x: np.ndarray) -> tuple[float, float]:
-    """Mean over the finite entries and its SE over them (a mean of per-tract shares)."""
+    """Mean over the finite entries and its SE over them (a mean of per-tract shares, or of
+    paired differences)."""
     x = x[np.isfinite(x)]
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.inf
-
-
-def _paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    d = a - b
-    return float(d.mean()), float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else float("inf")
 
 
 def size_slope(sizes: np.ndarray, residual: np.ndarray) -> tuple[float, float]:
@@ -99,49 +94,41 @@ def size_slope(sizes: np.ndarray, residual: np.ndarray) -> tuple[float, float]:
 
 
 def _state_claims(s, at: CaseSettings) -> list[Claim]:
-    kept, dropped, total = int(s["tracts"].size), int(s["state_dropped"]), int(s["state_tracts"])
-    lo, hi = int(s["state_min_size"]), int(s["state_max_size"])
-    paper = {k: THESIS.paper(k) for k in ("tracts", "kept", "dropped", "min_size", "max_size")}
-    return [
-        Claim(
-            "fig5_10",
+    ours, paper = state_counts(s), {k: THESIS.paper(k) for k in STATE_ROWS}
+    kept, total, lo, hi = (ours[k] for k in ("kept", "tracts", "min_size", "max_size"))
+    # per count (its settings: the state table's group of it): statement, paper, ours, holds
+    rows = {
+        "tracts": (
             "tracts in the state before the median-kir filter (Sec. 5.4.1; synthetic here)",
             str(paper["tracts"]),
             str(total),
-            "",
             total == paper["tracts"],
-            "case-study-synthetic-tract-data",
-            at("tract_count"),
         ),
-        Claim(
-            "fig5_10",
+        "kept": (
             f"tracts kept by the filter (median kir in [.1, .9]) within {100 * KEPT_TOLERANCE:g}% "
             "of the thesis's count",
             f"{paper['kept']} kept, {paper['dropped']} dropped",
-            f"{kept} kept, {dropped} dropped",
-            "",
+            f"{kept} kept, {ours['dropped']} dropped",
             abs(kept - paper["kept"]) <= KEPT_TOLERANCE * paper["kept"],
-            "case-study-synthetic-tract-data",
-            at("state"),
         ),
-        Claim(
-            "fig5_10",
+        "min_size": (
             f"tract sizes lie in {paper['min_size']}..{paper['max_size']} (Sec. 5.4.1)",
             f"{paper['min_size']}-{paper['max_size']}",
             f"{lo}-{hi}",
-            "",
             lo >= paper["min_size"] and hi <= paper["max_size"],
-            "case-study-synthetic-tract-data",
-            at("size_range"),
         ),
+    }
+    return [
+        Claim("fig5_10", statement, p, o, "", holds, _DEV_STATE, at(STATE_ROWS[k]))
+        for k, (statement, p, o, holds) in rows.items()
     ]
 
 
-def _settings_claims(
-    s, at: CaseSettings, headline, gibbs, grid_gibbs, conjugate_draws
-) -> list[Claim]:
+def _settings_claims(s, at: CaseSettings) -> list[Claim]:
     """The chain lengths as printed (each row carries the printed lengths as its settings, so a
     run below them is "not comparable" and one above them differs, naming the departure)."""
+    headline, gibbs, grid_gibbs = at.headline, at.case["gibbs"], at.case["grid_gibbs"]
+    conjugate_draws = at.case["conjugate_draws"]
     grid = [float(e) for e in s["eps"] if not np.isclose(e, headline)]
     burnin, keep, draws = (THESIS.paper(k) for k in ("burnin", "keep", "conjugate_draws"))
     keeps = f"Gibbs-SS keeps {keep} draws after {burnin} burn-in"
@@ -162,7 +149,7 @@ def _settings_claims(
             str(draws),
             str(conjugate_draws),
             "",
-            int(conjugate_draws) == draws,
+            conjugate_draws == draws,
             "case-study-chain-lengths",
             at("conjugate_draws"),
         ),
@@ -192,18 +179,14 @@ def _share(s, e, m) -> tuple[float, float]:
     return _mean_se(np.asarray(x, float))
 
 
-def _headline_index(s, headline) -> int:
-    return int(np.flatnonzero(np.isclose(s["eps"], headline))[0])
-
-
-def _scopes(s, at: CaseSettings, headline) -> list[tuple[str, list[int], tuple]]:
+def _scopes(s, at: CaseSettings) -> list[tuple[str, list[int], tuple]]:
     """A per-epsilon statement's two scopes, each judged on its own row: the headline epsilon
     (the thesis's chain lengths at paper scale) and every other epsilon of the grid
     (``grid_gibbs``'s shorter chains at paper scale). Per scope: its words, its epsilon indices
     and the settings that choose them (the headline epsilon, or the grid)."""
-    h = _headline_index(s, headline)
+    h = eps_index(s, at.headline)
     others = [e for e in range(s["eps"].size) if e != h]
-    out = [(f"at epsilon = {fmt_eps(headline)}", [h], at("headline_epsilon"))]
+    out = [(f"at epsilon = {fmt_eps(at.headline)}", [h], at("headline_epsilon"))]
     if others:
         out.append(
             (
@@ -215,11 +198,11 @@ def _scopes(s, at: CaseSettings, headline) -> list[tuple[str, list[int], tuple]]
     return out
 
 
-def _interval_claims(s, at: CaseSettings, headline) -> list[Claim]:
+def _interval_claims(s, at: CaseSettings) -> list[Claim]:
     methods = [str(m) for m in s["methods"]]
     lev = f"{100 * s['levels'][-1]:g}%"
     np_share = _share(s, 0, "non_private")
-    h = _headline_index(s, headline)
+    h = eps_index(s, at.headline)
     out = []
     for e in sorted({0, h}):
         naive = _share(s, e, methods.index("naive"))
@@ -251,7 +234,7 @@ def _interval_claims(s, at: CaseSettings, headline) -> list[Claim]:
     return out
 
 
-def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
+def _coverage_claims(s, at: CaseSettings) -> list[Claim]:
     methods = [str(m) for m in s["methods"]]
     T, E = s["tracts"].size, s["eps"].size
     eps = [float(e) for e in s["eps"]]
@@ -260,7 +243,7 @@ def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
     cov = {m: np.array([h.mean(axis=0) for h in hits[m]]) for m in methods}
     out = []
     for m in (m for m in methods if m.startswith("gibbs_ss")):
-        for where, idx, scope in _scopes(s, at, headline):
+        for where, idx, scope in _scopes(s, at):
             worst = np.abs(cov[m][idx] - np.array(levels)[None, :]).max()
             out.append(
                 Claim(
@@ -275,7 +258,7 @@ def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
                     ),
                     f"95% Wilson over {T} tracts: "
                     + "; ".join(
-                        "/".join(_wilson(k, T) for k in hits[m][i].sum(axis=0)) for i in idx
+                        "/".join(wilson(k, T) for k in hits[m][i].sum(axis=0)) for i in idx
                     ),
                     bool(worst <= COVERAGE_TOLERANCE),
                     _DEV_COVERAGE,
@@ -298,7 +281,7 @@ def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
                 f"smallest, McNemar's test paired over tracts, p < {PAIRED_LEVEL})",
                 "Naive improves only with epsilon",
                 " -> ".join(f"{v:.3f}" for v in nv),
-                f"95% Wilson over {T} tracts: {_wilson(first.sum(), T)} -> {_wilson(last.sum(), T)}"
+                f"95% Wilson over {T} tracts: {wilson(first.sum(), T)} -> {wilson(last.sum(), T)}"
                 f"; McNemar: {b} tracts covered only at eps {fmt_eps(eps[-1])}, {c} only at "
                 f"eps {fmt_eps(eps[0])}, p = {_p(p)}",
                 bool(nv[-1] > nv[0] and p < PAIRED_LEVEL),
@@ -317,9 +300,9 @@ def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
                     "Gibbs-SS near nominal, Naive not",
                     f"Naive {nv[0]:.3f}; "
                     + ", ".join(f"{LABELS[m]} {cov[m][0, -1]:.3f}" for m in flavours),
-                    f"95% Wilson over {T} tracts: Naive {_wilson(first.sum(), T)}; "
+                    f"95% Wilson over {T} tracts: Naive {wilson(first.sum(), T)}; "
                     + "; ".join(
-                        f"{LABELS[m]} {_wilson(hits[m][0][:, -1].sum(), T)}, McNemar: "
+                        f"{LABELS[m]} {wilson(hits[m][0][:, -1].sum(), T)}, McNemar: "
                         f"{tests[m][0]} tracts covered by it only, {tests[m][1]} by Naive only, "
                         f"p = {_p(tests[m][2])}"
                         for m in flavours
@@ -334,7 +317,7 @@ def _coverage_claims(s, at: CaseSettings, headline) -> list[Claim]:
     return out
 
 
-def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
+def _mae_claims(s, at: CaseSettings) -> list[Claim]:
     methods = [str(m) for m in s["methods"]]
     E = s["eps"].size
     eps = [float(e) for e in s["eps"]]
@@ -361,8 +344,8 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
         for i, m in enumerate(methods):
             if not m.startswith("gibbs_ss"):
                 continue
-            for where, idx, scope in _scopes(s, at, headline):
-                diffs = [_paired(abs_errors(s, e, i), abs_errors(s, e, nv)) for e in idx]
+            for where, idx, scope in _scopes(s, at):
+                diffs = [_mean_se(abs_errors(s, e, i) - abs_errors(s, e, nv)) for e in idx]
                 out.append(
                     Claim(
                         "fig5_14",
@@ -376,12 +359,12 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
                         all(d + 2 * se < 0 for d, se in diffs),
                         _DEV,
                         at("against_non_private") + scope + at.gibbs([eps[e] for e in idx], (m,)),
-                        headline=m == "gibbs_ss_update" and idx == [_headline_index(s, headline)],
+                        headline=m == "gibbs_ss_update" and idx == [eps_index(s, at.headline)],
                     )
                 )
-    e = _headline_index(s, headline)
+    e = eps_index(s, at.headline)
     up = methods.index("gibbs_ss_update")
-    d, se = _paired(abs_errors(s, e, "oi"), abs_errors(s, e, up))
+    d, se = _mean_se(abs_errors(s, e, "oi") - abs_errors(s, e, up))
     raw = ""
     if "oi_release" in s:  # what clamping to [0, 1] changes, for the reader
         raw_mae = float(np.mean(np.abs(s["oi_release"][e] - s["np_point"])))
@@ -389,8 +372,8 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
     out.append(
         Claim(
             "fig5_14",
-            f"epsilon = {fmt_eps(headline)}: OI's point estimate (its release clamped to [0, 1]) "
-            "beats Gibbs-SS-Update's (Ch. 6: OI 'outperforms the more general Bayesian "
+            f"epsilon = {fmt_eps(at.headline)}: OI's point estimate (its release clamped to "
+            "[0, 1]) beats Gibbs-SS-Update's (Ch. 6: OI 'outperforms the more general Bayesian "
             "methods'; paired MAE difference by 2 SE)",
             "OI better",
             f"OI {mae(s, e, 'oi')[0]:.4f} vs {mae(s, e, up)[0]:.4f} (difference {d:+.4f}{raw})",
@@ -399,7 +382,7 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
             _DEV_OI,
             at("against_non_private")
             + at("headline_epsilon")
-            + at.gibbs([headline])
+            + at.gibbs([at.headline])
             + at("oi_grid"),
             headline=True,
         )
@@ -407,12 +390,12 @@ def _mae_claims(s, at: CaseSettings, headline) -> list[Claim]:
     return out
 
 
-def _size_claims(s, at: CaseSettings, headline) -> list[Claim]:
+def _size_claims(s, at: CaseSettings) -> list[Claim]:
     up = list(s["methods"]).index("gibbs_ss_update")
     eps = [float(e) for e in s["eps"]]
     slopes = [size_slope(s["sizes"], s["point"][e, up] - s["np_point"]) for e in range(len(eps))]
     out = []
-    for where, idx, scope in _scopes(s, at, headline):
+    for where, idx, scope in _scopes(s, at):
         out.append(
             Claim(
                 "fig5_15",
@@ -444,34 +427,34 @@ def _size_claims(s, at: CaseSettings, headline) -> list[Claim]:
     return out
 
 
-def _decile_claims(s, at: CaseSettings, headline) -> list[Claim]:
-    e = _headline_index(s, headline)
+def _decile_claims(s, at: CaseSettings) -> list[Claim]:
+    e = eps_index(s, at.headline)
     up = list(s["methods"]).index("gibbs_ss_update")
     c = decile_confusion(s["np_point"], s["point"][e, up])
     diag_max = all(c[r, r] == c[r].max() for r in range(10))
     inside = {"bottom": (c[0, :2].sum(), c[0].sum()), "top": (c[9, 8:].sum(), c[9].sum())}
     share = {k: a / b for k, (a, b) in inside.items()}
-    where = at("against_non_private") + at("headline_epsilon") + at.gibbs([headline])
+    where = at("against_non_private") + at("headline_epsilon") + at.gibbs([at.headline])
     return [
         Claim(
             "fig5_16",
-            f"epsilon = {fmt_eps(headline)}: the decile confusion matrix of Gibbs-SS-Update vs "
+            f"epsilon = {fmt_eps(at.headline)}: the decile confusion matrix of Gibbs-SS-Update vs "
             "Non-Private is diagonal-heavy (every row's largest count on the diagonal)",
             "diagonal heavy",
             f"diagonal share {np.trace(c) / c.sum():.3f}; rows with the diagonal largest: "
             f"{sum(c[r, r] == c[r].max() for r in range(10))} of 10",
-            f"diagonal share 95% Wilson {_wilson(np.trace(c), c.sum())}",
+            f"diagonal share 95% Wilson {wilson(np.trace(c), c.sum())}",
             bool(diag_max),
             _DEV_DECILES,
             where,
         ),
         Claim(
             "fig5_16",
-            f"epsilon = {fmt_eps(headline)}: the bottom and top Non-Private deciles are almost "
+            f"epsilon = {fmt_eps(at.headline)}: the bottom and top Non-Private deciles are almost "
             "fully (>= 90%) contained in the two bottom and two top Gibbs-SS-Update deciles",
             "almost fully contained",
             ", ".join(f"{k} {share[k]:.3f} ({a} of {b})" for k, (a, b) in inside.items()),
-            "95% Wilson " + ", ".join(f"{k} {_wilson(a, b)}" for k, (a, b) in inside.items()),
+            "95% Wilson " + ", ".join(f"{k} {wilson(a, b)}" for k, (a, b) in inside.items()),
             bool(min(share.values()) >= 0.9),
             _DEV_DECILES,
             where,
@@ -479,7 +462,7 @@ def _decile_claims(s, at: CaseSettings, headline) -> list[Claim]:
     ]
 
 
-def _convergence_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
+def _convergence_claims(s, at: CaseSettings, health) -> list[Claim]:
     """Per Gibbs-SS flavour and scope of epsilons, the one diagnostics row (a tract's chain is
     flagged when any parameter fails)."""
     eps = [float(e) for e in s["eps"]]
@@ -487,7 +470,7 @@ def _convergence_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
     for i, m in enumerate(str(v) for v in s["methods"]):
         if not m.startswith("gibbs_ss"):
             continue
-        for where, idx, scope in _scopes(s, at, headline):
+        for where, idx, scope in _scopes(s, at):
             chosen = [eps[e] for e in idx]
             statement = (
                 f"{LABELS[m]}: every one of the {s['tracts'].size * len(idx)} tract chains "
@@ -510,34 +493,29 @@ def _convergence_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
     return out
 
 
-def _chain_claims(s, at: CaseSettings, headline, health) -> list[Claim]:
+def _chain_claims(s, at: CaseSettings, health) -> list[Claim]:
     """Every claim computed from the private methods' draws (Figs 5.11 to 5.16, diagnostics);
     those on the Gibbs-SS chains at the epsilons other than the headline one marked
     :func:`~dpinfer.studies.companions.from_chains` (their second verdict comes from the
     companion, whose chains replace those chains' lengths)."""
     rows = (
-        _interval_claims(s, at, headline)
-        + _coverage_claims(s, at, headline)
-        + _mae_claims(s, at, headline)
-        + _size_claims(s, at, headline)
-        + _decile_claims(s, at, headline)
-        + _convergence_claims(s, at, headline, health)
+        _interval_claims(s, at)
+        + _coverage_claims(s, at)
+        + _mae_claims(s, at)
+        + _size_claims(s, at)
+        + _decile_claims(s, at)
+        + _convergence_claims(s, at, health)
     )
-    return [from_chains([c], _grid_chains(c))[0] if _reads_grid_chains(c) else c for c in rows]
+    out = []
+    for c in rows:
+        # a row reads the chains at the epsilons other than the headline one when it names
+        # their settings (every such setting is Gibbs-SS's)
+        grid = tuple(x.name for x in c.settings if x.name.endswith(GRID_CHAINS))
+        out.append(from_chains([c], grid)[0] if grid else c)
+    return out
 
 
-# a row reads the chains at the epsilons other than the headline one when it names their lengths
-def _reads_grid_chains(claim: Claim) -> bool:
-    return any(
-        x.name.startswith("Gibbs-SS") and x.name.endswith(GRID_CHAINS) for x in claim.settings
-    )
-
-
-def _grid_chains(claim: Claim) -> tuple[str, ...]:
-    return tuple(x.name for x in claim.settings if x.name.endswith(GRID_CHAINS))
-
-
-def _second_verdicts(rows, s, comp, at: CaseSettings, headline, health, converged) -> list[Claim]:
+def _second_verdicts(rows, s, comp, at: CaseSettings, health, converged) -> list[Claim]:
     """``rows`` (:func:`_chain_claims` of the whole run) with the companion's verdict on every row
     that reads the Gibbs-SS chains at the epsilons other than the headline one; its note names
     the tract subset and what the original chains give on it. The companion's chains replace the
@@ -548,15 +526,11 @@ def _second_verdicts(rows, s, comp, at: CaseSettings, headline, health, converge
     limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
     pos = {int(t): j for j, t in enumerate(s["tracts"])}
     first = tract_subset(s, [pos[int(t)] for t in comp["tracts"]])
-    twins = _chain_claims(comp, at, headline, limits)
-    same = _chain_claims(first, at, headline, health)
-    grid = [e for e in range(comp["eps"].size) if not np.isclose(comp["eps"][e], headline)]
+    twins = _chain_claims(comp, at, limits)
+    same = _chain_claims(first, at, health)
+    grid = [e for e in range(comp["eps"].size) if not np.isclose(comp["eps"][e], at.headline)]
     gibbs = [i for i, m in enumerate(str(v) for v in comp["methods"]) if m.startswith("gibbs_ss")]
-    worst = min(
-        passing_share(comp["rhat"][e, i].max(axis=1), comp["ess"][e, i].min(axis=1), limits)
-        for e in grid
-        for i in gibbs
-    )
+    worst = min(passing(comp, e, i, limits) for e in grid for i in gibbs)
     subset = (
         f"{converged['chains']} chains of {converged['burnin']} + {converged['keep']} draws on "
         f"one kept tract in every {converged['every']} ({comp['tracts'].size} of "
@@ -592,47 +566,24 @@ def _runtime_claims(path) -> list[Claim]:
     ]
 
 
-def claims(
-    input,
-    output,
-    *,
-    headline_epsilon: float,
-    gibbs: dict,
-    grid_gibbs: dict,
-    conjugate_draws: int,
-    health: dict,
-    converged: dict,
-    **model,
-) -> None:
-    """Rule step: every checkable statement of Sec. 5.4 -> the study unit's claims CSV. The
-    keywords are the config keys of ``bernstein2020.case_study`` the claims depend on (``model``:
-    the state, the model, the levels, the data window and OI's grid): each row
-    records, beside the thesis's, the settings its statement refers to (settings.yaml,
-    :class:`.chain_settings.CaseSettings`). Rows on the chains at the epsilons other than the
-    headline one get a second verdict from the converged companion (``input.converged``, when
-    ``converged.enabled``)."""
+def claims(input, output, *, converged: dict, **case) -> None:
+    """Rule step: every checkable statement of Sec. 5.4 -> the study unit's claims CSV. ``case``:
+    the config keys of ``bernstein2020.case_study`` the claims depend on (the keywords of
+    :func:`.chain_settings.case_settings`: the chains, the diagnostics, the state, the model, the
+    levels, the data window and OI's grid): each row records, beside the thesis's, the settings
+    its statement refers to (settings.yaml, :class:`.chain_settings.CaseSettings`). Rows on the
+    chains at the epsilons other than the headline one get a second verdict from the converged
+    companion (``input.converged``, when ``converged.enabled``)."""
     s = load_npz(input.summary)
-    at = case_settings(
-        headline_epsilon=headline_epsilon,
-        gibbs=gibbs,
-        grid_gibbs=grid_gibbs,
-        conjugate_draws=conjugate_draws,
-        health=health,
-        **model,
-    )
-    chain = _chain_claims(s, at, headline_epsilon, health)
+    at, health = case_settings(**case), case["health"]
+    chain = _chain_claims(s, at, health)
     if getattr(input, "converged", None):
         comp = load_npz(input.converged)
-        chain = _second_verdicts(chain, s, comp, at, headline_epsilon, health, converged)
+        chain = _second_verdicts(chain, s, comp, at, health, converged)
     else:
         off = "the converged companion is switched off (case_study.converged.enabled)"
         chain = second_verdicts(chain, None, off)
     state = [replace(c, stand_in=STAND_IN) for c in _state_claims(s, at)]
     chain = [replace(c, stand_in=STAND_IN) for c in chain]
-    rows = (
-        state
-        + _settings_claims(s, at, headline_epsilon, gibbs, grid_gibbs, conjugate_draws)
-        + chain
-        + _runtime_claims(input.runtime)
-    )
+    rows = state + _settings_claims(s, at) + chain + _runtime_claims(input.runtime)
     write_claims(output.claims, rows)

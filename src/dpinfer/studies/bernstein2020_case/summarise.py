@@ -34,20 +34,25 @@ from .oi import oi_estimate
 
 __all__ = [
     "THESIS",
+    "AUTHOR_UPDATE_ITERATIONS_PER_SECOND",
     "STATE_ROWS",
     "state_values",
+    "state_counts",
     "summarise",
+    "eps_index",
+    "wilson",
     "abs_errors",
     "mae",
     "coverage_hits",
-    "coverage_of_reference",
     "flagged",
+    "passing",
     "decile_confusion",
     "tract_subset",
     "converged_summary",
 ]
 
 THESIS = document("bernstein2020_case")  # the thesis's settings (settings.yaml)
+AUTHOR_UPDATE_ITERATIONS_PER_SECOND = 136.0  # FACTS.md, measured on the author's code
 # the state table's rows: each count the thesis prints and the group of settings it refers to
 STATE_ROWS = {
     "tracts": "tract_count",
@@ -70,25 +75,37 @@ def state_values(tracts: dict, drop) -> dict:
     }
 
 
+def state_counts(summary: dict) -> dict:
+    """The synthetic state's counts the thesis prints (the keys of :data:`STATE_ROWS`)."""
+    return {
+        "tracts": int(summary["state_tracts"]),
+        "dropped": int(summary["state_dropped"]),
+        "kept": int(summary["tracts"].size),
+        "min_size": int(summary["state_min_size"]),
+        "max_size": int(summary["state_max_size"]),
+    }
+
+
+# a batch's results per (method, tract), each per epsilon in the summary
+PER_CHAIN = ("point", "lo", "hi", "share", "rhat", "ess")
 # the axis of the kept tracts in each per-tract array of the summary
 TRACT_AXIS = {
-    "tracts": 0,
-    "sizes": 0,
-    "np_point": 0,
-    "np_lo": 0,
-    "np_hi": 0,
-    "np_share": 0,
-    "ols": 0,
-    "sensitivity": 0,
-    "oi": 1,
-    "oi_release": 1,
-    "point": 2,
-    "lo": 2,
-    "hi": 2,
-    "share": 2,
-    "rhat": 2,
-    "ess": 2,
+    **dict.fromkeys(("tracts", "sizes", "ols", "sensitivity"), 0),
+    **dict.fromkeys(("np_point", "np_lo", "np_hi", "np_share"), 0),
+    **dict.fromkeys(("oi", "oi_release"), 1),
+    **dict.fromkeys(PER_CHAIN, 2),
 }
+
+
+def eps_index(summary: dict, eps: float) -> int:
+    """The index of ``eps`` in the summary's epsilons."""
+    return int(np.flatnonzero(np.isclose(summary["eps"], float(eps)))[0])
+
+
+def wilson(k, n) -> str:
+    """The 95% Wilson interval of k / n as the tables and claims print it."""
+    lo, hi = wilson_interval(k, n)
+    return f"[{lo:.3f}, {hi:.3f}]"
 
 
 def abs_errors(summary: dict, e: int, m) -> np.ndarray:
@@ -112,11 +129,6 @@ def coverage_hits(summary: dict, e: int, m: int) -> np.ndarray:
     return (summary["lo"][e, m] <= ref) & (ref <= summary["hi"][e, m])
 
 
-def coverage_of_reference(summary: dict, e: int, m: int) -> np.ndarray:
-    """Per level, the share of tracts whose central interval covers Non-Private's point estimate."""
-    return np.mean(coverage_hits(summary, e, m), axis=0)
-
-
 def flagged(summary: dict, e: int, m: int, health: dict) -> np.ndarray:
     """Per tract, whether method m's chain fails R-hat or bulk ESS (worst parameter)."""
     return unconverged(
@@ -124,6 +136,13 @@ def flagged(summary: dict, e: int, m: int, health: dict) -> np.ndarray:
         summary["ess"][e, m].min(axis=1),
         max_rhat=health["max_rhat"],
         min_ess=health["min_ess"],
+    )
+
+
+def passing(summary: dict, e: int, m: int, health: dict) -> float:
+    """The share of the tracts whose chain of method m at epsilon index e passes ``health``."""
+    return passing_share(
+        summary["rhat"][e, m].max(axis=1), summary["ess"][e, m].min(axis=1), health
     )
 
 
@@ -137,24 +156,20 @@ def summarise(input, output, *, epsilons, health: dict, tracts: dict, drop) -> N
     methods = [str(m) for m in batches[0]["methods"]]
     E, M, T, L = len(epsilons), len(methods), kept.size, ref["levels"].size
     where = {int(t): j for j, t in enumerate(kept)}
-    point, oi = np.full((E, M, T), np.nan), np.full((E, T), np.nan)
-    lo, hi, share = (np.full((E, M, T, L), np.nan) for _ in range(3))
-    rhat, ess = np.full((E, M, T, 3), np.nan), np.full((E, M, T, 3), np.nan)
+    tail = {"point": (), "lo": (L,), "hi": (L,), "share": (L,), "rhat": (3,), "ess": (3,)}
+    per = {k: np.full((E, M, T, *shape), np.nan) for k, shape in tail.items()}
+    oi = np.full((E, T), np.nan)
     cpu, its = np.zeros((E, M)), np.zeros((E, M), dtype=np.int64)
-    eps_index = {float(e): i for i, e in enumerate(epsilons)}
+    index_of = {float(e): i for i, e in enumerate(epsilons)}
     for b in batches:
-        e = eps_index[float(b["eps"])]
+        e = index_of[float(b["eps"])]
         cols = np.array([where[int(t)] for t in b["tracts"]], dtype=np.int64)
-        point[e][:, cols], lo[e][:, cols], hi[e][:, cols], share[e][:, cols] = (
-            b["point"],
-            b["lo"],
-            b["hi"],
-            b["share"],
-        )
-        rhat[e][:, cols], ess[e][:, cols], oi[e][cols] = b["rhat"], b["ess"], b["oi"]
+        for k, v in per.items():
+            v[e][:, cols] = b[k]
+        oi[e][cols] = b["oi"]
         cpu[e] += b["cpu"].sum(axis=1)
         its[e] += b["iterations"]
-    if np.isnan(point).any() or np.isnan(oi).any():
+    if np.isnan(per["point"]).any() or np.isnan(oi).any():
         raise ValueError(
             "some (epsilon, tract) has no batch result: the batches do not cover every kept tract"
         )
@@ -172,12 +187,7 @@ def summarise(input, output, *, epsilons, health: dict, tracts: dict, drop) -> N
         "ols": ref["ols"],
         "sensitivity": ref["sensitivity"],
         "chi": ref["chi"],
-        "point": point,
-        "lo": lo,
-        "hi": hi,
-        "share": share,
-        "rhat": rhat,
-        "ess": ess,
+        **per,
         "oi": oi_estimate(oi),
         "oi_release": oi,
         "state_tracts": np.array(keep.size),
@@ -195,34 +205,25 @@ def _tables(s: dict, output, health: dict) -> None:
     levels = [float(v) for v in s["levels"]]
     rows = []
     for e, eps in enumerate(s["eps"]):
-        for m, name in enumerate(s["methods"]):
+        # every method, then OI (its point estimate only)
+        for m, name in [*enumerate(str(v) for v in s["methods"]), ("oi", "oi")]:
             mean, se = mae(s, e, m)
-            hits = coverage_hits(s, e, m)
-            cov = hits.mean(axis=0)
             row = {
                 "epsilon": fmt_eps(eps),
-                "method": method_label(str(name)),
+                "method": method_label(name),
                 "tracts": s["tracts"].size,
                 "mae": mean,
                 "mae_se": se,
             }
-            for lev, c, k in zip(levels, cov, hits.sum(axis=0)):
+            rows.append(row)
+            if m == "oi":
+                continue
+            hits = coverage_hits(s, e, m)
+            for lev, c, k in zip(levels, hits.mean(axis=0), hits.sum(axis=0)):
                 row[f"covers_np_{100 * lev:g}"] = c
-                lo, hi = wilson_interval(k, hits.shape[0])
-                row[f"covers_np_{100 * lev:g}_wilson"] = f"[{lo:.3f}, {hi:.3f}]"
+                row[f"covers_np_{100 * lev:g}_wilson"] = wilson(k, hits.shape[0])
             row[f"data_in_{100 * levels[-1]:g}"] = float(np.nanmean(s["share"][e, m, :, -1]))
             row["unconverged"] = int(flagged(s, e, m, health).sum())
-            rows.append(row)
-        mean, se = mae(s, e, "oi")
-        rows.append(
-            {
-                "epsilon": fmt_eps(eps),
-                "method": "OI",
-                "tracts": s["tracts"].size,
-                "mae": mean,
-                "mae_se": se,
-            }
-        )
     cols = (
         ["epsilon", "method", "tracts", "mae", "mae_se"]
         + [c for v in levels for c in (f"covers_np_{100 * v:g}", f"covers_np_{100 * v:g}_wilson")]
@@ -251,13 +252,7 @@ def _tables(s: dict, output, health: dict) -> None:
 def _state_table(s: dict, output, tracts: dict, drop) -> None:
     """The synthetic state's counts beside the thesis's, each only where our state is at the
     setting the thesis's count refers to."""
-    ours = {
-        "tracts": int(s["state_tracts"]),
-        "dropped": int(s["state_dropped"]),
-        "kept": int(s["tracts"].size),
-        "min_size": int(s["state_min_size"]),
-        "max_size": int(s["state_max_size"]),
-    }
+    ours = state_counts(s)
     at = THESIS.at(state_values(tracts, drop))
     differ = {k: [x.describe() for x in at(g) if not x.same] for k, g in STATE_ROWS.items()}
     rows = [
@@ -298,7 +293,8 @@ def _runtime(output, epsilons, methods, cpu, its, tracts: int) -> None:
         rows,
         ["epsilon", "method", "cpu_seconds", "seconds_per_tract", "iterations_per_second"],
         title="Case study: CPU time of the private methods (sampler calls only)",
-        notes="The author's Gibbs-SS-Update ran at about 136 iterations per CPU second (FACTS.md).",
+        notes=f"The author's Gibbs-SS-Update ran at about {AUTHOR_UPDATE_ITERATIONS_PER_SECOND:g} "
+        "iterations per CPU second (FACTS.md).",
     )
 
 
@@ -336,14 +332,14 @@ def converged_summary(input, output, *, headline_epsilon: float, health: dict, c
     first = tract_subset(s, [pos[int(t)] for t in subset])
     comp = {k: np.array(v, copy=True) for k, v in first.items()}
     where = {int(t): j for j, t in enumerate(subset)}
-    eps_index = {float(e): i for i, e in enumerate(s["eps"])}
+    index_of = {float(e): i for i, e in enumerate(s["eps"])}
     done = np.zeros((s["eps"].size, subset.size), dtype=bool)
     for b in batches:
-        e = eps_index[float(b["eps"])]
+        e = index_of[float(b["eps"])]
         if [str(m) for m in b["methods"]] != [str(m) for m in s["methods"]]:
             raise ValueError("the companion's methods differ from the summary's")
         cols = np.array([where[int(t)] for t in b["tracts"]], dtype=np.int64)
-        for k in ("point", "lo", "hi", "share", "rhat", "ess"):
+        for k in PER_CHAIN:
             comp[k][e][:, cols] = b[k]
         comp["oi"][e][cols] = oi_estimate(b["oi"])
         if "oi_release" in comp:
@@ -357,10 +353,6 @@ def converged_summary(input, output, *, headline_epsilon: float, health: dict, c
         )
     save_npz(output.summary, **comp)
     h = converged["health"]
-
-    def passing(d: dict, e: int, m: int, limits: dict) -> float:
-        return passing_share(d["rhat"][e, m].max(axis=1), d["ess"][e, m].min(axis=1), limits)
-
     rows = []
     for e in grid:
         for m, name in enumerate(str(v) for v in s["methods"]):

@@ -28,7 +28,7 @@ import yaml
 from ...estimators import estimator
 from .grid import ch3_cell_name, ch3_cells
 from .problems import build_instance, population, release
-from .run import cgm_fit, cgm_inference, fit_metrics, lambda_grid, tune_lambda
+from .run import Tuned, cgm_fit, cgm_inference, fit_metrics, lambda_grid
 
 __all__ = ["cgm_checks", "main"]
 
@@ -49,7 +49,6 @@ def cgm_checks(
     spec = dict(cell["spec"])
     inst = build_instance(seed, cell["model"], spec, int(ch3["nodes"]), int(cell["states"]))
     n, eps = int(cell["n"]), float(cell["epsilon"])
-    grid = [float(v) for v in cell["lambdas"]["naive_mle"]]
     cgm, inference = cell["cgm"], cgm_inference(spec, cell["cgm"])
     P, R = int(ch3["populations"]), int(cell.get("releases") or ch3["releases"])
     out = {
@@ -64,35 +63,29 @@ def cgm_checks(
         )
     }
     out.update({f"cgm_lambda_{lam:g}": [] for lam in lambdas})
-    lam_naive = lam_cgm = None
 
     def oracle(th):  # the study's tuning score: -KL on the cell's first trial
         return -fit_metrics(inst, th)[0]
+
+    naive_tuning = Tuned(lambda_grid(cell["lambdas"]["naive_mle"]), oracle)
+    cgm_tuning = Tuned(lambda_grid(cell["lambdas"]["cgm"]), oracle)
 
     for p in range(P):
         pop = population(seed, inst, n, p, int(ch3["records_max_n"]))
         for r in range(R):
             t = p * R + r
             y, mech = release(seed, inst.name, n, eps, t, pop.tables, inst.model.n_cliques / 1.0)
-            if lam_naive is None:
-                lam_naive, naive, _ = tune_lambda(
-                    lambda v: estimator("naive_mle")(inst.model, y, float(n), v, project=True),
-                    grid,
-                    oracle,
-                )
-            else:
-                naive = estimator("naive_mle")(inst.model, y, float(n), lam_naive, project=True)
+            naive = naive_tuning.fit(
+                lambda v: estimator("naive_mle")(inst.model, y, float(n), v, project=True)
+            )
 
             def cgm_at(v, y=y, scale=mech.scale, start=naive.theta):
                 return cgm_fit(inst.model, y, n, scale, v, start, cgm, inference)
 
-            if lam_cgm is None:
-                lam_cgm, first, _ = tune_lambda(cgm_at, lambda_grid(cell["lambdas"]["cgm"]), oracle)
-            base_lam = lam_cgm
             fits = {
-                "cgm": first if t == 0 else cgm_at(base_lam),
+                "cgm": cgm_tuning.fit(cgm_at),
                 "cgm_from_truth": cgm_fit(
-                    inst.model, y, n, mech.scale, base_lam, inst.theta, cgm, inference
+                    inst.model, y, n, mech.scale, cgm_tuning.lam, inst.theta, cgm, inference
                 ),
             }
             out["naive_mle"].append(fit_metrics(inst, naive.theta)[0])
@@ -104,13 +97,13 @@ def cgm_checks(
             for lam in lambdas:
                 fit = (
                     fits["cgm"]
-                    if lam == base_lam
+                    if lam == cgm_tuning.lam
                     else cgm_fit(inst.model, y, n, mech.scale, lam, naive.theta, cgm, inference)
                 )
                 out[f"cgm_lambda_{lam:g}"].append(fit_metrics(inst, fit.theta)[0])
     return {k: np.asarray(v, dtype=float) for k, v in out.items()} | {
-        "naive_mle_lambda": lam_naive,
-        "cgm_lambda": lam_cgm,
+        "naive_mle_lambda": naive_tuning.lam,
+        "cgm_lambda": cgm_tuning.lam,
         "cell": name,
     }
 

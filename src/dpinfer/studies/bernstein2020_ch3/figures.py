@@ -11,7 +11,7 @@ import numpy as np
 from ...grid import fmt_eps
 from ...io import load_npz
 from .grid import ch3_cell_name
-from .summarise import summary_key
+from .summarise import cell_array, mean_se, summary_key
 
 __all__ = ["fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5", "fig3_6"]
 
@@ -20,11 +20,8 @@ MODEL_TITLES = {"chain1": "first-order chain", "chain3": "third-order chain", "e
 
 def _stat(d, figure, cell, name):
     """(mean, 2 SE) over the finite trials of one array, or (nan, nan) when none."""
-    key = summary_key(figure, cell, name)
-    x = d[key][np.isfinite(d[key])] if key in d else np.array([])
-    if x.size == 0:
-        return np.nan, np.nan
-    return float(x.mean()), float(2 * x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else 0.0
+    mean, se, _ = mean_se(cell_array(d, figure, cell, name))
+    return mean, 2 * se
 
 
 def _line(ax, d, figure, cells, xs, name, style):

@@ -43,28 +43,29 @@ def ch3_cell_name(
 
 def _ch3_cell(
     ch3: dict,
+    fig: dict,
     name: str,
-    model: str,
-    states: int,
     n: int,
     epsilon,
     methods: list,
     *,
+    model=None,
     lambdas=None,
     keep_marginals=False,
-    releases=None,
 ) -> dict:
-    """The settings one cell job reads: its model block, lambdas of its methods, and the CGM /
-    PSGD blocks only if it runs those methods (so editing PSGD's grid reruns only PSGD cells)."""
+    """The settings one cell job of the figure block ``fig`` reads: its model block, lambdas of
+    its methods, and the CGM / PSGD blocks only if it runs those methods (so editing PSGD's grid
+    reruns only PSGD cells)."""
+    model = model or fig["model"]
     lams = dict(ch3["lambdas"], **(lambdas or {}))
     used = [m for m in methods if m in lams] + (["naive_mle"] if "cgm" in methods else [])
     return {
         "name": name,
         "model": model,
         "spec": ch3["models"][model],
-        "states": states,
+        "states": fig["states"],
         "n": n,
-        "releases": releases or ch3["releases"],
+        "releases": fig.get("releases") or ch3["releases"],
         "epsilon": epsilon,
         "methods": methods,
         "lambdas": {m: lams[m] for m in used},
@@ -83,70 +84,32 @@ def ch3_cells(ch3: dict) -> dict:
     """
     cells = {f: {} for f in ("fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5")}
     f1, f2, f3, f4, f5 = (ch3[f] for f in cells)
+
+    def add(figure, n, epsilon, methods, *, model=None, lam=None, **kw):
+        stem = ch3_cell_name(figure, model=model, n=n, epsilon=epsilon, lam=lam)
+        name = figure if figure == "fig3_5" else f"{figure}_{stem}"
+        cells[figure][stem] = _ch3_cell(
+            ch3, ch3[figure], name, n, epsilon, methods, model=model, **kw
+        )
+
     for n in f1["n_grid"]:
         for e in f1["epsilons"]:
-            stem = ch3_cell_name("fig3_1", n=n, epsilon=e)
-            cells["fig3_1"][stem] = _ch3_cell(
-                ch3, f"fig3_1_{stem}", f1["model"], f1["states"], n, e, ["naive_mle"]
-            )
+            add("fig3_1", n, e, ["naive_mle"])
     for n in f2["n_grid"]:
-        stem = ch3_cell_name("fig3_2", n=n)
-        cells["fig3_2"][stem] = _ch3_cell(
-            ch3,
-            f"fig3_2_{stem}",
-            f2["model"],
-            f2["states"],
-            n,
-            f2["epsilon"],
-            ["naive_mle", "naive_mle_unprojected"],
-            releases=f2.get("releases"),
-        )
+        add("fig3_2", n, f2["epsilon"], ["naive_mle", "naive_mle_unprojected"])
     for lam in f3["lambdas"]:
-        stem = ch3_cell_name("fig3_3", lam=lam)
-        cells["fig3_3"][stem] = _ch3_cell(
-            ch3,
-            f"fig3_3_{stem}",
-            f3["model"],
-            f3["states"],
+        add(
+            "fig3_3",
             f3["n"],
             f3["epsilon"],
             ["naive_mle", "non_private"],
+            lam=lam,
             lambdas={"naive_mle": lam, "non_private": lam},
         )
     for model in f4["models"]:
         for n in f4["n_grid"]:
-            stem = ch3_cell_name("fig3_4", model=model, n=n)
-            cells["fig3_4"][stem] = _ch3_cell(
-                ch3,
-                f"fig3_4_{stem}",
-                model,
-                f4["states"],
-                n,
-                None,
-                ["non_private", "random"],
-                releases=f4.get("releases"),
-            )
-            for e in f4["epsilons"]:
-                stem = ch3_cell_name("fig3_4", model=model, n=n, epsilon=e)
-                cells["fig3_4"][stem] = _ch3_cell(
-                    ch3,
-                    f"fig3_4_{stem}",
-                    model,
-                    f4["states"],
-                    n,
-                    e,
-                    ["naive_mle", "cgm", "psgd"],
-                    releases=f4.get("releases"),
-                )
-    cells["fig3_5"][ch3_cell_name("fig3_5")] = _ch3_cell(
-        ch3,
-        "fig3_5",
-        f5["model"],
-        f5["states"],
-        f5["n"],
-        f5["epsilon"],
-        ["naive_mle", "cgm", "non_private"],
-        keep_marginals=True,
-        releases=f5.get("releases"),
-    )
+            for e in [None, *f4["epsilons"]]:  # the release-free reference cell first
+                methods = ["non_private", "random"] if e is None else ["naive_mle", "cgm", "psgd"]
+                add("fig3_4", n, e, methods, model=model)
+    add("fig3_5", f5["n"], f5["epsilon"], ["naive_mle", "cgm", "non_private"], keep_marginals=True)
     return cells

@@ -29,7 +29,7 @@ from ..scorecard import Claim, Setting, write_claims
 from .grid import ch3_cell_name
 from .slopes import fig3_1_claims
 from .summarise import cell_array as _arr
-from .summarise import summary_key
+from .summarise import mean_se, summary_key
 
 __all__ = [
     "RUNTIME_RATIOS",
@@ -62,9 +62,10 @@ def _cells(d, figure) -> list[str]:
     return sorted({k.split("__")[1] for k in d if k.startswith(f"{figure}__")})
 
 
-def _paired(d, figure, cell, a, b, metric="kl"):
-    """Mean and SE of a - b over the trials where both ran."""
-    x, y = _arr(d, figure, cell, f"{a}_{metric}"), _arr(d, figure, cell, f"{b}_{metric}")
+def _paired(d, figure, cell, a, b, metric="kl", cell_b=None):
+    """Mean and SE of a - b over the trials where both ran, and their number (``b`` read from
+    ``cell_b`` when given)."""
+    x, y = _arr(d, figure, cell, f"{a}_{metric}"), _arr(d, figure, cell_b or cell, f"{b}_{metric}")
     ok = np.isfinite(x) & np.isfinite(y)
     diff = x[ok] - y[ok]
     if diff.size < 2:
@@ -73,9 +74,7 @@ def _paired(d, figure, cell, a, b, metric="kl"):
 
 
 def _mean(d, figure, cell, name):
-    x = _arr(d, figure, cell, name)
-    x = x[np.isfinite(x)]
-    return float(x.mean()) if x.size else float("nan")
+    return mean_se(_arr(d, figure, cell, name))[0]
 
 
 def replace_one_l1(nodes: int) -> tuple[int, int, int]:
@@ -207,15 +206,11 @@ def _fig3_3(d, s, at) -> list[Claim]:
     true = np.array([_mean(d, "fig3_3", c, "non_private_kl") for c in cells])
     best = int(np.nanargmin(noisy))
 
-    def above_min(i):  # KL at lambda_i minus the minimum, paired over the same trials: (mean, SE)
-        a = _arr(d, "fig3_3", cells[i], "naive_mle_kl")
-        b = _arr(d, "fig3_3", cells[best], "naive_mle_kl")
-        diff = (a - b)[np.isfinite(a - b)]
-        return float(diff.mean()), float(
-            diff.std(ddof=1) / math.sqrt(diff.size)
-        ) if diff.size > 1 else np.inf
-
-    lo, hi = above_min(0), above_min(len(lams) - 1)
+    # KL at the smallest and the largest lambda minus the minimum, paired over the same trials
+    lo, hi = (
+        _paired(d, "fig3_3", cells[i], "naive_mle", "naive_mle", cell_b=cells[best])
+        for i in (0, len(lams) - 1)
+    )
     out = [
         Claim(
             "fig3_3",
@@ -337,25 +332,15 @@ def _converged_claim(d, figure, cells, where, cgm) -> Claim:
 
 
 def _fig3_4(d, s, at, s_cgm) -> list[Claim]:
-    ns = [int(n) for n in s["n_grid"]]
     out = []
     for model in s["models"]:
-        cells = [(n, e) for e in s["epsilons"] for n in ns]
-        res = [
-            _paired(
-                d,
-                "fig3_4",
-                ch3_cell_name("fig3_4", model=model, n=n, epsilon=e),
-                "naive_mle",
-                "cgm",
-            )
-            for n, e in cells
-        ]
+        cells = [(int(n), e) for e in s["epsilons"] for n in s["n_grid"]]
+        names = [ch3_cell_name("fig3_4", model=model, n=n, epsilon=e) for n, e in cells]
+        res = [_paired(d, "fig3_4", c, "naive_mle", "cgm") for c in names]
         lower = sum(1 for m, _, _ in res if m > 0)
         sig = sum(1 for m, se, _ in res if m > 2 * se)
         worse = [i for i, (m, se, _) in enumerate(res) if m < -2 * se]
         worst = int(np.argmin([m for m, _, _ in res]))
-        names = [ch3_cell_name("fig3_4", model=model, n=n, epsilon=e) for n, e in cells]
         out.append(
             Claim(
                 "fig3_4",
@@ -385,16 +370,9 @@ def _fig3_4(d, s, at, s_cgm) -> list[Claim]:
         )
         out.append(_converged_claim(d, "fig3_4", names, f"the {model} cells", s_cgm))
         missing = [
-            c
-            for c in cells
-            if not np.isfinite(
-                _mean(
-                    d,
-                    "fig3_4",
-                    ch3_cell_name("fig3_4", model=model, n=c[0], epsilon=c[1]),
-                    "psgd_kl",
-                )
-            )
+            cell
+            for cell, c in zip(cells, names)
+            if not np.isfinite(_mean(d, "fig3_4", c, "psgd_kl"))
         ]
         out.append(
             Claim(
@@ -414,29 +392,38 @@ def _fig3_4(d, s, at, s_cgm) -> list[Claim]:
 
 
 def _runtime(d, s) -> list[Claim]:
-    out = []
-    for method, ratios in RUNTIME_RATIOS.items():
-        for model, paper in ratios.items():
-            if model not in s["models"]:
-                continue
-            secs = {m: [] for m in ("naive_mle", method)}
-            for n in s["n_grid"]:
-                for e in s["epsilons"]:
-                    c = ch3_cell_name("fig3_4", model=model, n=n, epsilon=e)
-                    for m in secs:
-                        x = _arr(d, "fig3_4", c, f"{m}_seconds")
-                        secs[m].extend(x[np.isfinite(x)].tolist())
-            out.append(
-                _runtime_claim("fig3_4", method, model, secs[method], secs["naive_mle"], paper)
-            )
-    return out
+    return [
+        _runtime_claim(
+            d,
+            "fig3_4",
+            [
+                ch3_cell_name("fig3_4", model=model, n=n, epsilon=e)
+                for n in s["n_grid"]
+                for e in s["epsilons"]
+            ],
+            method,
+            model,
+            paper,
+        )
+        for method, ratios in RUNTIME_RATIOS.items()
+        for model, paper in ratios.items()
+        if model in s["models"]
+    ]
 
 
-def _runtime_claim(target, method, where, secs, naive_secs, paper) -> Claim:
-    """The thesis's CPU-time ratio of ``method`` to naive MLE against ours (within a factor 2)."""
+def _seconds(d, figure, cells, method) -> np.ndarray:
+    """The CPU seconds of every fit of ``method`` in ``cells``."""
+    x = np.concatenate([_arr(d, figure, c, f"{method}_seconds") for c in cells])
+    return x[np.isfinite(x)]
+
+
+def _runtime_claim(d, figure, cells, method, where, paper) -> Claim:
+    """The thesis's CPU-time ratio of ``method`` to naive MLE against ours (within a factor 2),
+    over the fits of ``cells``."""
+    secs, naive_secs = _seconds(d, figure, cells, method), _seconds(d, figure, cells, "naive_mle")
     ratio = float(np.mean(secs) / np.mean(naive_secs)) if len(secs) and len(naive_secs) else np.nan
     return Claim(
-        target,
+        figure,
         f"runtime: {method.upper()} CPU time per fit relative to naive MLE ({where}), within a "
         "factor 2 of the thesis's ratio",
         f"about {paper:g}x",
@@ -449,16 +436,17 @@ def _runtime_claim(target, method, where, secs, naive_secs, paper) -> Claim:
 
 def _fig3_5(d, s, at) -> list[Claim]:
     c = ch3_cell_name("fig3_5")
-    t = d[summary_key("fig3_5", c, "marginals_true")]
-    rmse = {
-        m: float(np.sqrt(np.mean((d[summary_key("fig3_5", c, f"marginals_{m}")] - t) ** 2)))
-        for m in ("naive_mle", "cgm", "non_private")
+    marginals = {
+        m: d[summary_key("fig3_5", c, f"marginals_{m}")]
+        for m in ("true", "naive_mle", "cgm", "non_private")
     }
-    npv = d[summary_key("fig3_5", c, "marginals_non_private")]
-    to_np = {
-        m: float(np.sqrt(np.mean((d[summary_key("fig3_5", c, f"marginals_{m}")] - npv) ** 2)))
-        for m in ("naive_mle", "cgm")
-    }
+    rmse, to_np = (
+        {
+            m: float(np.sqrt(np.mean((marginals[m] - marginals[ref]) ** 2)))
+            for m in ("naive_mle", "cgm")
+        }
+        for ref in ("true", "non_private")
+    )
     return [
         Claim(
             "fig3_5",
@@ -476,26 +464,23 @@ def _fig3_5(d, s, at) -> list[Claim]:
     ]
 
 
-def _fig3_6(d, s, at) -> list[Claim]:
+def _fig3_6(d, s, at, s_cgm) -> list[Claim]:
+    """The mobility-data claims, all computed on the synthetic stand-in."""
     sizes, eps = [int(v) for v in s["train_sizes"]], [float(e) for e in s["epsilons"]]
     cells = [ch3_cell_name("fig3_6", n=z, epsilon=e) for z in sizes for e in eps]
     cgm_nv = [_paired(d, "fig3_6", c, "cgm", "naive_mle", "loglik") for c in cells]
     beat = sum(1 for m, _, _ in cgm_nv if m > 0)
-    psgd_worse = [c for c in cells if np.isfinite(_mean(d, "fig3_6", c, "psgd_loglik"))]
+    psgd_ran = [c for c in cells if np.isfinite(_mean(d, "fig3_6", c, "psgd_loglik"))]
     both = sum(
         1
-        for c in psgd_worse
+        for c in psgd_ran
         if min(_mean(d, "fig3_6", c, "naive_mle_loglik"), _mean(d, "fig3_6", c, "cgm_loglik"))
         > _mean(d, "fig3_6", c, "psgd_loglik")
     )
-    lo = [
-        _mean(d, "fig3_6", ch3_cell_name("fig3_6", n=z, epsilon=min(eps)), "cgm_loglik")
-        for z in sizes
-    ]
-    hi = [
-        _mean(d, "fig3_6", ch3_cell_name("fig3_6", n=z, epsilon=max(eps)), "cgm_loglik")
-        for z in sizes
-    ]
+    lo, hi = (
+        [_mean(d, "fig3_6", ch3_cell_name("fig3_6", n=z, epsilon=e), "cgm_loglik") for z in sizes]
+        for e in (min(eps), max(eps))
+    )
     out = [
         Claim(
             "fig3_6",
@@ -508,22 +493,20 @@ def _fig3_6(d, s, at) -> list[Claim]:
             beat == len(cells),
             _DEV_WIFI,
             at,
-            stand_in=_STAND_IN,
         ),
         Claim(
             "fig3_6",
             "naive MLE and CGM both outperform PSGD (mean holdout log-likelihood) where PSGD runs",
             "both outperform PSGD",
             (
-                f"{format_proportion(both, len(psgd_worse))} cells"
-                if psgd_worse
+                f"{format_proportion(both, len(psgd_ran))} cells"
+                if psgd_ran
                 else "PSGD ran in no cell"
             ),
             "",
-            both == len(psgd_worse) if psgd_worse else None,
+            both == len(psgd_ran) if psgd_ran else None,
             _DEV_WIFI,
             at,
-            stand_in=_STAND_IN,
         ),
         Claim(
             "fig3_6",
@@ -535,24 +518,14 @@ def _fig3_6(d, s, at) -> list[Claim]:
             bool(all(b > a for a, b in zip(lo, hi)) and hi[-1] >= hi[0]),
             _DEV_WIFI,
             at,
-            stand_in=_STAND_IN,
         ),
     ]
-    for method, paper in WIFI_RUNTIME_RATIOS.items():
-        secs = {
-            m: np.concatenate([_arr(d, "fig3_6", c, f"{m}_seconds") for c in cells])
-            for m in ("naive_mle", method)
-        }
-        secs = {m: v[np.isfinite(v)] for m, v in secs.items()}
-        out.append(
-            dataclasses.replace(
-                _runtime_claim(
-                    "fig3_6", method, "mobility data", secs[method], secs["naive_mle"], paper
-                ),
-                stand_in=_STAND_IN,
-            )
-        )
-    return out
+    out += [
+        _runtime_claim(d, "fig3_6", cells, method, "mobility data", paper)
+        for method, paper in WIFI_RUNTIME_RATIOS.items()
+    ]
+    out.append(_converged_claim(d, "fig3_6", cells, "the mobility cells", s_cgm))
+    return [dataclasses.replace(c, stand_in=_STAND_IN) for c in out]
 
 
 def claims(input, output, *, settings):
@@ -576,18 +549,7 @@ def claims(input, output, *, settings):
             out.append(_tuning_claim(d, fig, cells, at[fig], method="cgm"))
     out += _fig3_5(d, s["fig3_5"], at["fig3_5"])
     out.append(_converged_claim(d, "fig3_5", [ch3_cell_name("fig3_5")], "the cell", s["cgm"]))
-    out += _fig3_6(d, s["fig3_6"], at["fig3_6"])
-    wifi = [
-        ch3_cell_name("fig3_6", n=int(z), epsilon=float(e))
-        for z in s["fig3_6"]["train_sizes"]
-        for e in s["fig3_6"]["epsilons"]
-    ]
-    out.append(
-        dataclasses.replace(
-            _converged_claim(d, "fig3_6", wifi, "the mobility cells", s["cgm"]),
-            stand_in=_STAND_IN,
-        )
-    )
+    out += _fig3_6(d, s["fig3_6"], at["fig3_6"], s["cgm"])
     write_claims(
         output.claims, [c if not c.holds else dataclasses.replace(c, deviation="") for c in out]
     )

@@ -28,7 +28,7 @@ import numpy as np
 
 from ...estimators import estimator  # each method's fit, as the method table names it
 from ...io import save_npz
-from ...models.mrf_inference import exact_marginals, kl_divergence, loopy_bp
+from ...models.mrf_inference import exact_marginals, kl_divergence, loopy_bp, treewidth
 from ...seeding import rng_for
 from .problems import STUDY, build_instance, population, release
 
@@ -40,6 +40,8 @@ __all__ = [
     "cgm_fit",
     "lambda_grid",
     "tune_lambda",
+    "Tuned",
+    "Record",
     "psgd_fit",
     "tune_psgd",
     "run_cell",
@@ -101,6 +103,37 @@ def tune_lambda(fit_at, lams, score):
     return float(lams[best]), fits[best], scores
 
 
+class Tuned:
+    """One method's lambda tuned on a cell's first trial (:func:`tune_lambda` over ``grid`` by
+    ``score``) and reused on every later trial; keeps the lambda, the tuning scores and the CPU
+    seconds of every fit of the tuning grid, and logs the tuning under ``label`` if given."""
+
+    def __init__(self, grid, score, label=None):
+        self.grid, self.score, self.label = grid, score, label
+        self.lam, self.scores, self.seconds, self.tuned = float("nan"), np.array([]), 0.0, False
+
+    def fit(self, fit_at):
+        """``fit_at(lambda)``: tuned on the first call, at the tuned lambda on every later one."""
+        if self.tuned:
+            return fit_at(self.lam)
+
+        def counted(v):
+            f = fit_at(v)
+            self.seconds += f.seconds
+            return f
+
+        self.lam, best, self.scores = tune_lambda(counted, self.grid, self.score)
+        self.tuned = True
+        if self.label:
+            log.info(
+                "%s tuning: lambda %s, -KL per lambda %s",
+                self.label,
+                self.lam,
+                np.round(self.scores, 4),
+            )
+        return best
+
+
 def psgd_fit(model, records, epsilon, scale, psgd, rng):
     """PSGD at learning rate ``scale`` x 3 sqrt(N epsilon / 1e4) (the rate that grows with the
     signal-to-noise ratio, :func:`dpinfer.estimators.psgd.tuning_grid`); None when not
@@ -120,27 +153,27 @@ def psgd_fit(model, records, epsilon, scale, psgd, rng):
     )
 
 
-class _Record:
-    """Per-method arrays over the trials of a cell (NaN where a method did not run a trial)."""
+class Record:
+    """Per-method arrays over the trials of a cell (NaN where a method did not run a trial):
+    ``metrics(theta)``, a dict by the names ``keys``, and each fit's CPU seconds, iterations,
+    convergence and :func:`final_change` (``n``: the population size of the fits' objective)."""
 
-    def __init__(self, methods, trials, n):
-        self.n = n
+    def __init__(self, methods, trials, n, metrics, keys=("kl", "mse")):
+        self.n, self.metrics = n, metrics
         self.cols = {
             f"{m}_{k}": np.full(trials, np.nan)
             for m in methods
-            for k in ("kl", "mse", "seconds", "iterations", "converged", "final_change")
+            for k in (*keys, "seconds", "iterations", "converged", "final_change")
         }
 
-    def put(self, inst, method, t, fit, extra_seconds=0.0):
-        kl, mse = fit_metrics(inst, fit.theta)
-        for key, val in (
-            ("kl", kl),
-            ("mse", mse),
-            ("seconds", fit.seconds + extra_seconds),
-            ("iterations", fit.iterations),
-            ("converged", float(bool(fit.converged))),
-            ("final_change", final_change(fit, self.n)),
-        ):
+    def put(self, method, t, fit, extra_seconds=0.0, n=None):
+        values = self.metrics(fit.theta) | {
+            "seconds": fit.seconds + extra_seconds,
+            "iterations": fit.iterations,
+            "converged": float(bool(fit.converged)),
+            "final_change": final_change(fit, n or self.n),
+        }
+        for key, val in values.items():
             self.cols[f"{method}_{key}"][t] = val
 
 
@@ -181,11 +214,18 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
     eps = None if cell.get("epsilon") is None else float(cell["epsilon"])
     methods = list(cell["methods"])
     lams = dict(cell["lambdas"])
-    naive_grid = lambda_grid(lams.get("naive_mle", 1.0))
-    cgm_grid = lambda_grid(lams.get("cgm", 1.0))
     P, R = int(populations), int(cell.get("releases") or releases)
     trials = P * R
-    rec = _Record(methods, trials, n)
+
+    def oracle(theta):  # the tuning score of every method: -KL on the cell's first trial
+        return -fit_metrics(inst, theta)[0]
+
+    rec = Record(
+        methods, trials, n, lambda theta: dict(zip(("kl", "mse"), fit_metrics(inst, theta)))
+    )
+    naive_tuning = Tuned(lambda_grid(lams.get("naive_mle", 1.0)), oracle, "naive MLE")
+    raw_tuning = Tuned(naive_tuning.grid, oracle)
+    cgm_tuning = Tuned(lambda_grid(lams.get("cgm", 1.0)), oracle, "CGM")
     noisy_mse = np.full(trials, np.nan)
     experiment = f"ch3_{cell['name']}"
     keep = {}
@@ -199,21 +239,6 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
         trials,
     )
     psgd_setting, psgd_scores = None, np.array([])
-    naive_lam = raw_lam = cgm_lam = float("nan")
-    naive_scores = cgm_scores = np.array([])
-
-    tuning_seconds = {"naive_mle": 0.0, "cgm": 0.0}  # CPU of every fit of a tuning grid
-
-    def oracle(theta):  # the tuning score of every method: -KL on the cell's first trial
-        return -fit_metrics(inst, theta)[0]
-
-    def counted(method, fit_at):
-        def fit(v):
-            f = fit_at(v)
-            tuning_seconds[method] += f.seconds
-            return f
-
-        return fit
 
     for p in range(P):
         pop = population(seed, inst, n, p, int(records_max_n))
@@ -240,55 +265,26 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                 noisy_mse[t] = float(np.mean((y / n - inst.edge_marginals) ** 2))
             naive = None
             if "naive_mle" in methods or "cgm" in methods:
-                if t == 0:
-                    naive_lam, naive, naive_scores = tune_lambda(
-                        counted(
-                            "naive_mle",
-                            lambda v: estimator("naive_mle")(
-                                inst.model, y, float(n), v, project=True
-                            ),
-                        ),
-                        naive_grid,
-                        oracle,
-                    )
-                    log.info(
-                        "naive MLE tuning: lambda %s, -KL per lambda %s",
-                        naive_lam,
-                        np.round(naive_scores, 4),
-                    )
-                else:
-                    naive = estimator("naive_mle")(inst.model, y, float(n), naive_lam, project=True)
+                naive = naive_tuning.fit(
+                    lambda v: estimator("naive_mle")(inst.model, y, float(n), v, project=True)
+                )
                 if "naive_mle" in methods:
-                    rec.put(inst, "naive_mle", t, naive)
+                    rec.put("naive_mle", t, naive)
             if "naive_mle_unprojected" in methods:
-                if t == 0:
-                    raw_lam, raw, _ = tune_lambda(
-                        lambda v: estimator("naive_mle_unprojected")(
-                            inst.model, y, float(n), v, project=False
-                        ),
-                        naive_grid,
-                        oracle,
+                raw = raw_tuning.fit(
+                    lambda v: estimator("naive_mle_unprojected")(
+                        inst.model, y, float(n), v, project=False
                     )
-                else:
-                    raw = estimator("naive_mle_unprojected")(
-                        inst.model, y, float(n), raw_lam, project=False
-                    )
-                rec.put(inst, "naive_mle_unprojected", t, raw)
+                )
+                rec.put("naive_mle_unprojected", t, raw)
             if "cgm" in methods:
 
                 def cgm_at(v, y=y, scale=mech.scale, start=naive.theta):
                     return cgm_fit(inst.model, y, n, scale, v, start, cgm, cgm_inference(spec, cgm))
 
-                if t == 0:  # tuned as naive MLE is: same rule, same oracle, its own grid
-                    cgm_lam, fit, cgm_scores = tune_lambda(counted("cgm", cgm_at), cgm_grid, oracle)
-                    log.info(
-                        "CGM tuning: lambda %s, -KL per lambda %s",
-                        cgm_lam,
-                        np.round(cgm_scores, 4),
-                    )
-                else:
-                    fit = cgm_at(cgm_lam)
-                rec.put(inst, "cgm", t, fit, extra_seconds=naive.seconds)
+                # tuned as naive MLE is: same rule, same oracle, its own grid
+                fit = cgm_tuning.fit(cgm_at)
+                rec.put("cgm", t, fit, extra_seconds=naive.seconds)
                 if t == 0 and cell.get("keep_marginals"):
                     keep["cgm"] = exact_marginals(inst.model, fit.theta).edge
             if t == 0 and cell.get("keep_marginals") and naive is not None:
@@ -307,20 +303,15 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                     psgd,
                     rng_for(seed, STUDY, experiment, p, "psgd"),
                 )
-                rec.put(inst, "psgd", t, fit)
+                rec.put("psgd", t, fit)
             if "random" in methods:
                 rng = rng_for(seed, STUDY, experiment, t, "random")
-                rec.put(
-                    inst,
-                    "random",
-                    t,
-                    estimator("random")(inst.model, float(n), lams["random"], rng),
-                )
+                rec.put("random", t, estimator("random")(inst.model, float(n), lams["random"], rng))
             if "non_private" in methods and r == 0:  # one fit per population: it sees no release
                 fit = estimator("non_private")(
                     inst.model, pop.tables, float(n), lams["non_private"]
                 )
-                rec.put(inst, "non_private", t, fit)
+                rec.put("non_private", t, fit)
                 if t == 0 and cell.get("keep_marginals"):
                     keep["non_private"] = exact_marginals(inst.model, fit.theta).edge
     # the uniform model (theta = 0: every penalised fit's limit) and Eq. 3.4's sampling term x N,
@@ -336,27 +327,21 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
         epsilon=np.float64(np.nan if eps is None else eps),
         noisy_mse=noisy_mse,
         cliques=np.int64(inst.model.n_cliques),
-        treewidth=np.int64(_treewidth(inst)),
+        treewidth=np.int64(treewidth(inst.model)),
         psgd_scale=np.float64(np.nan if psgd_setting is None else psgd_setting),
-        naive_mle_lambda=np.float64(naive_lam),
-        naive_mle_unprojected_lambda=np.float64(raw_lam),
+        naive_mle_lambda=np.float64(naive_tuning.lam),
+        naive_mle_unprojected_lambda=np.float64(raw_tuning.lam),
         psgd_tuning_score=np.asarray(psgd_scores, dtype=float),
-        naive_mle_lambda_grid=np.asarray(naive_grid, dtype=float),
-        naive_mle_tuning_score=np.asarray(naive_scores, dtype=float),
-        cgm_lambda=np.float64(cgm_lam),
-        cgm_lambda_grid=np.asarray(cgm_grid if "cgm" in methods else [], dtype=float),
-        cgm_tuning_score=np.asarray(cgm_scores, dtype=float),
-        naive_mle_tuning_seconds=np.float64(tuning_seconds["naive_mle"]),
-        cgm_tuning_seconds=np.float64(tuning_seconds["cgm"]),
+        naive_mle_lambda_grid=np.asarray(naive_tuning.grid, dtype=float),
+        naive_mle_tuning_score=np.asarray(naive_tuning.scores, dtype=float),
+        cgm_lambda=np.float64(cgm_tuning.lam),
+        cgm_lambda_grid=np.asarray(cgm_tuning.grid if "cgm" in methods else [], dtype=float),
+        cgm_tuning_score=np.asarray(cgm_tuning.scores, dtype=float),
+        naive_mle_tuning_seconds=np.float64(naive_tuning.seconds),
+        cgm_tuning_seconds=np.float64(cgm_tuning.seconds),
         uniform_kl=np.float64(uniform[0]),
         uniform_mse=np.float64(uniform[1]),
         sampling_variance=np.float64(np.mean(mu * (1.0 - mu))),
         **rec.cols,
         **extra,
     )
-
-
-def _treewidth(inst) -> int:
-    from ...models.mrf_inference import treewidth
-
-    return int(treewidth(inst.model))

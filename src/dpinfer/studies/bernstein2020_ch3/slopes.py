@@ -16,7 +16,7 @@ import numpy as np
 from ...grid import fmt_eps
 from ..scorecard import Claim
 from .grid import ch3_cell_name
-from .summarise import cell_array
+from .summarise import cell_array, mean_se
 
 __all__ = [
     "DOMINANCE",
@@ -81,11 +81,8 @@ def prop3_range(
 
 
 def _mean_se(d, figure, cell, name) -> tuple[float, float]:
-    x = cell_array(d, figure, cell, name)
-    x = x[np.isfinite(x)]
-    if x.size < 2:
-        return (float(x.mean()) if x.size else float("nan")), float("nan")
-    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size))
+    mean, se, k = mean_se(cell_array(d, figure, cell, name))
+    return mean, se if k > 1 else float("nan")
 
 
 def fig3_1_claims(d, s, at) -> list[Claim]:
@@ -126,11 +123,11 @@ def fig3_1_claims(d, s, at) -> list[Claim]:
         inside = [i for i, n in enumerate(ns) if lo <= n <= hi]
         pts = [ns[i] for i in inside]
         ok = [i for i in inside if np.isfinite(mse[i]) and mse[i] > 0]
-        k = slope([ns[i] for i in ok], [mse[i] for i in ok]) if len(ok) >= 2 else float("nan")
-        k_se = (
-            slope_se([ns[i] for i in ok], [mse[i] for i in ok], [stats[i][1] for i in ok])
+        xs, ys = [ns[i] for i in ok], [mse[i] for i in ok]
+        k, k_se = (
+            (slope(xs, ys), slope_se(xs, ys, [stats[i][1] for i in ok]))
             if len(ok) >= 2
-            else float("nan")
+            else (float("nan"), float("nan"))
         )
         full = slope(ns, mse) if all(np.isfinite(mse)) and min(mse) > 0 and len(ns) > 1 else np.nan
         a = 2 * cliques**2 / eps**2

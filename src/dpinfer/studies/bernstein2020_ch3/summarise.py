@@ -19,7 +19,7 @@ import numpy as np
 from ...io import load_npz, save_npz, write_table
 from ...proportions import format_interval
 
-__all__ = ["summary_key", "cell_array", "cell_methods", "summarise"]
+__all__ = ["summary_key", "cell_array", "mean_se", "summarise"]
 
 
 def summary_key(figure: str, cell: str, name: str) -> str:
@@ -32,11 +32,8 @@ def cell_array(d: dict, figure: str, cell: str, name: str) -> np.ndarray:
     return d[key] if key in d else np.array([np.nan])
 
 
-def cell_methods(d: dict, figure: str, cell: str) -> list[str]:
-    return [str(m) for m in d[summary_key(figure, cell, "methods")]]
-
-
-def _mean_se(x: np.ndarray) -> tuple[float, float, int]:
+def mean_se(x: np.ndarray) -> tuple[float, float, int]:
+    """(mean, standard error, number) of the finite entries of ``x`` (SE 0 for one entry)."""
     x = x[np.isfinite(x)]
     if x.size == 0:
         return float("nan"), float("nan"), 0
@@ -54,7 +51,7 @@ def summarise(input, output):
             arrays[summary_key(figure, cell, name)] = value
         metric = "loglik" if figure == "fig3_6" else "kl"
         for m in (str(v) for v in d["methods"]):
-            mean, se, k = _mean_se(d[f"{m}_{metric}"])
+            mean, se, k = mean_se(d[f"{m}_{metric}"])
             if k == 0:  # e.g. PSGD where (epsilon, 1/N) is not attainable
                 continue
             conv = d[f"{m}_converged"]
@@ -68,7 +65,7 @@ def summarise(input, output):
                     "trials": k,
                     "mean": mean,
                     "se": se,
-                    "mse_marginals": _mean_se(mse)[0] if np.isfinite(mse).any() else "",
+                    "mse_marginals": mean_se(mse)[0] if np.isfinite(mse).any() else "",
                     "converged": float(np.mean(conv)),
                     "converged_interval": format_interval(int(np.sum(conv == 1)), conv.size),
                 }
@@ -93,17 +90,7 @@ def summarise(input, output):
         output.csv,
         output.md,
         rows,
-        [
-            "figure",
-            "cell",
-            "method",
-            "trials",
-            "mean",
-            "se",
-            "mse_marginals",
-            "converged",
-            "converged_interval",
-        ],
+        list(rows[0]),  # the columns in the order of the rows' keys
         title="bernstein2020 chapter 3: fitted models",
         notes=notes,
         digits=5,

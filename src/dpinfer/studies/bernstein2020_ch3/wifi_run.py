@@ -23,12 +23,11 @@ from ...models.pairwise_mrf import tables_from_records
 from ...seeding import rng_for
 from . import wifi
 from .problems import STUDY, release
-from .run import cgm_fit, final_change, lambda_grid, psgd_fit, tune_lambda, tune_psgd
+from .run import Record, Tuned, cgm_fit, lambda_grid, psgd_fit, tune_psgd
 
 __all__ = ["generator", "wifi_data", "wifi_cell"]
 
 log = logging.getLogger("dpinfer.bernstein2020_ch3")
-_KEYS = ("kl", "mse", "loglik", "seconds", "iterations", "converged", "final_change")
 
 
 def generator(locations: int) -> wifi.WifiGenerator:
@@ -78,24 +77,14 @@ def wifi_cell(input, output, *, seed, cell, fit):
 
     R = 1 if eps is None else int(fit["releases"])
     methods = ["non_private"] if eps is None else ["naive_mle", "cgm", "psgd"]
-    cols = {f"{m}_{k}": np.full(R, np.nan) for m in methods for k in _KEYS}
-
-    def put(m, r, f, extra=0.0, n=size):  # n: the population size the fit's objective used
-        for k, v in (
-            ("loglik", score(f.theta)),
-            ("seconds", f.seconds + extra),
-            ("iterations", f.iterations),
-            ("converged", float(bool(f.converged))),
-            ("final_change", final_change(f, n)),
-        ):
-            cols[f"{m}_{k}"][r] = v
-
+    # the kl and mse columns stay NaN: the score here is the holdout log-likelihood
+    rec = Record(methods, R, size, lambda theta: {"loglik": score(theta)}, ("kl", "mse", "loglik"))
+    naive_tuning = Tuned(lambda_grid(lams["naive_mle"]), score)
+    cgm_tuning = Tuned(lambda_grid(lams["cgm"]), score)  # the same rule and score as naive MLE's
     experiment = f"ch3_wifi_size{size}"
     setting, grid_scores = None, np.array([])
-    naive_lam = cgm_lam = float("nan")
-    naive_scores = cgm_scores = np.array([])
     if eps is None:
-        put(
+        rec.put(
             "non_private",
             0,
             estimator("non_private")(model, tables, float(w.sum()), float(lams["non_private"])),
@@ -114,26 +103,18 @@ def wifi_cell(input, output, *, seed, cell, fit):
         for r in range(R):
             y, mech = release(int(seed), f"wifi_size{size}", size, eps, r, tables, model.n_cliques)
             n_hat = wifi.population_size(y)
-            if r == 0:
-                naive_lam, naive, naive_scores = tune_lambda(
-                    lambda v: estimator("naive_mle")(model, y, n_hat, v, project=True),
-                    lambda_grid(lams["naive_mle"]),
-                    score,
-                )
-            else:
-                naive = estimator("naive_mle")(model, y, n_hat, naive_lam, project=True)
-            put("naive_mle", r, naive)
+            naive = naive_tuning.fit(
+                lambda v: estimator("naive_mle")(model, y, n_hat, v, project=True)
+            )
+            rec.put("naive_mle", r, naive)
 
             def cgm_at(v, y=y, n_hat=n_hat, scale=mech.scale, start=naive.theta):
                 return cgm_fit(model, y, n_hat, scale, v, start, fit["cgm"])
 
-            if r == 0:  # the same rule and score as naive MLE's
-                cgm_lam, em, cgm_scores = tune_lambda(cgm_at, lambda_grid(lams["cgm"]), score)
-            else:
-                em = cgm_at(cgm_lam)
-            put("cgm", r, em, extra=naive.seconds, n=n_hat)
+            em = cgm_tuning.fit(cgm_at)
+            rec.put("cgm", r, em, extra_seconds=naive.seconds, n=n_hat)
             if setting is not None and r < int(psgd["trials"]):
-                put(
+                rec.put(
                     "psgd",
                     r,
                     psgd_fit(
@@ -150,9 +131,9 @@ def wifi_cell(input, output, *, seed, cell, fit):
         size,
         eps,
         {
-            m: np.nanmean(cols[f"{m}_loglik"])
+            m: np.nanmean(rec.cols[f"{m}_loglik"])
             for m in methods
-            if np.isfinite(cols[f"{m}_loglik"]).any()
+            if np.isfinite(rec.cols[f"{m}_loglik"]).any()
         },
     )
     save_npz(
@@ -162,11 +143,11 @@ def wifi_cell(input, output, *, seed, cell, fit):
         epsilon=np.float64(np.nan if eps is None else eps),
         psgd_scale=np.float64(np.nan if setting is None else setting),
         psgd_tuning_score=grid_scores,
-        naive_mle_lambda=np.float64(naive_lam),
-        naive_mle_lambda_grid=np.asarray(lambda_grid(lams["naive_mle"]), dtype=float),
-        naive_mle_tuning_score=np.asarray(naive_scores, dtype=float),
-        cgm_lambda=np.float64(cgm_lam),
-        cgm_lambda_grid=np.asarray(lambda_grid(lams["cgm"]), dtype=float),
-        cgm_tuning_score=np.asarray(cgm_scores, dtype=float),
-        **cols,
+        naive_mle_lambda=np.float64(naive_tuning.lam),
+        naive_mle_lambda_grid=np.asarray(naive_tuning.grid, dtype=float),
+        naive_mle_tuning_score=np.asarray(naive_tuning.scores, dtype=float),
+        cgm_lambda=np.float64(cgm_tuning.lam),
+        cgm_lambda_grid=np.asarray(cgm_tuning.grid, dtype=float),
+        cgm_tuning_score=np.asarray(cgm_tuning.scores, dtype=float),
+        **rec.cols,
     )

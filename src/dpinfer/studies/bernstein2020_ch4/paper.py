@@ -55,8 +55,8 @@ _MODEL_TITLES = {
 }
 
 
-def _fmt(x: float, digits: int = 3) -> str:
-    return f"{x:.{digits}f}"
+def _fmt(x: float) -> str:
+    return f"{x:.3f}"
 
 
 def _setting(n, eps) -> str:
@@ -74,7 +74,7 @@ def _settings_claims(
     count at least the printed one; a run below it is not comparable); a count above it or a
     documented departure fails with its deviation."""
     thin = int(exponential["thin"])
-    out = [
+    return [
         Claim(
             "fig4_2",
             "Gibbs chains (binomial, multinomial): kept iterations after burn-in, as printed",
@@ -151,45 +151,51 @@ def _settings_claims(
             settings=at("trace_n", "trace_epsilon", "trace_iterations"),
         ),
     ]
-    return out
 
 
 # ----------------------------------------------------------------------------- fig 4.2
-def _calibrated_everywhere(d, model, method, label, n_grid, epsilons, at) -> Claim:
-    """``method`` (a noise-aware sampler) calibrated in every (n, epsilon) of ``model``."""
-    settings = [(n, e) for e in epsilons for n in n_grid]
-    ks = [ks_uniform(_u(d, model, n, e, method)) for n, e in settings]
-    M = _u(d, model, n_grid[0], epsilons[0], method).size
-    crit = ks_critical_value(M, 0.05 / len(settings))
+def _ks(d, model, method, cells) -> list[float]:
+    """KS statistic of ``method``'s U in each (n, epsilon) of ``cells``."""
+    return [ks_uniform(_u(d, model, n, e, method)) for n, e in cells]
+
+
+def _critical(crit: float, M: int) -> str:
+    return f"critical value {_fmt(crit)} (M = {M})"
+
+
+def _calibrated_everywhere(d, model, grid, at) -> Claim:
+    """Noise-aware Gibbs calibrated in every (n, epsilon) of ``grid``."""
+    ks = _ks(d, model, "gibbs", grid)
+    M = _u(d, model, *grid[0], "gibbs").size
+    crit = ks_critical_value(M, 0.05 / len(grid))
     worst = int(np.argmax(ks))
     above = sum(k > ks_critical_value(M) for k in ks)
     return Claim(
         "fig4_2",
-        f"{label} calibrated for the {_MODEL_TITLES[model]} model in every (n, epsilon): KS of U "
-        f"below the familywise 5% critical value (Bonferroni over {len(settings)} settings)",
+        f"Noise-aware Gibbs calibrated for the {_MODEL_TITLES[model]} model in every (n, epsilon): "
+        f"KS of U below the familywise 5% critical value (Bonferroni over {len(grid)} settings)",
         "calibrated in all settings",
-        f"max KS {_fmt(ks[worst])} at {_setting(*settings[worst])}; {above}/{len(settings)} above "
+        f"max KS {_fmt(ks[worst])} at {_setting(*grid[worst])}; {above}/{len(grid)} above "
         f"the per-setting 5% value {_fmt(ks_critical_value(M))}",
-        f"critical value {_fmt(crit)} (M = {M})",
+        _critical(crit, M),
         bool(max(ks) < crit),
         "",
-        at("chain") + at("trials") + at(model) + at("grid"),
+        at("chain", "trials", model, "grid"),
         headline=True,
     )
 
 
 def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
-    out = []
+    grid = [(n, e) for e in epsilons for n in n_grid]
     eps_min = min(epsilons)
+    lo, hi = (min(n_grid), eps_min), (max(n_grid), max(epsilons))
+    out = []
     for model in models:
-        out += from_chains(
-            [_calibrated_everywhere(d, model, "gibbs", "Noise-aware Gibbs", n_grid, epsilons, at)]
-        )
+        out += from_chains([_calibrated_everywhere(d, model, grid, at)])
         M = _u(d, model, n_grid[0], eps_min, "naive").size
         crit = ks_critical_value(M)
-        ks = [ks_uniform(_u(d, model, n, eps_min, "naive")) for n in n_grid]
+        ks = _ks(d, model, "naive", [(n, eps_min) for n in n_grid])
         low = int(np.argmin(ks))
-        naive = at("draws") + at("trials") + at(model)
         out.append(
             Claim(
                 "fig4_2",
@@ -197,13 +203,12 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
                 f"({fmt_eps(eps_min)}), every n: KS of U above the 5% critical value",
                 "miscalibrated where noise is not negligible",
                 f"min KS {_fmt(ks[low])} at n={n_grid[low]}",
-                f"critical value {_fmt(crit)} (M = {M})",
+                _critical(crit, M),
                 bool(min(ks) > crit),
-                settings=naive + at("every_n") + at("smallest_eps"),
+                settings=at("draws", "trials", model, "every_n", "smallest_eps"),
             )
         )
-        lo, hi = (min(n_grid), min(epsilons)), (max(n_grid), max(epsilons))
-        ks_lo, ks_hi = (ks_uniform(_u(d, model, n, e, "naive")) for n, e in (lo, hi))
+        ks_lo, ks_hi = _ks(d, model, "naive", (lo, hi))
         out.append(
             Claim(
                 "fig4_2",
@@ -212,14 +217,13 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
                 "value",
                 "well calibrated only with increasing n and epsilon",
                 f"{_fmt(ks_hi)} at {_setting(*hi)} vs {_fmt(ks_lo)} at {_setting(*lo)}",
-                f"critical value {_fmt(crit)} (M = {M})",
+                _critical(crit, M),
                 bool(ks_lo - ks_hi > crit),
-                settings=naive + at("grid"),
+                settings=at("draws", "trials", model, "grid"),
             )
         )
         if "ops" in methods_for(model):
-            settings = [(n, e) for e in epsilons for n in n_grid]
-            ks = [ks_uniform(_u(d, model, n, e, "ops")) for n, e in settings]
+            ks = _ks(d, model, "ops", grid)
             low = int(np.argmin(ks))
             out.append(
                 Claim(
@@ -227,10 +231,10 @@ def _fig4_2_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
                     "OPS miscalibrated (over-dispersed) in every (n, epsilon): KS of U above the "
                     "5% critical value",
                     "not calibrated",
-                    f"min KS {_fmt(ks[low])} at {_setting(*settings[low])}",
-                    f"critical value {_fmt(crit)} (M = {M})",
+                    f"min KS {_fmt(ks[low])} at {_setting(*grid[low])}",
+                    _critical(crit, M),
                     bool(min(ks) > crit),
-                    settings=at("trials") + at(model) + at("ops") + at("grid"),
+                    settings=at("trials", model, "ops", "grid"),
                 )
             )
     return out
@@ -245,7 +249,7 @@ def _fig4_3_claims(d, models, ecdf, at) -> list[Claim]:
         M = u["gibbs"].size
         crit = ks_critical_value(M)
         ks_g, ks_np = ks_uniform(u["gibbs"]), ks_uniform(u["non_private"])
-        where = at("trials") + at(model) + at("ecdf")
+        where = at("trials", model, "ecdf")
         # Non-private's half of "both perfectly calibrated" holds by theorem (exact draws):
         # judged on Gibbs, Non-private's KS printed for reference
         out += from_chains(
@@ -258,7 +262,7 @@ def _fig4_3_claims(d, models, ecdf, at) -> list[Claim]:
                     "judged)",
                     "both perfectly calibrated",
                     f"Gibbs {_fmt(ks_g)} (Non-private {_fmt(ks_np)})",
-                    f"critical value {_fmt(crit)} (M = {M})",
+                    _critical(crit, M),
                     bool(ks_g < crit),
                     settings=at("chain") + where,
                 )
@@ -309,26 +313,22 @@ def _fig4_4_claims(d, models, n_grid, epsilons, at) -> list[Claim]:
                 nv = d[summary_key(model, n, eps, "mmd_naive")]
                 diff = g - nv
                 se = float(diff.std(ddof=1) / math.sqrt(diff.size))
-                out += from_chains(
-                    [
-                        Claim(
-                            "fig4_4",
-                            f"Gibbs utility at least as good as Naive's ({model}, "
-                            f"{_setting(n, eps)}): mean MMD^2 to the non-private posterior of "
-                            "Gibbs minus Naive's at most 2 SE of the paired difference",
-                            "Gibbs MMD^2 <= Naive MMD^2",
-                            f"Gibbs {g.mean():.3g} vs Naive {nv.mean():.3g}",
-                            f"2 SE {2 * se:.2g} (M = {diff.size})",
-                            bool(diff.mean() <= 2 * se),
-                            settings=at("chain")
-                            + at("trials")
-                            + at(model)
-                            + at("mmd")
-                            + at("cell", cell_n=int(n), cell_epsilon=float(eps)),
-                        )
-                    ]
+                out.append(
+                    Claim(
+                        "fig4_4",
+                        f"Gibbs utility at least as good as Naive's ({model}, "
+                        f"{_setting(n, eps)}): mean MMD^2 to the non-private posterior of "
+                        "Gibbs minus Naive's at most 2 SE of the paired difference",
+                        "Gibbs MMD^2 <= Naive MMD^2",
+                        f"Gibbs {g.mean():.3g} vs Naive {nv.mean():.3g}",
+                        f"2 SE {2 * se:.2g} (M = {diff.size})",
+                        bool(diff.mean() <= 2 * se),
+                        settings=at(
+                            "chain", "trials", model, "mmd", "cell", cell_n=n, cell_epsilon=eps
+                        ),
+                    )
                 )
-    return out
+    return from_chains(out)
 
 
 # ----------------------------------------------------------------------------- fig B.1
@@ -379,42 +379,29 @@ def _health_claims(d: dict, models, n_grid, epsilons, health: dict, at) -> list[
     """One row per model: every trial's noise-aware Gibbs chain passes split-chain R-hat and bulk
     ESS (the thesis reports no diagnostics)."""
     limit = f"R-hat <= {health['max_rhat']}, bulk ESS >= {health['min_ess']:g}"
-    out = []
-    for model in models:
-        cells = [
-            (n, e) for n in n_grid for e in epsilons if summary_key(model, n, e, "rhat_gibbs") in d
-        ]
-        if not cells:
-            continue
-        groups = [
-            (
-                f"n={n}, eps={fmt_eps(e)}",
-                d[summary_key(model, n, e, "rhat_gibbs")],
-                d[summary_key(model, n, e, "ess_gibbs")],
+    return from_chains(
+        [
+            health_claim(
+                "fig4_2",
+                f"{model}: every trial's noise-aware Gibbs chain passes the convergence "
+                f"diagnostics ({limit})",
+                "(the thesis reports no diagnostics)",
+                [
+                    (
+                        _setting(n, e),
+                        d[summary_key(model, n, e, "rhat_gibbs")],
+                        d[summary_key(model, n, e, "ess_gibbs")],
+                    )
+                    for n in n_grid
+                    for e in epsilons
+                ],
+                health,
+                "ch-4-convergence-diagnostics",
+                at("chain", "trials", model, "grid", "health"),
             )
-            for n, e in cells
+            for model in models
         ]
-        out += from_chains(
-            [
-                health_claim(
-                    "fig4_2",
-                    f"{model}: every trial's noise-aware Gibbs chain passes the convergence "
-                    f"diagnostics ({limit})",
-                    "(the thesis reports no diagnostics)",
-                    groups,
-                    health,
-                    "ch-4-convergence-diagnostics",
-                    at("chain") + at("trials") + at(model) + at("grid") + at("health"),
-                )
-            ]
-        )
-    return out
-
-
-def trials_of(d: dict, models, n_grid, epsilons) -> int:
-    """The calibration trials M of a summary (every cell has the same M: the summary step
-    checks)."""
-    return int(_u(d, models[0], n_grid[0], epsilons[0], "gibbs").size)
+    )
 
 
 def claims(
@@ -450,7 +437,8 @@ def claims(
     ours = {
         "iterations": int(iterations),
         "burnin": int(burnin),
-        "trials": trials_of(d, models, n_grid, epsilons),
+        # every cell has the same M (the summary step checks)
+        "trials": _u(d, models[0], n_grid[0], epsilons[0], "gibbs").size,
         "n_grid": sorted(n_grid),
         "epsilons": sorted(epsilons),
         "smallest_epsilon": min(epsilons),
@@ -488,8 +476,7 @@ def claims(
         twins = None
         note = "the converged companion is switched off (chapter4.converged.enabled)"
     else:  # the same statements on the companion's Gibbs arrays, every other array the same
-        limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
-        twins = computed(dict(d, **companion), limits)
+        twins = computed(dict(d, **companion), converged["health"])
         note = _companion_note(companion, models, n_grid, epsilons, converged)
     out = second_verdicts(out, twins, note)
     # a deviation explains a difference: claims that hold name none

@@ -138,28 +138,14 @@ def run_trials(
     """Arrays over a set of replicates: u (methods x reps), mmd (MMD methods x reps), truth, cpu."""
     reps = list(replicates)
     methods = methods_for(model)
-    u = np.empty((len(methods), len(reps)))
-    mmd = np.empty((len(MMD_METHODS), len(reps)))
-    truth = np.empty(len(reps))
-    cpu = np.empty(len(reps))
-    rhat = np.empty(len(reps))
-    ess = np.empty(len(reps))
-    for j, r in enumerate(reps):
-        res = trial(model, n, epsilon, r, settings, seed)
-        u[:, j] = [res["u"][m] for m in methods]
-        mmd[:, j] = [res["mmd"][m] for m in MMD_METHODS]
-        truth[j] = res["truth"]
-        cpu[j] = res["gibbs_cpu"]
-        rhat[j], ess[j] = res["gibbs_rhat"], res["gibbs_ess"]
+    rows = [trial(model, n, epsilon, r, settings, seed) for r in reps]
+    per_trial = ("truth", "gibbs_cpu", "gibbs_rhat", "gibbs_ess")
     return {
         "methods": np.array(methods),
         "mmd_methods": np.array(MMD_METHODS),
-        "u": u,
-        "mmd": mmd,
-        "truth": truth,
-        "gibbs_cpu": cpu,
-        "gibbs_rhat": rhat,
-        "gibbs_ess": ess,
+        "u": np.array([[row["u"][m] for row in rows] for m in methods], dtype=float),
+        "mmd": np.array([[row["mmd"][m] for row in rows] for m in MMD_METHODS], dtype=float),
+        **{k: np.array([row[k] for row in rows], dtype=float) for k in per_trial},
         "replicates": np.array(reps, dtype=np.int64),
         "gibbs_iterations": np.int64(settings.iterations + settings.burnin),
     }

@@ -59,12 +59,11 @@ def calibration_utility(input, output, *, replicates, mmd_bandwidth, health):
         mmd = np.concatenate([d["mmd"] for d in parts], axis=1)
         for i, m in enumerate(methods):
             arrays[summary_key(model, n, eps, f"u_{m}")] = u[i]
-        for i, m in enumerate(MMD_METHODS):
-            arrays[summary_key(model, n, eps, f"mmd_{m}")] = mmd[i]
         row = {"model": model, "n": n, "epsilon": fmt_eps(eps)}
         for m in METHODS:
             row[f"ks_{m}"] = ks_uniform(u[methods.index(m)]) if m in methods else ""
         for i, m in enumerate(MMD_METHODS):
+            arrays[summary_key(model, n, eps, f"mmd_{m}")] = mmd[i]
             row[f"mmd_{m}"] = float(mmd[i].mean())
         rhat = np.concatenate([d["gibbs_rhat"] for d in parts])
         ess = np.concatenate([d["gibbs_ess"] for d in parts])

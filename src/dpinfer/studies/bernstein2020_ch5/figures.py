@@ -35,13 +35,11 @@ PARAM_TEX = (r"$\theta_0$ (slope)", r"$\theta_1$ (intercept)", r"$\sigma^2$")
 
 def _two_panel_figure(summary: dict, metric: str, ylabel: str, title: str, skip=()):
     """Rows: vs n and vs epsilon; columns: the three parameters; one line per method."""
-    rows = []
-    for name in ("vs_n", "vs_eps"):
-        pairs = panel(summary, name)
-        if name == "vs_n":
-            rows.append(("n", pairs, f"n (epsilon = {fmt_eps(pairs[0][1])})"))
-        else:
-            rows.append(("eps", pairs, f"epsilon (n = {pairs[0][0]})"))
+    vs_n, vs_eps = panel(summary, "vs_n"), panel(summary, "vs_eps")
+    rows = [
+        ("n", vs_n, f"n (epsilon = {fmt_eps(vs_n[0][1])})"),
+        ("eps", vs_eps, f"epsilon (n = {vs_eps[0][0]})"),
+    ]
     fig, axes = subplots(2, 3, width=7.5, height=2.3, squeeze=False)
     for r, (axis, pairs, xlabel) in enumerate(rows):
         table = {}

@@ -30,7 +30,15 @@ from ...models.linreg_nig import NIGPrior, NIWPrior, simulate_dataset
 from ...proportions import format_proportion, mcnemar
 from ..scorecard import Claim, health_claim, write_claims
 from .grid import ch5_setting
-from .summarise import LABELS, NOISE_AWARE, covered, panel, predictive_coverage
+from .summarise import (
+    LABELS,
+    NOISE_AWARE,
+    both_panels,
+    panel,
+    predictive_coverage,
+    predictive_hits,
+    setting_methods,
+)
 from .synthetic_claims import (
     THESIS,
     Settings,
@@ -54,14 +62,15 @@ NOISY_CIRRHOSIS = "gibbs-ss-noisy-on-the-cirrhosis-data"
 
 
 # ------------------------------------------------------------------------- the settings, as printed
-def _settings_claims(
-    at: Settings, syn: dict, cir: dict, gibbs: dict, mcmc_ind: dict, conjugate_draws: int
-) -> list[Claim]:
+def _settings_claims(at: Settings, cir: dict) -> list[Claim]:
     """The settings the thesis prints, "as printed": each row carries the setting it is about (a
     count at least the printed one, so a run below it is not comparable); a count above it or a
     documented departure (4 pooled chains) fails with its deviation."""
-    trials = int(syn["trials"])
-    n_values = sorted({n for n, _ in panel(syn, "vs_n")})
+    gibbs, mcmc_ind = at.section["gibbs"], at.section["mcmc_ind"]
+    conjugate_draws = at.section["conjugate_draws"]
+    trials = int(at.syn["trials"])
+    vs_n, vs_eps = panel(at.syn, "vs_n"), panel(at.syn, "vs_eps")
+    n_values = sorted({n for n, _ in vs_n})
     n_test = cir["pit"].shape[2] * cir["pit"].shape[3]
     c = int(gibbs["chains"])
     pooled = (
@@ -95,12 +104,11 @@ def _settings_claims(
             "fig5_4",
             "n grid of the vs-n panels (epsilon = 0.1) and n of the vs-epsilon panels, as printed",
             f"{p('n_values')} at eps {p('eps_vs_n')}; n = {p('n_vs_eps')}",
-            f"{n_values} at eps {fmt_eps(panel(syn, 'vs_n')[0][1])}; n = "
-            f"{panel(syn, 'vs_eps')[0][0]}",
+            f"{n_values} at eps {fmt_eps(vs_n[0][1])}; n = {vs_eps[0][0]}",
             "",
             n_values == p("n_values")
-            and panel(syn, "vs_n")[0][1] == p("eps_vs_n")
-            and panel(syn, "vs_eps")[0][0] == p("n_vs_eps"),
+            and vs_n[0][1] == p("eps_vs_n")
+            and vs_eps[0][0] == p("n_vs_eps"),
             GRIDS,
             at.panel("vs_n") + at("n_vs_eps"),
         ),
@@ -181,30 +189,27 @@ def _health_claims(syn: dict, cir: dict, health: dict, at: Settings) -> list[Cla
     """One row per MCMC method and part: every trial's pooled chains pass R-hat and bulk ESS."""
 
     limit = f"R-hat <= {health['max_rhat']}, bulk ESS >= {health['min_ess']:g}"
+    # per part, its groups of chains: (label, methods, rhat, ess, n)
+    synthetic = [
+        (
+            setting_label(n, e),
+            setting_methods(syn, n, e),
+            syn[f"{ch5_setting(n, e)}__rhat"],
+            syn[f"{ch5_setting(n, e)}__ess"],
+            n,
+        )
+        for n, e in both_panels(syn)
+    ]
+    cir_methods, n_train = [str(m) for m in cir["methods"]], _n_train(cir)
+    cirrhosis = [
+        (f"cirrhosis eps={fmt_eps(float(e))}", cir_methods, cir["rhat"][j], cir["ess"][j], n_train)
+        for j, e in enumerate(cir["epsilons"])
+    ]
     out = []
-    parts = {"fig5_4": [], "fig5_9": []}
-    for n, e in sorted(set(panel(syn, "vs_n")) | set(panel(syn, "vs_eps"))):
-        key = ch5_setting(n, e)
-        parts["fig5_4"].append(
-            (
-                setting_label(n, e),
-                [str(m) for m in syn[f"{key}__methods"]],
-                syn[f"{key}__rhat"],
-                syn[f"{key}__ess"],
-                n,
-            )
-        )
-    for j, e in enumerate(cir["epsilons"]):
-        parts["fig5_9"].append(
-            (
-                f"cirrhosis eps={fmt_eps(float(e))}",
-                [str(m) for m in cir["methods"]],
-                cir["rhat"][j],
-                cir["ess"][j],
-                _n_train(cir),
-            )
-        )
-    for target, groups in parts.items():
+    for target, what, groups in (
+        ("fig5_4", "synthetic trials", synthetic),
+        ("fig5_9", "cirrhosis splits", cirrhosis),
+    ):
         for method in NOISE_AWARE:
             rows = [
                 (where, rhat[m.index(method)], ess[m.index(method)], n)
@@ -214,15 +219,9 @@ def _health_claims(syn: dict, cir: dict, health: dict, at: Settings) -> list[Cla
             if not rows:
                 continue
             total = sum(r.shape[0] for _, r, _, _ in rows)
-            what = "synthetic trials" if target == "fig5_4" else "cirrhosis splits"
             chain = at.chain(method, [n for *_, n in rows])
             if target == "fig5_4":
-                where = union(
-                    chain,
-                    at("trials", "model"),
-                    at.panel("vs_n", method),
-                    at.panel("vs_eps", method),
-                )
+                where = union(chain, at("trials", "model"), at.panels(method))
             else:
                 where = union(chain, at("cirrhosis", "cirrhosis_grid"), at.data_prior_of(method))
             out.append(
@@ -250,13 +249,6 @@ def _n_train(cir: dict) -> int:
     return int(cir["n_total"]) - int(cir["pit"].shape[3])
 
 
-def _hits(cir: dict, level: float) -> np.ndarray:
-    """(epsilons, methods, test points) whether each pooled test point is inside the central
-    ``level`` predictive interval."""
-    pit = cir["pit"]
-    return covered(pit, level).reshape(pit.shape[0], pit.shape[1], -1)
-
-
 def _coverage(k: float, n: int) -> str:
     return format_proportion(round(k * n), n, digits=3)
 
@@ -279,8 +271,8 @@ def _predictive_claims(cir: dict, at: Settings) -> list[Claim]:
     # with Non-Private, Naive with Gibbs-SS-Noisy; it states no coverage of the other noise-aware
     # methods on these data, so they get no row (docs/deviations.md, "Fig 5.9: model misfit
     # and overlapping test points")
-    for method in [m for m in ("non_private",) if m in methods]:
-        i = methods.index(method)
+    if "non_private" in methods:
+        i = methods.index("non_private")
         z = [
             (abs(cov[lev][j, i] - lev) / float(binomial_se(lev, n_pts)), cov[lev][j, i], lev, e)
             for lev in levels
@@ -290,22 +282,22 @@ def _predictive_claims(cir: dict, at: Settings) -> list[Claim]:
         out.append(
             Claim(
                 "fig5_9",
-                f"{LABELS[method]}: coverage of the central 50% and 90% posterior-predictive "
-                "intervals within 3 binomial SE of nominal at every epsilon (SE from the pooled "
-                "test points)",
+                f"{LABELS['non_private']}: coverage of the central 50% and 90% posterior-"
+                "predictive intervals within 3 binomial SE of nominal at every epsilon (SE from "
+                "the pooled test points)",
                 "near nominal",
                 f"farthest {_coverage(worst[1], n_pts)} at level {worst[2]:g}, "
                 f"eps={fmt_eps(worst[3])} ({worst[0]:.1f} SE)",
                 ses,
                 all(t[0] <= 3 for t in z),
                 PREDICTIVE,
-                union(chain[method], at("cirrhosis", "cirrhosis_grid")),
+                union(chain["non_private"], at("cirrhosis", "cirrhosis_grid")),
             )
         )
     if "gibbs_ss_noisy" in methods and "naive" in methods and "non_private" in methods:
         a, b, c = (methods.index(m) for m in ("gibbs_ss_noisy", "non_private", "naive"))
         # paired: both methods' intervals on the same test points
-        hits = {lev: _hits(cir, lev) for lev in levels}
+        hits = {lev: predictive_hits(cir, lev) for lev in levels}
         tests = [
             (mcnemar(hits[lev][j, a], hits[lev][j, b]), lev, j, e)
             for lev in levels
@@ -403,7 +395,7 @@ def claims(
     section = {"conjugate_draws": int(conjugate_draws), "gibbs": gibbs, "mcmc_ind": mcmc_ind}
     at = Settings(syn, section, ours)
     rows = (
-        _settings_claims(at, syn, cir, gibbs, mcmc_ind, conjugate_draws)
+        _settings_claims(at, cir)
         + [_in_bounds_claim()]
         + _health_claims(syn, cir, health, at)
         + calibration_claims(syn, at)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import logging
+from functools import partial
 
 import numpy as np
 
@@ -28,20 +29,12 @@ from ...models.linreg_nig import (
 )
 from ...samplers.pooled import thin
 from ...seeding import rng_for
-from .. import nig_methods
+from ..nig_methods import run_chain
 from .grid import parse_ch5_setting
 
 log = logging.getLogger("dpinfer.bernstein2020_ch5")
 
 STUDY = "bernstein2020"
-
-
-def run_chain(spec: dict, release, prior, data_prior, seed: int, exp: str, rep: int):
-    """:func:`dpinfer.studies.nig_methods.run_chain` with the streams of trial ``rep`` of
-    ``exp``."""
-    return nig_methods.run_chain(
-        spec, release, prior, data_prior, lambda stage: rng_for(seed, STUDY, exp, rep, stage)
-    )
 
 
 # ----------------------------------------------------------------------------- synthetic trials
@@ -91,8 +84,9 @@ def run_synthetic(
         reference = None
         for i, spec in enumerate(chains):
             method = spec["method"]
+            # the streams of trial ``rep`` of ``exp``
             draws, rhat[i, j], ess[i, j], cpu[i, j], iterations[i] = run_chain(
-                spec, release, nig, niw, seed, exp, rep
+                spec, release, nig, niw, partial(rng_for, seed, STUDY, exp, rep)
             )
             u[i, j] = quantile_of_truth(draws, truth[j])
             lo, hi = central_interval(draws, credible_level)
@@ -186,7 +180,7 @@ def run_cirrhosis(
         )
         for i, spec in enumerate(chains):
             draws, rhat[i, j], ess[i, j], _, _ = run_chain(
-                spec, release, nig, niw, seed, exp, split
+                spec, release, nig, niw, partial(rng_for, seed, STUDY, exp, split)
             )
             rng = rng_for(seed, STUDY, exp, split, f"predict_{spec['method']}")
             pit[i, j] = predictive_pit(rng, draws, x[te], y[te])

@@ -80,20 +80,7 @@ def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dic
         output.csv,
         output.md,
         rows,
-        [
-            "n",
-            "epsilon",
-            "method",
-            "parameter",
-            "ks",
-            "coverage95",
-            "coverage95_lo",
-            "coverage95_hi",
-            "mmd2",
-            "rhat_max",
-            "ess_min",
-            "flagged",
-        ],
+        list(rows[0]),  # the columns, in the order of a row's keys
         title="bernstein2020 Ch. 5 synthetic: calibration KS, 95% coverage, mean MMD^2 to "
         "Non-Private, convergence diagnostics",
         notes=f"{trials} trials per setting; KS critical value (alpha = 0.05) "
@@ -111,6 +98,11 @@ def summarise_synthetic(input, output, *, vs_n, vs_eps, trials: int, health: dic
 def panel(summary: dict, name: str) -> list[tuple[int, float]]:
     """The (n, epsilon) settings of panel ``vs_n`` or ``vs_eps`` in plotting order."""
     return [(int(n), float(e)) for n, e in summary[name]]
+
+
+def both_panels(summary: dict) -> list[tuple[int, float]]:
+    """The (n, epsilon) settings of either panel, sorted, each once."""
+    return sorted(set(panel(summary, "vs_n")) | set(panel(summary, "vs_eps")))
 
 
 def common_setting(summary: dict) -> tuple[int, float]:
@@ -151,22 +143,17 @@ def summarise_cirrhosis(input, output, *, epsilons) -> None:
         d = load_npz(path)
         by_eps.setdefault(float(d["eps"]), []).append(d)
     eps_sorted = sorted(float(e) for e in epsilons)
-    pit, rhat, ess, methods = [], [], [], None
+    merged = {"pit": [], "rhat": [], "ess": []}
     for e in eps_sorted:
         parts = sorted(by_eps[e], key=lambda d: int(d["splits"][0]))
-        methods = [str(m) for m in parts[0]["methods"]]
-        pit.append(np.concatenate([p["pit"] for p in parts], axis=1))
-        rhat.append(np.concatenate([p["rhat"] for p in parts], axis=1))
-        ess.append(np.concatenate([p["ess"] for p in parts], axis=1))
-        n_total = int(parts[0]["n_total"])
+        for name, per_eps in merged.items():
+            per_eps.append(np.concatenate([p[name] for p in parts], axis=1))
     save_npz(
         output.summary,
-        methods=np.array(methods),
+        methods=np.array([str(m) for m in parts[0]["methods"]]),
         epsilons=np.array(eps_sorted),
-        pit=np.array(pit),
-        rhat=np.array(rhat),
-        ess=np.array(ess),
-        n_total=np.array(n_total),
+        **{name: np.array(per_eps) for name, per_eps in merged.items()},
+        n_total=np.array(int(parts[0]["n_total"])),
     )
 
 
@@ -177,8 +164,14 @@ def covered(pit, level: float) -> np.ndarray:
     return ((1.0 - level) / 2.0 <= pit) & (pit <= (1.0 + level) / 2.0)
 
 
+def predictive_hits(summary: dict, level: float) -> np.ndarray:
+    """(epsilons, methods, test points) whether each pooled test point is inside the central
+    ``level`` predictive interval."""
+    pit = summary["pit"]
+    return covered(pit, level).reshape(pit.shape[0], pit.shape[1], -1)
+
+
 def predictive_coverage(summary: dict, level: float) -> np.ndarray:
     """(epsilons, methods) coverage of the central ``level`` intervals, pooled over splits and
     test points."""
-    pit = summary["pit"]
-    return covered(pit, level).reshape(pit.shape[0], pit.shape[1], -1).mean(axis=2)
+    return predictive_hits(summary, level).mean(axis=2)

@@ -26,7 +26,16 @@ from ..document_settings import Run, document
 from ..nig_specs import nig_chain_spec
 from ..scorecard import Claim, Setting
 from .grid import ch5_setting
-from .summarise import LABELS, NOISE_AWARE, PARAMS, common_setting, panel, setting_metric
+from .summarise import (
+    LABELS,
+    NOISE_AWARE,
+    PARAMS,
+    both_panels,
+    common_setting,
+    panel,
+    setting_methods,
+    setting_metric,
+)
 
 __all__ = [
     "THESIS",
@@ -100,8 +109,7 @@ class Settings(Run):
         return [
             (n, e)
             for n, e in panel(self.syn, name)
-            if method is None
-            or method in [str(m) for m in self.syn[f"{ch5_setting(n, e)}__methods"]]
+            if method is None or method in setting_methods(self.syn, n, e)
         ]
 
     def _grid(self, name: str, method: str | None = None) -> dict:
@@ -118,6 +126,10 @@ class Settings(Run):
         """The grid of panel ``name`` (of ``method``'s runs, when given)."""
         ours = self._grid(name, method)
         return self(*ours, **ours)
+
+    def panels(self, method: str) -> tuple[Setting, ...]:
+        """The grids of both panels of ``method``'s runs."""
+        return self.panel("vs_n", method) + self.panel("vs_eps", method)
 
     def data_prior_of(self, method: str) -> tuple[Setting, ...]:
         return self("cirrhosis_data_prior") if method in USES_DATA_PRIOR else ()
@@ -148,24 +160,34 @@ def _panel_settings(at: Settings, method: str, name: str) -> tuple[Setting, ...]
     return union(at.chain(method, ns), at("trials"), at("model"), at.panel(name, method))
 
 
+def _cells(syn: dict, name: str, method: str, metric: str) -> list[tuple]:
+    """(value, n, epsilon, parameter) of ``method``'s ``metric`` (:func:`.summarise.setting_metric`)
+    for every parameter and setting of panel ``name`` at which it ran (MCMC-Ind is skipped above
+    max_n)."""
+    out = []
+    for n, e in panel(syn, name):
+        methods, values = setting_metric(syn, n, e, metric)
+        if method in methods:
+            out += [(values[methods.index(method)][p], n, e, p) for p in range(3)]
+    return out
+
+
 def calibration_claims(syn: dict, at: Settings) -> list[Claim]:
     trials = int(syn["trials"])
     out = []
     for method in NOISE_AWARE:
         for name, desc in _PANELS.items():
-            pairs = panel(syn, name)
-            ks = {(n, e): dict(zip(*setting_metric(syn, n, e, "ks"))).get(method) for n, e in pairs}
-            ks = {k: v for k, v in ks.items() if v is not None}  # MCMC-Ind is skipped above max_n
+            ks = _cells(syn, name, method, "ks")
             if not ks:
                 continue
-            crit = ks_critical_value(trials, 0.05 / (3 * len(ks)))
-            worst = max(((v[p], n, e, p) for (n, e), v in ks.items() for p in range(3)))
-            failures = [(n, e, p) for (n, e), v in ks.items() for p in range(3) if v[p] >= crit]
+            crit = ks_critical_value(trials, 0.05 / len(ks))
+            worst = max(ks)
+            failures = [cell[1:] for cell in ks if cell[0] >= crit]
             out.append(
                 Claim(
                     "fig5_4",
                     f"{LABELS[method]}: KS of the posterior quantiles of the truth below the 5% "
-                    f"critical value (Bonferroni over the {3 * len(ks)} tests) for every parameter "
+                    f"critical value (Bonferroni over the {len(ks)} tests) for every parameter "
                     f"and setting of the {desc}",
                     "at or near Non-Private's calibration",
                     f"max KS {worst[0]:.3f} ({setting_label(*worst[1:])})",
@@ -237,22 +259,11 @@ def coverage_claims(syn: dict, at: Settings) -> list[Claim]:
     out = []
     for method in NOISE_AWARE:
         for name, desc in _PANELS.items():
-            cov = {
-                (n, e): dict(zip(*setting_metric(syn, n, e, "coverage"))).get(method)
-                for n, e in panel(syn, name)
-            }
-            cov = {k: v for k, v in cov.items() if v is not None}
+            cov = _cells(syn, name, method, "coverage")
             if not cov:
                 continue
-            worst = max(
-                ((abs(v[p] - level), v[p], n, e, p) for (n, e), v in cov.items() for p in range(3))
-            )
-            failures = [
-                (n, e, p)
-                for (n, e), v in cov.items()
-                for p in range(3)
-                if abs(v[p] - level) > 3 * se
-            ]
+            worst = max((abs(v - level), v, n, e, p) for v, n, e, p in cov)
+            failures = [cell[1:] for cell in cov if abs(cell[0] - level) > 3 * se]
             out.append(
                 Claim(
                     "fig5_6",
@@ -272,16 +283,15 @@ def coverage_claims(syn: dict, at: Settings) -> list[Claim]:
 
 
 def utility_claims(syn: dict, at: Settings) -> list[Claim]:
-    pairs = sorted(set(panel(syn, "vs_n")) | set(panel(syn, "vs_eps")))
     out = []
     for method in NOISE_AWARE:
         diffs = []
-        for n, e in pairs:
-            key = ch5_setting(n, e)
-            methods = [str(m) for m in syn[f"{key}__methods"]]
+        for n, e in both_panels(syn):
+            methods = setting_methods(syn, n, e)
             if method not in methods:
                 continue
-            mmd = syn[f"{key}__mmd"].sum(axis=2)  # (methods, trials): summed over the parameters
+            # (methods, trials): summed over the parameters
+            mmd = syn[f"{ch5_setting(n, e)}__mmd"].sum(axis=2)
             d = mmd[methods.index(method)] - mmd[methods.index("naive")]
             diffs.append((float(d.mean()), float(d.std(ddof=1) / math.sqrt(d.size)), n, e))
         if not diffs:  # the method is not in this run's config
@@ -302,8 +312,7 @@ def utility_claims(syn: dict, at: Settings) -> list[Claim]:
                     at.chain(method, [n for _, _, n, _ in diffs]),
                     at.chain("naive"),
                     at("trials", "model", "mmd"),
-                    at.panel("vs_n", method),
-                    at.panel("vs_eps", method),
+                    at.panels(method),
                 ),
             )
         )
@@ -320,9 +329,8 @@ def runtime_claims(syn: dict, at: Settings) -> list[Claim]:
     per_it, per_trial = {}, {}
     for n, e in pairs:
         key = ch5_setting(n, e)
-        methods = [str(m) for m in syn[f"{key}__methods"]]
         cpu = syn[f"{key}__cpu"]
-        for i, m in enumerate(methods):
+        for i, m in enumerate(setting_methods(syn, n, e)):
             se = float(cpu[i].std(ddof=1) / math.sqrt(cpu[i].size)) if cpu[i].size > 1 else 0.0
             per_trial.setdefault(m, []).append((n, float(cpu[i].mean()), se))
             iterations = int(syn[f"{key}__iterations"][i])

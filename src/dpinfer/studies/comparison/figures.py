@@ -55,7 +55,8 @@ def plot_methods(ax, summary, rows, x_key, y_key, max_flagged):
             )
 
 
-def _accuracy(summary, x_key, fixed_key, fixed, max_flagged, pdf, png):
+def _accuracy(input, output, x_key: str, fixed_key: str, fixed: float, max_flagged: float):
+    summary = load_npz(input.summary)
     problems = [p for p in PROBLEM_TITLES if (summary["problem"] == p).any()]
     fig, axes = subplots(len(problems), len(ACCURACY), width=7.5, height=2.3, squeeze=False)
     for r, problem in enumerate(problems):
@@ -79,33 +80,17 @@ def _accuracy(summary, x_key, fixed_key, fixed, max_flagged, pdf, png):
         fontsize=9,
     )
     legend_below(fig, axes[0, 0], fontsize=7)
-    save_figure(fig, pdf, png)
+    save_figure(fig, output.pdf, output.png)
 
 
 def accuracy_vs_eps(input, output, *, n, max_flagged) -> None:
     """Error of the mean, of the sd, and KS calibration vs epsilon at n = ``n``."""
-    _accuracy(
-        load_npz(input.summary),
-        "epsilon",
-        "n",
-        float(n),
-        float(max_flagged),
-        output.pdf,
-        output.png,
-    )
+    _accuracy(input, output, "epsilon", "n", float(n), float(max_flagged))
 
 
 def accuracy_vs_n(input, output, *, epsilon, max_flagged) -> None:
     """Error of the mean, of the sd, and KS calibration vs n at ``epsilon``."""
-    _accuracy(
-        load_npz(input.summary),
-        "n",
-        "epsilon",
-        float(epsilon),
-        float(max_flagged),
-        output.pdf,
-        output.png,
-    )
+    _accuracy(input, output, "n", "epsilon", float(epsilon), float(max_flagged))
 
 
 def ess_per_second(input, output, *, epsilon, max_flagged) -> None:

@@ -30,7 +30,6 @@ from .. import nig_methods
 from ..nig_specs import nig_chain_spec
 
 __all__ = [
-    "PROBLEMS",
     "PARAMETERS",
     "Reference",
     "binomial_trial",
@@ -39,9 +38,7 @@ __all__ = [
     "method_record",
 ]
 
-PROBLEMS = ("binomial", "regression")
 PARAMETERS = {"binomial": ("theta",), "regression": ("slope", "intercept", "sigma2")}
-# methods whose draws are independent (no burn-in, one "chain", R-hat 1, ESS = draws)
 
 Stream = Callable[[str], np.random.Generator]
 log = logging.getLogger("dpinfer.comparison")
@@ -66,6 +63,14 @@ class Reference:
         standardised = (thin(draws, mmd_draws) - mean) / sd
         mmd = tuple(MmdReference.of(standardised[:, p], 1.0) for p in range(standardised.shape[1]))
         return cls(mean, sd, mmd, rhat, ess)
+
+    @classmethod
+    def of_pooled(cls, pooled: Pooled, mmd_draws: int) -> Reference:
+        """The reference of a pooled MCMC run: its draws' mean and sd, its R-hat and ESS."""
+        draws = pooled.draws
+        return cls.of(
+            draws.mean(axis=0), draws.std(axis=0, ddof=1), draws, pooled.rhat, pooled.ess, mmd_draws
+        )
 
 
 def method_record(
@@ -166,14 +171,7 @@ def regression_trial(
     reference = None
     if accuracy:
         ref = regression_reference(release, nig, niw, settings["reference"], stream, health)
-        reference = Reference.of(
-            ref.draws.mean(axis=0),
-            ref.draws.std(axis=0, ddof=1),
-            ref.draws,
-            ref.rhat,
-            ref.ess,
-            mmd_draws,
-        )
+        reference = Reference.of_pooled(ref, mmd_draws)
     records = {}
     for method in settings["methods"]:
         pooled = nig_methods.pooled_chain(

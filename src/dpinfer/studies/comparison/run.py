@@ -18,7 +18,7 @@ from ...io import save_npz
 from ...seeding import rng_for
 from .problems import binomial_trial, regression_trial
 
-__all__ = ["STUDY", "experiment", "run_chunk", "stack_records", "accuracy_arrays"]
+__all__ = ["STUDY", "experiment", "run_chunk", "chunk_arrays"]
 
 STUDY = "comparison"
 TRIALS = {"binomial": binomial_trial, "regression": regression_trial}
@@ -51,10 +51,9 @@ def run_chunk(
     start, stop = (int(v) for v in replicates)
     trial = TRIALS[problem]
     methods = list(settings["methods"])
-    rows, acc_reps = [], []
+    truths, records, references = [], [], []
     for rep in range(start, stop):
-        accuracy = rep < int(accuracy_trials)
-        truth, records, reference = trial(
+        truth, rec, reference = trial(
             n,
             epsilon,
             settings,
@@ -62,15 +61,15 @@ def run_chunk(
                 seed, STUDY, experiment(problem, n, epsilon), rep, stage
             ),
             lambda stage, rep=rep: rng_for(seed, STUDY, experiment(problem, n), rep, stage),
-            accuracy=accuracy,
+            accuracy=rep < int(accuracy_trials),
             level=float(credible_level),
             mmd_draws=int(mmd_draws),
             health={k: float(health[k]) for k in ("max_rhat", "min_ess")},
         )
-        rows.append((truth, records, reference))
-        if accuracy:
-            acc_reps.append(rep)
-        worst = max(float(records[m]["rhat"].max()) for m in methods)
+        truths.append(truth)
+        records.append(rec)
+        references.append(reference)
+        worst = max(float(rec[m]["rhat"].max()) for m in methods)
         log.info(
             "%s n=%d eps=%s trial %d done (largest R-hat over methods %.3f)",
             problem,
@@ -80,23 +79,15 @@ def run_chunk(
             worst,
         )
 
-    records = [rec for _, rec, _ in rows]
-    n_par = rows[0][0].size
     save_npz(
         output.runs,
         problem=np.array(problem),
         n=np.int64(n),
         epsilon=np.float64(epsilon),
-        methods=np.array(methods),
-        reps=np.arange(start, stop, dtype=np.int64),
-        truth=np.array([t for t, _, _ in rows]),
-        u=stack_records(records, methods, "u"),
-        cover=stack_records(records, methods, "cover").astype(bool),
-        rhat=stack_records(records, methods, "rhat"),
-        ess=stack_records(records, methods, "ess"),
-        cpu=stack_records(records, methods, "cpu"),
-        acc_reps=np.array(acc_reps, dtype=np.int64),
-        **accuracy_arrays(records, [ref for _, _, ref in rows], methods, n_par),
+        truth=np.array(truths),
+        **chunk_arrays(
+            range(start, stop), methods, records, references, ("u", "cover", "rhat", "ess", "cpu")
+        ),
     )
 
 
@@ -105,18 +96,25 @@ def stack_records(records: list[dict], methods: list[str], key: str) -> np.ndarr
     return np.array([np.array([rec[m][key] for rec in records], dtype=float) for m in methods])
 
 
-def accuracy_arrays(records: list[dict], references: list, methods: list[str], n_par: int) -> dict:
-    """The accuracy arrays of a chunk over its trials with a reference (None: no reference):
-    ``mean_err``, ``sd_err``, ``mmd`` (methods, A, parameters) and the references' own
-    ``ref_rhat``, ``ref_ess`` (A, parameters)."""
-    acc = [(rec, ref) for rec, ref in zip(records, references) if ref is not None]
-    out = {}
+def chunk_arrays(reps: range, methods: list[str], records: list, references: list, keys) -> dict:
+    """The arrays of a chunk of trials ``reps`` (per trial: every method's record and the
+    reference or None): ``methods``, ``reps``, each of ``keys`` stacked by :func:`stack_records`
+    (``cover`` as bool), the trials with a reference ``acc_reps``, their ``mean_err``,
+    ``sd_err``, ``mmd`` (methods, A, parameters) and the references' own ``ref_rhat``,
+    ``ref_ess`` (A, parameters)."""
+    out = {"methods": np.array(methods), "reps": np.array(reps, dtype=np.int64)}
+    for key in keys:
+        out[key] = stack_records(records, methods, key)
+    out["cover"] = out["cover"].astype(bool)
+    acc = [i for i, ref in enumerate(references) if ref is not None]
+    n_par = out["rhat"].shape[2]
+    out["acc_reps"] = np.array([reps[i] for i in acc], dtype=np.int64)
     for key in ("mean_err", "sd_err", "mmd"):
         out[key] = (
-            stack_records([rec for rec, _ in acc], methods, key)
+            stack_records([records[i] for i in acc], methods, key)
             if acc
             else np.zeros((len(methods), 0, n_par))
         )
-    out["ref_rhat"] = np.array([ref.rhat for _, ref in acc]).reshape(len(acc), n_par)
-    out["ref_ess"] = np.array([ref.ess for _, ref in acc]).reshape(len(acc), n_par)
+    out["ref_rhat"] = np.array([references[i].rhat for i in acc]).reshape(len(acc), n_par)
+    out["ref_ess"] = np.array([references[i].ess for i in acc]).reshape(len(acc), n_par)
     return out

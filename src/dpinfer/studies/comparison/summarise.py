@@ -39,9 +39,12 @@ __all__ = [
     "mean_se",
     "reference_flags",
     "chain_columns",
+    "merged_settings",
     "summarise_setting",
     "failed_checks",
     "recommend",
+    "judge",
+    "save_summary",
     "summarise",
 ]
 
@@ -57,15 +60,23 @@ def mean_se(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x.mean(axis=0), se
 
 
-def _merge(chunks: list[dict]) -> dict:
-    """One setting's chunks, in trial order, concatenated along the trial axis."""
-    chunks = sorted(chunks, key=lambda c: int(c["reps"][0]))
-    out = {k: chunks[0][k] for k in ("problem", "n", "epsilon", "methods")}
-    for key in ("truth", "ref_rhat", "ref_ess", "reps"):
-        out[key] = np.concatenate([c[key] for c in chunks])
-    for key in ("u", "cover", "rhat", "ess", "cpu", "mean_err", "sd_err", "mmd"):
-        out[key] = np.concatenate([c[key] for c in chunks], axis=1)
-    return out
+def merged_settings(paths, key, fixed, per_trial, per_method) -> dict:
+    """The chunks at ``paths`` grouped by ``key(chunk)``, in key order; each group's chunks in
+    trial order, concatenated along the trial axis: ``fixed`` entries from the first chunk,
+    ``per_trial`` arrays (trials first) and ``per_method`` arrays (methods, trials, ...)."""
+    groups = defaultdict(list)
+    for path in paths:
+        c = load_npz(path)
+        groups[key(c)].append(c)
+    settings = {}
+    for k in sorted(groups):
+        chunks = sorted(groups[k], key=lambda c: int(c["reps"][0]))
+        merged = {f: chunks[0][f] for f in fixed}
+        for axis, fields in ((0, per_trial), (1, per_method)):
+            for f in fields:
+                merged[f] = np.concatenate([c[f] for c in chunks], axis=axis)
+        settings[k] = merged
+    return settings
 
 
 def summarise_setting(d: dict, *, level: float, health: dict, ks_alpha: float) -> list[dict]:
@@ -145,29 +156,63 @@ def failed_checks(row: dict, rule: dict) -> list[str]:
 
 
 def recommend(rows: list[dict], rule: dict, checks=failed_checks) -> dict:
-    """The recommendation of one setting: among private methods (not Non-Private) that pass every
-    check of ``checks`` (default :func:`failed_checks`), the one with the most effective samples
-    per CPU second."""
+    """The recommendation of one setting, as columns of the recommended table (and ``method``):
+    among private methods (not Non-Private) that pass every check of ``checks`` (default
+    :func:`failed_checks`), the one with the most effective samples per CPU second."""
     private = [r for r in rows if r["method"] != "non_private"]
     ok = [r for r in private if not checks(r, rule)]
     if not ok:
         return {
             "method": "none",
-            "label": "none qualifies",
+            "recommended": "none qualifies",
             "ess_per_s": "",
             "rhat_max": "",
             "flagged": "",
-            "qualifying": "",
+            "also_qualify": "",
         }
     best = max(ok, key=lambda r: r["ess_per_s"])
     return {
         "method": best["method"],
-        "label": best["label"],
+        "recommended": best["label"],
         "ess_per_s": best["ess_per_s"],
         "rhat_max": best["rhat_max"],
         "flagged": best["flagged"],
-        "qualifying": ", ".join(r["label"] for r in ok),
+        "also_qualify": ", ".join(r["label"] for r in ok),
     }
+
+
+def judge(setting: list[dict], rule: dict, checks=failed_checks) -> dict:
+    """Mark each row of one setting with ``qualifies`` and ``checks_failed`` under ``checks``
+    (Non-Private is the reference, never a candidate) and return its :func:`recommend`."""
+    for r in setting:
+        failed = checks(r, rule)
+        r["qualifies"] = r["method"] != "non_private" and not failed
+        r["checks_failed"] = (
+            "reference (not private)"
+            if r["method"] == "non_private"
+            else ", ".join(failed) or "none"
+        )
+    return recommend(setting, rule, checks)
+
+
+def save_summary(path, rows: list[dict], numeric, labels, **extra) -> None:
+    """Every ``numeric`` column of ``rows`` (refused if one is not finite), ``qualifies``, the
+    ``labels`` columns and ``extra`` -> the summary npz."""
+    bad = [
+        ({k: r[k] for k in ("dataset", "problem", "n", "epsilon", "method") if k in r}, c)
+        for r in rows
+        for c in numeric
+        if not np.isfinite(r[c])
+    ]
+    if bad:
+        raise FloatingPointError(f"non-finite summary values: {bad[:5]}")
+    save_npz(
+        path,
+        **{c: np.array([r[c] for r in rows]) for c in numeric},
+        qualifies=np.array([r["qualifies"] for r in rows]),
+        **{c: np.array([r[c] for r in rows]) for c in labels},
+        **extra,
+    )
 
 
 METRIC_COLUMNS = [
@@ -207,89 +252,42 @@ COST_COLUMNS = [
     "rhat_max",
     "flagged",
 ]
-NUMERIC = (
-    "n",
-    "epsilon",
-    "trials",
-    "accuracy_trials",
-    "mean_err",
-    "mean_err_se",
-    "sd_err",
-    "sd_err_se",
-    "mmd",
-    "mmd_se",
-    "ks",
-    "ks_critical",
-    "coverage",
-    "coverage_lo",
-    "coverage_hi",
-    "rhat_max",
-    "ess_min",
-    "flagged",
-    "flagged_lo",
-    "flagged_hi",
-    "ref_rhat_max",
-    "ref_flagged",
-    "ess_per_s",
-    "cpu_per_trial",
+RECOMMENDED_COLUMNS = ["recommended", "ess_per_s", "rhat_max", "flagged", "also_qualify"]
+# every number of a row the summary keeps
+NUMERIC = tuple(
+    dict.fromkeys(
+        c for c in METRIC_COLUMNS + COST_COLUMNS if c not in ("problem", "label", "checks_failed")
+    )
+)
+# how a setting's chunks merge (:func:`merged_settings`)
+MERGE = (
+    ("problem", "n", "epsilon", "methods"),
+    ("truth", "ref_rhat", "ref_ess", "reps"),
+    ("u", "cover", "rhat", "ess", "cpu", "mean_err", "sd_err", "mmd"),
 )
 
 
 def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
     """Rule step: every chunk -> summary.npz, metrics (deterministic), cost and recommended
     (measured time) tables."""
-    groups = defaultdict(list)
-    for path in input.runs:
-        c = load_npz(path)
-        groups[(str(c["problem"]), int(c["n"]), float(c["epsilon"]))].append(c)
+    settings = merged_settings(
+        input.runs, lambda c: (str(c["problem"]), int(c["n"]), float(c["epsilon"])), *MERGE
+    )
     health = {"max_rhat": float(health["max_rhat"]), "min_ess": float(health["min_ess"])}
     rule = {k: float(v) for k, v in recommend_rule.items()}
     rows, recs = [], []
-    for key in sorted(groups):
+    for key, merged in settings.items():
         setting = summarise_setting(
-            _merge(groups[key]),
-            level=float(credible_level),
-            health=health,
-            ks_alpha=rule["ks_alpha"],
+            merged, level=float(credible_level), health=health, ks_alpha=rule["ks_alpha"]
         )
-        for r in setting:
-            failed = failed_checks(r, rule)
-            r["qualifies"] = r["method"] != "non_private" and not failed
-            r["checks_failed"] = (
-                "reference (not private)"
-                if r["method"] == "non_private"
-                else ", ".join(failed) or "none"
-            )
         rows += setting
-        rec = recommend(setting, rule)
-        recs.append(
-            {
-                "problem": key[0],
-                "n": key[1],
-                "epsilon": key[2],
-                "recommended": rec["label"],
-                "ess_per_s": rec["ess_per_s"],
-                "rhat_max": rec["rhat_max"],
-                "flagged": rec["flagged"],
-                "also_qualify": rec["qualifying"],
-            }
+        rec = judge(setting, rule)
+        recs.append({"problem": key[0], "n": key[1], "epsilon": key[2], **rec})
+        log.info(
+            "%s n=%d eps=%s: recommended %s", key[0], key[1], fmt_eps(key[2]), rec["recommended"]
         )
-        log.info("%s n=%d eps=%s: recommended %s", key[0], key[1], fmt_eps(key[2]), rec["label"])
-    bad = [
-        (r["problem"], r["n"], r["epsilon"], r["method"], c)
-        for r in rows
-        for c in NUMERIC
-        if not np.isfinite(r[c])
-    ]
-    if bad:
-        raise FloatingPointError(f"non-finite summary values: {bad[:5]}")
-    save_npz(
-        output.summary,
-        **{c: np.array([r[c] for r in rows]) for c in NUMERIC},
-        qualifies=np.array([r["qualifies"] for r in rows]),
-        problem=np.array([r["problem"] for r in rows]),
-        method=np.array([r["method"] for r in rows]),
-        level=np.float64(credible_level),
+    save_summary(
+        output.summary, rows, NUMERIC, ("problem", "method"), level=np.float64(credible_level)
     )
     params = "; ".join(
         f"{p}: {', '.join(PARAMETERS[p])}" for p in sorted({r["problem"] for r in rows})
@@ -324,16 +322,7 @@ def summarise(input, output, *, credible_level, health, recommend_rule) -> None:
         output.recommended_csv,
         output.recommended_md,
         recs,
-        [
-            "problem",
-            "n",
-            "epsilon",
-            "recommended",
-            "ess_per_s",
-            "rhat_max",
-            "flagged",
-            "also_qualify",
-        ],
+        ["problem", "n", "epsilon", *RECOMMENDED_COLUMNS],
         title="Recommended method by (problem, n, epsilon)",
         notes=_rule_text(rule, health),
     )

@@ -163,27 +163,24 @@ def companion_chains(config: dict, epsilon: float, rep: int):
     ``linreg_coverage`` at ``epsilon`` as the study runs it (``config``: a full config, e.g. the
     paper-scale one): its release (:func:`release_of`), and the converged companion's chains on
     it, from the companion's own streams and settings (``ju2022.converged``)."""
-    from ...methods import stream_stage
-    from ...samplers.registry import sampler
-    from ...seeding import rng_for
-    from .run import STUDY, stream_key
+    from .run import run_chains, stream_key
 
     ju = config["ju2022"]
     problem, _ = release_of(config, epsilon, rep)
-    key, seed = stream_key("linreg_coverage", epsilon), config["seed"]
     comp = ju["converged"]
-    run = sampler("linreg", ju["linreg"]["sampler"])
-    chains = [
-        run(
-            problem,
-            rng_for(seed, STUDY, key, rep, stream_stage(ju["linreg"]["sampler"], c, STUDY)),
-            burnin=comp["burnin"],
-            keep=comp["keep"],
-            noncentred_moves=comp["linreg"]["noncentred_moves"],
-        ).kept
-        for c in range(comp["chains"])
-    ]
-    return problem, np.stack(chains)
+    chains = run_chains(
+        "linreg",
+        ju["linreg"]["sampler"],
+        problem,
+        comp["chains"],
+        config["seed"],
+        stream_key("linreg_coverage", epsilon),
+        rep,
+        burnin=comp["burnin"],
+        keep=comp["keep"],
+        noncentred_moves=comp["linreg"]["noncentred_moves"],
+    )
+    return problem, np.stack([c.kept for c in chains])
 
 
 def release_of(config: dict, epsilon: float, rep: int) -> gaussian_linreg.Problem:

@@ -70,33 +70,29 @@ def fig2(input, output, *, prior_sd: float) -> None:
 
 
 # ----------------------------------------------------------------------------- acceptance
-def _acceptance(input, output) -> None:
-    """Per chain: mean and minimum per-sweep acceptance rate of step 2, with exp(-epsilon)."""
+def fig1b(input, output) -> None:
+    """fig1b: acceptance rates of the log-linear chains of fig1a, per chain the mean and minimum
+    per-sweep acceptance rate of step 2, with the bound exp(-epsilon)."""
     d = load_npz(input.summary)
-    eps, acc_mean, acc_min = d["epsilons"], d["acc_mean"], d["acc_min"]
+    eps = d["epsilons"]
     fig, ax = subplots(1, 1, width=4.2, height=3.0)
     jit = np.exp(
-        np.random.default_rng(1).uniform(-0.08, 0.08, size=acc_mean.shape[1])
+        np.random.default_rng(1).uniform(-0.08, 0.08, size=d["acc_mean"].shape[1])
     )  # display only
     for e in range(len(eps)):
-        ax.scatter(
-            eps[e] * jit,
-            acc_mean[e],
-            s=6,
-            alpha=0.5,
-            color=COLORS[0],
-            linewidths=0,
-            label="mean" if e == 0 else None,
-        )
-        ax.scatter(
-            eps[e] * jit,
-            acc_min[e],
-            s=6,
-            alpha=0.5,
-            color=COLORS[1],
-            linewidths=0,
-            label="low (minimum over sweeps)" if e == 0 else None,
-        )
+        for key, color, label in (
+            ("acc_mean", COLORS[0], "mean"),
+            ("acc_min", COLORS[1], "low (minimum over sweeps)"),
+        ):
+            ax.scatter(
+                eps[e] * jit,
+                d[key][e],
+                s=6,
+                alpha=0.5,
+                color=color,
+                linewidths=0,
+                label=label if e == 0 else None,
+            )
     grid = np.geomspace(eps.min() / 1.3, eps.max() * 1.3, 200)
     ax.plot(grid, np.exp(-grid), color="black", label="bound exp(-epsilon)")
     log_axis(ax, "x", eps, [fmt_eps(e) for e in eps])
@@ -107,11 +103,6 @@ def _acceptance(input, output) -> None:
     save_figure(fig, output.pdf, output.png)
 
 
-def fig1b(input, output) -> None:
-    """fig1b: acceptance rates of the log-linear chains of fig1a."""
-    _acceptance(input, output)
-
-
 def figS1(input, output) -> None:
-    """figS1: acceptance rates of the regression chains of fig2."""
-    _acceptance(input, output)
+    """figS1: acceptance rates of the regression chains of fig2, drawn as fig1b."""
+    fig1b(input, output)

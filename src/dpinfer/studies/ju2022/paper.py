@@ -25,6 +25,7 @@ never a verdict against them.
 from __future__ import annotations
 
 import math
+from functools import partial
 from statistics import NormalDist
 
 import numpy as np
@@ -51,6 +52,7 @@ from .summarise import (
 PAPER_EPSILONS = PAPER.paper("epsilons")
 # decimals printed in the headers of the two tables
 PAPER_TRUTH_DECIMALS = {"loglinear": 3, "linreg": 2}
+MODELS = ("loglinear", "linreg")
 TABLE_OF = {"loglinear": "tab1", "linreg": "tabS1"}
 MEANS_FIGURE_OF = {"loglinear": "fig1a", "linreg": "fig2"}
 ACCEPTANCE_FIGURE_OF = {"loglinear": "fig1b", "linreg": "figS1"}
@@ -254,39 +256,37 @@ def _paired_notes(first: dict, second: dict, model: str, level: float) -> dict[s
 
 
 # ----------------------------------------------------------------------------- figures
-_FALLS_RULE = (
-    "{quantity} is lower at the largest epsilon than at the smallest by more than 3 SE of the "
-    "difference, and never rises by more than 3 SE from one epsilon to the next"
-)
-
-
-def _falls_with_epsilon(values) -> tuple[bool, np.ndarray, float]:
-    """Whether the per-epsilon means of ``values`` (E, R) fall as epsilon grows, allowing for
-    their Monte Carlo error (replicates are independent across epsilons): the last is below the
-    first by more than 3 SE of the difference, and no step up exceeds 3 SE. Returns (holds,
-    means, largest SE)."""
+def _falls_claim(target: str, statement: str, quantity: str, values, at: dict) -> Claim:
+    """``statement`` tested as: ``quantity``, the per-epsilon means of ``values`` (E, R), falls
+    as epsilon grows, allowing for their Monte Carlo error (replicates are independent across
+    epsilons): the last is below the first by more than 3 SE of the difference, and no step up
+    exceeds 3 SE."""
     values = np.asarray(values, float)
     E, R = values.shape
     means = values.mean(axis=1)
     se = values.std(axis=1, ddof=1) / math.sqrt(R) if R > 1 else np.zeros(E)
-    if E < 2:
-        return False, means, float(se.max())
     step_se = np.sqrt(se[1:] ** 2 + se[:-1] ** 2)
     overall = means[0] - means[-1] > 3 * math.hypot(se[0], se[-1])
-    return bool(overall and np.all(np.diff(means) <= 3 * step_se)), means, float(se.max())
+    return Claim(
+        target,
+        f"{statement}: {quantity} is lower at the largest epsilon than at the smallest by more "
+        "than 3 SE of the difference, and never rises by more than 3 SE from one epsilon to the "
+        "next",
+        "falls as epsilon grows",
+        ", ".join(f"{m:.3f}" for m in means),
+        f"{float(se.max()):.3f}",
+        E >= 2 and bool(overall and np.all(np.diff(means) <= 3 * step_se)),
+        settings=at["cell"] + at["grid"],
+    )
 
 
 def _acceptance_claims(summary: dict, model: str, at: dict) -> list[Claim]:
     target = ACCEPTANCE_FIGURE_OF[model]
-    eps, acc_mean, min_log_alpha = (
-        summary["epsilons"],
-        summary["acc_mean"],
-        summary["min_log_alpha"],
-    )
+    eps, acc_mean = summary["epsilons"], summary["acc_mean"]
     R = acc_mean.shape[1]
     out = []
     for e, epsilon in enumerate(eps):
-        smallest = float(min_log_alpha[e].min())
+        smallest = float(summary["min_log_alpha"][e].min())
         out.append(
             Claim(
                 target,
@@ -313,17 +313,13 @@ def _acceptance_claims(summary: dict, model: str, at: dict) -> list[Claim]:
             settings=at["chain"] + at["grid"],
         )
     )
-    holds, means, max_se = _falls_with_epsilon(acc_mean)
     out.append(
-        Claim(
+        _falls_claim(
             target,
-            "acceptance rises as epsilon shrinks (the bound exp(-epsilon) tends to 1): "
-            + _FALLS_RULE.format(quantity="the mean over chains of the mean per-sweep acceptance"),
-            "falls as epsilon grows",
-            ", ".join(f"{m:.3f}" for m in means),
-            f"{max_se:.3f}",
-            holds,
-            settings=at["cell"] + at["grid"],
+            "acceptance rises as epsilon shrinks (the bound exp(-epsilon) tends to 1)",
+            "the mean over chains of the mean per-sweep acceptance",
+            acc_mean,
+            at,
         )
     )
     return out
@@ -343,7 +339,7 @@ def _posterior_mean_claims(summary: dict, model: str, at: dict) -> list[Claim]:
     prior = np.full(D, 1.0 / D) if model == "loglinear" else np.zeros(D)
     to_conf, to_prior = _distance(means, confidential), _distance(means, prior)
     gap = to_prior[0] - to_conf[0]
-    out = [
+    return [
         Claim(
             target,
             "as epsilon approaches zero the posterior mean approaches the prior mean: at the "
@@ -354,22 +350,15 @@ def _posterior_mean_claims(summary: dict, model: str, at: dict) -> list[Claim]:
             f"{gap.std(ddof=1) / math.sqrt(R) if R > 1 else 0.0:.3f}",
             bool(gap.mean() < 0),
             settings=at["cell"] + _smallest(eps[0]),
-        )
-    ]
-    holds, d_conf, max_se = _falls_with_epsilon(to_conf)
-    out.append(
-        Claim(
+        ),
+        _falls_claim(
             target,
-            "as epsilon grows the posterior means approach the confidential-data posterior mean: "
-            + _FALLS_RULE.format(quantity="their mean Euclidean distance from it"),
-            "falls as epsilon grows",
-            ", ".join(f"{v:.3f}" for v in d_conf),
-            f"{max_se:.3f}",
-            holds,
-            settings=at["cell"] + at["grid"],
-        )
-    )
-    return out
+            "as epsilon grows the posterior means approach the confidential-data posterior mean",
+            "their mean Euclidean distance from it",
+            to_conf,
+            at,
+        ),
+    ]
 
 
 # ----------------------------------------------------------------------------- runtime
@@ -395,24 +384,20 @@ def _runtime_claims(summaries: dict) -> list[Claim]:
     return out
 
 
-def _share_text(k: int, n: int, what: str) -> str:
-    """'86 of 500 flagged (95% Wilson [0.14, 0.21])'."""
-    return f"{k} of {n} {what} ({format_interval(k, n)})"
-
-
-def _health_claims(summaries: dict, health: dict, at: dict) -> list[Claim]:
+def _health_claims(
+    model: str, fixed: dict, coverage: dict, *, health: dict, at: dict
+) -> list[Claim]:
     """The paper's chains mix (its figures and tables summarise them as posteriors): per
-    experiment, every chain passes split-chain R-hat and bulk ESS, and none is degenerate (mean
-    acceptance or minimum ESS collapsed)."""
+    experiment of ``model``, every chain passes split-chain R-hat and bulk ESS, and none is
+    degenerate (mean acceptance or minimum ESS collapsed)."""
     out = []
-    for name, summary in summaries.items():
+    for design, summary, target in (
+        ("fixed_data", fixed, ACCEPTANCE_FIGURE_OF[model]),
+        ("coverage", coverage, TABLE_OF[model]),
+    ):
+        name = f"{model}_{design}"
         where = at[name]["cell"] + at[name]["grid"]
         bad = degenerate_chains(summary, health)
-        target = (
-            TABLE_OF[name.split("_")[0]]
-            if name.endswith("coverage")
-            else ACCEPTANCE_FIGURE_OF[name.split("_")[0]]
-        )
         groups = [
             (f"eps={fmt_eps(e)}", summary["rhat_max"][i], summary["ess_min"][i])
             for i, e in enumerate(summary["epsilons"])
@@ -426,7 +411,7 @@ def _health_claims(summaries: dict, health: dict, at: dict) -> list[Claim]:
                 "(the paper reports no diagnostics)",
                 groups,
                 {"max_rhat": health["max_rhat"], "min_ess": health["converged_ess"]},
-                DEV_MIXING if name.startswith("linreg") else DEV_CONVERGENCE,
+                DEV_MIXING if model == "linreg" else DEV_CONVERGENCE,
                 where,
             )
         )
@@ -437,11 +422,12 @@ def _health_claims(summaries: dict, health: dict, at: dict) -> list[Claim]:
                 f"{health['min_acceptance']} and ESS of every parameter >= {health['min_ess']} "
                 "over the kept sweeps, every epsilon)",
                 "chains mix",
-                f"{_share_text(int(bad.sum()), bad.size, 'degenerate')}; smallest ESS "
+                f"{int(bad.sum())} of {bad.size} degenerate "
+                f"({format_interval(int(bad.sum()), bad.size)}); smallest ESS "
                 f"{float(summary['ess_min'].min()):.1f}",
                 "",
                 not bad.any(),
-                DEV_MIXING if name.startswith("linreg") else "",
+                DEV_MIXING if model == "linreg" else "",
                 where,
                 diagnostics=True,
             )
@@ -450,11 +436,11 @@ def _health_claims(summaries: dict, health: dict, at: dict) -> list[Claim]:
 
 
 def _chain_claims(
-    fixed: dict, coverage: dict, model: str, level: float, at: dict, model_cfg: dict
+    model: str, fixed: dict, coverage: dict, *, level: float, at: dict, models: dict
 ) -> list[Claim]:
     """The claims computed from a model's chains: coverage, posterior means, acceptance."""
     return _coverage_claims(
-        coverage, model, level, at[f"{model}_coverage"], model_cfg
+        coverage, model, level, at[f"{model}_coverage"], models[model]
     ) + from_chains(
         _posterior_mean_claims(fixed, model, at[f"{model}_fixed_data"])
         + _acceptance_claims(fixed, model, at[f"{model}_fixed_data"])
@@ -514,16 +500,10 @@ def claims(
     ``converged``: the companion block. Every claim computed from a model's chains gets a
     second verdict: from the companion's summaries (``input.converged_<experiment>``) for the
     models in ``converged.models``, "not run" for the others."""
-    fixed = {
-        "loglinear": load_npz(input.loglinear_fixed_data),
-        "linreg": load_npz(input.linreg_fixed_data),
-    }
-    coverage = {
-        "loglinear": load_npz(input.loglinear_coverage),
-        "linreg": load_npz(input.linreg_coverage),
-    }
+    fixed = {m: load_npz(getattr(input, f"{m}_fixed_data")) for m in MODELS}
+    coverage = {m: load_npz(getattr(input, f"{m}_coverage")) for m in MODELS}
     at = {}
-    for m in ("loglinear", "linreg"):
+    for m in MODELS:
         run = {"level": level, "burnin": burnin, "model_cfg": models[m]}
         at[f"{m}_fixed_data"] = paper_settings(m, fixed[m], **run)
         at[f"{m}_coverage"] = paper_settings(m, coverage[m], n_records=n_records[m], **run)
@@ -554,46 +534,37 @@ def claims(
         or reps(twin[f"{m}_fixed_data"]) < reps(fixed[m])
     }
     subset = {m: f"the first {reps(twin[f'{m}_coverage'])} replicates of each epsilon" for m in cut}
-    rows = []
-    for model in ("loglinear", "linreg"):
-        cfg = models[model]
-        mine = _chain_claims(fixed[model], coverage[model], model, level, at, cfg)
-        if model in ran:
-            pair = twin[f"{model}_fixed_data"], twin[f"{model}_coverage"]
-            first = _chain_claims(*cut[model], model, level, at, cfg) if model in cut else None
-            twins = _chain_claims(*pair, model, level, at, cfg)
-            # the same replicates under both chains: paired
-            same = cut[model][1] if model in cut else coverage[model]
-            paired = _paired_notes(same, pair[1], model, level)
-            rows += second_verdicts(
-                mine,
-                twins,
-                note,
-                on_subset=first,
-                subset=subset.get(model, ""),
-                same=_SAME,
-                notes=paired,
-            )
-        else:
-            rows += second_verdicts(mine, None, off)
-    rows += _runtime_claims(fixed)
-    for model in ("loglinear", "linreg"):
-        names = [f"{model}_fixed_data", f"{model}_coverage"]
-        mine = _health_claims(
-            {n: (fixed if n.endswith("fixed_data") else coverage)[model] for n in names},
-            health,
-            at,
+
+    def judged(build, model: str, notes=None, **companion) -> list[Claim]:
+        """``build(model, fixed, coverage)``'s rows with their second verdicts: from the
+        companion's summaries (``companion``: the keywords of ``build`` that differ for them),
+        with the paper's chains on the same replicates where it ran on the first ones only."""
+        mine = build(model, fixed[model], coverage[model])
+        if model not in ran:
+            return second_verdicts(mine, None, off)
+        twins = build(model, twin[f"{model}_fixed_data"], twin[f"{model}_coverage"], **companion)
+        first = build(model, *cut[model]) if model in cut else None
+        return second_verdicts(
+            mine,
+            twins,
+            note,
+            on_subset=first,
+            subset=subset.get(model, ""),
+            same=_SAME,
+            notes=notes,
         )
-        if model in ran:
-            twins = _health_claims({n: twin[n] for n in names}, twin_health, at)
-            first = (
-                _health_claims(dict(zip(names, cut[model], strict=True)), health, at)
-                if model in cut
-                else None
-            )
-            rows += second_verdicts(
-                mine, twins, note, on_subset=first, subset=subset.get(model, ""), same=_SAME
-            )
-        else:
-            rows += second_verdicts(mine, None, off)
+
+    chains = partial(_chain_claims, level=level, at=at, models=models)
+    rows = []
+    for model in MODELS:
+        # the same replicates under both chains: paired
+        same = cut[model][1] if model in cut else coverage[model]
+        paired = (
+            _paired_notes(same, twin[f"{model}_coverage"], model, level) if model in ran else None
+        )
+        rows += judged(chains, model, paired)
+    rows += _runtime_claims(fixed)
+    diagnosed = partial(_health_claims, health=health, at=at)
+    for model in MODELS:
+        rows += judged(diagnosed, model, health=twin_health)
     write_claims(output.csv, rows)

@@ -25,8 +25,10 @@ from ...seeding import rng_for
 
 __all__ = [
     "stream_key",
+    "loglinear_problem",
     "linreg_problem",
     "truth_levels",
+    "run_chains",
     "run_chunk",
     "run_converged_chunk",
     "run_replicates",
@@ -48,20 +50,11 @@ def _data_file(inputs, design: str):
     return inputs.data if design == "fixed_data" else None
 
 
-def _loglinear_replicate(
-    inputs,
-    cfg: dict,
-    design: str,
-    n_records,
-    epsilon: float,
-    rep: int,
-    key: str,
-    seed: int,
-    burnin: int,
-    keep: int,
-    stage: str,
-    **options,
-):
+def loglinear_problem(
+    inputs, cfg: dict, design: str, n_records, epsilon: float, rep: int, key: str, seed: int
+) -> tuple[naive_bayes.Problem, np.ndarray]:
+    """(what the chains of a log-linear replicate condition on, its reference value): the count
+    tables and release of replicate ``rep`` of stream ``key`` (:func:`stream_key`)."""
     ref = naive_bayes.load_reference(
         inputs.parameters, _data_file(inputs, design), cfg["prior_concentration"]
     )
@@ -77,9 +70,7 @@ def _loglinear_replicate(
     mech = calibrate(cfg["mechanism"], epsilon, cfg["sensitivity"])
     released = mech.release(rng_for(seed, STUDY, key, rep, "release"), tables)
     problem = naive_bayes.Problem(released, mech.scale, ref.alpha_p, ref.alpha, n_records)
-    run = sampler("loglinear", cfg["sampler"])
-    chain = run(problem, rng_for(seed, STUDY, key, rep, stage), burnin=burnin, keep=keep, **options)
-    return chain, truth
+    return problem, truth
 
 
 def linreg_problem(
@@ -113,27 +104,7 @@ def linreg_problem(
     return problem, truth
 
 
-def _linreg_replicate(
-    inputs,
-    cfg: dict,
-    design: str,
-    n_records,
-    epsilon: float,
-    rep: int,
-    key: str,
-    seed: int,
-    burnin: int,
-    keep: int,
-    stage: str,
-    **options,
-):
-    problem, truth = linreg_problem(inputs, cfg, design, n_records, epsilon, rep, key, seed)
-    run = sampler("linreg", cfg["sampler"])
-    chain = run(problem, rng_for(seed, STUDY, key, rep, stage), burnin=burnin, keep=keep, **options)
-    return chain, truth
-
-
-_REPLICATE = {"loglinear": _loglinear_replicate, "linreg": _linreg_replicate}
+_PROBLEM = {"loglinear": loglinear_problem, "linreg": linreg_problem}
 
 
 def truth_levels(draws, truth) -> tuple[np.ndarray, np.ndarray]:
@@ -172,6 +143,20 @@ def truth_levels(draws, truth) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ----------------------------------------------------------------------------- the chunk job
+def run_chains(
+    model: str, method: str, problem, count: int, seed: int, key: str, rep: int, **run
+) -> list:
+    """``count`` chains of sampler ``method`` on ``problem``, replicate ``rep`` of stream ``key``
+    (``run``: the sampler's keywords, burnin, keep and options). Chain c on the method's stage
+    (:func:`dpinfer.methods.stream_stage`: ``sample`` for chain 0 and ``sample_chain<c>`` for
+    chain c), so the first chain is the paper-length run's whatever the number of chains."""
+    chain = sampler(model, method)
+    return [
+        chain(problem, rng_for(seed, STUDY, key, rep, stream_stage(method, c, STUDY)), **run)
+        for c in range(int(count))
+    ]
+
+
 def run_chunk(input, output, *, burnin: int, keep: int, **replicates) -> None:
     """Rule step: replicates ``range(*replicates)`` of one (experiment, epsilon), one chain each
     as in the paper; per-replicate summaries to ``output.summary`` (:func:`run_replicates`)."""
@@ -209,31 +194,26 @@ def run_replicates(
     each; save per-replicate summaries (:func:`replicate_row`) to ``output.summary``.
     ``options``: keywords for the sampler (the regression's ``noncentred_moves``).
 
-    Streams: ``simulate`` and ``release`` for the data and release; chain c on the sampler's stage
-    in the method table (:func:`dpinfer.methods.stream_stage`: ``sample`` for chain 0 and
-    ``sample_chain<c>`` for chain c), so the first chain is the paper-length run's whatever the
-    number of chains. ``input.parameters`` / ``input.data``: the authors' files of ``model``;
+    Streams: ``simulate`` and ``release`` for the data and release, the chains' for the chains
+    (:func:`run_chains`). ``input.parameters`` / ``input.data``: the authors' files of ``model``;
     ``n_records`` the data set size of ``fixed_parameters`` designs (None for ``fixed_data``);
     ``model_config`` the model's config block (sampler, mechanism, sensitivity and its prior and
     clamp settings).
     """
     eps = float(epsilon)
     key = stream_key(experiment, eps)
-    replicate = _REPLICATE[model]
-    # load the compiled kernel before any chain is timed: a throwaway 2-sweep run of the design
+    problem_of, method = _PROBLEM[model], model_config["sampler"]
     options = dict(options or {})
-    replicate(input, model_config, design, n_records, 1.0, 0, "warm-up", 0, 1, 1, "", **options)
+    # load the compiled kernel before any chain is timed: a throwaway 2-sweep run of the design
+    warm_up = problem_of(input, model_config, design, n_records, 1.0, 0, "warm-up", 0)[0]
+    run_chains(model, method, warm_up, 1, 0, "warm-up", 0, burnin=1, keep=1, **options)
     rows = []
     for rep in range(*replicates):
-        runs = [
-            replicate(
-                *(input, model_config, design, n_records, eps, rep, key, seed, burnin, keep),
-                stream_stage(model_config["sampler"], c, STUDY),
-                **options,
-            )
-            for c in range(int(chains))
-        ]
-        rows.append(replicate_row(rep, [chain for chain, _ in runs], runs[0][1]))
+        problem, truth = problem_of(input, model_config, design, n_records, eps, rep, key, seed)
+        runs = run_chains(
+            model, method, problem, chains, seed, key, rep, burnin=burnin, keep=keep, **options
+        )
+        rows.append(replicate_row(rep, runs, truth))
         log.info(
             "%s eps=%s replicate %d (%d chains): mean acceptance %.3f, R-hat %.4f, bulk ESS "
             "%.0f, %.2f CPU s",

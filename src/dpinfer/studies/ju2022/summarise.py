@@ -92,17 +92,12 @@ def aggregate(input, output, *, epsilons: list) -> None:
     eps_sorted = sorted(float(e) for e in epsilons)
     if sorted(by_eps) != eps_sorted:
         raise ValueError(f"chunks cover epsilons {sorted(by_eps)}, expected {eps_sorted}")
-    out = {"epsilons": np.asarray(eps_sorted)}
-    keys = [k for k in by_eps[eps_sorted[0]][0] if k not in ("epsilon",)]
-    for k in keys:
-        per_eps = []
-        for e in eps_sorted:
-            parts = sorted(by_eps[e], key=lambda d: int(d["replicate"][0]))
-            per_eps.append(
-                parts[0][k] if k == "iterations" else np.concatenate([d[k] for d in parts])
-            )
-        out[k] = np.asarray(per_eps)
-    out["iterations"] = out["iterations"][0]
+    # each epsilon's chunks in replicate order
+    parts = [sorted(by_eps[e], key=lambda d: int(d["replicate"][0])) for e in eps_sorted]
+    out = {"epsilons": np.asarray(eps_sorted), "iterations": parts[0][0]["iterations"]}
+    for k in parts[0][0]:
+        if k not in ("epsilon", "iterations"):
+            out[k] = np.asarray([np.concatenate([d[k] for d in chunks]) for chunks in parts])
     save_npz(output.summary, **out)
 
 
@@ -163,27 +158,12 @@ def paper_hits(coverage: float) -> int:
     return round(coverage * PAPER_REPLICATES)
 
 
-_COVERAGE_COLUMNS = [
-    "epsilon",
-    "parameter",
-    "true_value",
-    "coverage",
-    "hits",
-    "replicates",
-    "wilson_low",
-    "wilson_high",
-    "paper_coverage",
-    "gap_in_se",
-    "beyond_3se",
-]
-
-
 def _coverage_table(input, output, model: str, level: float, run: dict) -> None:
     d = load_npz(input.summary)
     at = paper_settings(model, d, level=level, **run)["interval"]
     differ = [s.describe() for s in at if not s.same]
     rows = coverage_rows(d, model, level, at_paper_setting=not differ)
-    write_csv(output.csv, rows, _COVERAGE_COLUMNS)
+    write_csv(output.csv, rows, list(rows[0]))
     labels = param_labels(model, d["truth"].shape[2])
     truth = d["truth"][0, 0]
     columns = {lab: f"{lab} = {truth[j]:.3f}" for j, lab in enumerate(labels)}
@@ -255,12 +235,11 @@ def runtime(input, output) -> None:
                 "speedup_vs_authors_R_2core": (lo + hi) / 2 / ours,
             }
         )
-    cols = list(rows[0])
     write_table(
         output.csv,
         output.md,
         rows,
-        cols,
+        list(rows[0]),
         digits=3,
         title="Seconds per 10,000-iteration chain (N = 100)",
         notes=(
@@ -285,17 +264,6 @@ def degenerate_chains(summary: dict, health: dict) -> np.ndarray:
     )
 
 
-def unconverged_chains(summary: dict, health: dict) -> np.ndarray:
-    """(epsilon, replicate) booleans: chains whose split-chain R-hat exceeds
-    ``health["max_rhat"]`` or whose bulk ESS falls below ``health["converged_ess"]``."""
-    return diagnostics.unconverged(
-        summary["rhat_max"],
-        summary["ess_min"],
-        max_rhat=health["max_rhat"],
-        min_ess=health["converged_ess"],
-    )
-
-
 def experiments(
     input, output, *, experiment: str, model: str, design: str, level: float, health: dict
 ) -> None:
@@ -307,7 +275,9 @@ def experiments(
     labels = param_labels(model, d["post_mean"].shape[2])
     hits = interval_hits(d, level)
     bad = degenerate_chains(d, health)
-    unconverged = unconverged_chains(d, health)
+    unconverged = diagnostics.unconverged(
+        d["rhat_max"], d["ess_min"], max_rhat=health["max_rhat"], min_ess=health["converged_ess"]
+    )
     covered, R = design == "fixed_parameters", hits.shape[1]
     rows = []
     for e, epsilon in enumerate(d["epsilons"]):

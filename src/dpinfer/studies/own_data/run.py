@@ -31,7 +31,7 @@ from ...samplers.pooled import Pooled
 from ...seeding import rng_for
 from .. import nig_methods
 from ..comparison.problems import Reference, method_record, regression_reference
-from ..comparison.run import accuracy_arrays, stack_records
+from ..comparison.run import chunk_arrays
 from ..nig_specs import nig_chain_spec
 from .summarise import FROM_NON_PRIVATE
 
@@ -103,8 +103,7 @@ def trial(
     if accuracy:
         ref = regression_reference(release, nig, niw, settings["reference"], stream, health, model)
         ref = _to_original(ref, scaling, settings["reference"]["chains"], False)
-        mean, sd = ref.draws.mean(axis=0), ref.draws.std(axis=0, ddof=1)
-        reference = Reference.of(mean, sd, ref.draws, ref.rhat, ref.ess, mmd_draws)
+        reference = Reference.of_pooled(ref, mmd_draws)
     records = {}
     for method, run in pooled.items():
         rec = method_record(run, np_mean, level, reference, mmd_draws)
@@ -139,26 +138,24 @@ def run_chunk(
     X, y = scaling.to_unit(load(spec))
     methods = list(settings["methods"])
     health = {k: float(health[k]) for k in ("max_rhat", "min_ess")}
-    rows, acc_reps = [], []
+    records, references = [], []
     for rep in range(start, stop):
-        accuracy = rep < int(accuracy_trials)
-        records, reference = trial(
+        rec, reference = trial(
             X,
             y,
             scaling,
             epsilon,
             settings,
             lambda stage, rep=rep: rng_for(seed, STUDY, experiment(dataset, epsilon), rep, stage),
-            accuracy=accuracy,
+            accuracy=rep < int(accuracy_trials),
             level=float(credible_level),
             mmd_draws=int(mmd_draws),
             health=health,
         )
-        rows.append((records, reference))
-        if accuracy:
-            acc_reps.append(rep)
+        records.append(rec)
+        references.append(reference)
         # the private methods only: Non-Private's draws come from the confidential records
-        worst = max(float(records[m]["rhat"].max()) for m in methods if m != "non_private")
+        worst = max(float(rec[m]["rhat"].max()) for m in methods if m != "non_private")
         log.info(
             "%s eps=%s trial %d done (largest R-hat over the private methods %.3f)",
             dataset,
@@ -167,20 +164,11 @@ def run_chunk(
             worst,
         )
 
-    records = [rec for rec, _ in rows]
+    keys = ("cover", "np_err", "sd_ratio", "rhat", "ess", "cpu")
     save_npz(
         output.runs,
         dataset=np.array(dataset),
         epsilon=np.float64(epsilon),
-        methods=np.array(methods),
-        reps=np.arange(start, stop, dtype=np.int64),
-        cover=stack_records(records, methods, "cover").astype(bool),
-        np_err=stack_records(records, methods, "np_err"),
-        sd_ratio=stack_records(records, methods, "sd_ratio"),
-        rhat=stack_records(records, methods, "rhat"),
-        ess=stack_records(records, methods, "ess"),
-        cpu=stack_records(records, methods, "cpu"),
-        acc_reps=np.array(acc_reps, dtype=np.int64),
         note=np.array(FROM_NON_PRIVATE.replace("np_coverage", "cover")),
-        **accuracy_arrays(records, [ref for _, ref in rows], methods, X.shape[1] + 2),
+        **chunk_arrays(range(start, stop), methods, records, references, keys),
     )

@@ -31,21 +31,23 @@ import logging
 import numpy as np
 
 from ...grid import fmt_eps
-from ...io import load_npz, save_npz, write_table
+from ...io import write_table
 from ...plotting.methods import method_label
 from ...proportions import wilson_interval
 from ..comparison.summarise import (
+    RECOMMENDED_COLUMNS,
     chain_columns,
     failed_checks,
+    judge,
     mean_se,
-    recommend,
+    merged_settings,
     reference_flags,
+    save_summary,
 )
 
 __all__ = ["FROM_NON_PRIVATE", "summarise_epsilon", "own_failed_checks", "summarise"]
 
 log = logging.getLogger("dpinfer.own_data")
-ARRAYS = ("cover", "np_err", "sd_ratio", "rhat", "ess", "cpu", "mean_err", "sd_err", "mmd")
 # The label every output derived in part from the non-private posterior carries (README: such
 # numbers reach only the files labelled so).
 FROM_NON_PRIVATE = (
@@ -53,17 +55,6 @@ FROM_NON_PRIVATE = (
     "sd_ratio and np_coverage columns (each method against the non-private posterior mean and "
     "sd) and every number of the Non-Private row."
 )
-
-
-def _merge(chunks: list[dict]) -> dict:
-    """One epsilon's chunks, in trial order, concatenated along the trial axis."""
-    chunks = sorted(chunks, key=lambda c: int(c["reps"][0]))
-    out = {k: chunks[0][k] for k in ("dataset", "epsilon", "methods")}
-    for key in ("ref_rhat", "ref_ess", "reps"):
-        out[key] = np.concatenate([c[key] for c in chunks])
-    for key in ARRAYS:
-        out[key] = np.concatenate([c[key] for c in chunks], axis=1)
-    return out
 
 
 def _worst(x: np.ndarray, row: dict, key: str, far_from: float = 0.0) -> None:
@@ -137,75 +128,40 @@ METRIC_COLUMNS = [
     "checks_failed",
 ]
 COST_COLUMNS = ["epsilon", "label", "ess_per_s", "cpu_per_trial", "rhat_max", "flagged"]
+# every number of a row the summary keeps
 NUMERIC = (
-    "epsilon",
-    "trials",
-    "accuracy_trials",
-    "mean_err",
-    "mean_err_se",
-    "sd_err",
-    "sd_err_se",
+    *(c for c in METRIC_COLUMNS if c not in ("label", "checks_failed")),
     "mmd",
     "mmd_se",
-    "np_err",
-    "np_err_se",
-    "sd_ratio",
-    "sd_ratio_se",
-    "np_coverage",
-    "np_coverage_lo",
-    "np_coverage_hi",
-    "rhat_max",
-    "flagged",
-    "flagged_lo",
-    "flagged_hi",
-    "ref_rhat_max",
-    "ref_flagged",
     "ess_per_s",
     "cpu_per_trial",
+)
+# how an epsilon's chunks merge (:func:`~dpinfer.studies.comparison.summarise.merged_settings`)
+MERGE = (
+    ("dataset", "epsilon", "methods"),
+    ("ref_rhat", "ref_ess", "reps"),
+    ("cover", "np_err", "sd_ratio", "rhat", "ess", "cpu", "mean_err", "sd_err", "mmd"),
 )
 
 
 def summarise(input, output, *, dataset, parameters, credible_level, health, recommend_rule):
     """Rule step: one data set's chunks -> summary.npz, metrics, cost and recommended tables.
     ``parameters``: the parameter names (its covariates, the intercept, sigma^2)."""
-    groups: dict[float, list] = {}
-    for path in input.runs:
-        c = load_npz(path)
-        groups.setdefault(float(c["epsilon"]), []).append(c)
+    settings = merged_settings(input.runs, lambda c: float(c["epsilon"]), *MERGE)
     health = {"max_rhat": float(health["max_rhat"]), "min_ess": float(health["min_ess"])}
     rule = {k: float(v) for k, v in recommend_rule.items()}
     rows, recs = [], []
-    for eps in sorted(groups):
-        setting = summarise_epsilon(_merge(groups[eps]), health=health)
-        for r in setting:
-            failed = own_failed_checks(r, rule)
-            r["qualifies"] = r["method"] != "non_private" and not failed
-            r["checks_failed"] = (
-                "reference (not private)"
-                if r["method"] == "non_private"
-                else ", ".join(failed) or "none"
-            )
+    for eps, merged in settings.items():
+        setting = summarise_epsilon(merged, health=health)
         rows += setting
-        rec = recommend(setting, rule, own_failed_checks)
-        recs.append(
-            {
-                "epsilon": eps,
-                "recommended": rec["label"],
-                "ess_per_s": rec["ess_per_s"],
-                "rhat_max": rec["rhat_max"],
-                "flagged": rec["flagged"],
-                "also_qualify": rec["qualifying"],
-            }
-        )
-        log.info("%s eps=%s: recommended %s", dataset, fmt_eps(eps), rec["label"])
-    bad = [(r["epsilon"], r["method"], c) for r in rows for c in NUMERIC if not np.isfinite(r[c])]
-    if bad:
-        raise FloatingPointError(f"non-finite summary values: {bad[:5]}")
-    save_npz(
+        rec = judge(setting, rule, own_failed_checks)
+        recs.append({"epsilon": eps, **rec})
+        log.info("%s eps=%s: recommended %s", dataset, fmt_eps(eps), rec["recommended"])
+    save_summary(
         output.summary,
-        **{c: np.array([r[c] for r in rows]) for c in NUMERIC},
-        qualifies=np.array([r["qualifies"] for r in rows]),
-        method=np.array([r["method"] for r in rows]),
+        rows,
+        NUMERIC,
+        ("method",),
         dataset=np.array(dataset),
         level=np.float64(credible_level),
         note=np.array(FROM_NON_PRIVATE),
@@ -248,7 +204,7 @@ def summarise(input, output, *, dataset, parameters, credible_level, health, rec
         output.recommended_csv,
         output.recommended_md,
         recs,
-        ["epsilon", "recommended", "ess_per_s", "rhat_max", "flagged", "also_qualify"],
+        ["epsilon", *RECOMMENDED_COLUMNS],
         title=f"Own data, {dataset}: recommended method by epsilon",
         notes=_rule_text(rule, health) + " " + holder,
     )

@@ -37,6 +37,21 @@ def _panel(d, prefix):
     return ku, kh, u, np.exp(d[f"{prefix}_curve_log_p"]), float(np.exp(d[f"{prefix}_log_p0"]))
 
 
+def _envelope_panel(ax, d, z, method: str, **knot_style):
+    """P(A_u), h*(u) and the knots of the knot figure's envelope (z, method) on ``ax``; returns
+    its npz prefix and its knots (u, P)."""
+    p = f"z{fmt_eps(z)}_{method}"
+    ku, kh, u, pu, p0 = _panel(d, p)
+    ax.plot(u, pu, color="red", lw=1.0, label="P(A_u)")
+    _staircase(ax, ku, kh, p0, float(u[-1]), color="black", ls="--", lw=0.8, label="h*(u)")
+    ax.plot(ku, kh, "o", color="black", **knot_style)
+    ax.set_xlim(0, float(u[-1]))
+    ax.set_xlabel("u")
+    ax.set_ylabel("P(A_u)")
+    ax.set_title(f"z = {fmt_eps(z)}, {METHOD_NAMES[method]}")
+    return p, ku, kh
+
+
 def knots(input, output) -> None:
     """Figure `knots`: P(A_u) with N+1 knots, z = 200 (top) / 2 (bottom), equal steps (left)
     vs small rectangles (right)."""
@@ -47,19 +62,10 @@ def knots(input, output) -> None:
     fig, axes = subplots(len(zs), 2, width=6.5, height=2.3, squeeze=False)
     for r, z in enumerate(zs):
         for c, method in enumerate(METHOD_NAMES):
-            p = f"z{fmt_eps(z)}_{method}"
-            ax = axes[r, c]
-            ku, kh, u, pu, p0 = _panel(d, p)
-            ax.plot(u, pu, color="red", lw=1.0, label="P(A_u)")
-            _staircase(ax, ku, kh, p0, float(u[-1]), color="black", ls="--", lw=0.8, label="h*(u)")
-            ax.plot(ku, kh, "o", color="black", ms=3.5, label="knots")
-            ax.set_xlim(0, float(u[-1]))
-            ax.set_xlabel("u")
-            ax.set_ylabel("P(A_u)")
-            ax.set_title(f"z = {fmt_eps(z)}, {METHOD_NAMES[method]}")
-            _panel_label(ax, f"acceptance {float(d[f'{p}_acceptance']):.4f}")
+            p, _, _ = _envelope_panel(axes[r, c], d, z, method, ms=3.5, label="knots")
+            _panel_label(axes[r, c], f"acceptance {float(d[f'{p}_acceptance']):.4f}")
             if r == 0 and c == 0:
-                ax.legend(loc="lower left", frameon=False)
+                axes[r, c].legend(loc="lower left", frameon=False)
     save_figure(fig, output.pdf, output.png)
 
 
@@ -74,33 +80,17 @@ def error_bound(input, output) -> None:
     d = load_npz(input.envelopes)
     z = d["z_values"][-1]
     fig, axes = subplots(1, 2, width=6.5, height=2.8, squeeze=False)
+    rect_style = {"facecolor": COLORS[1], "alpha": 0.35, "edgecolor": COLORS[3], "lw": 0.8}
     for c, method in enumerate(METHOD_NAMES):
-        p = f"z{fmt_eps(z)}_{method}"
         ax = axes[0, c]
-        ku, kh, u, pu, p0 = _panel(d, p)
+        # the rectangles (patches) are drawn below the lines whatever the order they are added in
+        p, ku, kh = _envelope_panel(ax, d, z, method, ms=3)
         total = 0.0
         for j in range(1, ku.size):
             w, h = ku[j] - ku[j - 1], kh[j - 1] - kh[j]
             total += w * h
-            ax.add_patch(
-                Rectangle(
-                    (ku[j - 1], kh[j]),
-                    w,
-                    h,
-                    facecolor=COLORS[1],
-                    alpha=0.35,
-                    edgecolor=COLORS[3],
-                    lw=0.8,
-                )
-            )
+            ax.add_patch(Rectangle((ku[j - 1], kh[j]), w, h, **rect_style))
             ax.text(ku[j - 1] + w / 2, kh[j] + h / 2, f"R{j}", ha="center", va="center", fontsize=6)
-        ax.plot(u, pu, color="red", lw=1.0, label="P(A_u)")
-        _staircase(ax, ku, kh, p0, float(u[-1]), color="black", ls="--", lw=0.8, label="h*(u)")
-        ax.plot(ku, kh, "o", color="black", ms=3)
-        ax.set_title(f"z = {fmt_eps(z)}, {METHOD_NAMES[method]}")
-        ax.set_xlabel("u")
-        ax.set_ylabel("P(A_u)")
-        ax.set_xlim(0, float(u[-1]))
         psi_c = float(d[f"{p}_psi_c"])
         _panel_label(
             ax,

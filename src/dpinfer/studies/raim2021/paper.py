@@ -135,24 +135,13 @@ def _knot_claims(d, at: Run) -> list[Claim]:
             "and P(A_u) equal the author's package v0.1.0 (FACTS.md 5) to its printed "
             "digits (u rel. 1e-4; P rel. 5e-4 above 1e-3, rel. 0.1 below)"
         )
+        ours, holds, where = "not run (z not in this run's knots.z)", None, ()
+        if f"{p}_knot_log_u" in d:
+            u, hp = np.exp(d[f"{p}_knot_log_u"]), np.exp(d[f"{p}_knot_log_p"])
+            ours, holds = f"u: {_seq(u)}; P: {_seq(hp)}", knots_match(u, hp, ref_u, ref_p)
+            where = at("knots")
         paper = f"u: {_seq(ref_u)}; P: {_seq(ref_p)}"
-        if f"{p}_knot_log_u" not in d:
-            out.append(
-                Claim("knots", statement, paper, "not run (z not in this run's knots.z)", "", None)
-            )
-            continue
-        u, hp = np.exp(d[f"{p}_knot_log_u"]), np.exp(d[f"{p}_knot_log_p"])
-        out.append(
-            Claim(
-                "knots",
-                statement,
-                paper,
-                f"u: {_seq(u)}; P: {_seq(hp)}",
-                "",
-                knots_match(u, hp, ref_u, ref_p),
-                settings=at("knots"),
-            )
-        )
+        out.append(Claim("knots", statement, paper, ours, "", holds, settings=where))
     return out
 
 
@@ -314,10 +303,15 @@ def _trace_claims(chains, burnin: int, at: Run) -> list[Claim]:
     return out
 
 
+def _names(mse) -> list[str]:
+    """The setting names of an MSE summary (or of :func:`_subset`)."""
+    return [str(s) for s in mse["settings"]]
+
+
 def _study(mse, at: Run) -> Run:
     """``at`` with the MSE study's own values: S (the fewest replicates of a setting) and the rho
     and lambda grids of ``mse``."""
-    names = [str(s) for s in mse["settings"]]
+    names = _names(mse)
     return SLIDES.at(
         {
             **at.ours,
@@ -329,7 +323,7 @@ def _study(mse, at: Run) -> Run:
 
 
 def _mse_claims(mse, at: Run) -> list[Claim]:
-    settings = [str(s) for s in mse["settings"]]
+    settings = _names(mse)
     study = _study(mse, at)
     grid = {}
     for name in settings:
@@ -369,68 +363,56 @@ def _mse_claims(mse, at: Run) -> list[Claim]:
             else "no step of the grid lowers AMSE by more than 2 MC errors"
         )
         statement = f"Algorithm 2's average MSE grows as {label} (read off the panels): {rule}"
-        if len(inner) < 2:
-            out.append(
-                Claim(
-                    "mse_densities",
-                    statement,
-                    "more noise, larger MSE",
-                    "not run (one value in this run's grid)",
-                    "",
-                    None,
-                    DEV_FIGURES,
-                    settings=study("grid"),
-                )
+        ours, err, holds = "not run (one value in this run's grid)", "", None
+        deviation = DEV_FIGURES
+        if len(inner) >= 2:
+            steps = []
+            for o in outer:
+                names = [key(o, i) for i in inner if key(o, i) in grid]
+                for lo, hi in zip(names[:-1], names[1:]):
+                    steps.append((grid[hi][0] - grid[lo][0], math.hypot(grid[hi][3], grid[lo][3])))
+            step, step_err = min(
+                steps, key=lambda se: se[0] - 2.0 * se[1] if strict else se[0] + 2.0 * se[1]
             )
-            continue
-        steps = []
-        for o in outer:
-            names = [key(o, i) for i in inner if key(o, i) in grid]
-            for lo, hi in zip(names[:-1], names[1:]):
-                steps.append((grid[hi][0] - grid[lo][0], math.hypot(grid[hi][3], grid[lo][3])))
-        step, err = min(
-            steps, key=lambda se: se[0] - 2.0 * se[1] if strict else se[0] + 2.0 * se[1]
-        )
-        holds = all((d - 2.0 * e > 0) if strict else (d + 2.0 * e >= 0) for d, e in steps)
+            ours, err = f"least favourable step {step:+.4g}", f"{step_err:.3g}"
+            deviation = DEV_DESIGN
+            holds = all((d - 2.0 * e > 0) if strict else (d + 2.0 * e >= 0) for d, e in steps)
         out.append(
             Claim(
                 "mse_densities",
                 statement,
                 "more noise, larger MSE",
-                f"least favourable step {step:+.4g}",
-                f"{err:.3g}",
+                ours,
+                err,
                 holds,
-                DEV_DESIGN,
+                deviation,
                 settings=study("grid"),
             )
         )
     return out
 
 
-def _health_claims(mse, health: dict, at: Run) -> list[Claim]:
-    """Every replicate's chain of Algorithm 2 and of Algorithm 4 passes split-chain R-hat and
-    bulk ESS (the slides report no diagnostics): at the slides' chain lengths, replicates and
-    grid."""
+HEALTH_ROWS = {
+    "noisy": ("Algorithm 2 (noisy data)", DEV_CONVERGENCE),
+    "free": ("Algorithm 4 (noise-free)", DEV_CONVERGENCE_FREE),
+}
+
+
+def _health_claim(mse, health: dict, at: Run, chain: str) -> Claim:
+    """Every replicate's chain of Algorithm 2 (``chain`` "noisy") or of Algorithm 4 ("free")
+    passes split-chain R-hat and bulk ESS (the slides report no diagnostics): at the slides'
+    chain lengths, replicates and grid."""
+    label, deviation = HEALTH_ROWS[chain]
     limit = f"R-hat <= {health['max_rhat']}, bulk ESS >= {health['min_ess']:g}"
-    settings = [str(s) for s in mse["settings"]]
-    out = []
-    for name, label, deviation in (
-        ("noisy", "Algorithm 2 (noisy data)", DEV_CONVERGENCE),
-        ("free", "Algorithm 4 (noise-free)", DEV_CONVERGENCE_FREE),
-    ):
-        groups = [(s, mse[f"{s}/rhat_{name}"], mse[f"{s}/ess_{name}"]) for s in settings]
-        out.append(
-            health_claim(
-                "mse_densities",
-                f"{label}: every replicate's chain passes the convergence diagnostics ({limit})",
-                "(the slides report no diagnostics)",
-                groups,
-                health,
-                deviation,
-                _study(mse, at)("grid"),
-            )
-        )
-    return out
+    return health_claim(
+        "mse_densities",
+        f"{label}: every replicate's chain passes the convergence diagnostics ({limit})",
+        "(the slides report no diagnostics)",
+        [(s, mse[f"{s}/rhat_{chain}"], mse[f"{s}/ess_{chain}"]) for s in _names(mse)],
+        health,
+        deviation,
+        _study(mse, at)("grid"),
+    )
 
 
 def _timing_claims(t) -> list[Claim]:
@@ -495,7 +477,7 @@ def _subset(mse, companion, noisy) -> dict:
     noise-free chains' values and, from ``noisy`` (the companion or the original summary),
     Algorithm 2's."""
     out = {"settings": mse["settings"]}
-    for name in (str(s) for s in mse["settings"]):
+    for name in _names(mse):
         S = companion[f"{name}/mse_noisy"].size
         for k in ("mse_free", "rhat_free", "ess_free"):
             out[f"{name}/{k}"] = mse[f"{name}/{k}"][:S]
@@ -506,7 +488,7 @@ def _subset(mse, companion, noisy) -> dict:
 
 def _alg2_claims(mse, health: dict, at: Run) -> list[Claim]:
     """The claims computed from Algorithm 2's chains: the MSE rows and its diagnostics row."""
-    return from_chains(_mse_claims(mse, at) + _health_claims(mse, health, at)[:1])
+    return from_chains(_mse_claims(mse, at) + [_health_claim(mse, health, at, "noisy")])
 
 
 def _second_verdicts(rows, mse, companion, converged: dict, at: Run) -> list[Claim]:
@@ -517,7 +499,7 @@ def _second_verdicts(rows, mse, companion, converged: dict, at: Run) -> list[Cla
     limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
     twins = _alg2_claims(_subset(mse, companion, companion), limits, at)
     same = _alg2_claims(_subset(mse, companion, mse), limits, at)
-    S = min(companion[f"{s}/mse_noisy"].size for s in (str(x) for x in mse["settings"]))
+    S = min(companion[f"{s}/mse_noisy"].size for s in _names(mse))
     subset = (
         f"{converged['chains']} chains of {converged['burnin']} + {converged['keep']} draws on "
         f"the first {S} replicates of every setting (converged.replicates)"
@@ -577,7 +559,7 @@ def claims(
         + _example_claims(env, at)
         + _trace_claims(load_npz(input.chains), int(burnin), at)
         + alg2
-        + _health_claims(mse, health, at)[1:]
+        + [_health_claim(mse, health, at, "free")]
         + _timing_claims(read_json(input.timing))
     )
     write_claims(output.claims, rows)

@@ -60,28 +60,6 @@ NOISY, FREE = "alg2_noisy", "alg4_noise_free"
 NOISY_STREAM, FREE_STREAM = stream_stage(NOISY), stream_stage(FREE)
 
 
-def _truth(model: dict) -> Truth:
-    return Truth(
-        n=int(model["n"]), beta=tuple(float(b) for b in model["beta"]), sigma=float(model["sigma"])
-    )
-
-
-def _prior(model: dict) -> Prior:
-    return Prior(
-        sigma_beta=float(model["sigma_beta"]),
-        a_sigma=float(model["a_sigma"]),
-        b_sigma=float(model["b_sigma"]),
-    )
-
-
-def _checked(chain, what: str):
-    """Refuse a chain in which the direct sampler failed (its latents kept stale values)."""
-    failed = {k: v for k, v in chain.info.clipped.items() if v}
-    if failed:
-        raise RuntimeError(f"{what}: direct sampler failed {failed}")
-    return chain
-
-
 class _Algorithms(NamedTuple):
     """What every run of Algorithms 2 and 4 shares: the true parameters, the prior and the
     direct sampler's settings, read once from the config."""
@@ -92,14 +70,28 @@ class _Algorithms(NamedTuple):
 
     @classmethod
     def of(cls, model: dict, direct: dict) -> _Algorithms:
-        return cls(_truth(model), _prior(model), DirectSettings.from_config(direct))
+        truth = Truth(
+            n=int(model["n"]),
+            beta=tuple(float(b) for b in model["beta"]),
+            sigma=float(model["sigma"]),
+        )
+        prior = Prior(
+            sigma_beta=float(model["sigma_beta"]),
+            a_sigma=float(model["a_sigma"]),
+            b_sigma=float(model["b_sigma"]),
+        )
+        return cls(truth, prior, DirectSettings.from_config(direct))
 
     def noisy(self, data: dict, noise, rng, what: str | None, **options):
-        """Algorithm 2 on the released (y_noisy, X_noisy); refused if the direct sampler failed
-        (``what`` names the run; None for an unchecked warm-up)."""
+        """Algorithm 2 on the released (y_noisy, X_noisy); refused if the direct sampler failed,
+        its latents keeping stale values (``what`` names the run; None for an unchecked
+        warm-up)."""
         problem = Problem(data["y_noisy"], data["X_noisy"], noise, self.prior)
         chain = sampler(MODEL, NOISY)(problem, rng, direct=self.direct, **options)
-        return chain if what is None else _checked(chain, what)
+        failed = {k: v for k, v in chain.info.clipped.items() if v}
+        if what is not None and failed:
+            raise RuntimeError(f"{what}: direct sampler failed {failed}")
+        return chain
 
     def free(self, data: dict, rng, **options):
         """Algorithm 4 on the confidential (y, X)."""
@@ -112,18 +104,16 @@ def simulate_replicate(
     rep: int,
     noise: ReleaseNoise,
     truth: Truth,
-    design_experiment: str | None = None,
-    outcome_experiment: str | None = None,
+    data_experiment: str | None = None,
 ) -> dict:
     """Confidential (y, X) and release (y~, X~) of one replicate.
 
-    X comes from (design_experiment or experiment, 0, "design"), y from
-    (outcome_experiment or experiment, rep, "simulate"), noise from (experiment, rep, "release").
+    X comes from (data_experiment or experiment, 0, "design"), y from
+    (data_experiment or experiment, rep, "simulate"), noise from (experiment, rep, "release").
     """
-    X = simulate_design(rng_for(seed, STUDY, design_experiment or experiment, 0, "design"), truth.n)
-    y = simulate_outcomes(
-        rng_for(seed, STUDY, outcome_experiment or experiment, rep, "simulate"), X, truth
-    )
+    shared = data_experiment or experiment
+    X = simulate_design(rng_for(seed, STUDY, shared, 0, "design"), truth.n)
+    y = simulate_outcomes(rng_for(seed, STUDY, shared, rep, "simulate"), X, truth)
     y_noisy, X_noisy = release(rng_for(seed, STUDY, experiment, rep, "release"), y, X, noise)
     return {"y": y, "X": X, "y_noisy": y_noisy, "X_noisy": X_noisy}
 
@@ -173,6 +163,15 @@ def _envelope_record(
     }
 
 
+def _example(cfg: dict, z, method: str) -> tuple[Weight, Base, DirectSettings]:
+    """Weight, base and stepdown settings of a slides' example (``knots``, ``step_function``)."""
+    return (
+        Weight("lognormal", float(z), float(cfg["mu"]), float(cfg["sigma2"])),
+        Base("laplace", float(cfg["lambda"])),
+        DirectSettings(method=method, n_knots=int(cfg["n_knots"]), tol=float(cfg["tol"])),
+    )
+
+
 def envelopes(
     input, output, seed: int, knots: dict, step_function: dict, example_draws: int = 10_000
 ) -> None:
@@ -182,18 +181,10 @@ def envelopes(
     ``example_draws`` exact draws of the code example (stream ("step_function", 0, "sample"))
     to set beside the slides' 20 printed draws."""
     rec = {}
-    base = Base("laplace", float(knots["lambda"]))
     for z in knots["z"]:
-        w = Weight("lognormal", float(z), float(knots["mu"]), float(knots["sigma2"]))
         for method in METHODS:
-            st = DirectSettings(
-                method=method, n_knots=int(knots["n_knots"]), tol=float(knots["tol"])
-            )
-            rec.update(_envelope_record(f"z{fmt_eps(z)}_{method}", w, base, st))
-    sf = step_function
-    w = Weight("lognormal", float(sf["z"]), float(sf["mu"]), float(sf["sigma2"]))
-    st = DirectSettings(method=sf["method"], n_knots=int(sf["n_knots"]), tol=float(sf["tol"]))
-    base = Base("laplace", float(sf["lambda"]))
+            rec.update(_envelope_record(f"z{fmt_eps(z)}_{method}", *_example(knots, z, method)))
+    w, base, st = _example(step_function, step_function["z"], step_function["method"])
     rec.update(_envelope_record("example", w, base, st))
     rec["example_draws"], _ = direct_sample(
         example_draws, w, base, rng_for(seed, STUDY, "step_function", 0, "sample"), st
@@ -203,6 +194,16 @@ def envelopes(
 
 
 # ----------------------------------------------------------------------------- simulation
+def _setting(rho: float, lam: float, model: dict, direct: dict):
+    """Name, release noise and algorithms of one (rho, lambda) setting."""
+    return raim_setting(rho, lam), ReleaseNoise.of(rho, lam), _Algorithms.of(model, direct)
+
+
+def _save_rows(path, rows: list[dict]) -> None:
+    """One array per field of the per-replicate ``rows``."""
+    save_npz(path, **{k: np.asarray([r[k] for r in rows]) for k in rows[0]})
+
+
 def gibbs_chunk(
     input,
     output,
@@ -218,30 +219,12 @@ def gibbs_chunk(
     """Replicates [start, stop) of one (rho, lambda) setting: simulate, release, run
     Algorithms 2 and 4 (``iterations`` draws, the first ``burnin`` discarded), keep MSE^(s) and
     each chain's largest split-chain R-hat and smallest bulk ESS over the parameters."""
-    setting = raim_setting(rho, lam)
-    noise = ReleaseNoise.of(rho, lam)
-    alg = _Algorithms.of(model, direct)
-    truth = alg.truth
+    setting, noise, alg = _setting(rho, lam, model, direct)
+    theta = alg.truth.theta
     lengths = {"burnin": int(burnin), "keep": int(iterations) - int(burnin)}
-    out = {
-        k: []
-        for k in (
-            "replicate",
-            "mse_noisy",
-            "mse_free",
-            "mean_noisy",
-            "mean_free",
-            "seconds",
-            "proposals_y",
-            "proposals_xi",
-            "rhat_noisy",
-            "ess_noisy",
-            "rhat_free",
-            "ess_free",
-        )
-    }
+    rows = []
     for rep in range(*replicates):
-        data = simulate_replicate(seed, setting, rep, noise, truth)
+        data = simulate_replicate(seed, setting, rep, noise, alg.truth)
         noisy = alg.noisy(
             data,
             noise,
@@ -250,26 +233,29 @@ def gibbs_chunk(
             **lengths,
         )
         free = alg.free(data, rng_for(seed, STUDY, setting, rep, FREE_STREAM), **lengths)
-        out["replicate"].append(rep)
-        out["mse_noisy"].append(mse_of_chain(noisy.kept, truth.theta))
-        out["mse_free"].append(mse_of_chain(free.kept, truth.theta))
-        out["mean_noisy"].append(noisy.kept.mean(axis=0))
-        out["mean_free"].append(free.kept.mean(axis=0))
-        out["seconds"].append(noisy.info.cpu_seconds)
-        out["proposals_y"].append(noisy.info.detail.proposals_per_y)
-        out["proposals_xi"].append(noisy.info.detail.proposals_per_xi)
+        row = {
+            "replicate": rep,
+            "mse_noisy": mse_of_chain(noisy.kept, theta),
+            "mse_free": mse_of_chain(free.kept, theta),
+            "mean_noisy": noisy.kept.mean(axis=0),
+            "mean_free": free.kept.mean(axis=0),
+            "seconds": noisy.info.cpu_seconds,
+            "proposals_y": noisy.info.detail.proposals_per_y,
+            "proposals_xi": noisy.info.detail.proposals_per_xi,
+        }
         for name, chain in (("noisy", noisy), ("free", free)):  # one chain each: split-chain R-hat
-            out[f"rhat_{name}"].append(float(split_rhat(chain.kept[None]).max()))
-            out[f"ess_{name}"].append(float(bulk_ess(chain.kept[None]).min()))
+            row[f"rhat_{name}"] = float(split_rhat(chain.kept[None]).max())
+            row[f"ess_{name}"] = float(bulk_ess(chain.kept[None]).min())
+        rows.append(row)
         log.info(
             "%s rep %d: MSE noisy %.4f free %.4f (%.2f CPU s)",
             setting,
             rep,
-            out["mse_noisy"][-1],
-            out["mse_free"][-1],
-            noisy.info.cpu_seconds,
+            row["mse_noisy"],
+            row["mse_free"],
+            row["seconds"],
         )
-    save_npz(output.summary, **{k: np.asarray(v) for k, v in out.items()})
+    _save_rows(output.summary, rows)
 
 
 def converged_chunk(
@@ -287,14 +273,11 @@ def converged_chunk(
     setting: the same data and release (:func:`simulate_replicate`, the original streams) and
     ``converged.chains`` chains of ``converged.burnin`` + ``converged.keep`` draws, chain 0 on
     the original stream; MSE^(s) of the pooled draws, R-hat and bulk ESS across the chains."""
-    setting = raim_setting(rho, lam)
-    noise = ReleaseNoise.of(rho, lam)
-    alg = _Algorithms.of(model, direct)
-    truth = alg.truth
+    setting, noise, alg = _setting(rho, lam, model, direct)
     lengths = {"burnin": int(converged["burnin"]), "keep": int(converged["keep"])}
-    out = {k: [] for k in ("replicate", "mse_noisy", "rhat_noisy", "ess_noisy", "seconds")}
+    rows = []
     for rep in range(*replicates):
-        data = simulate_replicate(seed, setting, rep, noise, truth)
+        data = simulate_replicate(seed, setting, rep, noise, alg.truth)
         chains = [
             alg.noisy(
                 data,
@@ -306,21 +289,24 @@ def converged_chunk(
             for c in range(int(converged["chains"]))
         ]
         stacked = np.stack([c.kept for c in chains])
-        out["replicate"].append(rep)
-        out["mse_noisy"].append(mse_of_chain(np.concatenate(stacked), truth.theta))
-        out["rhat_noisy"].append(float(split_rhat(stacked).max()))
-        out["ess_noisy"].append(float(bulk_ess(stacked).min()))
-        out["seconds"].append(sum(c.info.cpu_seconds for c in chains))
+        row = {
+            "replicate": rep,
+            "mse_noisy": mse_of_chain(np.concatenate(stacked), alg.truth.theta),
+            "rhat_noisy": float(split_rhat(stacked).max()),
+            "ess_noisy": float(bulk_ess(stacked).min()),
+            "seconds": sum(c.info.cpu_seconds for c in chains),
+        }
+        rows.append(row)
         log.info(
             "converged %s rep %d: MSE %.4f, R-hat %.4f, bulk ESS %.0f over %d chains",
             setting,
             rep,
-            out["mse_noisy"][-1],
-            out["rhat_noisy"][-1],
-            out["ess_noisy"][-1],
+            row["mse_noisy"],
+            row["rhat_noisy"],
+            row["ess_noisy"],
             len(chains),
         )
-    save_npz(output.summary, **{k: np.asarray(v) for k, v in out.items()})
+    _save_rows(output.summary, rows)
 
 
 # ----------------------------------------------------------------------------- traces, timing
@@ -331,21 +317,12 @@ def trace_chains(
     of the noise-free chain (as in the author's run-one.R). Burn-in is applied by the readers."""
     rho, lambdas = float(traces["rho"]), [float(v) for v in traces["lambdas"]]
     alg = _Algorithms.of(model, direct)
-    truth = alg.truth
     lengths = {"burnin": 0, "keep": int(iterations)}
     rec = {"lambdas": np.asarray(lambdas, dtype=float), "rho": np.array(rho)}
     for lam in lambdas:
         name = raim_setting(rho, lam)
         noise = ReleaseNoise.of(rho, lam)
-        data = simulate_replicate(
-            seed,
-            f"traces_{name}",
-            0,
-            noise,
-            truth,
-            design_experiment="traces",
-            outcome_experiment="traces",
-        )
+        data = simulate_replicate(seed, f"traces_{name}", 0, noise, alg.truth, "traces")
         chain = alg.noisy(
             data,
             noise,
@@ -365,25 +342,15 @@ def timing_run(
     """CPU seconds of one run of Algorithm 2 (split into y's, xi^x's, rest) and of Algorithm 4,
     after a 3-iteration warm-up so numba compilation is not counted."""
     rho, lam = float(timing["rho"]), float(timing["lambda"])
-    alg = _Algorithms.of(model, direct)
-    truth = alg.truth
-    name = raim_setting(rho, lam)
-    noise = ReleaseNoise.of(rho, lam)
-    data = simulate_replicate(seed, f"timing_{name}", 0, noise, truth)
-    warmup = rng_for(seed, STUDY, f"timing_{name}", 0, "warmup")
-    alg.noisy(data, noise, warmup, None, burnin=0, keep=3, timed=True)
+    name, noise, alg = _setting(rho, lam, model, direct)
+    stream = (seed, STUDY, f"timing_{name}", 0)
+    lengths = {"burnin": 0, "keep": int(iterations)}
+    data = simulate_replicate(seed, f"timing_{name}", 0, noise, alg.truth)
+    alg.noisy(data, noise, rng_for(*stream, "warmup"), None, burnin=0, keep=3, timed=True)
     chain = alg.noisy(
-        data,
-        noise,
-        rng_for(seed, STUDY, f"timing_{name}", 0, NOISY_STREAM),
-        f"timing {name}",
-        burnin=0,
-        keep=int(iterations),
-        timed=True,
+        data, noise, rng_for(*stream, NOISY_STREAM), f"timing {name}", **lengths, timed=True
     )
-    free = alg.free(
-        data, rng_for(seed, STUDY, f"timing_{name}", 0, FREE_STREAM), burnin=0, keep=int(iterations)
-    )
+    free = alg.free(data, rng_for(*stream, FREE_STREAM), **lengths)
     x = chain.info.detail
     split = {"y": x.cpu_seconds_y, "xi_x": x.cpu_seconds_xi_x, "rest": x.cpu_seconds_rest}
     write_json(
@@ -391,7 +358,7 @@ def timing_run(
         {
             "rho": rho,
             "lambda": lam,
-            "n": truth.n,
+            "n": alg.truth.n,
             "iterations": int(iterations),
             **split,
             "total": split["y"] + split["xi_x"] + split["rest"],

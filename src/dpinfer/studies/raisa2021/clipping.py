@@ -16,10 +16,10 @@ import numpy as np
 
 from ...io import load_npz, save_npz, write_table
 from ...methods import stream_stage
-from ...samplers.registry import dp_chain_lengths, options_of, sampler
 from ...seeding import rng_for
-from .run import STUDY, problem_of, reference_and_baselines, sample_errors
+from .run import STUDY, problem_of, reference_and_baselines, run_algorithm, sample_errors
 from .settings import CLIPPING_ALGORITHMS
+from .summarise import baseline_mmds
 
 __all__ = [
     "model_key",
@@ -95,15 +95,15 @@ def clipping_chains(
     setting = f"clipping/{algo}/d{int(dim)}/bound{float(bound):g}"
     rows = {k: [] for k in PER_CHAIN}
     method = CLIPPING_ALGORITHMS[algo]
-    run = sampler("dp_mcmc", method)
     clipping = dict(hyper, clip_bound=float(bound), clip_rule=threshold)
     for i in range(chains):
-        chain = run(
+        chain = run_algorithm(
             problem,
+            problem.theta_true,
+            hyper["iterations"],
+            method,
+            clipping,
             rng_for(seed, STUDY, setting, i, stream_stage(method, study=STUDY)),
-            start=problem.theta_true,
-            **options_of(run, clipping),
-            **dp_chain_lengths(hyper["iterations"]),
         )
         errors = sample_errors(
             chain.kept,
@@ -136,7 +136,7 @@ def clipping_chains(
     )
 
 
-def summarise_clipping(input, output, settings: list, dims: list, threshold: str) -> None:
+def summarise_clipping(input, output, settings: list, threshold: str) -> None:
     """Every clipping setting in one record (per-chain metrics and the baselines, for Fig 6.2 and
     the claims) and one table row of medians per setting."""
     rec, rows = {}, []
@@ -158,9 +158,8 @@ def summarise_clipping(input, output, settings: list, dims: list, threshold: str
                 "max MMD": float(d["mmd"].max()),
             }
         )
-    for dim in dims:
-        ref = load_npz(next(f for f in input.references if f.endswith(f"/{model_key(dim)}.npz")))
-        rec[f"{int(dim)}/baseline_mmd"] = ref["baseline_mmd"]
+    for model, base in baseline_mmds(input.references).items():  # model_key: clipping-d<dim>
+        rec[f"{model.removeprefix('clipping-d')}/baseline_mmd"] = base
     rec["keys"] = np.array([setting_key(s["algo"], s["dim"], s["bound"]) for s in settings])
     rec["threshold"] = np.array(threshold)
     save_npz(output.summary, **rec)

@@ -65,6 +65,26 @@ def _box_panels(ax, summary, model, algos, metric, settings):
     ax.set_xlabel("epsilon")
 
 
+def _baselines(ax, mmds, labelled: bool) -> None:
+    """The dashed MMDs of fresh exact samples to the reference; the first labelled once."""
+    for k, b in enumerate(mmds):
+        ax.axhline(
+            b,
+            color="black",
+            linestyle="--",
+            linewidth=0.6,
+            label=_EXACT if labelled and k == 0 else None,
+        )
+
+
+def _panel_grid(n: int, cols: int, **kwargs):
+    """A figure of ``n`` panels in rows of ``cols``, the unused axes hidden."""
+    fig, axes = subplots(int(np.ceil(n / cols)), cols, squeeze=False, **kwargs)
+    for ax in axes.ravel()[n:]:
+        ax.set_visible(False)
+    return fig, axes
+
+
 def _model_figure(
     input, output, metric, ylabel, baseline=False, ylim=None, models=HARD_MODELS, cols=3
 ):
@@ -73,26 +93,16 @@ def _model_figure(
     models = [m for m in models if m in settings]
     if not models:
         raise ValueError(f"none of {models} is configured (raisa2021.models)")
-    rows = int(np.ceil(len(models) / cols))
     ncol = min(cols, len(models))
-    fig, axes = subplots(rows, ncol, width=max(2.6 * ncol, 5.2), height=2.8, squeeze=False)
+    fig, axes = _panel_grid(len(models), ncol, width=max(2.6 * ncol, 5.2), height=2.8)
     for ax, model in zip(axes.ravel(), models):
         _box_panels(ax, summary, model, ALGO_ORDER, metric, settings)
         if baseline and f"{model}/baseline_mmd" in summary:
-            for k, b in enumerate(summary[f"{model}/baseline_mmd"]):
-                ax.axhline(
-                    b,
-                    color="black",
-                    linestyle="--",
-                    linewidth=0.6,
-                    label=_EXACT if k == 0 and ax is axes[0, 0] else None,
-                )
+            _baselines(ax, summary[f"{model}/baseline_mmd"], labelled=ax is axes[0, 0])
         ax.set_title(NAMES.get(model, model))
         if ylim:
             ax.set_ylim(*ylim)
-    for ax in axes.ravel()[len(models) :]:
-        ax.set_visible(False)
-    for r in range(rows):
+    for r in range(axes.shape[0]):
         axes[r, 0].set_ylabel(ylabel)
     algos = {a for m in models for a in settings[m]}
     legend_below(fig, axes[0, 0], ncol=3 if len(algos) > 3 else None)
@@ -147,14 +157,7 @@ def fig6_2(input, output) -> None:
                 )
                 axes[1, col].scatter(c[f"{key}/llr_clip"], y, s=5, color=colour, alpha=0.7)
         for ax in axes[:, col]:
-            for k, b in enumerate(c[f"{dim}/baseline_mmd"]):
-                ax.axhline(
-                    b,
-                    color="black",
-                    linestyle="--",
-                    linewidth=0.6,
-                    label=_EXACT if k == 0 and ax is axes[0, 0] else None,
-                )
+            _baselines(ax, c[f"{dim}/baseline_mmd"], labelled=ax is axes[0, 0])
             ax.set_ylim(0, 0.6)
         axes[0, col].set_xticks(range(len(bounds)), [f"{b:g}" for b in bounds])
         axes[0, col].set_xlabel("clip bound")
@@ -203,16 +206,12 @@ def fig6_8(input, output) -> None:
     models = [m for m in settings if "hmc" in settings[m]]
     if not models:
         raise ValueError("fig6_8 needs the hmc algorithm (raisa2021.algorithms)")
-    cols = 4
-    rows = int(np.ceil(len(models) / cols))
-    fig, axes = subplots(rows, cols, width=8.0, height=2.2, squeeze=False)
+    fig, axes = _panel_grid(len(models), 4, width=8.0, height=2.2)
     for ax, model in zip(axes.ravel(), models):
         _box_panels(ax, summary, model, ("hmc",), "grad_clip", settings)
         ax.set_ylim(0, 1)
         ax.set_title(NAMES.get(model, model))
-    for ax in axes.ravel()[len(models) :]:
-        ax.set_visible(False)
-    for r in range(rows):
+    for r in range(axes.shape[0]):
         axes[r, 0].set_ylabel("gradients clipped")
     save_figure(fig, output.pdf, output.png)
 
@@ -276,10 +275,8 @@ def fig4_1(input, output, first_position: int, every: int, panels: int) -> None:
     d = load_npz(input.trajectory)
     path = d["trajectory"]
     stops = shown_positions(path.shape[0], first_position, every, panels)  # what the claims check
-    cols = 4
-    rows = int(np.ceil(len(stops) / cols))
     # shared axes: the outer panels carry the tick labels (the same coordinates in every panel)
-    fig, axes = subplots(rows, cols, width=7.5, height=1.9, squeeze=False, sharex=True, sharey=True)
+    fig, axes = _panel_grid(len(stops), 4, width=7.5, height=1.9, sharex=True, sharey=True)
     density = np.exp(d["grid_logp"])
     for ax, stop in zip(axes.ravel(), stops):
         ax.contour(d["grid_x"], d["grid_y"], density, levels=20, linewidths=0.4, cmap="viridis")
@@ -287,6 +284,4 @@ def fig4_1(input, output, first_position: int, every: int, panels: int) -> None:
         ax.scatter(path[0, 0], path[0, 1], color=COLORS[1], s=10, zorder=3)
         ax.set_title(f"after {stop} leapfrog steps", fontsize=7)
         ax.set_aspect("equal")
-    for ax in axes.ravel()[len(stops) :]:
-        ax.set_visible(False)
     save_figure(fig, output.pdf, output.png)

@@ -103,15 +103,14 @@ def _fig6_1_claims(curves, at: Run) -> list[Claim]:
     none rests on Theorem 6 being tighter than Theorem 5."""
     out = []
     check = [float(e) for e in curves["check_epsilons"]] if "check_epsilons" in curves else []
-    author = dict(zip(FIG6_1_PLD_EPSILONS, range(len(FIG6_1_PLD_EPSILONS))))
+    known = [e for e in check if e in FIG6_1_PLD_EPSILONS]
     for family, algo in CURVE_FAMILIES.items():
         name = method(algo).label
         key = f"{family}_pld"
         tol = FIG6_1_TOLERANCE.get(key, 0)
-        known = [e for e in check if e in author]
         if known:
             ours = [int(curves[f"check_{key}"][check.index(e)]) for e in known]
-            theirs = [FIG6_1_PLD_AT[VERSION][key][author[e]] for e in known]
+            theirs = [FIG6_1_PLD_AT[VERSION][key][FIG6_1_PLD_EPSILONS.index(e)] for e in known]
             out.append(
                 Claim(
                     "fig6_1",

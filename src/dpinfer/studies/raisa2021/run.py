@@ -206,16 +206,12 @@ def run_algorithm(
     *,
     hmc_gradients: str = "seed",
 ):
-    """One chain of ``algo`` (registry model ``dp_mcmc``) with the params-file keys of ``hyper``;
-    DP HMC releases kL + 1 gradients when ``hmc_gradients`` is "seed", k(L + 1) otherwise."""
+    """One chain of ``algo`` (registry model ``dp_mcmc``) with those keys of ``hyper`` that are
+    its options; DP HMC releases kL + 1 gradients when ``hmc_gradients`` is "seed", k(L + 1)
+    otherwise."""
     run = sampler("dp_mcmc", algo)
-    options = options_of(run, _with_gradients(hyper, hmc_gradients))
+    options = options_of(run, dict(hyper, gradient_reuse=hmc_gradients == "seed"))
     return run(problem, rng, start=start, **options, **dp_chain_lengths(iterations))
-
-
-def _with_gradients(hyper: dict, hmc_gradients: str) -> dict:
-    """``hyper`` with DP HMC's gradient count: reuse (kL + 1) for the thesis text ("seed")."""
-    return dict(hyper, gradient_reuse=hmc_gradients == "seed")
 
 
 def chains(
@@ -412,14 +408,14 @@ def hmc_trajectory(
         raise ValueError(
             f"fig4_1.iteration {iteration} is beyond the {total} iterations the budget allows"
         )
-    start = np.asarray(problem.start_centre, float)
-    run = sampler("dp_mcmc", "hmc")
-    chain = run(
+    chain = run_algorithm(
         problem,
+        np.asarray(problem.start_centre, float),
+        iteration + 1,
+        "hmc",
+        dict(hyper, record_trajectory=True),
         rng_for(seed, STUDY, "fig4_1", 0, stream_stage("hmc", study=STUDY)),
-        start=start,
-        **options_of(run, dict(_with_gradients(hyper, hmc_gradients), record_trajectory=True)),
-        **dp_chain_lengths(iteration + 1),
+        hmc_gradients=hmc_gradients,
     )
     path = chain.info.detail.trajectory[iteration]
     mode = float(

@@ -21,7 +21,6 @@ __all__ = [
     "model_spec",
     "author_iterations",
     "chain_setting",
-    "hmc_variant",
     "runs",
     "clipping_spec",
     "clipping_hyper",
@@ -106,11 +105,6 @@ def author_iterations(
     return None
 
 
-def hmc_variant(version: str) -> str:
-    """Gradient releases per DP HMC iteration: kL + 1 ('seed', Theorem 11 as printed) or k(L+1)."""
-    return "seed" if version == "seed" else "head"
-
-
 def chain_setting(model: str, algo: str, epsilon_text: str) -> str:
     """Seed-key experiment name and file stem of one (model, algorithm, epsilon) setting."""
     return f"{model}/{algo}/eps{epsilon_text}"
@@ -120,13 +114,6 @@ def runs(params: Mapping, model: str, algo: str) -> bool:
     """Whether the params file has settings of ``algo`` for ``model`` (the minibatch algorithms
     and DP Barker run on the flat and tempered bananas only, as in the thesis)."""
     return algo in _model(params, model)["algorithms"]
-
-
-def _clipping(params: Mapping) -> Mapping:
-    try:
-        return params["clipping_study_fig_6_2"]
-    except KeyError:
-        raise ValueError("the params file has no clipping_study_fig_6_2 section") from None
 
 
 def clipping_spec(params: Mapping, dim: int, n: int, data_fraction: float = 1.0) -> dict:
@@ -150,7 +137,9 @@ def clipping_hyper(params: Mapping, algo: str, dim: int) -> dict:
         raise ValueError(
             f"clipping-study algorithm must be one of {tuple(CLIPPING_ALGORITHMS)}, got {algo!r}"
         )
-    entry = _clipping(params)[algo]
+    if "clipping_study_fig_6_2" not in params:
+        raise ValueError("the params file has no clipping_study_fig_6_2 section")
+    entry = params["clipping_study_fig_6_2"][algo]
     out = {"iterations": int(entry["iterations"])}
     if algo == "rwmh":
         out["prop_sd"] = entry["prop_sd_2d"] if int(dim) == 2 else entry[f"prop_sd_{dim}d"]

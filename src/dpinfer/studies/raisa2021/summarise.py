@@ -6,7 +6,7 @@ import logging
 
 import numpy as np
 
-from ...diagnostics import unconverged
+from ...diagnostics import passing_share
 from ...io import load_npz, save_npz, write_table
 from ..document_settings import document
 from ..scorecard import Setting, setting
@@ -16,6 +16,7 @@ __all__ = [
     "NAMES",
     "TABLE_5_1",
     "summarise",
+    "baseline_mmds",
     "tab5_1",
     "setting_key",
     "table_5_1_settings",
@@ -74,8 +75,19 @@ def setting_key(model: str, algo: str, epsilon: float) -> str:
     return f"{model}|{algo}|{float(epsilon)!r}"
 
 
+def baseline_mmds(references) -> dict:
+    """{model: MMDs of fresh exact samples to its reference (the figures' dashed lines)} of the
+    reference files (``<model>.npz``) that have them (the circle has none)."""
+    out = {}
+    for f in references:
+        ref = load_npz(f)
+        if "baseline_mmd" in ref:
+            out[f.rsplit("/", 1)[-1].removesuffix(".npz")] = ref["baseline_mmd"]
+    return out
+
+
 def summarise(
-    input, output, settings: list, models: list, health: dict, delta_factor: float, version: str
+    input, output, settings: list, health: dict, delta_factor: float, version: str
 ) -> None:
     """Gather the chain files: per setting the per-chain metrics (npz, for the figures and
     claims) and one table row of medians, the iteration count beside the author's (the thesis
@@ -93,13 +105,7 @@ def summarise(
         for k in PER_CHAIN + ("rhat", "ess"):
             rec[f"{key}/{k}"] = d[k]
         rec[f"{key}/iterations"] = d["iterations"]
-        flagged = bool(
-            np.any(
-                unconverged(
-                    d["rhat"], d["ess"], max_rhat=health["max_rhat"], min_ess=health["min_ess"]
-                )
-            )
-        )
+        flagged = passing_share(d["rhat"], d["ess"], health) < 1.0  # some coordinate fails
         has_ref = bool(d["has_reference"])
         rec[f"{key}/flagged"] = np.bool_(flagged)
         if s["author_iterations"] is not None:
@@ -129,10 +135,8 @@ def summarise(
                 "flagged": flagged,
             }
         )
-    for m in models:
-        ref = load_npz(next(f for f in input.references if f.endswith(f"/{m}.npz")))
-        if "baseline_mmd" in ref:
-            rec[f"{m}/baseline_mmd"] = ref["baseline_mmd"]
+    for m, base in baseline_mmds(input.references).items():
+        rec[f"{m}/baseline_mmd"] = base
     rec["keys"] = np.array([setting_key(s["model"], s["algo"], s["epsilon"]) for s in settings])
     save_npz(output.summary, **rec)
     n_flag = sum(r["flagged"] for r in rows)
@@ -165,13 +169,13 @@ def summarise(
     )
 
 
-def tab5_1(input, output, models: list, specs: dict, start_rule: str) -> None:
-    """Table 5.1: each model's parameters as this run uses them (the start deviation is the
-    start rule's), the thesis's value beside; "same as thesis" from
+def tab5_1(input, output, specs: dict, start_rule: str) -> None:
+    """Table 5.1: each configured model's parameters as this run uses them (``specs``; the start
+    deviation is the start rule's), the thesis's value beside; "same as thesis" from
     :func:`table_5_1_settings` (the claims' function)."""
     rows, thesis_rule = [], THESIS.paper("start_rule")
-    for m in models:
-        s, paper = specs[m], TABLE_5_1[m]
+    for m, s in specs.items():
+        paper = TABLE_5_1[m]
         at = {x.name: x for x in table_5_1_settings(m, s, start_rule)}
         row = {"model": NAMES.get(m, s["label"])}
         for col in paper:  # as printed numbers (%g), so 1e-05 and 1000 read as in the thesis
