@@ -94,7 +94,7 @@ def test_step_names_resolve_without_importing():
 
 
 def test_chunk_ranges_cover_the_replicates_once():
-    reps = [r for c in range(grid.n_chunks(11, 4)) for r in grid.chunk_replicates(c, 11, 4)]
+    reps = [r for c in range(grid.n_chunks(11, 4)) for r in range(*grid.chunk_range(c, 11, 4))]
     assert reps == list(range(11))
     assert grid.chunk_range(2, 11, 4) == [8, 11]
     with pytest.raises(ValueError):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 from scipy.special import gammaln, log_ndtr, logsumexp
@@ -352,23 +352,16 @@ def iteration_count(
     ``batch_size``. The caller passes delta (the thesis uses 0.1/n).
     """
     _check(algorithm)
-    if algorithm in ("dpps", "dppa"):
-        tau = params["tau"]
-        return max_iterations(
-            lambda k: gaussian_pld_delta(epsilon, penalty_mu(k, tau, n)),
-            delta,
-            low=zcdp_iterations_penalty(epsilon, delta, tau, n),
-        )
-    if algorithm == "hmc":
-        tau_l, tau_g, L = params["tau_l"], params["tau_g"], int(params["L"])
-        low = zcdp_iterations_hmc(epsilon, delta, tau_l, tau_g, L, n, variant=hmc_variant)
-        return max_iterations(
-            lambda k: gaussian_pld_delta(
-                epsilon, hmc_mu(k, tau_l, tau_g, L, n, variant=hmc_variant)
-            ),
-            delta,
-            low=max(low, 0),  # seed variant: the one up-front gradient alone may exceed the budget
-        )
+    if algorithm in ("dpps", "dppa", "hmc"):
+        if algorithm == "hmc":
+            tau_l, tau_g, L = params["tau_l"], params["tau_g"], int(params["L"])
+            mu = partial(hmc_mu, tau_l=tau_l, tau_g=tau_g, L=L, n=n, variant=hmc_variant)
+        else:
+            mu = partial(penalty_mu, tau=params["tau"], n=n)
+        # the zCDP count is the lower end; HMC's seed variant can make it negative (the one
+        # up-front gradient alone may exceed the budget), the penalty count never is
+        low = zcdp_iteration_count(algorithm, params, n, epsilon, delta, hmc_variant=hmc_variant)
+        return max_iterations(lambda k: gaussian_pld_delta(epsilon, mu(k)), delta, low=max(low, 0))
     if algorithm in ("mdpps", "mdppa"):
         tau, B = params["tau_variance_multiplier"], int(params["batch_size"])
         return max_iterations(

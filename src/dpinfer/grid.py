@@ -22,7 +22,6 @@ __all__ = [
     "parse_name",
     "n_chunks",
     "chunk_range",
-    "chunk_replicates",
 ]
 
 FIGURE_SUFFIXES = (".pdf", ".png")
@@ -74,8 +73,3 @@ def chunk_range(chunk: int, n_replicates: int, chunk_size: int) -> list[int]:
     if not 0 <= start < n_replicates:
         raise ValueError(f"chunk {chunk} is out of range for {n_replicates} replicates")
     return [start, min(int(n_replicates), start + int(chunk_size))]
-
-
-def chunk_replicates(chunk: int, n_replicates: int, chunk_size: int) -> range:
-    """Replicate indices (0-based) handled by one chunk."""
-    return range(*chunk_range(chunk, n_replicates, chunk_size))

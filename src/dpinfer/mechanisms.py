@@ -43,8 +43,24 @@ def _positive(name: str, value: float) -> float:
     return value
 
 
+class _Additive:
+    """What the additive-noise records share: validation of the noise parameter (the field
+    named ``_noise_field``) and of the sensitivity, and ``release`` = statistic + noise."""
+
+    _noise_field = "sigma"
+    _release_dtype = float  # None keeps an integer statistic integer
+
+    def __post_init__(self):
+        _positive(self._noise_field, getattr(self, self._noise_field))
+        _positive("sensitivity", self.sensitivity)
+
+    def release(self, rng: np.random.Generator, statistic):
+        s = np.asarray(statistic, dtype=self._release_dtype)
+        return s + self.noise(rng, s.shape)
+
+
 @dataclass(frozen=True)
-class Laplace:
+class Laplace(_Additive):
     """Laplace mechanism: noise ~ Laplace(0, scale); epsilon-DP with epsilon = sensitivity / scale.
 
     ``sensitivity`` is the L1 global sensitivity of the statistic under the caller's neighbouring
@@ -53,10 +69,7 @@ class Laplace:
 
     scale: float
     sensitivity: float = 1.0
-
-    def __post_init__(self):
-        _positive("scale", self.scale)
-        _positive("sensitivity", self.sensitivity)
+    _noise_field = "scale"
 
     @classmethod
     def calibrated(cls, epsilon: float, sensitivity: float) -> Laplace:
@@ -71,17 +84,13 @@ class Laplace:
     def noise(self, rng: np.random.Generator, shape=()):
         return rng.laplace(0.0, self.scale, size=shape)
 
-    def release(self, rng: np.random.Generator, statistic):
-        s = np.asarray(statistic, dtype=float)
-        return s + self.noise(rng, s.shape)
-
     def logpdf(self, noise):
         b = self.scale
         return -np.abs(np.asarray(noise, dtype=float)) / b - math.log(2.0 * b)
 
 
 @dataclass(frozen=True)
-class Gaussian:
+class Gaussian(_Additive):
     """Gaussian mechanism: noise ~ N(0, sigma^2) on a statistic of L2 sensitivity ``sensitivity``
     (replace-one-record). It is rho-zCDP with rho = sensitivity^2 / (2 sigma^2) (Bun and Steinke
     2016, Prop 1.6); :meth:`calibrated` uses the classical (epsilon, delta) calibration
@@ -91,10 +100,6 @@ class Gaussian:
 
     sigma: float
     sensitivity: float = 1.0
-
-    def __post_init__(self):
-        _positive("sigma", self.sigma)
-        _positive("sensitivity", self.sensitivity)
 
     @classmethod
     def calibrated(cls, epsilon: float, sensitivity: float, delta: float = 1e-5) -> Gaussian:
@@ -119,17 +124,13 @@ class Gaussian:
     def noise(self, rng: np.random.Generator, shape=()):
         return rng.normal(0.0, self.sigma, size=shape)
 
-    def release(self, rng: np.random.Generator, statistic):
-        s = np.asarray(statistic, dtype=float)
-        return s + self.noise(rng, s.shape)
-
     def logpdf(self, noise):
         z = np.asarray(noise, dtype=float) / self.sigma
         return -0.5 * z * z - math.log(self.sigma) - _LOG_SQRT_2PI
 
 
 @dataclass(frozen=True)
-class DoubleGeometric:
+class DoubleGeometric(_Additive):
     """Double geometric (discrete Laplace) noise on integer statistics, DGeom(rho) of raim2021:
 
         P(noise = k) = rho / (2 - rho) (1 - rho)^|k|,  k in Z,  0 < rho < 1,
@@ -141,6 +142,7 @@ class DoubleGeometric:
 
     rho: float
     sensitivity: float = 1.0
+    _release_dtype = None
 
     def __post_init__(self):
         if not (math.isfinite(float(self.rho)) and 0.0 < float(self.rho) < 1.0):
@@ -161,17 +163,13 @@ class DoubleGeometric:
         # a difference of two geometric counts of failures is double geometric (the -1s cancel)
         return rng.geometric(self.rho, size=shape) - rng.geometric(self.rho, size=shape)
 
-    def release(self, rng: np.random.Generator, statistic):
-        s = np.asarray(statistic)
-        return s + self.noise(rng, s.shape)
-
     def logpdf(self, noise):
         k = np.asarray(noise)
         return math.log(self.rho) - math.log(2.0 - self.rho) + np.abs(k) * math.log1p(-self.rho)
 
 
 @dataclass(frozen=True)
-class DiscreteGaussian:
+class DiscreteGaussian(_Additive):
     """Discrete Gaussian N_Z(0, sigma^2) on integer statistics: P(noise = k) proportional to
     exp(-k^2 / (2 sigma^2)), k in Z. With L2 sensitivity Delta (replace-one-record) it is
     rho-zCDP for rho = Delta^2 / (2 sigma^2) (Canonne, Kamath and Steinke 2020, Thm 4). Draws are
@@ -180,10 +178,7 @@ class DiscreteGaussian:
 
     sigma: float
     sensitivity: float = 1.0
-
-    def __post_init__(self):
-        _positive("sigma", self.sigma)
-        _positive("sensitivity", self.sensitivity)
+    _release_dtype = None
 
     @classmethod
     def from_zcdp(cls, rho: float, sensitivity: float = 1.0) -> DiscreteGaussian:
@@ -205,10 +200,6 @@ class DiscreteGaussian:
     def noise(self, rng: np.random.Generator, shape=()):
         size = int(np.prod(shape, dtype=np.int64))
         return _discrete_gaussian_draws(rng, self.sigma, size).reshape(shape)
-
-    def release(self, rng: np.random.Generator, statistic):
-        s = np.asarray(statistic)
-        return s + self.noise(rng, s.shape)
 
     def logpdf(self, noise):
         k = np.asarray(noise, dtype=float)
@@ -261,10 +252,6 @@ class ClampRescale:
             return x  # clamping only: the identity map, exactly
         unit = (x - self.lower) / (self.upper - self.lower)
         return self.target_lower + unit * (self.target_upper - self.target_lower)
-
-    def clamped_fraction(self, x) -> float:
-        x = np.asarray(x, dtype=float)
-        return float(np.mean((x < self.lower) | (x > self.upper))) if x.size else 0.0
 
 
 # config names of the pure-DP mechanisms that :func:`calibrate` builds from (epsilon, sensitivity)

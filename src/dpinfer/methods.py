@@ -78,6 +78,7 @@ class Method:
 
 
 _RAISA = {"raisa2021": "sample"}
+_NIG_MODELS = ("nig_linreg", "nig_linreg_p")  # chapter 5's samplers run on both
 
 
 def _methods(*methods: Method) -> dict[str, Method]:
@@ -167,49 +168,14 @@ METHODS: dict[str, Method] = _methods(
     ),
     Method("ops", "OPS", BROWN, "^", "-.", runs={"binomial": "ops:run_ops_binomial"}, iid=True),
     # bernstein2020 chapter 5 and the case study
-    Method(
-        "gibbs_ss_update",
-        "Gibbs-SS-Update",
-        BLUE,
-        "o",
-        "-",
-        runs={
-            "nig_linreg": "gibbs_ss:run_gibbs_ss_update",
-            "nig_linreg_p": "gibbs_ss:run_gibbs_ss_update",
-        },
-    ),
-    Method(
-        "gibbs_ss_noisy",
-        "Gibbs-SS-Noisy",
-        SKY,
-        "v",
-        "-",
-        runs={
-            "nig_linreg": "gibbs_ss:run_gibbs_ss_noisy",
-            "nig_linreg_p": "gibbs_ss:run_gibbs_ss_noisy",
-        },
-    ),
-    Method(
-        "gibbs_ss_prior",
-        "Gibbs-SS-Prior",
-        PURPLE,
-        "^",
-        "-",
-        runs={
-            "nig_linreg": "gibbs_ss:run_gibbs_ss_prior",
-            "nig_linreg_p": "gibbs_ss:run_gibbs_ss_prior",
-        },
-    ),
-    Method(
-        "mcmc_ind",
-        "MCMC-Ind",
-        GREEN,
-        "D",
-        "-.",
-        runs={
-            "nig_linreg": "mcmc_ind:run_mcmc_ind",
-            "nig_linreg_p": "mcmc_ind:run_mcmc_ind",
-        },
+    *(
+        Method(name, label, color, marker, linestyle, runs=dict.fromkeys(_NIG_MODELS, run))
+        for name, label, color, marker, linestyle, run in (
+            ("gibbs_ss_update", "Gibbs-SS-Update", BLUE, "o", "-", "gibbs_ss:run_gibbs_ss_update"),
+            ("gibbs_ss_noisy", "Gibbs-SS-Noisy", SKY, "v", "-", "gibbs_ss:run_gibbs_ss_noisy"),
+            ("gibbs_ss_prior", "Gibbs-SS-Prior", PURPLE, "^", "-", "gibbs_ss:run_gibbs_ss_prior"),
+            ("mcmc_ind", "MCMC-Ind", GREEN, "D", "-.", "mcmc_ind:run_mcmc_ind"),
+        )
     ),
     Method("oi", "OI", ORANGE, "P", "--"),
     # raim2021: Algorithm 2 on the noisy data, Algorithm 4 on the confidential data
@@ -233,69 +199,18 @@ METHODS: dict[str, Method] = _methods(
     ),
     # raisa2021: the six DP samplers, and the non-DP samplers of the clipping study (one stream
     # name, "sample", within each setting's key: the study's streams predate the method names)
-    Method("hmc", "DP HMC", BLUE, "o", "-", runs={"dp_mcmc": "dp_hmc:run_hmc"}, streams=_RAISA),
-    Method(
-        "dpps",
-        "DP penalty",
-        ORANGE,
-        "s",
-        "-",
-        runs={"dp_mcmc": "dp_penalty:run_dpps"},
-        streams=_RAISA,
-    ),
-    Method(
-        "dppa",
-        "DP penalty OCU+GWMH",
-        GREEN,
-        "^",
-        "-",
-        runs={"dp_mcmc": "dp_penalty:run_dppa"},
-        streams=_RAISA,
-    ),
-    Method(
-        "mdpps",
-        "minibatch DP penalty",
-        VERMILLION,
-        "v",
-        "--",
-        runs={"dp_mcmc": "dp_minibatch:run_mdpps"},
-        streams=_RAISA,
-    ),
-    Method(
-        "mdppa",
-        "minibatch DP penalty OCU+GWMH",
-        PURPLE,
-        "D",
-        "--",
-        runs={"dp_mcmc": "dp_minibatch:run_mdppa"},
-        streams=_RAISA,
-    ),
-    Method(
-        "barker",
-        "DP Barker",
-        BROWN,
-        "P",
-        "-.",
-        runs={"dp_mcmc": "dp_barker:run_barker"},
-        streams=_RAISA,
-    ),
-    Method(
-        "rwmh_nondp",
-        "RWMH",
-        SKY,
-        "o",
-        "-",
-        runs={"dp_mcmc": "dp_penalty:run_clipped_rwmh"},
-        streams=_RAISA,
-    ),
-    Method(
-        "hmc_nondp",
-        "HMC",
-        PINK,
-        "s",
-        "-",
-        runs={"dp_mcmc": "dp_hmc:run_clipped_hmc"},
-        streams=_RAISA,
+    *(
+        Method(name, label, color, marker, linestyle, runs={"dp_mcmc": run}, streams=_RAISA)
+        for name, label, color, marker, linestyle, run in (
+            ("hmc", "DP HMC", BLUE, "o", "-", "dp_hmc:run_hmc"),
+            ("dpps", "DP penalty", ORANGE, "s", "-", "dp_penalty:run_dpps"),
+            ("dppa", "DP penalty OCU+GWMH", GREEN, "^", "-", "dp_penalty:run_dppa"),
+            ("mdpps", "minibatch DP penalty", VERMILLION, "v", "--", "dp_minibatch:run_mdpps"),
+            ("mdppa", "minibatch DP penalty OCU+GWMH", PURPLE, "D", "--", "dp_minibatch:run_mdppa"),
+            ("barker", "DP Barker", BROWN, "P", "-.", "dp_barker:run_barker"),
+            ("rwmh_nondp", "RWMH", SKY, "o", "-", "dp_penalty:run_clipped_rwmh"),
+            ("hmc_nondp", "HMC", PINK, "s", "-", "dp_hmc:run_clipped_hmc"),
+        )
     ),
 )
 

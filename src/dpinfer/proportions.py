@@ -20,7 +20,6 @@ from scipy import stats
 
 __all__ = [
     "wilson_interval",
-    "clopper_pearson",
     "pooled_z",
     "pooled_se",
     "mcnemar",
@@ -46,15 +45,6 @@ def wilson_interval(k, n, level: float = 0.95) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def clopper_pearson(k, n, level: float = 0.95) -> tuple[float, float]:
-    """Exact (Clopper-Pearson) interval of the proportion k / n at ``level``."""
-    k, n = _check(k, n)
-    a = (1 - level) / 2
-    lo = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
-    hi = 1.0 if k == n else float(stats.beta.ppf(1 - a, k + 1, n - k))
-    return lo, hi
 
 
 def pooled_se(k1, n1, k2, n2) -> float:

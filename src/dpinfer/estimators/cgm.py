@@ -111,17 +111,15 @@ def nlbp(
     for it in range(1, max_iter + 1):
         if damp_on == "gradient":
             g = g + alpha * (np.sign(y - n) - g)
-            tp = base + g * inv_b
-            m = inference(um, tp.ravel())
-            diff = N * m.edge - n
-            r = float(np.max(np.abs(diff).sum(axis=(1, 2)))) / N
-            step, n = r, n + diff
         else:
             g = np.sign(y - n)
-            tp = base + g * inv_b
-            m = inference(um, tp.ravel())
-            diff = N * m.edge - n
-            r = float(np.max(np.abs(diff).sum(axis=(1, 2)))) / N
+        tp = base + g * inv_b
+        m = inference(um, tp.ravel())
+        diff = N * m.edge - n
+        r = float(np.max(np.abs(diff).sum(axis=(1, 2)))) / N
+        if damp_on == "gradient":
+            step, n = r, n + diff
+        else:
             step, n = alpha * r, n + alpha * diff
         if step < tol:
             converged = True

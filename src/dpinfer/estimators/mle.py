@@ -154,19 +154,12 @@ def fit_mle(
         status = 0 if status == 0 and np.max(np.abs(g)) <= tol else max(status, 1)
     else:
         raise ValueError(f"unknown method {method!r}")
-    if not (np.isfinite(f) and np.all(np.isfinite(x))):  # theta0 itself failed: report, never NaN
-        return Fit(
-            theta=x0,
-            iterations=int(nit),
-            converged=False,
-            objective=np.array([np.finfo(float).min]),
-            seconds=0.0,
-        )
+    failed = not (np.isfinite(f) and np.all(np.isfinite(x)))  # theta0 failed: report, never NaN
     return Fit(
-        theta=x,
+        theta=x0 if failed else x,
         iterations=int(nit),
-        converged=bool(status == 0),
-        objective=np.array([-N * f]),
+        converged=bool(status == 0) and not failed,
+        objective=np.array([np.finfo(float).min if failed else -N * f]),
         seconds=0.0,
     )
 

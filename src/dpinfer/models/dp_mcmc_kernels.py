@@ -64,9 +64,8 @@ def llr_coefficients(kind, params, theta, theta_new, coef):
             coef[k] = params[2 + k] * (mn - m)
             c0 -= 0.5 * coef[k] * (mn + m)
         return c0
-    for k in range(
-        d
-    ):  # gauss: r = (theta' - theta)' P x - 1/2 (theta' - theta)' P (theta' + theta)
+    # gauss: r = (theta' - theta)' P x - 1/2 (theta' - theta)' P (theta' + theta)
+    for k in range(d):
         acc = 0.0
         for l in range(d):
             acc += params[1 + k * d + l] * (theta_new[l] - theta[l])

@@ -32,7 +32,6 @@ from ..mechanisms import ClampRescale, Laplace
 
 __all__ = [
     "Problem",
-    "N_STATS",
     "NIGPrior",
     "NIWPrior",
     "Release",
@@ -42,8 +41,6 @@ __all__ = [
     "sensitivity_moments",
     "simulate_dataset",
 ]
-
-N_STATS = 5  # [sum x, sum x^2, sum y, sum xy, sum y^2]
 
 
 class NIGPrior(NamedTuple):

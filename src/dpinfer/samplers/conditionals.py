@@ -33,7 +33,6 @@ __all__ = [
     "categorical",
     "wald_draw",
     "laplace_mixture_precision",
-    "laplace_mixture_precisions",
     "initial_mixture_precision",
     "norm_product_1d",
     "NormProductWork",
@@ -115,15 +114,6 @@ def laplace_mixture_precision(rng, residual, scale):
     if r < _TINY * scale:
         r = _TINY * scale
     return wald_draw(rng, 1.0 / (scale * r), 1.0 / (scale * scale))
-
-
-@njit(cache=True)
-def laplace_mixture_precisions(rng, residuals, scale):
-    """:func:`laplace_mixture_precision` for each residual (a new array)."""
-    out = np.empty(residuals.shape[0])
-    for j in range(residuals.shape[0]):
-        out[j] = laplace_mixture_precision(rng, residuals[j], scale)
-    return out
 
 
 @njit(cache=True)

@@ -474,7 +474,7 @@ def run_linreg(
     scale, sigma2, tau = problem.scale, problem.sigma2, problem.tau
     clamp, n_records = problem.clamp, problem.n_records
     p = mean_x.size
-    expected = (p + 1) + 1 + (p + 1) * (p + 2) // 2 - 1
+    expected = gaussian_linreg.stat_dim(p)
     if released.shape != (expected,) or cov_x.shape != (p, p):
         raise ValueError(f"released must have {expected} entries and cov_x be ({p}, {p})")
     if not (

@@ -35,14 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..models.dp_mcmc import (
-    Problem,
-    clipped_grad_sum,
-    clipped_llr_sum,
-    grad_log_prior,
-    llr_sum,
-    log_prior,
-)
+from ..models.dp_mcmc import Problem, clipped_grad_sum, grad_log_prior, log_prior
 from .base import Chain, timed
 from .dp_penalty import (
     Clip,
@@ -50,9 +43,8 @@ from .dp_penalty import (
     chain_draws,
     chain_iterations,
     clip_rule_code,
-    decision_changed,
     dp_chain,
-    penalty_accept,
+    penalised_step,
     positive_diagonal,
 )
 
@@ -94,17 +86,14 @@ def _dp_hmc_kernel(problem, leapfrog, gradient, penalty, clip, rng, out, traj):
     """Fill out[1:] (out[0] = start); traj[t] = leapfrog positions of iteration t if
     leapfrog.record; returns (accepts, clipped ratios, clipped gradients, gradient evaluations,
     accept decisions the unclipped ratio sum would have reversed)."""
-    kind, params, data, temperature = problem
+    kind, params = problem.kind, problem.params
     steps, eta, mass, record = leapfrog
     tau_g, clip_grad, reuse = gradient
-    clip_llr, clip_rule = clip
     iters = out.shape[0] - 1
     d = out.shape[1]
-    n = data.shape[1]
-    gsd = (
-        2.0 * tau_g * math.sqrt(n) * clip_grad if tau_g > 0 else 0.0
-    )  # exact gradients: no 0 * inf
-    lsd_per_dist = penalty.tau * math.sqrt(n) * 2.0 * clip_llr
+    n = problem.data.shape[1]
+    # exact gradients: no 0 * inf
+    gsd = 2.0 * tau_g * math.sqrt(n) * clip_grad if tau_g > 0 else 0.0
     theta = out[0].copy()
     th = np.empty(d)
     p = np.empty(d)
@@ -143,23 +132,14 @@ def _dp_hmc_kernel(problem, leapfrog, gradient, penalty, clip, rng, out, traj):
                 p[k] += 0.5 * eta * g[k]
             if record:
                 traj[t, step + 1] = th
-        dist = 0.0
         kinetic = 0.0
         for k in range(d):
-            dist += (th[k] - theta[k]) ** 2
             kinetic += 0.5 * (p0[k] * p0[k] - p[k] * p[k]) / mass[k]
-        dist = math.sqrt(dist)
-        llr, cnt = clipped_llr_sum(kind, params, data, theta, th, clip_llr, clip_rule)
-        clipped_l += cnt
-        sigma = temperature * lsd_per_dist * dist
-        lp_new = log_prior(kind, params, th)
-        corr = 0.5 * sigma * sigma if penalty.correction else 0.0
-        accept, noise, log_u = penalty_accept(
-            rng, kinetic + temperature * llr, sigma, corr, lp_new, lp
+        accept, lp_new, cnt, chg = penalised_step(
+            problem, clip, penalty, theta, th, kinetic, lp, rng
         )
-        if cnt > 0:  # would the unclipped sum have decided otherwise?
-            exact = kinetic + temperature * llr_sum(kind, params, n, theta, th)
-            changed += decision_changed(accept, log_u, exact, noise, lp_new, lp, corr)
+        clipped_l += cnt
+        changed += chg
         if accept:
             theta[:] = th
             lp = lp_new

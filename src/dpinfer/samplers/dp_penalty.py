@@ -19,7 +19,8 @@ iterations; ``detail`` (:class:`dpinfer.samplers.base.DPChainDetail`): ``llr_cli
 that / n / iterations, ``decisions_changed`` = accept decisions the unclipped ratio sum would
 have reversed (same noise and uniform).
 The proposal and distance helpers are shared with the minibatch samplers, the noisy accept step
-(:func:`penalty_accept`) with the minibatch and HMC samplers; so are the kernels' settings records
+(:func:`penalty_accept`) with the minibatch and HMC samplers, the whole full-data accept step
+(:func:`penalised_step`) with DP HMC; so are the kernels' settings records
 (:class:`Proposal`, :class:`Clip`, :class:`Penalty`; the problem is
 :class:`dpinfer.models.dp_mcmc.ProblemRecord`) and the chain's set-up and packing
 (:func:`chain_draws`, :func:`random_walk`, :func:`dp_chain`), with DP Barker and DP HMC.
@@ -48,7 +49,6 @@ __all__ = [
     "chain_draws",
     "positive_diagonal",
     "random_walk",
-    "checked_penalty",
     "PenaltyChain",
     "penalty_chain",
     "dp_chain",
@@ -59,6 +59,7 @@ __all__ = [
     "distance",
     "settle",
     "penalty_accept",
+    "penalised_step",
     "decision_changed",
     "CLIP_RULES",
 ]
@@ -164,35 +165,47 @@ def decision_changed(accept, log_u, base_exact, noise, lp_new, lp, correction):
 
 
 @njit(cache=True)
+def penalised_step(problem, clip, penalty, theta, prop, kinetic, lp, rng):
+    """The full-data accept step from theta to prop (DP penalty and DP HMC): the ratio kinetic +
+    T (sum of the clipped ratios) tested by :func:`penalty_accept` with noise sd T tau sqrt(n)
+    2 b d; returns (accept, log prior at prop, clipped ratios, 1 if the unclipped ratio sum would
+    have reversed the decision (same noise and uniform) else 0)."""
+    kind, params, data, temperature = problem
+    bound, clip_rule = clip
+    n = data.shape[1]
+    dist = distance(theta, prop)
+    llr, cnt = clipped_llr_sum(kind, params, data, theta, prop, bound, clip_rule)
+    sigma = temperature * (penalty.tau * math.sqrt(n) * 2.0 * bound) * dist
+    lp_new = log_prior(kind, params, prop)
+    corr = 0.5 * sigma * sigma if penalty.correction else 0.0
+    accept, noise, log_u = penalty_accept(rng, kinetic + temperature * llr, sigma, corr, lp_new, lp)
+    changed = np.int64(0)
+    if cnt > 0:  # would the unclipped sum have decided otherwise?
+        exact = kinetic + temperature * llr_sum(kind, params, n, theta, prop)
+        changed = decision_changed(accept, log_u, exact, noise, lp_new, lp, corr)
+    return accept, lp_new, cnt, changed
+
+
+@njit(cache=True)
 def _dp_penalty_kernel(problem, proposal, clip, penalty, rng, out):
     """Fill out[1:] (out[0] = start) with the chain; returns (accepts, clipped ratios, accept
     decisions that the unclipped ratio sum would have changed (same noise and uniform))."""
-    kind, params, data, temperature = problem
+    kind, params = problem.kind, problem.params
     prop_sd, one_component = proposal
-    bound, clip_rule = clip
     iters = out.shape[0] - 1
     d = out.shape[1]
-    n = data.shape[1]
     theta = out[0].copy()
     prop = np.empty(d)
     direction = init_directions(d, rng)
     lp = log_prior(kind, params, theta)
-    noise_per_dist = penalty.tau * math.sqrt(n) * 2.0 * bound
     accepts = 0
     clipped = 0
     changed = 0
     for t in range(iters):
         c = propose(theta, prop, prop_sd, direction, one_component, rng)
-        dist = distance(theta, prop)
-        llr, cnt = clipped_llr_sum(kind, params, data, theta, prop, bound, clip_rule)
+        accept, lp_new, cnt, chg = penalised_step(problem, clip, penalty, theta, prop, 0.0, lp, rng)
         clipped += cnt
-        sigma = temperature * noise_per_dist * dist
-        lp_new = log_prior(kind, params, prop)
-        corr = 0.5 * sigma * sigma if penalty.correction else 0.0
-        accept, noise, log_u = penalty_accept(rng, temperature * llr, sigma, corr, lp_new, lp)
-        if cnt > 0:  # would the unclipped sum have decided otherwise?
-            exact = temperature * llr_sum(kind, params, n, theta, prop)
-            changed += decision_changed(accept, log_u, exact, noise, lp_new, lp, corr)
+        changed += chg
         settle(accept, theta, prop, direction, c, one_component)
         lp = lp_new if accept else lp
         accepts += accept
@@ -233,13 +246,6 @@ def random_walk(
     return out, Proposal(sd, bool(one_component))
 
 
-def checked_penalty(tau: float, clip_bound: float, correction: bool) -> Penalty:
-    """The :class:`Penalty` of a chain whose ratios are clipped at ``clip_bound``; both >= 0."""
-    if not (tau >= 0 and clip_bound >= 0):
-        raise ValueError("need tau >= 0 and clip_bound >= 0")
-    return Penalty(float(tau), bool(correction))
-
-
 class PenaltyChain(NamedTuple):
     """The checked set-up of a DP penalty chain (full data or minibatch): its draws
     (:func:`chain_draws`), proposal, clip bound and penalty."""
@@ -266,7 +272,9 @@ def penalty_chain(
     (d,) array, ratios are clipped at ``clip_bound``; ``one_component`` moves one coordinate per
     step; ``penalty_correction`` subtracts the penalty's variance term."""
     out, proposal = random_walk(problem, start, iterations, prop_sd, one_component)
-    penalty = checked_penalty(tau, clip_bound, penalty_correction)
+    if not (tau >= 0 and clip_bound >= 0):
+        raise ValueError("need tau >= 0 and clip_bound >= 0")
+    penalty = Penalty(float(tau), bool(penalty_correction))
     return PenaltyChain(out, proposal, float(clip_bound), penalty)
 
 

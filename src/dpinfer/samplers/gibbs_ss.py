@@ -400,8 +400,7 @@ def _gibbs_ss_kernel(rng, target, mw, settings, out, counts):
             if cand > best:
                 best = cand
                 phi[:] = prop
-        for i in range(p + 1):
-            theta[i] = phi[i]
+        theta[:] = phi[: p + 1]
         sigma2 = math.exp(phi[p + 1])
         _unpack_data(phi, p, mu_x, lchol)
         _outer_into(lchol, sigma_x)
@@ -431,8 +430,7 @@ def _gibbs_ss_kernel(rng, target, mw, settings, out, counts):
                 else:
                     # sign flip theta -> -theta (y -> -y): the mirror mode that random-walk
                     # steps never leave
-                    for i in range(d):
-                        prop[i] = phi[i]
+                    prop[:] = phi
                     for i in range(p + 1):
                         prop[i] = -phi[i]
                 new = _log_collapsed(prop, p, target, settings, omega2, mw, mu_p, cov_p_t, sw)
@@ -446,8 +444,7 @@ def _gibbs_ss_kernel(rng, target, mw, settings, out, counts):
                     counts[2 if mv < n_moves else 3] += 1
                 if mv < n_moves and it < n_burn:
                     log_h = robbins_monro(log_h, ok, it, 0.234)
-            for i in range(p + 1):
-                theta[i] = phi[i]
+            theta[:] = phi[: p + 1]
             sigma2 = math.exp(phi[p + 1])
             if update:
                 _unpack_data(phi, p, mu_x, lchol)

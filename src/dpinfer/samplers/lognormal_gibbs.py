@@ -59,7 +59,6 @@ __all__ = [
     "NoisyRelease",
     "Latents",
     "ConjugatePrior",
-    "ChainOutput",
 ]
 
 
@@ -94,14 +93,6 @@ class ConjugatePrior(NamedTuple):
     def of(cls, prior: Prior) -> ConjugatePrior:
         """From the model's :class:`~dpinfer.models.lognormal_regression.Prior`."""
         return cls(prior.sigma_beta**2, prior.a_sigma, prior.b_sigma)
-
-
-class ChainOutput(NamedTuple):
-    """What a chain kernel fills: draws (iterations x 3) and the direct-sampler counts
-    (y proposals, y failures, xi proposals, xi failures)."""
-
-    draws: np.ndarray
-    counts: np.ndarray
 
 
 @njit(cache=True)
@@ -204,12 +195,11 @@ def theta_step(X, log_y, beta, s2, sb2, a_sigma, b_sigma, rng):
 
 
 @njit(cache=True)
-def _noisy_chain(release, state, s2, prior, direct, ws, rng, out):
-    """Algorithm 2 of the slides, out.draws.shape[0] sweeps (steps 1-4); fills out.draws and
-    adds (y proposals, y failures, xi proposals, xi failures) to out.counts."""
+def _noisy_chain(release, state, s2, prior, direct, ws, rng, draws, counts):
+    """Algorithm 2 of the slides, draws.shape[0] sweeps (steps 1-4); fills draws (iterations
+    x 3) and adds (y proposals, y failures, xi proposals, xi failures) to counts."""
     X, log_y, beta = state
     sb2, a_sigma, b_sigma = prior
-    draws, counts = out
     for t in range(draws.shape[0]):
         p, f = y_sweep(release, state, s2, direct, ws, rng)
         counts[0] += p
@@ -283,7 +273,7 @@ def run_noisy(
     split = {"cpu_seconds_y": 0.0, "cpu_seconds_xi_x": 0.0, "cpu_seconds_rest": 0.0}
     with CpuTimer() as timer:
         if not timed:
-            _noisy_chain(rel, state, s2, cprior, kern, ws, rng, ChainOutput(draws, counts))
+            _noisy_chain(rel, state, s2, cprior, kern, ws, rng, draws, counts)
         else:
             beta = state.beta
             for t in range(iterations):

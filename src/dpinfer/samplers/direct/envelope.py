@@ -295,21 +295,19 @@ def stepdown(weight: Weight, base: Base, settings: DirectSettings) -> dict:
     )
     if m == 0:
         raise ValueError("P(A_0) = 0: no u with P(A_u) > 0")
+    # cum[0] holds the cumulative areas divided by exp(log_scale)
     if settings.method == "quantile":  # heights P(B_j); areas are scaled by 1/P(A_0)
-        lp0 = math.log(cum[R_STATE, S_P0]) if cum[R_STATE, S_LIN] == 1.0 else lh[0]
+        log_scale = math.log(cum[R_STATE, S_P0]) if cum[R_STATE, S_LIN] == 1.0 else lh[0]
         with np.errstate(divide="ignore"):
-            log_h = np.r_[lp0 + np.log(cum[R_SCALED, : m - 1]), -np.inf]
-        return {
-            "log_u": lu[:m].copy(),
-            "log_h": log_h,
-            "log_a": float(lp0 + math.log(cum[0, m - 2])),
-        }
-    _widths(lu, m, cum)
-    top = _cumulate(lu, lh, m, cum)
+            log_h = np.r_[log_scale + np.log(cum[R_SCALED, : m - 1]), -np.inf]
+    else:
+        _widths(lu, m, cum)
+        log_scale = _cumulate(lu, lh, m, cum)
+        log_h = lh[:m].copy()
     return {
         "log_u": lu[:m].copy(),
-        "log_h": lh[:m].copy(),
-        "log_a": float(top + math.log(cum[0, m - 2])),
+        "log_h": log_h,
+        "log_a": float(log_scale + math.log(cum[0, m - 2])),
     }
 
 

@@ -87,16 +87,6 @@ def _bisect_u_lower(target, lpmax, tol):
 
 
 @njit(cache=True)
-def _bisect_u_upper(target, lu_lower, tol):
-    """log u_H, the smallest u with P(A_u) = 0 in double precision: bisection on [log u_L, 0]
-    (FACTS.md 2.3, v0.1.0 predicate)."""
-    lo = lu_lower
-    hi = 0.0
-    delta = tol * (0.0 - lu_lower)
-    return _bisect_log_u(target, lo, hi, delta, NEG_INF, False)
-
-
-@njit(cache=True)
 def _rect_log_area(lu, lh, j):
     """log |R| of the slides' rectangle between knots j and j+1 ("Approximation error bound"):
     (P_j - P_{j+1}) (u_{j+1} - u_j)."""
@@ -164,7 +154,9 @@ def stepdown_knots(target, method, n_knots, tol, lu, lh):
     if lpmax == NEG_INF:
         return 0
     lu_l = _bisect_u_lower(target, log_prob_au_plain(wt, z, mu, s2, bt, par, NEG_INF), tol)
-    lu_h = _bisect_u_upper(target, lu_l, tol)
+    # log u_H, the smallest u with P(A_u) = 0 in double precision: bisection on [log u_L, 0]
+    # (FACTS.md 2.3, v0.1.0 predicate)
+    lu_h = _bisect_log_u(target, lu_l, 0.0, tol * (0.0 - lu_l), NEG_INF, False)
     lu[0] = NEG_INF
     lh[0] = lpmax
     if method == M_EQUAL_STEPS:

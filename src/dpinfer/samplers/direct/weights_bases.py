@@ -189,13 +189,6 @@ def dgeom_log_pr_q(lq, l2r, x1, x2):
 
 
 @njit(cache=True)
-def dgeom_log_pr(rho, x1, x2):
-    """log P(x1 < K < x2), K ~ DGeom(rho) (:func:`dgeom_log_pr_q`)."""
-    lq, l2r = dgeom_consts(rho)
-    return dgeom_log_pr_q(lq, l2r, x1, x2)
-
-
-@njit(cache=True)
 def dgeom_cdf_q(rho, lq, x):
     """DGeom(rho) CDF at floor(x) (FACTS.md 4), given lq = log(1 - rho)."""
     k = np.floor(x)
@@ -205,23 +198,11 @@ def dgeom_cdf_q(rho, lq, x):
 
 
 @njit(cache=True)
-def dgeom_cdf(rho, x):
-    """DGeom(rho) CDF at floor(x) (FACTS.md 4)."""
-    return dgeom_cdf_q(rho, math.log1p(-rho), x)
-
-
-@njit(cache=True)
 def dgeom_quantile_q(rho, lq, p):
     """DGeom(rho) quantile: the smallest integer k with F(k) >= p (FACTS.md 4), given lq."""
     if p <= (1.0 - rho) / (2.0 - rho):  # F(-1)
         return np.ceil(-math.log(p * (2.0 - rho)) * (1.0 / lq))
     return max(0.0, np.ceil(math.log((1.0 - p) * (2.0 - rho)) * (1.0 / lq)) - 1.0)
-
-
-@njit(cache=True)
-def dgeom_quantile(rho, p):
-    """DGeom(rho) quantile: the smallest integer k with F(k) >= p (FACTS.md 4)."""
-    return dgeom_quantile_q(rho, math.log1p(-rho), p)
 
 
 @njit(cache=True)
@@ -240,19 +221,14 @@ def dgeom_trunc_q(rho, lq, x1, x2, v):
     return min(max(k, a), b)
 
 
-@njit(cache=True)
-def dgeom_trunc(rho, x1, x2, v):
-    """Inverse-CDF draw of DGeom(rho) truncated to the integers in (x1, x2)."""
-    return dgeom_trunc_q(rho, math.log1p(-rho), x1, x2, v)
-
-
 # ============================================================================ by base code
 @njit(cache=True)
 def base_interval_log_pr(bt, par, x1, x2):
     """log P(x1 < X < x2) under base ``bt`` (the package's ``pr_interval``, FACTS.md 1)."""
     if bt == B_LAPLACE:
         return laplace_log_pr(par, x1, x2)
-    return dgeom_log_pr(par, x1, x2)
+    lq, l2r = dgeom_consts(par)
+    return dgeom_log_pr_q(lq, l2r, x1, x2)
 
 
 @njit(cache=True)
@@ -260,7 +236,7 @@ def base_truncated_draw(bt, par, x1, x2, v):
     """x | u by the inverse CDF of g truncated to (x1, x2) (the package's ``r_truncated``)."""
     if bt == B_LAPLACE:
         return laplace_trunc(par, x1, x2, v)
-    return dgeom_trunc(par, x1, x2, v)
+    return dgeom_trunc_q(par, math.log1p(-par), x1, x2, v)
 
 
 @njit(cache=True)
@@ -292,7 +268,7 @@ def base_quantile(bt, par, p):
     """Quantile G^-(p) of base ``bt``."""
     if bt == B_LAPLACE:
         return laplace_quantile(par, p)
-    return dgeom_quantile(par, p)
+    return dgeom_quantile_q(par, math.log1p(-par), p)
 
 
 @njit(cache=True)
@@ -325,7 +301,8 @@ def log_prob_au_plain(wt, z, mu, s2, bt, par, lu):
         p = laplace_cdf(par, x2) - laplace_cdf(par, x1)
     else:
         a, b = dgeom_range(x1, x2)
-        p = dgeom_cdf(par, b) - dgeom_cdf(par, a - 1.0) if a <= b else 0.0
+        lq = math.log1p(-par)
+        p = dgeom_cdf_q(par, lq, b) - dgeom_cdf_q(par, lq, a - 1.0) if a <= b else 0.0
     return math.log(p) if p > 0.0 else NEG_INF
 
 
