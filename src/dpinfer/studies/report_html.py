@@ -13,6 +13,7 @@ import csv
 import html
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 __all__ = [
     "escape",
@@ -27,20 +28,8 @@ __all__ = [
 ]
 
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
-STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: 14px; \
-color: #1f2937; margin: 1.2em; line-height: 1.4; }
-h1 { font-size: 1.3em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
-h3 { font-size: 1.05em; } h4 { font-size: 1em; }
-table { border-collapse: collapse; margin: 0.8em 0; }
-th, td { border: 1px solid #d1d5db; padding: 0.25em 0.5em; vertical-align: top; text-align: left; }
-th { background: #f3f4f6; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.notes, .deviation, .intro { max-width: 62em; }
-.small { font-size: 0.9em; color: #4b5563; }
-code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: 0.92em; }
-pre { white-space: pre-wrap; }
-"""
+# the style every page inlines (a file, so it reads as CSS)
+STYLE = (Path(__file__).parent / "report_assets" / "page.css").read_text(encoding="utf-8")
 
 
 def escape(text) -> str:
