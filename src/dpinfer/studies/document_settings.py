@@ -88,6 +88,18 @@ class Document:
         root = f"{self.config_root}." if self.config_root else ""
         return {k: root + e["config"] for k, e in self.values.items() if "config" in e}
 
+    def config_values(self, section: Mapping) -> dict:
+        """Setting key -> its value in ``section`` (the config at ``config_root``), read at the
+        entry's ``config`` path (None where the section lacks it)."""
+        out = {}
+        for key, entry in self.values.items():
+            if "config" in entry:
+                value = section
+                for part in entry["config"].split("."):
+                    value = value.get(part) if isinstance(value, Mapping) else None
+                out[key] = value
+        return out
+
     def at(self, ours: Mapping) -> Run:
         """The document beside this run's values (``ours``: setting key -> value)."""
         return Run(self, ours)

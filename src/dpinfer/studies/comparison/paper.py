@@ -55,12 +55,7 @@ def paper_settings(s: dict, problems: dict, *, credible_level, health, recommend
         "health": {k: float(v) for k, v in health.items()},
         "recommend": {k: float(v) for k, v in recommend.items()},
     }
-    ours = {}
-    for key, path in STUDY.config_paths().items():
-        value = cfg
-        for part in path.removeprefix(f"{STUDY.config_root}.").split("."):
-            value = (value or {}).get(part)
-        ours[key] = value
+    ours = STUDY.config_values(cfg)
     ours["problems"] = sorted(problems)
     for key in ("trials", "accuracy_trials"):
         ours[key] = int(s[key].min()) if s[key].size else 0
