@@ -165,24 +165,6 @@ def _recompute(rows, pairs, lo, hi, sign_y, s, rel):
     _sums_into(rel, pairs, s)
 
 
-@njit(cache=True, inline="always")
-def _records_into(u, e, mu, chol, theta, sigma, lo, hi, rows):
-    """rows[i] = [x_i, 1, y_i] of x_i = mu + L u_i, y_i = theta'[x_i, 1] + sigma e_i (the
-    non-centred parameterisation of step 4), every entry but the constant clamped to [lo, hi]
-    (a no-op for -inf, inf)."""
-    p = mu.shape[0]
-    for i in range(u.shape[0]):
-        yi = theta[p] + sigma * e[i]
-        for j in range(p):
-            acc = mu[j]
-            for m in range(j + 1):
-                acc += chol[j, m] * u[i, m]
-            rows[i, j] = min(max(acc, lo), hi)
-            yi += theta[j] * acc
-        rows[i, p] = 1.0
-        rows[i, p + 1] = min(max(yi, lo), hi)
-
-
 @njit(cache=True)
 def _stats_from(lat, mu, chol, theta, sigma, s):
     """Released-domain s of the records x_i = mu + L u_i, y_i = theta'[x_i, 1] + sigma e_i (the
@@ -192,8 +174,23 @@ def _stats_from(lat, mu, chol, theta, sigma, s):
     if not lat.clamp:
         _stats_from_gram(lat, mu, chol, theta, sigma, s)
         return
-    _records_into(lat.u, lat.e, mu, chol, theta, sigma, lat.lo, lat.hi, lat.rel)
-    _sums_into(lat.rel, lat.pairs, s)
+    u = lat.u
+    e = lat.e
+    rel = lat.rel
+    lo = lat.lo
+    hi = lat.hi
+    p = mu.shape[0]
+    for i in range(u.shape[0]):
+        yi = theta[p] + sigma * e[i]
+        for j in range(p):
+            acc = mu[j]
+            for m in range(j + 1):
+                acc += chol[j, m] * u[i, m]
+            rel[i, j] = min(max(acc, lo), hi)
+            yi += theta[j] * acc
+        rel[i, p] = 1.0
+        rel[i, p + 1] = min(max(yi, lo), hi)
+    _sums_into(rel, lat.pairs, s)
 
 
 @njit(cache=True)
@@ -265,7 +262,7 @@ def _stats_from_gram(lat, mu, chol, theta, sigma, s):
 
 
 @njit(cache=True)
-def _mcmc_ind_kernel(rng, target, pairs, settings, out, accepted):
+def _mcmc_ind_kernel(rng, target, settings, out, accepted):
     """MCMC-Ind for p covariates (steps 1-4 of the module docstring); row t of out is
     (theta_1, ..., theta_{p+1}, sigma^2) after sweep t, every sweep stored; step sizes adapt while
     t < n_burn.
@@ -275,8 +272,7 @@ def _mcmc_ind_kernel(rng, target, pairs, settings, out, accepted):
     accepted[3] the accepted sign flips (one proposed per sweep). s holds the released-domain
     statistics (clamped to [settings.lo, settings.hi]) and ``raw`` the unclamped ones that the
     conjugate steps condition on. ``target`` is a
-    :class:`dpinfer.models.linreg_nig_multi.ChainTargetP`, ``pairs`` the (K, 2) statistic pairs
-    (:func:`~dpinfer.models.linreg_nig_multi.stat_pairs`), ``settings`` a :class:`_Settings`.
+    :class:`dpinfer.models.linreg_nig_multi.ChainTargetP`, ``settings`` a :class:`_Settings`.
     """
     z = target.z
     n_f = target.n
@@ -292,6 +288,13 @@ def _mcmc_ind_kernel(rng, target, pairs, settings, out, accepted):
     hi = settings.hi
     clamp = math.isfinite(lo) or math.isfinite(hi)
     inv_b = 1.0 / target.b
+    pairs = np.empty((kk, 2), np.int64)
+    for i in range(q):
+        for j in range(i, q):
+            k = index[i, j]
+            if k >= 0:
+                pairs[k, 0] = i
+                pairs[k, 1] = j
     u = np.empty((n, p))
     e = np.empty(n)
     rel = np.empty((n, q))  # the records as released
@@ -344,7 +347,9 @@ def _mcmc_ind_kernel(rng, target, pairs, settings, out, accepted):
     a_new = np.empty(q)
     # start: parameters from one draw of the Naive posterior, records from the model given them
     sigma2 = naive_start_p(rng, z, n_f, index, prior, data_prior, theta, mu, sig, cw)
-    chol[:, :] = cw.niw[3]
+    for i in range(p):
+        for j in range(p):
+            chol[i, j] = cw.niw[3][i, j]
     sd_y = math.sqrt(sigma2)
     for i in range(n):
         _draw_record(rng, mu, chol, theta, sd_y, w, rows, i)
@@ -367,7 +372,8 @@ def _mcmc_ind_kernel(rng, target, pairs, settings, out, accepted):
                 for j in range(q):
                     rows[i, j] = prop[0, j]
                     rel[i, j] = a_new[j]
-                s[:] = sp
+                for k in range(kk):
+                    s[k] = sp[k]
                 cur = new
                 accepted[0] += 1
         _recompute(rows, pairs, lo, hi, 1.0, s, rel)
@@ -386,19 +392,24 @@ def _mcmc_ind_kernel(rng, target, pairs, settings, out, accepted):
             + (_l1(z, s) - _l1(z, sp)) * inv_b
         )
         if metropolis_accept(rng, log_r):
-            theta[:] = thn
+            for j in range(p + 1):
+                theta[j] = thn[j]
             for i in range(n):
                 rows[i, p + 1] = -rows[i, p + 1]
-            s[:] = sp
+            for k in range(kk):
+                s[k] = sp[k]
             accepted[3] += 1
         # 2-3. conjugate steps, on the records themselves (unclamped)
         if clamp:
             _recompute(rows, pairs, -math.inf, math.inf, 1.0, raw, rel)
         else:
-            raw[:] = s
+            for k in range(kk):
+                raw[k] = s[k]
         sigma2 = nig_conjugate_draw_p(rng, raw, n_f, index, prior, theta, cw)
         niw_draw_p(rng, cw.g, n_f, data_prior, mu, sig, cw.niw)
-        chol[:, :] = cw.niw[3]
+        for i in range(p):
+            for j in range(p):
+                chol[i, j] = cw.niw[3][i, j]
         # 4. non-centred moves: records follow the parameters through fixed u_i, e_i
         sigma = math.sqrt(sigma2)
         for i in range(n):
@@ -427,7 +438,8 @@ def _mcmc_ind_kernel(rng, target, pairs, settings, out, accepted):
             new = _l1(z, sp)
             ok = metropolis_accept(rng, lp_new - lp_t + (cur - new) * inv_b)
             if ok:
-                theta[:] = thn
+                for j in range(p + 1):
+                    theta[j] = thn[j]
                 sigma2 = s2n
                 lp_t = lp_new
                 cur = new
@@ -447,14 +459,25 @@ def _mcmc_ind_kernel(rng, target, pairs, settings, out, accepted):
             new = _l1(z, sp)
             ok = metropolis_accept(rng, lp_new - lp_m + (cur - new) * inv_b)
             if ok:
-                mu[:] = mun
-                chol[:, :] = choln
+                for j in range(p):
+                    mu[j] = mun[j]
+                    for m in range(p):
+                        chol[j, m] = choln[j, m]
                 lp_m = lp_new
                 cur = new
                 accepted[2] += 1
             if it < n_burn:
                 log_step_m = robbins_monro(log_step_m, ok, it, 0.3)
-        _records_into(u, e, mu, chol, theta, math.sqrt(sigma2), -math.inf, math.inf, rows)
+        sigma = math.sqrt(sigma2)
+        for i in range(n):
+            yi = theta[p] + sigma * e[i]
+            for j in range(p):
+                acc = mu[j]
+                for m in range(j + 1):
+                    acc += chol[j, m] * u[i, m]
+                rows[i, j] = acc
+                yi += theta[j] * acc
+            rows[i, p + 1] = yi
         for j in range(p + 1):
             out[it, j] = theta[j]
         out[it, p + 1] = sigma2
@@ -510,7 +533,7 @@ def run_mcmc_ind(
     sweeps = burnin + keep
     out = np.empty((sweeps, p + 2))
     acc = np.zeros(4, dtype=np.int64)
-    _, seconds = timed(_mcmc_ind_kernel, rng, target, stat_pairs(p), settings, out, acc)
+    _, seconds = timed(_mcmc_ind_kernel, rng, target, settings, out, acc)
     return Chain(out, burnin, chain_info(seconds, sweeps, n, noncentred_moves, acc))
 
 
