@@ -370,19 +370,7 @@ def ch4_claims(tmp_path, edit=lambda cfg: None, smoke=False, companion=None, twe
     paper.claims(
         files,
         SimpleNamespace(claims=str(out)),
-        models=cfg["models"],
-        n_grid=cfg["n_grid"],
-        epsilons=cfg["epsilons"],
-        iterations=cfg["iterations"],
-        burnin=cfg["burnin"],
-        ecdf=cfg["ecdf"],
-        trace=cfg["trace"],
-        ops=cfg["ops"],
-        model_cfg={m: cfg[m] for m in ("binomial", "multinomial", "exponential")},
-        mmd_draws=cfg["mmd_draws"],
-        mmd_bandwidth=cfg["mmd_bandwidth"],
-        health=cfg["health"],
-        converged=cfg["converged"],
+        section=cfg,
     )
     return read_claims(out)
 

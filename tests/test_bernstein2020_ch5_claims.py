@@ -77,21 +77,7 @@ def _claims(tmp_path, edit=lambda cfg: None, smoke=False, pit=lambda pit, method
     edit(cfg)
     files = _fake_summaries(tmp_path, cfg, np.random.default_rng(5), pit)
     out = tmp_path / "claims.csv"
-    cir = cfg["cirrhosis"]
-    paper.claims(
-        files,
-        SimpleNamespace(claims=str(out)),
-        gibbs=cfg["gibbs"],
-        mcmc_ind=cfg["mcmc_ind"],
-        conjugate_draws=cfg["conjugate_draws"],
-        health=cfg["health"],
-        prior=cfg["prior"],
-        data_prior=cfg["data_prior"],
-        bounds=cfg["synthetic"]["bounds"],
-        clamp=cfg["synthetic"]["clamp"],
-        mmd=cfg["mmd"],
-        cirrhosis={k: cir[k] for k in ("covariate", "response", "prior", "data_prior")},
-    )
+    paper.claims(files, SimpleNamespace(claims=str(out)), section=cfg)
     return read_claims(out)
 
 

@@ -64,9 +64,10 @@ def _curves(grid, check_epsilons, scale: float = 1.0) -> dict:
     """Fig 6.1's curves as the accountant job writes them: the author's values at epsilon 6 and
     at the chains' epsilons (``scale`` times them), a ramp elsewhere."""
     curves = {"epsilons": grid, "check_epsilons": np.asarray(check_epsilons, float)}
-    for key, value in paper.FIG6_1_AT_6["seed"].items():
+    author = {**paper.FIG6_1_AT_6, **{k: v[-1] for k, v in paper.FIG6_1_PLD_AT.items()}}
+    for key, value in author.items():
         curves[key] = np.linspace(1, value, grid.size).round()
-        at = dict(zip(paper.FIG6_1_PLD_EPSILONS, paper.FIG6_1_PLD_AT["seed"].get(key, ())))
+        at = dict(zip(paper.FIG6_1_PLD_EPSILONS, paper.FIG6_1_PLD_AT.get(key, ())))
         curves[f"check_{key}"] = np.array(
             [round(scale * at.get(float(e), 1)) for e in check_epsilons], np.int64
         )
@@ -143,23 +144,8 @@ def _inputs(tmp_path: Path, cfg: dict, rng) -> SimpleNamespace:
 def _params(cfg: dict) -> dict:
     """The claims rule's params for a config section (as workflow/rules/raisa2021.smk builds
     them)."""
-    clip_n = settings.clipping_spec(PARAMS, 2, cfg["clipping"]["n"], cfg["data_fraction"])["n"]
-    return dict(
-        version=cfg["version"],
-        epsilons=cfg["epsilons"],
-        circle_epsilons=cfg["circle_epsilons"],
-        chains=cfg["chains"],
-        delta_factor=cfg["delta_factor"],
-        start_rule=cfg["start_rule"],
-        reference_draws=cfg["reference_draws"],
-        mmd_bandwidth_pairs=cfg["mmd_bandwidth_pairs"],
-        baseline_samples=cfg["baseline_samples"],
-        specs={m: settings.model_spec(PARAMS, m, cfg["data_fraction"]) for m in cfg["models"]},
-        fig6_1=cfg["fig6_1"],
-        fig4_1=cfg["fig4_1"],
-        clipping=dict(cfg["clipping"], n=clip_n),
-        health=cfg["health"],
-    )
+    specs = {m: settings.model_spec(PARAMS, m, cfg["data_fraction"]) for m in cfg["models"]}
+    return dict(section=cfg, specs=specs)
 
 
 def fake_claims(tmp_path: Path, edit=lambda cfg: None, data=lambda cfg: None):
@@ -350,35 +336,18 @@ def test_table_5_1_and_its_claims_share_one_comparison(tmp_path):
 
 
 def test_claims_rule_gets_the_settings_as_params():
-    """The claims rule receives every config value its settings read (issue 29, rule 7)."""
+    """The claims rule receives every config value its settings read (issue 29, rule 7): the
+    whole section, and each model's spec as run."""
     text = (ROOT / "workflow" / "rules" / "raisa2021.smk").read_text(encoding="utf-8")
     block = text[text.index("rule raisa2021_claims:") :]
     block = block[block.index("params:") : block.index("script:")]
-    for name in (
-        "version",
-        "epsilons",
-        "circle_epsilons",
-        "chains",
-        "delta_factor",
-        "start_rule",
-        "reference_draws",
-        "mmd_bandwidth_pairs",
-        "baseline_samples",
-        "specs",
-        "fig6_1",
-        "fig4_1",
-        "clipping",
-        "health",
-    ):
-        assert f"        {name}=" in block, name
+    assert "        section=RAISA,\n" in block and "        specs=" in block
     assert "full_scale" not in text
 
 
 # ------------------------------------------------------------------ issue 46: rows that can fail
 def _run_settings(cfg: dict):
-    p = _params(cfg)
-    p.pop("health")  # the claims step's, not a setting the thesis's values refer to
-    return paper.run_settings(**p)
+    return paper.run_settings(**_params(cfg))
 
 
 def _fig6_1_rows(scale: float = 1.0) -> list:
@@ -418,18 +387,18 @@ def test_fig6_1_minibatch_pld_tolerance_is_one_iteration():
 
 
 def test_fig6_1_author_counts_are_the_params_files():
-    """The Fig 6.1 PLD constants are the author's easy-2d counts of config/data (n = 1e5,
-    delta = 0.1 / n = 1e-6: Fig 6.1's setting)."""
-    for version, curves in paper.FIG6_1_PLD_AT.items():
-        for key, algo in (("penalty_pld", "dpps"), ("minibatch_pld", "mdpps"), ("hmc_pld", "hmc")):
-            want = [
-                settings.author_iterations(PARAMS, "easy-2d", algo, e, version)
-                for e in paper.FIG6_1_PLD_EPSILONS
-            ]
-            assert list(curves[key]) == want, (version, key)
-    fig = PARAMS["accountant_comparison_fig_6_1"]
-    assert paper.FIG6_1_AT_6["seed"] == {
-        k.replace("fourier", "pld"): v for k, v in fig["seed_version_values_at_eps6"].items()
+    """The Fig 6.1 constants are the author's values of config/data at the thesis text's code
+    state: the PLD curves its easy-2d counts (n = 1e5, delta = 0.1 / n = 1e-6: Fig 6.1's
+    setting), the loose curves its values at epsilon 6."""
+    for key, algo in (("penalty_pld", "dpps"), ("minibatch_pld", "mdpps"), ("hmc_pld", "hmc")):
+        want = [
+            settings.author_iterations(PARAMS, "easy-2d", algo, e, "seed")
+            for e in paper.FIG6_1_PLD_EPSILONS
+        ]
+        assert list(paper.FIG6_1_PLD_AT[key]) == want, key
+    fig = PARAMS["accountant_comparison_fig_6_1"]["seed_version_values_at_eps6"]
+    assert {**paper.FIG6_1_AT_6, **{k: v[-1] for k, v in paper.FIG6_1_PLD_AT.items()}} == {
+        k.replace("fourier", "pld"): v for k, v in fig.items()
     }
 
 
@@ -442,7 +411,7 @@ def test_fig6_1_rdp_count_needs_the_codes_truncated_sum(capsys):
 
     fig = PARAMS["accountant_comparison_fig_6_1"]
     n, delta, tau, batch = fig["n"], fig["delta"], 0.9, 1000
-    printed = paper.FIG6_1_AT_6["seed"]["minibatch_rdp"]
+    printed = paper.FIG6_1_AT_6["minibatch_rdp"]
     theorem = acc.minibatch_rdp_iterations(6.0, delta, tau, batch, n)
     code = acc.minibatch_rdp_iterations(6.0, delta, tau, batch, n, sum_to_alpha_minus_one=True)
     orders = np.arange(3, 200)

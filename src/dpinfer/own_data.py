@@ -99,7 +99,8 @@ def spec_from_config(name: str, entry: dict) -> DataSpec:
     return DataSpec(name, str(entry["source"]), entry["response"], covariates, bounds)
 
 
-def _read_csv(spec: DataSpec, path: Path) -> tuple[dict[str, list[str]], int]:
+def _read_csv(spec: DataSpec, path: Path) -> tuple[list[str], dict[str, list[str]], int]:
+    """The file's header, its used columns that it has, and its record count."""
     if not path.is_file():
         raise DataSetError(f"data set {spec.name!r}: file {str(path)!r} does not exist")
     with open(path, newline="", encoding="utf-8") as fh:
@@ -110,15 +111,15 @@ def _read_csv(spec: DataSpec, path: Path) -> tuple[dict[str, list[str]], int]:
         header = [h.strip() for h in header]
         records = list(reader)
     index = {h: i for i, h in enumerate(header)}
-    columns = {}
-    for column in (spec.response, *spec.covariates):
-        if column in index:
-            i = index[column]
-            columns[column] = [r[i] if i < len(r) else "" for r in records]
-    return _checked_columns(spec, columns, header, len(records))
+    columns = {
+        c: [r[index[c]] if index[c] < len(r) else "" for r in records]
+        for c in (spec.response, *spec.covariates)
+        if c in index
+    }
+    return header, columns, len(records)
 
 
-def _read_statsmodels(spec: DataSpec) -> tuple[dict[str, list], int]:
+def _read_statsmodels(spec: DataSpec) -> tuple[list[str], dict[str, list], int]:
     name = spec.source[len(STATSMODELS) :]
     try:
         module = importlib.import_module(f"statsmodels.datasets.{name}")
@@ -129,17 +130,7 @@ def _read_statsmodels(spec: DataSpec) -> tuple[dict[str, list], int]:
         ) from None
     header = [str(c) for c in frame.columns]
     columns = {c: list(frame[c]) for c in (spec.response, *spec.covariates) if c in header}
-    return _checked_columns(spec, columns, header, len(frame))
-
-
-def _checked_columns(spec, columns, header, n_rows):
-    missing = [c for c in (spec.response, *spec.covariates) if c not in columns]
-    if missing:
-        raise DataSetError(
-            f"data set {spec.name!r} ({n_rows:,} records): column {missing[0]!r} is not in its "
-            f"columns {header}"
-        )
-    return columns, n_rows
+    return header, columns, len(frame)
 
 
 def _numeric(spec: DataSpec, column: str, raw: list, n_rows: int) -> np.ndarray:
@@ -167,10 +158,16 @@ def _numeric(spec: DataSpec, column: str, raw: list, n_rows: int) -> np.ndarray:
 def load(spec: DataSpec, root: Path | str = ".") -> Confidential:
     """The checked, clamped records of ``spec`` (see the module docstring for what is refused)."""
     if spec.source.startswith(STATSMODELS):
-        columns, n_rows = _read_statsmodels(spec)
+        header, columns, n_rows = _read_statsmodels(spec)
     else:
         path = Path(spec.source)
-        columns, n_rows = _read_csv(spec, path if path.is_absolute() else Path(root) / path)
+        header, columns, n_rows = _read_csv(spec, path if path.is_absolute() else Path(root) / path)
+    missing = [c for c in (spec.response, *spec.covariates) if c not in columns]
+    if missing:
+        raise DataSetError(
+            f"data set {spec.name!r} ({n_rows:,} records): column {missing[0]!r} is not in its "
+            f"columns {header}"
+        )
     p = len(spec.covariates)
     if n_rows <= p:
         raise DataSetError(
@@ -185,12 +182,12 @@ def load(spec: DataSpec, root: Path | str = ".") -> Confidential:
         lo, hi = spec.bounds[column]
         clamped[column] = float(np.mean((v < lo) | (v > hi)))
         values[column] = np.clip(v, lo, hi)
-    if not p and not np.all((values[spec.response] == 0.0) | (values[spec.response] == 1.0)):
+    not_binary = int(np.sum((values[spec.response] != 0.0) & (values[spec.response] != 1.0)))
+    if not p and not_binary:
         raise DataSetError(
             f"data set {spec.name!r} ({n_rows:,} records): column {spec.response!r} is the "
             "response of a proportion (no covariates), so every entry must be 0 or 1; "
-            f"{int(np.sum((values[spec.response] != 0.0) & (values[spec.response] != 1.0))):,} "
-            "are not"
+            f"{not_binary:,} are not"
         )
     for column in spec.covariates:
         if np.ptp(values[column]) == 0.0:

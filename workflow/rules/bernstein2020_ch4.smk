@@ -224,20 +224,9 @@ rule bernstein2020_ch4_claims:
         runtime=5,
     params:
         step=step("bernstein2020_ch4.paper:claims"),
-        models=CH4["models"],
-        n_grid=CH4["n_grid"],
-        epsilons=CH4["epsilons"],
-        iterations=CH4["iterations"],
-        burnin=CH4["burnin"],
-        ecdf=CH4["ecdf"],
-        trace=CH4["trace"],
-        ops=CH4["ops"],
-        # what the thesis's statements refer to: a row at another setting is "not comparable"
-        model_cfg={m: CH4[m] for m in ("binomial", "multinomial", "exponential")},
-        mmd_draws=CH4["mmd_draws"],
-        mmd_bandwidth=CH4["mmd_bandwidth"],
-        health=CH4["health"],
-        converged=CH4_CONVERGED,
+        # the chapter's settings: what the thesis's statements refer to (a row at another setting
+        # is "not comparable"), the grids and the companion block
+        section=CH4,
     script:
         STEP_SCRIPT
 

@@ -178,17 +178,9 @@ rule bernstein2020_ch5_claims:
         runtime=5,
     params:
         step=step("bernstein2020_ch5.paper:claims"),
-        gibbs=CH5["gibbs"],
-        mcmc_ind=CH5["mcmc_ind"],
-        conjugate_draws=CH5["conjugate_draws"],
-        health=CH5["health"],
-        # what the thesis's statements refer to: a row at another setting is "not comparable"
-        prior=CH5["prior"],
-        data_prior=CH5["data_prior"],
-        bounds=CH5_SYN["bounds"],
-        clamp=CH5_SYN["clamp"],
-        mmd=CH5["mmd"],
-        cirrhosis={k: CH5_CIR[k] for k in ("covariate", "response", "prior", "data_prior")},
+        # the chapter's settings: what the thesis's statements refer to (a row at another setting
+        # is "not comparable") and the chain specs the rows' lengths come from
+        section=CH5,
     script:
         STEP_SCRIPT
 

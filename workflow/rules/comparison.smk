@@ -108,8 +108,6 @@ rule comparison_claims:
         runtime=5,
     params:
         step=step("comparison.paper:claims"),
-        max_mean_error=CMP["recommend"]["max_mean_error"],
-        max_flagged=CMP["recommend"]["max_flagged"],
         # what each expectation refers to: the paper-scale values of these (settings.yaml)
         credible_level=CMP["credible_level"],
         health=CMP["health"],

@@ -17,7 +17,7 @@
 # Every job gets only the numbers it reads (its model's data spec, its algorithm's
 # hyperparameters), taken from the params file at parse time by dpinfer.studies.raisa2021.settings.
 
-from dpinfer.studies.raisa2021.settings import clipping_spec, load_params, model_spec
+from dpinfer.studies.raisa2021.settings import load_params, model_spec
 
 validate_section(["raisa2021"], "raisa2021")
 RAISA = config["raisa2021"]
@@ -34,7 +34,7 @@ RAISA_MODELS = "|".join(re.escape(m) for m in RAISA["models"])
 # parse-time value of one job's wildcards
 raisa2021_spec = lambda wildcards: model_spec(RAISA_PARAMS, wildcards.model, RAISA["data_fraction"])
 
-# the clipping study (raisa2021_clipping.smk and the claims)
+# the clipping study (raisa2021_clipping.smk)
 RAISA_CLIP = RAISA["clipping"]
 
 
@@ -58,27 +58,11 @@ rule raisa2021_claims:
         f"{RAISA_LOGS}/claims.log",
     params:
         step=step("raisa2021.paper:claims"),
-        # what the thesis's values refer to: every claim records them beside the thesis's
-        # (dpinfer.studies.raisa2021.paper.run_settings); a row at another setting is
-        # not comparable
-        version=RAISA["version"],
-        epsilons=RAISA["epsilons"],
-        circle_epsilons=RAISA["circle_epsilons"],
-        chains=RAISA["chains"],
-        delta_factor=RAISA["delta_factor"],
-        start_rule=RAISA["start_rule"],
-        reference_draws=RAISA["reference_draws"],
-        mmd_bandwidth_pairs=RAISA["mmd_bandwidth_pairs"],
-        baseline_samples=RAISA["baseline_samples"],
+        # the config section: every claim records the settings its thesis value refers to
+        # (dpinfer.studies.raisa2021.paper.run_settings) beside the thesis's; a row at another
+        # setting is not comparable
+        section=RAISA,
         specs={m: model_spec(RAISA_PARAMS, m, RAISA["data_fraction"]) for m in RAISA["models"]},
-        fig6_1=RAISA["fig6_1"],
-        # the figure's panels too: the claims are about the leapfrog positions it shows
-        fig4_1=RAISA["fig4_1"],
-        health=RAISA["health"],
-        clipping=dict(
-            RAISA_CLIP,
-            n=clipping_spec(RAISA_PARAMS, 2, RAISA_CLIP["n"], RAISA["data_fraction"])["n"],
-        ),
     script:
         STEP_SCRIPT
 

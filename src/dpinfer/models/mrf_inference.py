@@ -89,9 +89,15 @@ def _reach(adj: list[int], eliminated: int, v: int) -> int:
     return nb & ~(eliminated | (1 << v))
 
 
-def _order_cost(
-    n: int, adj_sets: list[set], order: list[int], k: int
-) -> tuple[int, list[frozenset]]:
+def _adjacency(n_nodes: int, edges) -> list[set]:
+    adj_sets = [set() for _ in range(n_nodes)]
+    for i, j in np.asarray(edges).reshape(-1, 2):
+        adj_sets[i].add(int(j))
+        adj_sets[j].add(int(i))
+    return adj_sets
+
+
+def _order_cost(adj_sets: list[set], order: list[int], k: int) -> tuple[int, list[frozenset]]:
     adj = [set(a) for a in adj_sets]
     cost, cliques = 0, []
     for v in order:
@@ -128,13 +134,10 @@ def _greedy(adj_sets: list[set], fill: bool) -> list[int]:
 def elimination_order(n_nodes: int, edges: np.ndarray, n_states: int) -> list[int]:
     """Elimination order minimising sum_C K^|C| (exact DP for small T, else the best greedy
     heuristic)."""
-    adj_sets = [set() for _ in range(n_nodes)]
-    for i, j in np.asarray(edges).reshape(-1, 2):
-        adj_sets[i].add(int(j))
-        adj_sets[j].add(int(i))
+    adj_sets = _adjacency(n_nodes, edges)
     if n_nodes > _DP_MAX_NODES:
         orders = [_greedy(adj_sets, True), _greedy(adj_sets, False)]
-        return min(orders, key=lambda o: _order_cost(n_nodes, adj_sets, o, n_states)[0])
+        return min(orders, key=lambda o: _order_cost(adj_sets, o, n_states)[0])
     adj = [sum(1 << u for u in a) for a in adj_sets]
     best = [0] * (1 << n_nodes)
     pick = [0] * (1 << n_nodes)
@@ -159,11 +162,7 @@ def elimination_order(n_nodes: int, edges: np.ndarray, n_states: int) -> list[in
 def _build(model: PairwiseMRF) -> JunctionTree:
     n, k = model.n_nodes, model.n_states
     order = elimination_order(n, model.edges, k)
-    adj_sets = [set() for _ in range(n)]
-    for i, j in model.edges:
-        adj_sets[i].add(int(j))
-        adj_sets[j].add(int(i))
-    _, elim = _order_cost(n, adj_sets, order, k)
+    _, elim = _order_cost(_adjacency(n, model.edges), order, k)
     maximal = [
         c
         for a, c in enumerate(elim)

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from ..models import gaussian_linreg, naive_bayes
-from .base import Chain, CpuTimer, Info, RecordWiseDetail, check_lengths
+from .base import Chain, Info, RecordWiseDetail, check_lengths, timed
 from .conditionals import categorical, dirichlet, metropolis_accept, robbins_monro
 
 __all__ = ["run_loglinear", "run_linreg"]
@@ -170,11 +170,9 @@ def run_loglinear(
     iterations = burnin + keep
     p_draws = np.empty((iterations, released.shape[2]))
     acc = np.empty(iterations)
-    with CpuTimer() as timer:
-        min_log_alpha = _loglinear_kernel(
-            rng, released, float(scale), alpha_p, alpha, int(n_records), iterations, p_draws, acc
-        )
-    return _chain(p_draws, acc, burnin, min_log_alpha, timer.seconds)
+    args = (rng, released, float(scale), alpha_p, alpha, int(n_records), iterations, p_draws, acc)
+    min_log_alpha, seconds = timed(_loglinear_kernel, *args)
+    return _chain(p_draws, acc, burnin, min_log_alpha, seconds)
 
 
 # ----------------------------------------------------------------------------- linear regression
@@ -493,20 +491,18 @@ def run_linreg(
     moves = int(noncentred_moves)
     if moves < 0:
         raise ValueError("noncentred_moves must be >= 0")
-    with CpuTimer() as timer:
-        release = _ClampedRelease(
-            released,
-            float(scale),
-            mean_x,
-            chol_x,
-            float(sigma2),
-            float(tau) ** 2,
-            lo,
-            hi,
-            int(n_records),
-        )
-        min_log_alpha = _linreg_kernel(
-            rng, release, iterations, burnin, moves, draws, acc, nc_accepted
-        )
+    release = _ClampedRelease(
+        released,
+        float(scale),
+        mean_x,
+        chol_x,
+        float(sigma2),
+        float(tau) ** 2,
+        lo,
+        hi,
+        int(n_records),
+    )
+    args = (rng, release, iterations, burnin, moves, draws, acc, nc_accepted)
+    min_log_alpha, seconds = timed(_linreg_kernel, *args)
     nc = float(nc_accepted[0]) / (iterations * moves) if moves else None
-    return _chain(draws, acc, burnin, min_log_alpha, timer.seconds, nc)
+    return _chain(draws, acc, burnin, min_log_alpha, seconds, nc)

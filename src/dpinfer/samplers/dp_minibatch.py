@@ -119,11 +119,11 @@ def run_minibatch_penalty(
     rows (row 0 = start), burn-in = :func:`dpinfer.samplers.dp_penalty.burnin_rows`. ``settings``
     are the keywords of :func:`dpinfer.samplers.dp_penalty.penalty_chain` (``tau`` multiplies the
     noise variance)."""
-    chain = penalty_chain(problem, start, iterations, **settings)
+    out, proposal, bound, penalty = penalty_chain(problem, start, iterations, **settings)
     batch = checked_batch_size(problem, batch_size)
-    args = (problem.record, chain.proposal, chain.clip_bound, batch, chain.penalty, rng, chain.out)
+    args = (problem.record, proposal, bound, batch, penalty, rng, out)
     counts, seconds = timed(_minibatch_kernel, *args)
-    return dp_chain(chain.out, counts, seconds, batch)
+    return dp_chain(out, counts, seconds, batch)
 
 
 def run_mdpps(

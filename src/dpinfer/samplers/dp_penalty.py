@@ -49,7 +49,6 @@ __all__ = [
     "chain_draws",
     "positive_diagonal",
     "random_walk",
-    "PenaltyChain",
     "penalty_chain",
     "dp_chain",
     "chain_iterations",
@@ -60,7 +59,6 @@ __all__ = [
     "settle",
     "penalty_accept",
     "penalised_step",
-    "decision_changed",
     "CLIP_RULES",
 ]
 
@@ -158,13 +156,6 @@ def penalty_accept(rng, base, noise_sd, correction, lp_new, lp):
 
 
 @njit(cache=True)
-def decision_changed(accept, log_u, base_exact, noise, lp_new, lp, correction):
-    """1 if the ratio with base_exact (the unclipped sum) in place of base would have reversed
-    the decision of :func:`penalty_accept` (same noise and uniform), else 0."""
-    return np.int64(accept != (log_u < _penalised_ratio(base_exact, noise, lp_new, lp, correction)))
-
-
-@njit(cache=True)
 def penalised_step(problem, clip, penalty, theta, prop, kinetic, lp, rng):
     """The full-data accept step from theta to prop (DP penalty and DP HMC): the ratio kinetic +
     T (sum of the clipped ratios) tested by :func:`penalty_accept` with noise sd T tau sqrt(n)
@@ -182,7 +173,7 @@ def penalised_step(problem, clip, penalty, theta, prop, kinetic, lp, rng):
     changed = np.int64(0)
     if cnt > 0:  # would the unclipped sum have decided otherwise?
         exact = kinetic + temperature * llr_sum(kind, params, n, theta, prop)
-        changed = decision_changed(accept, log_u, exact, noise, lp_new, lp, corr)
+        changed = np.int64(accept != (log_u < _penalised_ratio(exact, noise, lp_new, lp, corr)))
     return accept, lp_new, cnt, changed
 
 
@@ -246,16 +237,6 @@ def random_walk(
     return out, Proposal(sd, bool(one_component))
 
 
-class PenaltyChain(NamedTuple):
-    """The checked set-up of a DP penalty chain (full data or minibatch): its draws
-    (:func:`chain_draws`), proposal, clip bound and penalty."""
-
-    out: np.ndarray
-    proposal: Proposal
-    clip_bound: float
-    penalty: Penalty
-
-
 def penalty_chain(
     problem: Problem,
     start,
@@ -266,16 +247,16 @@ def penalty_chain(
     clip_bound: float,
     one_component: bool = False,
     penalty_correction: bool = True,
-) -> PenaltyChain:
-    """The settings of a DP penalty chain, checked: ``tau`` multiplies the noise variance
+) -> tuple[np.ndarray, Proposal, float, Penalty]:
+    """The settings of a DP penalty chain (full data or minibatch), checked, as (draws
+    (:func:`chain_draws`), proposal, clip bound, penalty): ``tau`` multiplies the noise variance
     (``tau = 0``: plain random-walk Metropolis with clipped ratios), ``prop_sd`` is a scalar or a
     (d,) array, ratios are clipped at ``clip_bound``; ``one_component`` moves one coordinate per
     step; ``penalty_correction`` subtracts the penalty's variance term."""
     out, proposal = random_walk(problem, start, iterations, prop_sd, one_component)
     if not (tau >= 0 and clip_bound >= 0):
         raise ValueError("need tau >= 0 and clip_bound >= 0")
-    penalty = Penalty(float(tau), bool(penalty_correction))
-    return PenaltyChain(out, proposal, float(clip_bound), penalty)
+    return out, proposal, float(clip_bound), Penalty(float(tau), bool(penalty_correction))
 
 
 def dp_chain(draws, counts, seconds: float, rows: int, clipped=(), **detail) -> Chain:
@@ -328,17 +309,10 @@ def run_dp_penalty(
     :func:`penalty_chain` (``tau``, ``prop_sd``, ``clip_bound``, ``one_component``,
     ``penalty_correction``); ``tau = 0`` is the clipping study's plain random-walk Metropolis,
     and ``clip_rule`` "sum_of_differences" the author's clipping-study threshold."""
-    chain = penalty_chain(problem, start, iterations, **settings)
-    counts, seconds = timed(
-        _dp_penalty_kernel,
-        problem.record,
-        chain.proposal,
-        Clip(chain.clip_bound, clip_rule_code(clip_rule)),
-        chain.penalty,
-        rng,
-        chain.out,
-    )
-    return dp_chain(chain.out, counts, seconds, problem.n, decisions_changed=int(counts[2]))
+    out, proposal, bound, penalty = penalty_chain(problem, start, iterations, **settings)
+    clip = Clip(bound, clip_rule_code(clip_rule))
+    counts, seconds = timed(_dp_penalty_kernel, problem.record, proposal, clip, penalty, rng, out)
+    return dp_chain(out, counts, seconds, problem.n, decisions_changed=int(counts[2]))
 
 
 def run_dpps(

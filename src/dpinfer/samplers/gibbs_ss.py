@@ -108,7 +108,6 @@ __all__ = [
     "run_gibbs_ss_prior",
     "run_gibbs_ss_update",
     "log_gaussian_release",
-    "chain_info",
     "phi_dimension",
 ]
 
@@ -503,11 +502,10 @@ def _run(
     problem,
     rng: np.random.Generator,
     t4: np.ndarray | None,
-    *,
     burnin: int,
     keep: int,
-    collapsed_moves: int = 1,
-    sign_flip: bool = True,
+    collapsed_moves: int,
+    sign_flip: bool,
     half: bool = False,
 ) -> Chain:
     """Validate, allocate and run one chain: the x-tensor ``t4`` fixed, or None for the Update
@@ -553,20 +551,15 @@ def _run(
     out = np.empty((iterations, p + 2))
     counts = np.zeros(4, dtype=np.int64)
     _, seconds = timed(_gibbs_ss_kernel, rng, target, mw, settings, out, counts)
-    return Chain(out, burnin, chain_info(seconds, iterations, collapsed_moves, sign_flip, counts))
-
-
-def chain_info(seconds, iterations: int, collapsed_moves: int, sign_flip: bool, counts) -> Info:
-    """The Info of a Gibbs-SS chain (any number of covariates) from its kernel's counts:
-    projections of n Sigma_t and of s, accepted collapsed moves and sign flips."""
     moves = iterations * int(collapsed_moves)
-    return Info(
+    info = Info(
         cpu_seconds=seconds,
         iterations=iterations,
         acceptance=float(counts[2]) / moves if moves else None,
         clipped={"cov_projections": int(counts[0]), "stat_projections": int(counts[1])},
-        detail=NigChainDetail(sign_flips=float(counts[3]) if moves and sign_flip else None),
+        detail=NigChainDetail(sign_flips=float(counts[3]) if moves and flip else None),
     )
+    return Chain(out, burnin, info)
 
 
 def run_gibbs_ss_noisy(
@@ -595,8 +588,7 @@ def run_gibbs_ss_noisy(
     if sums is None:
         raise ValueError(f"the release has no {moments} moment sums")
     t4 = noisy_tensor(sums, release.n, release.p, release.bounds if released else None)
-    moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
-    return _run(problem, rng, t4, half=True, burnin=burnin, keep=keep, **moves)
+    return _run(problem, rng, t4, burnin, keep, collapsed_moves, sign_flip, half=True)
 
 
 def run_gibbs_ss_prior(
@@ -613,9 +605,8 @@ def run_gibbs_ss_prior(
     full-budget z; ``collapsed_moves`` and ``sign_flip`` as in :func:`run_gibbs_ss_update`.
     Clamping is not modelled (module docstring)."""
     problem = as_p(problem)
-    moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
     t4 = predictive_tensor(problem.data_prior)
-    return _run(problem, rng, t4, burnin=burnin, keep=keep, **moves)
+    return _run(problem, rng, t4, burnin, keep, collapsed_moves, sign_flip)
 
 
 def run_gibbs_ss_update(
@@ -631,6 +622,4 @@ def run_gibbs_ss_update(
     by NIW conjugacy given the covariate sums of the projected s, full-budget z. On a clamped
     release of one covariate the CLT is that of the clamped statistics
     (:mod:`dpinfer.samplers.clt_clamped`) and steps 3-5 are left out (module docstring)."""
-    problem = as_p(problem)
-    moves = {"collapsed_moves": collapsed_moves, "sign_flip": sign_flip}
-    return _run(problem, rng, None, burnin=burnin, keep=keep, **moves)
+    return _run(as_p(problem), rng, None, burnin, keep, collapsed_moves, sign_flip)

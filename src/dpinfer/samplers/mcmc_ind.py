@@ -74,7 +74,7 @@ from ..models.linreg_nig_multi import (
 from .base import Chain, Info, NigChainDetail, check_lengths, timed
 from .conditionals import metropolis_accept, robbins_monro
 
-__all__ = ["run_mcmc_ind", "chain_info"]
+__all__ = ["run_mcmc_ind"]
 
 
 class _Settings(NamedTuple):
@@ -534,20 +534,15 @@ def run_mcmc_ind(
     out = np.empty((sweeps, p + 2))
     acc = np.zeros(4, dtype=np.int64)
     _, seconds = timed(_mcmc_ind_kernel, rng, target, settings, out, acc)
-    return Chain(out, burnin, chain_info(seconds, sweeps, n, noncentred_moves, acc))
-
-
-def chain_info(seconds, sweeps: int, n: int, noncentred_moves: int, accepted) -> Info:
-    """The Info of an MCMC-Ind chain from its kernel's counts: accepted record proposals,
-    non-centred moves of each kind and sign flips."""
     moves = max(sweeps * int(noncentred_moves), 1)
-    return Info(
+    info = Info(
         cpu_seconds=seconds,
         iterations=sweeps,
-        acceptance=float(accepted[0]) / (sweeps * n),
+        acceptance=float(acc[0]) / (sweeps * n),
         detail=NigChainDetail(
-            sign_flips=float(accepted[3]),
-            acceptance_theta=float(accepted[1]) / moves,
-            acceptance_data_prior=float(accepted[2]) / moves,
+            sign_flips=float(acc[3]),
+            acceptance_theta=float(acc[1]) / moves,
+            acceptance_data_prior=float(acc[2]) / moves,
         ),
     )
+    return Chain(out, burnin, info)

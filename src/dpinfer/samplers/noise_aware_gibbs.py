@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from ..models.expfam import Problem, rs_clt, truncated_exponential_moments
-from .base import Chain, CpuTimer, ExpfamDetail, Info, check_lengths
+from .base import Chain, ExpfamDetail, Info, check_lengths, timed
 from .conditionals import (
     initial_mixture_precision,
     laplace_mixture_precision,
@@ -79,9 +79,8 @@ def run_binomial(problem: Problem, rng: np.random.Generator, *, burnin: int, kee
     out = np.empty(burnin + keep)
     theta0 = rng.beta(a0, b0)
     prec0 = initial_mixture_precision(rng, scale)
-    with CpuTimer() as timer:
-        _binomial_kernel(rng, float(y), float(n), a0, b0, scale, theta0, prec0, out)
-    return Chain(out[:, None], burnin, Info(cpu_seconds=timer.seconds, iterations=burnin + keep))
+    _, seconds = timed(_binomial_kernel, rng, float(y), float(n), a0, b0, scale, theta0, prec0, out)
+    return Chain(out[:, None], burnin, Info(cpu_seconds=seconds, iterations=burnin + keep))
 
 
 # ----------------------------------------------------------------------------- multinomial (Alg. 3)
@@ -197,10 +196,10 @@ def run_multinomial(
     out = np.empty((burnin + keep, alpha.shape[0]))
     p0 = rng.dirichlet(alpha)
     prec0 = np.array([initial_mixture_precision(rng, scale) for _ in range(y.shape[0])])
-    with CpuTimer() as timer:
-        sweeps = _multinomial_kernel(rng, y, float(n), alpha, scale, p0, prec0, int(max_tries), out)
+    args = (rng, y, float(n), alpha, scale, p0, prec0, int(max_tries), out)
+    sweeps, seconds = timed(_multinomial_kernel, *args)
     info = Info(
-        cpu_seconds=timer.seconds,
+        cpu_seconds=seconds,
         iterations=burnin + keep,
         clipped={"coordinate_sweeps": int(sweeps)},
     )
@@ -362,11 +361,10 @@ def run_truncated_exponential(
     else:
         raise ValueError(f"run_truncated_exponential: unknown init {init!r}")
     prec0 = initial_mixture_precision(rng, scale)
-    with CpuTimer() as timer:
-        release = _TruncatedRelease(float(y), float(n), shape0, rate0, a, b, scale)
-        _truncated_exponential_kernel(rng, release, lam0, prec0, thin, out)
+    release = _TruncatedRelease(float(y), float(n), shape0, rate0, a, b, scale)
+    _, seconds = timed(_truncated_exponential_kernel, rng, release, lam0, prec0, thin, out)
     info = Info(
-        cpu_seconds=timer.seconds,
+        cpu_seconds=seconds,
         iterations=(burnin + keep) * thin,
         thin=thin,
         detail=ExpfamDetail(lam0=float(lam0)),

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from ..models.expfam import Problem
-from .base import Chain, CpuTimer, Info, check_lengths
+from .base import Chain, Info, check_lengths, timed
 
 __all__ = ["run_record_wise_binomial"]
 
@@ -69,15 +69,13 @@ def run_record_wise_binomial(
     theta0 = rng.beta(a0, b0)
     x = (rng.random(int(n)) < theta0).astype(np.int64)
     out = np.empty(burnin + keep)
-    with CpuTimer() as timer:
-        accepted, proposed = _record_wise_kernel(
-            rng, float(y), a0, b0, float(mechanism.scale), x, theta0, out
-        )
+    args = (rng, float(y), a0, b0, float(mechanism.scale), x, theta0, out)
+    (accepted, proposed), seconds = timed(_record_wise_kernel, *args)
     return Chain(
         out[:, None],
         burnin,
         Info(
-            cpu_seconds=timer.seconds,
+            cpu_seconds=seconds,
             iterations=burnin + keep,
             acceptance=accepted / proposed if proposed else 1.0,
         ),

@@ -8,9 +8,9 @@ import math
 from ..document_settings import Run
 from ..scorecard import Setting
 from .grid import case_chain_specs
-from .summarise import THESIS, state_values
+from .summarise import THESIS
 
-__all__ = ["HEADLINE", "GRID_CHAINS", "CaseSettings", "case_settings"]
+__all__ = ["HEADLINE", "GRID_CHAINS", "CaseSettings"]
 
 # the epsilons a Gibbs-SS setting is read at (its label's {where}): at paper scale the thesis's
 # chain lengths run at the headline epsilon only (docs/deviations.md, "Case study: chain lengths")
@@ -21,12 +21,15 @@ class CaseSettings(Run):
     """The thesis's settings beside this run's (settings.yaml; call it with keys or groups), and
     those of Gibbs-SS's chains at the epsilons a row reads, from the chain specs the batch jobs
     run (:func:`.grid.case_chain_specs` of ``case``): ``gibbs`` at the headline epsilon
-    (``headline``), ``grid_gibbs`` at the others."""
+    (``headline``), ``grid_gibbs`` at the others. ``case``: the config keys of
+    ``bernstein2020.case_study`` the claims depend on (the claims rule's params); this run's
+    values are read from it at settings.yaml's ``config`` paths."""
 
-    def __init__(self, ours: dict, case: dict):
-        super().__init__(THESIS, ours)
-        self.case = case
-        self.headline = case["headline_epsilon"]
+    def __init__(self, case: dict):
+        ours = THESIS.config_values(case)
+        super().__init__(THESIS, dict(ours, widest_level=float(case["levels"][-1])))
+        self.case = dict(case, methods=["gibbs_ss_noisy", "gibbs_ss_update"])
+        self.headline = float(case["headline_epsilon"])
 
     def _spec(self, epsilon: float, method: str = "gibbs_ss_update") -> dict:
         return case_chain_specs(self.case, epsilon)[self.case["methods"].index(method)]
@@ -79,45 +82,3 @@ class CaseSettings(Run):
 
     def smallest_epsilon(self, epsilons) -> tuple[Setting, ...]:
         return self("smallest_epsilon", smallest_epsilon=float(min(epsilons)))
-
-
-def case_settings(
-    *,
-    headline_epsilon: float,
-    gibbs: dict,
-    grid_gibbs: dict,
-    conjugate_draws: int,
-    health: dict,
-    tracts: dict,
-    drop,
-    pir: float,
-    levels,
-    prior: dict,
-    data_prior: dict,
-    data_window: float,
-    oi_grid: int,
-) -> CaseSettings:
-    """This run's values (the config keys of ``bernstein2020.case_study`` the claims depend on)
-    beside the thesis's settings."""
-    ours = {
-        **state_values(tracts, drop),
-        "prior": prior,
-        "data_prior": data_prior,
-        "pir": float(pir),
-        "conjugate_draws": int(conjugate_draws),
-        "headline_epsilon": float(headline_epsilon),
-        "levels": [float(v) for v in levels],
-        "widest_level": float(levels[-1]),
-        "data_window": float(data_window),
-        "oi_grid": int(oi_grid),
-        "max_rhat": float(health["max_rhat"]),
-        "min_ess": float(health["min_ess"]),
-    }
-    case = {
-        "methods": ["gibbs_ss_noisy", "gibbs_ss_update"],
-        "conjugate_draws": int(conjugate_draws),
-        "gibbs": gibbs,
-        "grid_gibbs": grid_gibbs,
-        "headline_epsilon": float(headline_epsilon),
-    }
-    return CaseSettings(ours, case)

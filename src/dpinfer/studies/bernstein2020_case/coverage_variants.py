@@ -21,13 +21,11 @@ import numpy as np
 import yaml
 
 from ...grid import fmt_eps
-from ...models.linreg_nig import NIGPrior, NIWPrior, release_statistics
 from ...proportions import format_proportion
 from ...seeding import rng_for
-from ..nig_methods import run_chain
 from .grid import case_chain_specs
-from .run import REFERENCE, STUDY, predictive
-from .tracts import keep_mask, synthetic_state, tract_records
+from .run import REFERENCE, STUDY, tract_runs
+from .tracts import keep_mask, synthetic_state
 
 __all__ = ["VARIANTS", "coverage"]
 
@@ -53,32 +51,14 @@ def coverage(seed: int, case: dict, change: dict, tracts: int) -> dict:
         rng_for(seed, STUDY, "case_state", 0, "simulate"), dict(case["tracts"], **change)
     )
     kept = np.flatnonzero(keep_mask(state, *case["drop"]))[: int(tracts)]
-    nig, niw = NIGPrior.from_config(case["prior"]), NIWPrior.from_config(case["data_prior"])
-    chains = [c for c in case_chain_specs(case, eps) if c["method"].startswith("gibbs_ss")]
-    hits = {c["method"]: np.zeros(len(case["levels"]), dtype=np.int64) for c in chains}
+    model = {k: case[k] for k in ("prior", "data_prior", "pir", "levels")}
+    model.update(bounds=[0.0, 1.0], window=0.0)  # the data shares are not read here
     reference = dict(REFERENCE, keep=int(case["conjugate_draws"]))
-    for t in kept:
-        x, y = tract_records(state, t)
-
-        def ref_stream(stage, t=t):
-            return rng_for(seed, STUDY, "case_reference", int(t), stage)
-
-        def stream(stage, t=t):
-            return rng_for(seed, STUDY, f"case_eps{fmt_eps(eps)}", int(t), stage)
-
-        release = release_statistics(ref_stream("release"), x, y, 1.0, [0.0, 1.0])
-        draws = run_chain(reference, release, nig, niw, ref_stream)[0]
-        target = predictive(ref_stream("predict_non_private"), draws, case["pir"], case["levels"])[
-            0
-        ]
-        release = release_statistics(stream("release"), x, y, eps, [0.0, 1.0])
-        for spec in chains:
-            draws = run_chain(spec, release, nig, niw, stream)[0]
-            _, lo, hi = predictive(
-                stream(f"predict_{spec['method']}"), draws, case["pir"], case["levels"]
-            )
-            hits[spec["method"]] += (lo <= target) & (target <= hi)
-    return {m: (h, kept.size) for m, h in hits.items()}
+    target = tract_runs(state, kept, [reference], 1.0, seed, "case_reference", **model)["point"][0]
+    chains = [c for c in case_chain_specs(case, eps) if c["method"].startswith("gibbs_ss")]
+    runs = tract_runs(state, kept, chains, eps, seed, f"case_eps{fmt_eps(eps)}", **model)
+    hits = (runs["lo"] <= target[:, None]) & (target[:, None] <= runs["hi"])
+    return {c["method"]: (h.sum(axis=0), kept.size) for c, h in zip(chains, hits)}
 
 
 def main(argv: list[str]) -> int:

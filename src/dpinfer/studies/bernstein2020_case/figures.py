@@ -31,8 +31,6 @@ __all__ = [
     "fig5_14",
     "fig5_15",
     "fig5_16",
-    "example_tracts",
-    "contrast_tracts",
 ]
 
 
@@ -42,7 +40,7 @@ def _save_with_legend_below(fig, ax, output, **legend) -> None:
     save_figure(fig, output.pdf, output.png)
 
 
-def contrast_tracts(s: dict, min_size: int, max_size: int) -> tuple[int, int]:
+def _contrast_tracts(s: dict, min_size: int, max_size: int) -> tuple[int, int]:
     """Two kept tracts of min_size..max_size individuals (all kept tracts if none are): those at
     the 10th and 90th percentile of Non-Private's estimate (low vs high mobility, Fig 5.10)."""
     pool = np.flatnonzero((s["sizes"] >= min_size) & (s["sizes"] <= max_size))
@@ -51,7 +49,7 @@ def contrast_tracts(s: dict, min_size: int, max_size: int) -> tuple[int, int]:
     return int(order[int(0.1 * (order.size - 1))]), int(order[int(round(0.9 * (order.size - 1)))])
 
 
-def example_tracts(s: dict, sizes) -> list[int]:
+def _example_tracts(s: dict, sizes) -> list[int]:
     """Per requested size, the kept tract closest to it (the smallest index on ties); distinct."""
     chosen = []
     for target in sizes:
@@ -69,7 +67,7 @@ def fig5_10(input, output, *, settings: dict) -> None:
     """Scatter of kir vs pir for a low- and a high-mobility tract."""
     s, st = load_npz(input.summary), load_npz(input.state)
     fig, axes = subplots(1, 2, width=6.0, height=2.8, sharey=True)
-    for ax, j in zip(axes, contrast_tracts(s, settings["min_size"], settings["max_size"])):
+    for ax, j in zip(axes, _contrast_tracts(s, settings["min_size"], settings["max_size"])):
         x, y = tract_records(st, int(s["tracts"][j]))
         ax.scatter(x, y, s=6, color=COLORS[0], alpha=0.7)
         ax.set(
@@ -86,7 +84,7 @@ def fig5_11(input, output, *, settings: dict) -> None:
     e = eps_index(s, settings["headline_epsilon"])
     x0 = float(settings["pir"])
     methods = ["non_private"] + [str(m) for m in s["methods"]]
-    tracts = example_tracts(s, settings["sizes"])
+    tracts = _example_tracts(s, settings["sizes"])
     fig, axes = subplots(1, len(tracts), width=7.5, height=2.9, sharey=True, squeeze=False)
     offsets = np.linspace(-0.06, 0.06, len(methods))
     for ax, j in zip(axes[0], tracts):
@@ -180,14 +178,8 @@ def fig5_14(input, output, *, settings: dict) -> None:
     s = load_npz(input.summary)
     fig, ax = subplots(1, 1, width=4.2, height=3.0)
     for i, m in enumerate([str(v) for v in s["methods"]] + ["oi"]):
-        vals = [mae(s, e, "oi" if m == "oi" else i) for e in range(s["eps"].size)]
-        ax.errorbar(
-            s["eps"],
-            [v[0] for v in vals],
-            yerr=[2 * v[1] for v in vals],
-            capsize=2,
-            **method_style(m),
-        )
+        mean, se = np.array([mae(s, e, "oi" if m == "oi" else i) for e in range(s["eps"].size)]).T
+        ax.errorbar(s["eps"], mean, yerr=2 * se, capsize=2, **method_style(m))
     ax.set(xlabel="epsilon", ylabel="MAE against Non-Private")
     log_axis(ax, "x", s["eps"], [fmt_eps(e) for e in s["eps"]])
     log_axis(ax, "y")

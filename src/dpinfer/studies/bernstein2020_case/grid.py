@@ -21,11 +21,9 @@ def case_chain_specs(case: dict, epsilon: float) -> list[dict]:
     """The chain specs of the case study's private methods at ``epsilon``: Gibbs-SS with the
     thesis's lengths (``gibbs``) at the headline epsilon and ``grid_gibbs``'s elsewhere (which
     may also set ``collapsed_moves``)."""
-    if float(epsilon) == float(case["headline_epsilon"]):
-        section = case
-    else:
-        section = dict(case, gibbs=dict(case["gibbs"], **case["grid_gibbs"]))
-    return [nig_chain_spec(m, section) for m in case["methods"]]
+    headline = float(epsilon) == float(case["headline_epsilon"])
+    gibbs = case["gibbs"] if headline else {**case["gibbs"], **case["grid_gibbs"]}
+    return [nig_chain_spec(m, dict(case, gibbs=gibbs)) for m in case["methods"]]
 
 
 def case_converged_specs(case: dict) -> list[dict]:
@@ -33,7 +31,6 @@ def case_converged_specs(case: dict) -> list[dict]:
     than the headline one: ``grid_gibbs``'s sampler with the companion's chains, burn-in and
     kept draws per chain; Naive as in the batch jobs (the same draws, for the claims that
     compare with it)."""
-    c = case["converged"]
-    lengths = {k: c[k] for k in ("chains", "burnin", "keep")}
-    section = dict(case, gibbs={**case["gibbs"], **case["grid_gibbs"], **lengths})
-    return [nig_chain_spec(m, section) for m in case["methods"]]
+    lengths = {k: case["converged"][k] for k in ("chains", "burnin", "keep")}
+    gibbs = {**case["gibbs"], **case["grid_gibbs"], **lengths}
+    return [nig_chain_spec(m, dict(case, gibbs=gibbs)) for m in case["methods"]]

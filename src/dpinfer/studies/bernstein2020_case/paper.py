@@ -35,7 +35,7 @@ from ...proportions import mcnemar
 from ..companions import from_chains, second_verdicts
 from ..nig_methods import LABELS
 from ..scorecard import Claim, health_claim, write_claims
-from .chain_settings import GRID_CHAINS, CaseSettings, case_settings
+from .chain_settings import GRID_CHAINS, CaseSettings
 from .summarise import (
     AUTHOR_UPDATE_ITERATIONS_PER_SECOND,
     STATE_ROWS,
@@ -119,7 +119,9 @@ def _state_claims(s, at: CaseSettings) -> list[Claim]:
         ),
     }
     return [
-        Claim("fig5_10", statement, p, o, "", holds, _DEV_STATE, at(STATE_ROWS[k]))
+        Claim(
+            "fig5_10", statement, p, o, "", holds, _DEV_STATE, at(STATE_ROWS[k]), stand_in=STAND_IN
+        )
         for k, (statement, p, o, holds) in rows.items()
     ]
 
@@ -131,18 +133,22 @@ def _settings_claims(s, at: CaseSettings) -> list[Claim]:
     conjugate_draws = at.case["conjugate_draws"]
     grid = [float(e) for e in s["eps"] if not np.isclose(e, headline)]
     burnin, keep, draws = (THESIS.paper(k) for k in ("burnin", "keep", "conjugate_draws"))
-    keeps = f"Gibbs-SS keeps {keep} draws after {burnin} burn-in"
-    out = [
-        Claim(
-            "fig5_12",
-            f"{keeps} (epsilon = {fmt_eps(headline)})",
+
+    def lengths(target, where, g, epsilons, extra=""):
+        """Gibbs-SS's lengths ``g`` (``gibbs`` or ``grid_gibbs``) at ``epsilons``."""
+        return Claim(
+            target,
+            f"Gibbs-SS keeps {keep} draws after {burnin} burn-in {where}",
             f"{burnin} + {keep}",
-            f"{gibbs['burnin']} + {gibbs['keep']} x {gibbs['chains']} chain(s)",
+            f"{g['burnin']} + {g['keep']} x {gibbs['chains']} chain(s){extra}",
             "",
-            (gibbs["burnin"], gibbs["keep"] * gibbs["chains"]) == (burnin, keep),
+            (g["burnin"], g["keep"] * gibbs["chains"]) == (burnin, keep),
             "case-study-chain-lengths",
-            at.lengths([headline]),
-        ),
+            at.lengths(epsilons),
+        )
+
+    out = [
+        lengths("fig5_12", f"(epsilon = {fmt_eps(headline)})", gibbs, [headline]),
         Claim(
             "fig5_12",
             f"Non-Private and Naive draw {draws} samples",
@@ -155,20 +161,10 @@ def _settings_claims(s, at: CaseSettings) -> list[Claim]:
         ),
     ]
     if grid:
-        out.append(
-            Claim(
-                "fig5_13",
-                f"{keeps} at every epsilon (ours at {', '.join(fmt_eps(e) for e in grid)})",
-                f"{burnin} + {keep}",
-                f"{grid_gibbs['burnin']} + {grid_gibbs['keep']} x {gibbs['chains']} chain(s), "
-                f"{grid_gibbs.get('collapsed_moves', gibbs['collapsed_moves'])} collapsed move(s) "
-                "per iteration",
-                "",
-                (grid_gibbs["burnin"], grid_gibbs["keep"] * gibbs["chains"]) == (burnin, keep),
-                "case-study-chain-lengths",
-                at.lengths(grid),
-            )
-        )
+        moves = grid_gibbs.get("collapsed_moves", gibbs["collapsed_moves"])
+        where = f"at every epsilon (ours at {', '.join(fmt_eps(e) for e in grid)})"
+        extra = f", {moves} collapsed move(s) per iteration"
+        out.append(lengths("fig5_13", where, grid_gibbs, grid, extra))
     return out
 
 
@@ -188,13 +184,8 @@ def _scopes(s, at: CaseSettings) -> list[tuple[str, list[int], tuple]]:
     others = [e for e in range(s["eps"].size) if e != h]
     out = [(f"at epsilon = {fmt_eps(at.headline)}", [h], at("headline_epsilon"))]
     if others:
-        out.append(
-            (
-                f"at every other epsilon ({', '.join(fmt_eps(s['eps'][e]) for e in others)})",
-                others,
-                at.grid(s["eps"]),
-            )
-        )
+        words = f"at every other epsilon ({', '.join(fmt_eps(s['eps'][e]) for e in others)})"
+        out.append((words, others, at.grid(s["eps"])))
     return out
 
 
@@ -431,7 +422,7 @@ def _decile_claims(s, at: CaseSettings) -> list[Claim]:
     e = eps_index(s, at.headline)
     up = list(s["methods"]).index("gibbs_ss_update")
     c = decile_confusion(s["np_point"], s["point"][e, up])
-    diag_max = all(c[r, r] == c[r].max() for r in range(10))
+    diag_max = sum(c[r, r] == c[r].max() for r in range(10))  # rows with the diagonal largest
     inside = {"bottom": (c[0, :2].sum(), c[0].sum()), "top": (c[9, 8:].sum(), c[9].sum())}
     share = {k: a / b for k, (a, b) in inside.items()}
     where = at("against_non_private") + at("headline_epsilon") + at.gibbs([at.headline])
@@ -442,9 +433,9 @@ def _decile_claims(s, at: CaseSettings) -> list[Claim]:
             "Non-Private is diagonal-heavy (every row's largest count on the diagonal)",
             "diagonal heavy",
             f"diagonal share {np.trace(c) / c.sum():.3f}; rows with the diagonal largest: "
-            f"{sum(c[r, r] == c[r].max() for r in range(10))} of 10",
+            f"{diag_max} of 10",
             f"diagonal share 95% Wilson {wilson(np.trace(c), c.sum())}",
-            bool(diag_max),
+            bool(diag_max == 10),
             _DEV_DECILES,
             where,
         ),
@@ -506,13 +497,10 @@ def _chain_claims(s, at: CaseSettings, health) -> list[Claim]:
         + _decile_claims(s, at)
         + _convergence_claims(s, at, health)
     )
-    out = []
-    for c in rows:
-        # a row reads the chains at the epsilons other than the headline one when it names
-        # their settings (every such setting is Gibbs-SS's)
-        grid = tuple(x.name for x in c.settings if x.name.endswith(GRID_CHAINS))
-        out.append(from_chains([c], grid)[0] if grid else c)
-    return out
+    # a row reads the chains at the epsilons other than the headline one when it names their
+    # settings (every such setting is Gibbs-SS's)
+    grids = [tuple(x.name for x in c.settings if x.name.endswith(GRID_CHAINS)) for c in rows]
+    return [from_chains([c], grid)[0] if grid else c for c, grid in zip(rows, grids)]
 
 
 def _second_verdicts(rows, s, comp, at: CaseSettings, health, converged) -> list[Claim]:
@@ -524,8 +512,7 @@ def _second_verdicts(rows, s, comp, at: CaseSettings, health, converged) -> list
     the original chains' verdict on it is not their verdict on every tract
     (:func:`~dpinfer.studies.companions.companion_on_subset`)."""
     limits = {k: converged["health"][k] for k in ("max_rhat", "min_ess")}
-    pos = {int(t): j for j, t in enumerate(s["tracts"])}
-    first = tract_subset(s, [pos[int(t)] for t in comp["tracts"]])
+    first = tract_subset(s, comp["tracts"])
     twins = _chain_claims(comp, at, limits)
     same = _chain_claims(first, at, health)
     grid = [e for e in range(comp["eps"].size) if not np.isclose(comp["eps"][e], at.headline)]
@@ -568,14 +555,14 @@ def _runtime_claims(path) -> list[Claim]:
 
 def claims(input, output, *, converged: dict, **case) -> None:
     """Rule step: every checkable statement of Sec. 5.4 -> the study unit's claims CSV. ``case``:
-    the config keys of ``bernstein2020.case_study`` the claims depend on (the keywords of
-    :func:`.chain_settings.case_settings`: the chains, the diagnostics, the state, the model, the
-    levels, the data window and OI's grid): each row records, beside the thesis's, the settings
-    its statement refers to (settings.yaml, :class:`.chain_settings.CaseSettings`). Rows on the
-    chains at the epsilons other than the headline one get a second verdict from the converged
-    companion (``input.converged``, when ``converged.enabled``)."""
+    the config keys of ``bernstein2020.case_study`` the claims depend on (the chains, the
+    diagnostics, the state, the model, the levels, the data window and OI's grid): each row
+    records, beside the thesis's, the settings its statement refers to (settings.yaml,
+    :class:`.chain_settings.CaseSettings`). Rows on the chains at the epsilons other than the
+    headline one get a second verdict from the converged companion (``input.converged``, when
+    ``converged.enabled``)."""
     s = load_npz(input.summary)
-    at, health = case_settings(**case), case["health"]
+    at, health = CaseSettings(case), case["health"]
     chain = _chain_claims(s, at, health)
     if getattr(input, "converged", None):
         comp = load_npz(input.converged)
@@ -583,7 +570,6 @@ def claims(input, output, *, converged: dict, **case) -> None:
     else:
         off = "the converged companion is switched off (case_study.converged.enabled)"
         chain = second_verdicts(chain, None, off)
-    state = [replace(c, stand_in=STAND_IN) for c in _state_claims(s, at)]
     chain = [replace(c, stand_in=STAND_IN) for c in chain]
-    rows = state + _settings_claims(s, at) + chain + _runtime_claims(input.runtime)
+    rows = _state_claims(s, at) + _settings_claims(s, at) + chain + _runtime_claims(input.runtime)
     write_claims(output.claims, rows)

@@ -34,7 +34,7 @@ log = logging.getLogger("dpinfer.bernstein2020_case")
 STUDY = "bernstein2020"
 REFERENCE = {"method": "non_private", "burnin": 0, "chains": 1, "options": {}}
 
-__all__ = ["state", "reference", "run_batch", "predictive", "data_share"]
+__all__ = ["state", "reference", "run_batch", "tract_runs", "predictive", "data_share"]
 
 
 def state(input, output, *, seed: int, tracts: dict, drop: list) -> None:
@@ -82,125 +82,88 @@ def _kept_tracts(st: dict, tracts, every: int = 1) -> np.ndarray:
     return idx[(idx >= tracts[0]) & (idx < tracts[1])]
 
 
-def reference(
-    input,
-    output,
-    *,
-    seed: int,
-    prior: dict,
-    data_prior: dict,
-    conjugate_draws: int,
-    bounds,
-    pir: float,
-    levels,
-    window: float,
-    oi_grid: int,
-) -> None:
-    """Rule step: Non-Private predictive at pir = x0 for every kept tract (the thesis's yardstick
-    for every private method), the tract's OLS prediction at x0 and its local sensitivity, and
-    chi = max_t n_t Delta_t of the OI baseline (:mod:`.oi`)."""
-    st = load_npz(input.state)
+def tract_runs(
+    st, kept, chains, epsilon, seed, exp, *, prior, data_prior, bounds, pir, levels, window
+):
+    """Per chain spec of ``chains`` (axis 0) and tract of ``kept`` (axis 1): on the tract's release
+    at ``epsilon``, the chain's predictive point estimate and intervals at pir = x0, the data share
+    of the intervals, R-hat and bulk ESS per parameter and CPU seconds; and ``iterations`` per
+    spec. Tract t draws from the streams ("<exp>", t, ...) of the module docstring."""
     nig, niw = NIGPrior.from_config(prior), NIWPrior.from_config(data_prior)
-    kept = _kept_tracts(st, None)
-    spec = dict(REFERENCE, keep=int(conjugate_draws))
-    T, L = kept.size, len(levels)
-    out = {
-        "point": np.empty(T),
-        "lo": np.empty((T, L)),
-        "hi": np.empty((T, L)),
-        "share": np.empty((T, L)),
-        "ols": np.empty(T),
-        "sensitivity": np.empty(T),
-    }
+    M, T, L = len(chains), kept.size, len(levels)
+    tail = dict(point=(), lo=(L,), hi=(L,), share=(L,), rhat=(3,), ess=(3,), cpu=())
+    out = {k: np.empty((M, T, *shape)) for k, shape in tail.items()}
+    out["iterations"] = np.zeros(M, dtype=np.int64)
     for j, t in enumerate(kept):
         x, y = tract_records(st, t)
-        stream = lambda stage, t=t: rng_for(seed, STUDY, "case_reference", int(t), stage)  # noqa: E731
-        # Non-Private reads the confidential statistics only; the release is never used
-        release = release_statistics(stream("release"), x, y, 1.0, bounds)
-        draws = run_chain(spec, release, nig, niw, stream)[0]
-        out["point"][j], out["lo"][j], out["hi"][j] = predictive(
-            stream("predict_non_private"), draws, pir, levels
-        )
-        out["share"][j] = data_share(out["lo"][j], out["hi"][j], x, y, pir, window)
-        out["ols"][j] = ols_prediction(x, y, pir)
-        out["sensitivity"][j] = local_sensitivity(x, y, pir, oi_grid)
+        stream = lambda stage, t=t: rng_for(seed, STUDY, exp, int(t), stage)  # noqa: E731
+        release = release_statistics(stream("release"), x, y, epsilon, bounds)
+        for i, spec in enumerate(chains):
+            draws, out["rhat"][i, j], out["ess"][i, j], out["cpu"][i, j], its = run_chain(
+                spec, release, nig, niw, stream
+            )
+            out["iterations"][i] += its
+            point, lo, hi = predictive(stream(f"predict_{spec['method']}"), draws, pir, levels)
+            out["point"][i, j], out["lo"][i, j], out["hi"][i, j] = point, lo, hi
+            out["share"][i, j] = data_share(lo, hi, x, y, pir, window)
         if j % 500 == 0:
-            log.info("reference: tract %d of %d", j + 1, T)
+            log.info("%s: tract %d of %d", exp, j + 1, T)
+    return out
+
+
+def reference(input, output, *, seed: int, conjugate_draws: int, oi_grid: int, **model) -> None:
+    """Rule step: Non-Private predictive at pir = x0 for every kept tract (the thesis's yardstick
+    for every private method; it reads the confidential statistics only, its release at epsilon
+    1 is never used), the tract's OLS prediction at x0 and its local sensitivity, and
+    chi = max_t n_t Delta_t of the OI baseline (:mod:`.oi`). ``model``: the keywords of
+    :func:`tract_runs`."""
+    st = load_npz(input.state)
+    kept = _kept_tracts(st, None)
+    spec = dict(REFERENCE, keep=int(conjugate_draws))
+    runs = tract_runs(st, kept, [spec], 1.0, seed, "case_reference", **model)
+    records, pir = [tract_records(st, t) for t in kept], model["pir"]
+    sensitivity = np.array([local_sensitivity(x, y, pir, oi_grid) for x, y in records])
     sizes = st["sizes"][kept]
-    chi = float(np.max(sizes * out["sensitivity"]))
+    chi = float(np.max(sizes * sensitivity))
     log.info("OI: chi = max n_t Delta_t = %.4g", chi)
     save_npz(
         output.reference,
         tracts=kept,
         sizes=sizes,
         chi=np.array(chi),
-        levels=np.asarray(levels, float),
-        **out,
+        levels=np.asarray(model["levels"], float),
+        **{k: runs[k][0] for k in ("point", "lo", "hi", "share")},
+        ols=np.array([ols_prediction(x, y, pir) for x, y in records]),
+        sensitivity=sensitivity,
     )
 
 
-def run_batch(
-    input,
-    output,
-    *,
-    seed: int,
-    epsilon: float,
-    tracts,
-    chains,
-    prior: dict,
-    data_prior: dict,
-    bounds,
-    pir: float,
-    levels,
-    window: float,
-    every: int = 1,
-) -> None:
-    """Rule step: the private methods of ``chains`` (one chain spec each) and the OI release at
-    ``epsilon`` on the kept tracts of ``tracts = [start, stop)`` (with ``every`` = k, every k-th
-    kept tract of the state: the converged companion's subset); per (method, tract) the
-    predictive point estimate and intervals at pir = x0, the data share of the intervals, R-hat
-    and bulk ESS per parameter, and CPU seconds."""
-    st = load_npz(input.state)
-    ref = load_npz(input.reference)
-    chi = float(ref["chi"])
-    nig, niw = NIGPrior.from_config(prior), NIWPrior.from_config(data_prior)
+def run_batch(input, output, *, seed: int, epsilon: float, tracts, chains, every=1, **model):
+    """Rule step: the private methods of ``chains`` (one chain spec each; ``model``: the keywords
+    of :func:`tract_runs`) and the OI release at ``epsilon`` on the kept tracts of
+    ``tracts = [start, stop)`` (with ``every`` = k, every k-th kept tract of the state: the
+    converged companion's subset)."""
+    st, ref = load_npz(input.state), load_npz(input.reference)
     kept = _kept_tracts(st, tracts, every)
-    methods = [spec["method"] for spec in chains]
-    M, T, L = len(methods), kept.size, len(levels)
-    point, cpu = np.empty((M, T)), np.empty((M, T))
-    lo, hi, share = np.empty((M, T, L)), np.empty((M, T, L)), np.empty((M, T, L))
-    rhat, ess = np.empty((M, T, 3)), np.empty((M, T, 3))
-    iterations = np.zeros(M, dtype=np.int64)
-    oi = np.empty(T)
     exp = f"case_eps{fmt_eps(epsilon)}"
+    runs = tract_runs(st, kept, chains, epsilon, seed, exp, **model)
     ols = dict(zip(ref["tracts"].tolist(), ref["ols"].tolist()))
-    for j, t in enumerate(kept):
-        x, y = tract_records(st, t)
-        stream = lambda stage, t=t: rng_for(seed, STUDY, exp, int(t), stage)  # noqa: E731
-        release = release_statistics(stream("release"), x, y, epsilon, bounds)
-        for i, spec in enumerate(chains):
-            draws, rhat[i, j], ess[i, j], cpu[i, j], its = run_chain(
-                spec, release, nig, niw, stream
-            )
-            iterations[i] += its
-            point[i, j], lo[i, j], hi[i, j] = predictive(
-                stream(f"predict_{spec['method']}"), draws, pir, levels
-            )
-            share[i, j] = data_share(lo[i, j], hi[i, j], x, y, pir, window)
-        oi[j] = oi_release(stream("release_oi"), ols[int(t)], x.size, chi, epsilon)
-    log.info("epsilon %s: %d tracts in [%d, %d) done", fmt_eps(epsilon), T, tracts[0], tracts[1])
+    oi = [
+        oi_release(
+            rng_for(seed, STUDY, exp, int(t), "release_oi"),
+            ols[int(t)],
+            int(st["sizes"][t]),
+            float(ref["chi"]),
+            epsilon,
+        )
+        for t in kept
+    ]
+    log.info("epsilon %s: %d tracts in [%d, %d) done", fmt_eps(epsilon), kept.size, *tracts)
     save_npz(
         output.batch,
-        methods=np.array(methods),
+        methods=np.array([spec["method"] for spec in chains]),
         tracts=kept,
         eps=np.array(float(epsilon)),
-        point=point,
-        lo=lo,
-        hi=hi,
-        share=share,
-        rhat=rhat,
-        ess=ess,
-        cpu=cpu,
-        iterations=iterations,
-        oi=oi,
+        **runs,
+        oi=np.array(oi),
     )

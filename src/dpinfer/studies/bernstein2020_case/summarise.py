@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ...diagnostics import passing_share, unconverged
+from ...diagnostics import unconverged
 from ...grid import fmt_eps
 from ...io import load_npz, save_npz, write_table
 from ...plotting.methods import method_label
@@ -36,7 +36,6 @@ __all__ = [
     "THESIS",
     "AUTHOR_UPDATE_ITERATIONS_PER_SECOND",
     "STATE_ROWS",
-    "state_values",
     "state_counts",
     "summarise",
     "eps_index",
@@ -61,18 +60,6 @@ STATE_ROWS = {
     "min_size": "size_range",
     "max_size": "size_range",
 }
-
-
-def state_values(tracts: dict, drop) -> dict:
-    """This run's values of the state's settings (settings.yaml's group ``state``): the config's
-    ``tracts`` and ``drop``."""
-    return {
-        "tracts": int(tracts["count"]),
-        "min_size": int(tracts["min_size"]),
-        "max_size": int(tracts["max_size"]),
-        "drop": [float(v) for v in drop],
-        **{k: tracts.get(k) for k in THESIS.keys("generator")},
-    }
 
 
 def state_counts(summary: dict) -> dict:
@@ -141,9 +128,17 @@ def flagged(summary: dict, e: int, m: int, health: dict) -> np.ndarray:
 
 def passing(summary: dict, e: int, m: int, health: dict) -> float:
     """The share of the tracts whose chain of method m at epsilon index e passes ``health``."""
-    return passing_share(
-        summary["rhat"][e, m].max(axis=1), summary["ess"][e, m].min(axis=1), health
-    )
+    return float(1.0 - np.mean(flagged(summary, e, m, health)))
+
+
+def _placed(batches, epsilons, tracts):
+    """Each batch with its epsilon's index in ``epsilons`` and its tracts' positions in
+    ``tracts``."""
+    index_of = {float(e): i for i, e in enumerate(epsilons)}
+    where = {int(t): j for j, t in enumerate(tracts)}
+    for b in batches:
+        cols = np.array([where[int(t)] for t in b["tracts"]], dtype=np.int64)
+        yield b, index_of[float(b["eps"])], cols
 
 
 def summarise(input, output, *, epsilons, health: dict, tracts: dict, drop) -> None:
@@ -155,15 +150,11 @@ def summarise(input, output, *, epsilons, health: dict, tracts: dict, drop) -> N
     batches = [load_npz(p) for p in input.batches]
     methods = [str(m) for m in batches[0]["methods"]]
     E, M, T, L = len(epsilons), len(methods), kept.size, ref["levels"].size
-    where = {int(t): j for j, t in enumerate(kept)}
     tail = {"point": (), "lo": (L,), "hi": (L,), "share": (L,), "rhat": (3,), "ess": (3,)}
     per = {k: np.full((E, M, T, *shape), np.nan) for k, shape in tail.items()}
     oi = np.full((E, T), np.nan)
     cpu, its = np.zeros((E, M)), np.zeros((E, M), dtype=np.int64)
-    index_of = {float(e): i for i, e in enumerate(epsilons)}
-    for b in batches:
-        e = index_of[float(b["eps"])]
-        cols = np.array([where[int(t)] for t in b["tracts"]], dtype=np.int64)
+    for b, e, cols in _placed(batches, epsilons, kept):
         for k, v in per.items():
             v[e][:, cols] = b[k]
         oi[e][cols] = b["oi"]
@@ -178,15 +169,9 @@ def summarise(input, output, *, epsilons, health: dict, tracts: dict, drop) -> N
         "eps": np.asarray(epsilons, float),
         "methods": np.array(methods),
         "tracts": kept,
-        "sizes": ref["sizes"],
-        "levels": ref["levels"],
-        "np_point": ref["point"],
-        "np_lo": ref["lo"],
-        "np_hi": ref["hi"],
-        "np_share": ref["share"],
-        "ols": ref["ols"],
-        "sensitivity": ref["sensitivity"],
-        "chi": ref["chi"],
+        **{k: ref[k] for k in ("sizes", "levels")},
+        **{f"np_{k}": ref[k] for k in ("point", "lo", "hi", "share")},  # Non-Private's
+        **{k: ref[k] for k in ("ols", "sensitivity", "chi")},
         **per,
         "oi": oi_estimate(oi),
         "oi_release": oi,
@@ -224,16 +209,11 @@ def _tables(s: dict, output, health: dict) -> None:
                 row[f"covers_np_{100 * lev:g}_wilson"] = wilson(k, hits.shape[0])
             row[f"data_in_{100 * levels[-1]:g}"] = float(np.nanmean(s["share"][e, m, :, -1]))
             row["unconverged"] = int(flagged(s, e, m, health).sum())
-    cols = (
-        ["epsilon", "method", "tracts", "mae", "mae_se"]
-        + [c for v in levels for c in (f"covers_np_{100 * v:g}", f"covers_np_{100 * v:g}_wilson")]
-        + [f"data_in_{100 * levels[-1]:g}", "unconverged"]
-    )
     write_table(
         output.csv,
         output.md,
         rows,
-        cols,
+        list(rows[0]),  # a method's row: every column (OI's has its point estimate's only)
         title="Case study: private point estimates and intervals of kir at pir = 0.25 against "
         "Non-Private",
         notes=(
@@ -253,7 +233,7 @@ def _state_table(s: dict, output, tracts: dict, drop) -> None:
     """The synthetic state's counts beside the thesis's, each only where our state is at the
     setting the thesis's count refers to."""
     ours = state_counts(s)
-    at = THESIS.at(state_values(tracts, drop))
+    at = THESIS.at(THESIS.config_values({"tracts": tracts, "drop": drop}))
     differ = {k: [x.describe() for x in at(g) if not x.same] for k, g in STATE_ROWS.items()}
     rows = [
         {"quantity": k, "paper": "n/a" if differ[k] else THESIS.paper(k), "ours": ours[k]}
@@ -310,9 +290,11 @@ def decile_confusion(reference: np.ndarray, estimate: np.ndarray) -> np.ndarray:
     return out
 
 
-def tract_subset(summary: dict, cols) -> dict:
-    """The summary restricted to the kept tracts at positions ``cols`` (every per-tract array)."""
-    cols = np.asarray(cols, dtype=np.int64)
+def tract_subset(summary: dict, tracts) -> dict:
+    """The summary restricted to the kept tracts ``tracts`` (state indices; every per-tract
+    array)."""
+    pos = {int(t): j for j, t in enumerate(summary["tracts"])}
+    cols = np.array([pos[int(t)] for t in tracts], dtype=np.int64)
     return {
         k: np.take(v, cols, axis=TRACT_AXIS[k]) if k in TRACT_AXIS else v
         for k, v in summary.items()
@@ -328,22 +310,16 @@ def converged_summary(input, output, *, headline_epsilon: float, health: dict, c
     s = load_npz(input.summary)
     batches = [load_npz(p) for p in input.batches]
     subset = np.unique(np.concatenate([b["tracts"] for b in batches]))
-    pos = {int(t): j for j, t in enumerate(s["tracts"])}
-    first = tract_subset(s, [pos[int(t)] for t in subset])
+    first = tract_subset(s, subset)
     comp = {k: np.array(v, copy=True) for k, v in first.items()}
-    where = {int(t): j for j, t in enumerate(subset)}
-    index_of = {float(e): i for i, e in enumerate(s["eps"])}
     done = np.zeros((s["eps"].size, subset.size), dtype=bool)
-    for b in batches:
-        e = index_of[float(b["eps"])]
+    for b, e, cols in _placed(batches, s["eps"], subset):
         if [str(m) for m in b["methods"]] != [str(m) for m in s["methods"]]:
             raise ValueError("the companion's methods differ from the summary's")
-        cols = np.array([where[int(t)] for t in b["tracts"]], dtype=np.int64)
         for k in PER_CHAIN:
             comp[k][e][:, cols] = b[k]
         comp["oi"][e][cols] = oi_estimate(b["oi"])
-        if "oi_release" in comp:
-            comp["oi_release"][e][cols] = b["oi"]
+        comp["oi_release"][e][cols] = b["oi"]
         done[e, cols] = True
     grid = [e for e in range(s["eps"].size) if not np.isclose(s["eps"][e], headline_epsilon)]
     if not done[grid].all() or done[[e for e in range(s["eps"].size) if e not in grid]].any():
@@ -353,22 +329,20 @@ def converged_summary(input, output, *, headline_epsilon: float, health: dict, c
         )
     save_npz(output.summary, **comp)
     h = converged["health"]
-    rows = []
-    for e in grid:
-        for m, name in enumerate(str(v) for v in s["methods"]):
-            if not name.startswith("gibbs_ss"):
-                continue
-            rows.append(
-                {
-                    "epsilon": fmt_eps(s["eps"][e]),
-                    "method": method_label(name),
-                    "tracts": int(subset.size),
-                    "passing": passing(comp, e, m, h),
-                    "rhat_max": float(comp["rhat"][e, m].max()),
-                    "ess_min": float(comp["ess"][e, m].min()),
-                    "original_passing": passing(first, e, m, health),
-                }
-            )
+    gibbs = [(m, str(v)) for m, v in enumerate(s["methods"]) if str(v).startswith("gibbs_ss")]
+    rows = [
+        {
+            "epsilon": fmt_eps(s["eps"][e]),
+            "method": method_label(name),
+            "tracts": int(subset.size),
+            "passing": passing(comp, e, m, h),
+            "rhat_max": float(comp["rhat"][e, m].max()),
+            "ess_min": float(comp["ess"][e, m].min()),
+            "original_passing": passing(first, e, m, health),
+        }
+        for e in grid
+        for m, name in gibbs
+    ]
     write_table(
         output.csv,
         output.md,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -40,29 +41,14 @@ def cgm_checks(
     final EM objectives per individual), and of CGM at each of ``lambdas``, for one cell of the
     chapter's config ``ch3``. Trials are the cell's populations x releases, as in the study."""
     cells = ch3_cells(ch3)[figure]
-    name = (
-        ch3_cell_name(figure, model=model, n=n, epsilon=epsilon)
-        if figure == "fig3_4"
-        else ch3_cell_name(figure)
-    )
+    name = ch3_cell_name(figure, model=model, n=n, epsilon=epsilon)  # fig3_5: its one cell
     cell = cells[name]
     spec = dict(cell["spec"])
     inst = build_instance(seed, cell["model"], spec, int(ch3["nodes"]), int(cell["states"]))
     n, eps = int(cell["n"]), float(cell["epsilon"])
     cgm, inference = cell["cgm"], cgm_inference(spec, cell["cgm"])
     P, R = int(ch3["populations"]), int(cell.get("releases") or ch3["releases"])
-    out = {
-        k: []
-        for k in (
-            "naive_mle",
-            "cgm",
-            "cgm_from_truth",
-            "objective",
-            "objective_from_truth",
-            "converged",
-        )
-    }
-    out.update({f"cgm_lambda_{lam:g}": [] for lam in lambdas})
+    out = defaultdict(list)
 
     def oracle(th):  # the study's tuning score: -KL on the cell's first trial
         return -fit_metrics(inst, th)[0]

@@ -44,20 +44,9 @@ def fig3_1(input, output, *, settings):
     ax = axes[0][0]
     for i, eps in enumerate(settings["epsilons"]):
         cells = [ch3_cell_name("fig3_1", n=n, epsilon=eps) for n in ns]
-        _line(
-            ax,
-            d,
-            "fig3_1",
-            cells,
-            ns,
-            "naive_mle_mse",
-            {
-                "color": COLORS[i % len(COLORS)],
-                "marker": "o",
-                "markersize": 3.5,
-                "label": f"$\\epsilon$ = {fmt_eps(eps)}",
-            },
-        )
+        label = f"$\\epsilon$ = {fmt_eps(eps)}"
+        style = dict(color=COLORS[i % len(COLORS)], marker="o", markersize=3.5, label=label)
+        _line(ax, d, "fig3_1", cells, ns, "naive_mle_mse", style)
     n = np.array([min(ns), max(ns)], dtype=float)
     top = ax.get_ylim()[1]
     ax.plot(
@@ -112,16 +101,8 @@ def fig3_2(input, output, *, settings):
     ns = [int(n) for n in settings["n_grid"]]
     cells = [ch3_cell_name("fig3_2", n=n) for n in ns]
     lines = [(f"{m}_kl", method_label(m), m) for m in ("naive_mle", "naive_mle_unprojected")]
-    _kl_panel(
-        output,
-        load_npz(input.summary),
-        "fig3_2",
-        cells,
-        ns,
-        lines,
-        "population size N",
-        _title(settings),
-    )
+    d = load_npz(input.summary)
+    _kl_panel(output, d, "fig3_2", cells, ns, lines, "population size N", _title(settings))
 
 
 def fig3_3(input, output, *, settings):
@@ -132,16 +113,8 @@ def fig3_3(input, output, *, settings):
         ("naive_mle_kl", "noisy statistics (naive MLE)", "naive_mle"),
         ("non_private_kl", "true statistics", "non_private"),
     ]
-    _kl_panel(
-        output,
-        load_npz(input.summary),
-        "fig3_3",
-        cells,
-        lams,
-        lines,
-        "L2 penalty $\\lambda$",
-        _title(settings, f"N = {settings['n']}"),
-    )
+    d, title = load_npz(input.summary), _title(settings, f"N = {settings['n']}")
+    _kl_panel(output, d, "fig3_3", cells, lams, lines, "L2 penalty $\\lambda$", title)
 
 
 def fig3_4(input, output, *, settings):
@@ -211,10 +184,8 @@ def fig3_6(input, output, *, settings):
     from ...plotting import legend_below, method_style, save_figure, subplots
 
     d = load_npz(input.summary)
-    sizes, epsilons = (
-        [int(s) for s in settings["train_sizes"]],
-        [float(e) for e in settings["epsilons"]],
-    )
+    sizes = [int(s) for s in settings["train_sizes"]]
+    epsilons = [float(e) for e in settings["epsilons"]]
     fig, axes = subplots(1, len(sizes), width=3.4 * len(sizes), height=2.9, squeeze=False)
     for c, size in enumerate(sizes):
         ax = axes[0][c]

@@ -41,40 +41,6 @@ def ch3_cell_name(
     raise ValueError(f"not a chapter-3 figure: {figure!r}")
 
 
-def _ch3_cell(
-    ch3: dict,
-    fig: dict,
-    name: str,
-    n: int,
-    epsilon,
-    methods: list,
-    *,
-    model=None,
-    lambdas=None,
-    keep_marginals=False,
-) -> dict:
-    """The settings one cell job of the figure block ``fig`` reads: its model block, lambdas of
-    its methods, and the CGM / PSGD blocks only if it runs those methods (so editing PSGD's grid
-    reruns only PSGD cells)."""
-    model = model or fig["model"]
-    lams = dict(ch3["lambdas"], **(lambdas or {}))
-    used = [m for m in methods if m in lams] + (["naive_mle"] if "cgm" in methods else [])
-    return {
-        "name": name,
-        "model": model,
-        "spec": ch3["models"][model],
-        "states": fig["states"],
-        "n": n,
-        "releases": fig.get("releases") or ch3["releases"],
-        "epsilon": epsilon,
-        "methods": methods,
-        "lambdas": {m: lams[m] for m in used},
-        "keep_marginals": keep_marginals,
-        "cgm": ch3["cgm"] if "cgm" in methods else None,
-        "psgd": ch3["psgd"] if "psgd" in methods else None,
-    }
-
-
 def ch3_cells(ch3: dict) -> dict:
     """Every cell of the synthetic chapter-3 figures: figure -> cell stem -> job settings.
 
@@ -85,12 +51,28 @@ def ch3_cells(ch3: dict) -> dict:
     cells = {f: {} for f in ("fig3_1", "fig3_2", "fig3_3", "fig3_4", "fig3_5")}
     f1, f2, f3, f4, f5 = (ch3[f] for f in cells)
 
-    def add(figure, n, epsilon, methods, *, model=None, lam=None, **kw):
+    def add(figure, n, epsilon, methods, *, model=None, lam=None, lambdas=None, keep=False):
+        """One cell job's settings: its model block, the lambdas of its methods, and the CGM /
+        PSGD blocks only if it runs those methods (so editing PSGD's grid reruns only PSGD
+        cells)."""
         stem = ch3_cell_name(figure, model=model, n=n, epsilon=epsilon, lam=lam)
-        name = figure if figure == "fig3_5" else f"{figure}_{stem}"
-        cells[figure][stem] = _ch3_cell(
-            ch3, ch3[figure], name, n, epsilon, methods, model=model, **kw
-        )
+        fig, model = ch3[figure], model or ch3[figure]["model"]
+        lams = dict(ch3["lambdas"], **(lambdas or {}))
+        used = [m for m in methods if m in lams] + (["naive_mle"] if "cgm" in methods else [])
+        cells[figure][stem] = {
+            "name": figure if figure == "fig3_5" else f"{figure}_{stem}",
+            "model": model,
+            "spec": ch3["models"][model],
+            "states": fig["states"],
+            "n": n,
+            "releases": fig.get("releases") or ch3["releases"],
+            "epsilon": epsilon,
+            "methods": methods,
+            "lambdas": {m: lams[m] for m in used},
+            "keep_marginals": keep,
+            "cgm": ch3["cgm"] if "cgm" in methods else None,
+            "psgd": ch3["psgd"] if "psgd" in methods else None,
+        }
 
     for n in f1["n_grid"]:
         for e in f1["epsilons"]:
@@ -111,5 +93,5 @@ def ch3_cells(ch3: dict) -> dict:
             for e in [None, *f4["epsilons"]]:  # the release-free reference cell first
                 methods = ["non_private", "random"] if e is None else ["naive_mle", "cgm", "psgd"]
                 add("fig3_4", n, e, methods, model=model)
-    add("fig3_5", f5["n"], f5["epsilon"], ["naive_mle", "cgm", "non_private"], keep_marginals=True)
+    add("fig3_5", f5["n"], f5["epsilon"], ["naive_mle", "cgm", "non_private"], keep=True)
     return cells

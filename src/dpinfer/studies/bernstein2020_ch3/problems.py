@@ -26,16 +26,7 @@ from ...models.mrf_inference import Marginals, exact_marginals
 from ...models.mrf_sampling import sample_records, sample_tables
 from ...seeding import rng_for
 
-__all__ = [
-    "STUDY",
-    "Instance",
-    "instance_name",
-    "build_instance",
-    "Population",
-    "population",
-    "release",
-    "release_key",
-]
+__all__ = ["STUDY", "Instance", "build_instance", "Population", "population", "release"]
 
 STUDY = "bernstein2020"
 
@@ -51,10 +42,6 @@ class Instance:
     marginals: Marginals  # the same with log Z: every KL of a fit reuses it
 
 
-def instance_name(model: str, states: int) -> str:
-    return f"{model}_K{int(states)}"
-
-
 def build_instance(seed: int, model: str, spec: dict, nodes: int, states: int) -> Instance:
     """The true model ``model`` (its config block ``spec``) with ``nodes`` nodes and ``states``
     states."""
@@ -64,7 +51,7 @@ def build_instance(seed: int, model: str, spec: dict, nodes: int, states: int) -
 @lru_cache(maxsize=8)
 def _build(seed, model, spec_items, nodes, states) -> Instance:
     spec = dict(spec_items)
-    name = instance_name(model, states)
+    name = f"{model}_K{int(states)}"
     rng = rng_for(seed, STUDY, f"ch3_{name}", 0, "model")
     if spec["structure"] == "chain":
         structure = mrf.chain(nodes, states, order=int(spec["order"]))
@@ -94,10 +81,6 @@ def population(seed: int, inst: Instance, n: int, index: int, records_max_n: int
     return Population(sample_tables(inst.model, inst.theta, int(n), rng), None)
 
 
-def release_key(inst_name: str, n: int, epsilon: float) -> str:
-    return f"ch3_{inst_name}_n{int(n)}_eps{float(epsilon)!r}"
-
-
 def release(
     seed: int,
     inst_name: str,
@@ -110,5 +93,6 @@ def release(
     """Laplace(|C| / epsilon) on every cell of every edge table (Eq. 3.3):
     (noisy tables, mechanism)."""
     mech = Laplace.calibrated(float(epsilon), float(sensitivity))
-    rng = rng_for(int(seed), STUDY, release_key(inst_name, n, epsilon), int(trial), "release")
+    key = f"ch3_{inst_name}_n{int(n)}_eps{float(epsilon)!r}"
+    rng = rng_for(int(seed), STUDY, key, int(trial), "release")
     return mech.release(rng, np.asarray(tables, dtype=float)), mech

@@ -39,7 +39,6 @@ __all__ = [
     "cgm_inference",
     "cgm_fit",
     "lambda_grid",
-    "tune_lambda",
     "Tuned",
     "Record",
     "psgd_fit",
@@ -76,14 +75,8 @@ def cgm_fit(model, y, n, scale, lam, theta0, cgm, inference=exact_marginals):
         float(lam),
         theta0=theta0,
         inference=inference,
-        damping=float(cgm["damping"]),
-        nlbp_tol=float(cgm["nlbp_tol"]),
-        nlbp_max_iter=int(cgm["nlbp_max_iter"]),
-        em_tol=float(cgm["em_tol"]),
-        em_max_iter=int(cgm["em_max_iter"]),
-        em_window=int(cgm["em_window"]),
-        mstep_tol=float(cgm["mstep_tol"]),
-        mstep_max_iter=int(cgm["mstep_max_iter"]),
+        **{k: float(cgm[k]) for k in ("damping", "nlbp_tol", "em_tol", "mstep_tol")},
+        **{k: int(cgm[k]) for k in ("nlbp_max_iter", "em_max_iter", "em_window", "mstep_max_iter")},
     )
 
 
@@ -93,20 +86,11 @@ def lambda_grid(value) -> list[float]:
     return [float(v) for v in value] if isinstance(value, (list, tuple)) else [float(value)]
 
 
-def tune_lambda(fit_at, lams, score):
-    """A penalised fit "tuned just right" (Section 3.2.3), the one rule for naive MLE and CGM: the
-    lambda of ``lams`` whose fit scores best (higher is better) on the first trial; returns
-    (lambda, its fit, scores)."""
-    fits = [fit_at(float(v)) for v in lams]
-    scores = np.array([score(f.theta) for f in fits])
-    best = int(np.argmax(scores))
-    return float(lams[best]), fits[best], scores
-
-
 class Tuned:
-    """One method's lambda tuned on a cell's first trial (:func:`tune_lambda` over ``grid`` by
-    ``score``) and reused on every later trial; keeps the lambda, the tuning scores and the CPU
-    seconds of every fit of the tuning grid, and logs the tuning under ``label`` if given."""
+    """One method's lambda "tuned just right" (Section 3.2.3), the one rule for naive MLE and CGM:
+    the lambda of ``grid`` whose fit on a cell's first trial scores best by ``score`` (higher is
+    better), reused on every later trial; keeps the lambda, the tuning scores and the CPU seconds
+    of every fit of the tuning grid, and logs the tuning under ``label`` if given."""
 
     def __init__(self, grid, score, label=None):
         self.grid, self.score, self.label = grid, score, label
@@ -116,14 +100,11 @@ class Tuned:
         """``fit_at(lambda)``: tuned on the first call, at the tuned lambda on every later one."""
         if self.tuned:
             return fit_at(self.lam)
-
-        def counted(v):
-            f = fit_at(v)
-            self.seconds += f.seconds
-            return f
-
-        self.lam, best, self.scores = tune_lambda(counted, self.grid, self.score)
-        self.tuned = True
+        fits = [fit_at(float(v)) for v in self.grid]
+        self.seconds += sum(f.seconds for f in fits)
+        self.scores = np.array([self.score(f.theta) for f in fits])
+        best = int(np.argmax(self.scores))
+        self.lam, self.tuned = float(self.grid[best]), True
         if self.label:
             log.info(
                 "%s tuning: lambda %s, -KL per lambda %s",
@@ -131,7 +112,7 @@ class Tuned:
                 self.lam,
                 np.round(self.scores, 4),
             )
-        return best
+        return fits[best]
 
 
 def psgd_fit(model, records, epsilon, scale, psgd, rng):
@@ -289,21 +270,9 @@ def run_cell(input, output, *, seed, cell, nodes, populations, records_max_n, re
                     keep["cgm"] = exact_marginals(inst.model, fit.theta).edge
             if t == 0 and cell.get("keep_marginals") and naive is not None:
                 keep["naive_mle"] = exact_marginals(inst.model, naive.theta).edge
-            if (
-                "psgd" in methods
-                and psgd_setting is not None
-                and r == 0
-                and p < int(psgd["trials"])
-            ):
-                fit = psgd_fit(
-                    inst.model,
-                    pop.records,
-                    eps,
-                    psgd_setting,
-                    psgd,
-                    rng_for(seed, STUDY, experiment, p, "psgd"),
-                )
-                rec.put("psgd", t, fit)
+            if psgd_setting is not None and r == 0 and p < int(psgd["trials"]):  # a PSGD cell
+                rng = rng_for(seed, STUDY, experiment, p, "psgd")
+                rec.put("psgd", t, psgd_fit(inst.model, pop.records, eps, psgd_setting, psgd, rng))
             if "random" in methods:
                 rng = rng_for(seed, STUDY, experiment, t, "random")
                 rec.put("random", t, estimator("random")(inst.model, float(n), lams["random"], rng))

@@ -18,15 +18,7 @@ from ..scorecard import Claim
 from .grid import ch3_cell_name
 from .summarise import cell_array, mean_se
 
-__all__ = [
-    "DOMINANCE",
-    "SLOPE_TOLERANCE",
-    "MIN_SLOPE_POINTS",
-    "slope",
-    "slope_se",
-    "prop3_range",
-    "fig3_1_claims",
-]
+__all__ = ["DOMINANCE", "MIN_SLOPE_POINTS", "slope", "prop3_range", "fig3_1_claims"]
 
 _DEV_SLOPES = "ch-3-fig-31s-slopes-where-proposition-3-predicts-them"
 SLOPE_TOLERANCE = 0.3  # our reading of "slope -1 / -2" on a log-log plot

@@ -84,11 +84,8 @@ def wifi_cell(input, output, *, seed, cell, fit):
     experiment = f"ch3_wifi_size{size}"
     setting, grid_scores = None, np.array([])
     if eps is None:
-        rec.put(
-            "non_private",
-            0,
-            estimator("non_private")(model, tables, float(w.sum()), float(lams["non_private"])),
-        )
+        fit = estimator("non_private")(model, tables, float(w.sum()), float(lams["non_private"]))
+        rec.put("non_private", 0, fit)
     else:
         eps = float(eps)
         psgd = fit["psgd"]
@@ -114,18 +111,8 @@ def wifi_cell(input, output, *, seed, cell, fit):
             em = cgm_tuning.fit(cgm_at)
             rec.put("cgm", r, em, extra_seconds=naive.seconds, n=n_hat)
             if setting is not None and r < int(psgd["trials"]):
-                rec.put(
-                    "psgd",
-                    r,
-                    psgd_fit(
-                        model,
-                        train,
-                        eps,
-                        setting,
-                        psgd,
-                        rng_for(int(seed), STUDY, experiment, r, "psgd"),
-                    ),
-                )
+                rng = rng_for(int(seed), STUDY, experiment, r, "psgd")
+                rec.put("psgd", r, psgd_fit(model, train, eps, setting, psgd, rng))
     log.info(
         "wifi cell size=%d eps=%s: %s",
         size,

@@ -40,10 +40,6 @@ from .summarise import summary_key
 __all__ = ["CONVERGENCE_ITERATIONS", "claims"]
 
 THESIS = document("bernstein2020_ch4")  # the thesis's settings (settings.yaml)
-GIBBS_ITERATIONS, GIBBS_BURNIN = THESIS.paper("iterations"), THESIS.paper("burnin")
-ECDF_SETTING = {"n": THESIS.paper("ecdf_n"), "epsilon": THESIS.paper("ecdf_epsilon")}
-TRACE_SETTING = {k: THESIS.paper(f"trace_{k}") for k in ("n", "epsilon", "iterations")}
-TRUNCATION_MASS = THESIS.paper("exponential_truncation_mass")
 # Fig 4.4: utility for the binomial and multinomial models only
 UTILITY_MODELS = ("binomial", "multinomial")
 # Our reading of "the samples quickly converge" (B.5): within the first 10% of the 500 shown
@@ -67,88 +63,71 @@ def _u(d, model, n, eps, method) -> np.ndarray:
     return d[summary_key(model, n, eps, f"u_{method}")]
 
 
-def _settings_claims(
-    at, iterations, burnin, epsilons, ecdf, trace, ops, exponential
-) -> list[Claim]:
+def _settings_claims(at, section: dict) -> list[Claim]:
     """The settings the thesis prints, "as printed": each row carries the setting it is about (a
     count at least the printed one; a run below it is not comparable); a count above it or a
     documented departure fails with its deviation."""
+    exponential, mass = section["exponential"], THESIS.paper("exponential_truncation_mass")
     thin = int(exponential["thin"])
+    paper_chain = (THESIS.paper("iterations"), THESIS.paper("burnin"))
+    chain = (int(section["iterations"]), int(section["burnin"]))
+
+    def printed(target, statement, keys, show) -> Claim:
+        """This run's settings ``keys`` beside the thesis's, both shown by ``show``."""
+        paper, ours = [THESIS.paper(k) for k in keys], [at.ours[k] for k in keys]
+        return Claim(target, statement, show(*paper), show(*ours), "", ours == paper, "", at(*keys))
+
+    def after(kept, burnin) -> str:
+        return f"{kept} after {burnin}"
+
     return [
-        Claim(
+        printed(
             "fig4_2",
             "Gibbs chains (binomial, multinomial): kept iterations after burn-in, as printed",
-            f"{GIBBS_ITERATIONS} after {GIBBS_BURNIN}",
-            f"{iterations} after {burnin}",
-            "",
-            int(iterations) == GIBBS_ITERATIONS and int(burnin) == GIBBS_BURNIN,
-            settings=at("chain"),
+            ("iterations", "burnin"),
+            after,
         ),
         Claim(
             "fig4_2",
             "Gibbs chain (exponential): kept iterations after burn-in, as printed (no thinning)",
-            f"{GIBBS_ITERATIONS} after {GIBBS_BURNIN}",
-            f"{iterations} stored after {burnin}, every {thin}th of "
-            f"{(int(iterations) + int(burnin)) * thin}",
+            after(*paper_chain),
+            f"{chain[0]} stored after {chain[1]}, every {thin}th of {sum(chain) * thin}",
             "",
-            int(iterations) == GIBBS_ITERATIONS and int(burnin) == GIBBS_BURNIN and thin == 1,
+            chain == paper_chain and thin == 1,
             "ch-4-exponential-chain-thinned-by-20",
             settings=at("chain"),
         ),
-        Claim(
+        printed(
             "fig4_2",
             "epsilon grid of Figs 4.2 and 4.4",
-            ", ".join(fmt_eps(e) for e in THESIS.paper("epsilons")),
-            ", ".join(fmt_eps(e) for e in epsilons),
-            "",
-            sorted(float(e) for e in epsilons) == THESIS.paper("epsilons"),
-            settings=at("epsilons"),
+            ("epsilons",),
+            lambda grid: ", ".join(map(fmt_eps, grid)),
         ),
-        Claim(
+        printed(
             "fig4_2",
             "OPS: released samples (each at epsilon / samples) and support [a0, 1 - a0]",
-            f"{THESIS.paper('ops_samples')} samples, a0 = {THESIS.paper('ops_support_lower')}",
-            f"{ops['samples']} samples, a0 = {ops['support_lower']}",
-            "",
-            int(ops["samples"]) == THESIS.paper("ops_samples")
-            and float(ops["support_lower"]) == THESIS.paper("ops_support_lower"),
-            settings=at("ops_samples", "ops_support_lower"),
+            ("ops_samples", "ops_support_lower"),
+            "{} samples, a0 = {}".format,
         ),
         # the truncation rule (of the true model, as the code; ours: of the prior predictive) is the
         # row's subject and a documented departure: only the printed mass is its setting
         Claim(
             "fig4_2",
             "exponential truncation bounds keep the middle 95% of individuals of the true model",
-            f"central {TRUNCATION_MASS:.0%} (of the true model)",
+            f"central {mass:.0%} (of the true model)",
             f"central {float(exponential['truncation_mass']):.0%} of the "
             f"{exponential['truncation'].replace('_', ' ')}",
             "",
-            float(exponential["truncation_mass"]) == TRUNCATION_MASS
-            and exponential["truncation"] == "oracle",
+            float(exponential["truncation_mass"]) == mass and exponential["truncation"] == "oracle",
             "ch-4-truncation-bounds-from-the-prior-predictive",
             settings=at("exponential_truncation_mass"),
         ),
-        Claim(
-            "fig4_3",
-            "setting of the empirical CDFs",
-            _setting(ECDF_SETTING["n"], ECDF_SETTING["epsilon"]),
-            _setting(ecdf["n"], ecdf["epsilon"]),
-            "",
-            int(ecdf["n"]) == ECDF_SETTING["n"]
-            and float(ecdf["epsilon"]) == ECDF_SETTING["epsilon"],
-            settings=at("ecdf"),
-        ),
-        Claim(
+        printed("fig4_3", "setting of the empirical CDFs", ("ecdf_n", "ecdf_epsilon"), _setting),
+        printed(
             "figB_1",
             "trace setting: iterations shown, n, epsilon",
-            f"{TRACE_SETTING['iterations']} iterations, "
-            f"{_setting(TRACE_SETTING['n'], TRACE_SETTING['epsilon'])}",
-            f"{trace['iterations']} iterations, {_setting(trace['n'], trace['epsilon'])}",
-            "",
-            int(trace["iterations"]) == TRACE_SETTING["iterations"]
-            and int(trace["n"]) == TRACE_SETTING["n"]
-            and float(trace["epsilon"]) == TRACE_SETTING["epsilon"],
-            settings=at("trace_n", "trace_epsilon", "trace_iterations"),
+            ("trace_n", "trace_epsilon", "trace_iterations"),
+            lambda n, eps, iterations: f"{iterations} iterations, {_setting(n, eps)}",
         ),
     ]
 
@@ -404,74 +383,41 @@ def _health_claims(d: dict, models, n_grid, epsilons, health: dict, at) -> list[
     )
 
 
-def claims(
-    input,
-    output,
-    *,
-    models,
-    n_grid,
-    epsilons,
-    iterations,
-    burnin,
-    ecdf,
-    trace,
-    ops,
-    model_cfg,
-    mmd_draws,
-    mmd_bandwidth,
-    health,
-    converged,
-):
+def claims(input, output, *, section: dict):
     """Rule step: the thesis's Chapter-4 statements against ``summary.npz`` and ``traces.npz``.
-    ``converged``: the companion block; with ``input.converged`` (its summary) every claim on
-    the Gibbs chains gets the companion's verdict as its second one.
-    ``model_cfg``: the config's model blocks (binomial, multinomial, exponential); the rest are
-    the chapter's settings of the same names. The trials M and the fig B.1 setting are read from
-    the summaries (what was run)."""
+    ``section``: the config's chapter-4 section; each setting is read at its ``config`` path
+    (settings.yaml), the trials M and the fig B.1 setting from the summaries (what was run). With
+    ``input.converged`` (the companion's summary) every claim on the Gibbs chains gets the
+    companion's verdict as its second one."""
     d = load_npz(input.summary)
     t = load_npz(input.traces)
     companion = load_npz(input.converged) if getattr(input, "converged", None) else None
-    n_grid = [int(n) for n in n_grid]
-    epsilons = [float(e) for e in epsilons]
-    tr = t["binomial_trace"]
-    ours = {
-        "iterations": int(iterations),
-        "burnin": int(burnin),
+    models, converged = section["models"], section["converged"]
+    n_grid = [int(n) for n in section["n_grid"]]
+    epsilons = [float(e) for e in section["epsilons"]]
+    ours = THESIS.config_values(section)
+    ours.update(
         # every cell has the same M (the summary step checks)
-        "trials": _u(d, models[0], n_grid[0], epsilons[0], "gibbs").size,
-        "n_grid": sorted(n_grid),
-        "epsilons": sorted(epsilons),
-        "smallest_epsilon": min(epsilons),
-        "ops_samples": int(ops["samples"]),
-        "ops_support_lower": float(ops["support_lower"]),
-        "ops_tempering": ops["tempering"],
-        "mmd_draws": int(mmd_draws),
-        "mmd_bandwidth": float(mmd_bandwidth),
-        "ecdf_n": int(ecdf["n"]),
-        "ecdf_epsilon": float(ecdf["epsilon"]),
-        "trace_n": int(t["n"]),
-        "trace_epsilon": float(t["epsilon"]),
-        "trace_iterations": tr.shape[1],
-        "trace_chains": tr.shape[0],
-        "max_rhat": float(health["max_rhat"]),
-        "min_ess": float(health["min_ess"]),
-    }
-    for model in ("binomial", "multinomial", "exponential"):  # the config's model blocks as run
-        for key in THESIS.keys(model):
-            ours[key] = model_cfg.get(model, {}).get(key.removeprefix(f"{model}_"))
+        trials=_u(d, models[0], n_grid[0], epsilons[0], "gibbs").size,
+        n_grid=sorted(n_grid),
+        epsilons=sorted(epsilons),
+        smallest_epsilon=min(epsilons),
+        trace_n=int(t["n"]),
+        trace_epsilon=float(t["epsilon"]),
+        trace_iterations=t["binomial_trace"].shape[1],
+        trace_chains=t["binomial_trace"].shape[0],
+    )
     at = THESIS.at(ours)
 
     def computed(d, health):
-        out = _settings_claims(
-            at, iterations, burnin, epsilons, ecdf, trace, ops, model_cfg["exponential"]
-        )
+        out = _settings_claims(at, section)
         out += _fig4_2_claims(d, models, n_grid, epsilons, at)
-        out += _fig4_3_claims(d, models, ecdf, at)
+        out += _fig4_3_claims(d, models, section["ecdf"], at)
         out += _fig4_4_claims(d, models, n_grid, epsilons, at)
         out += _figB_1_claims(t, at)
         return out + _health_claims(d, models, n_grid, epsilons, health, at)
 
-    out = computed(d, health)
+    out = computed(d, section["health"])
     if companion is None:  # switched off: the rows on Gibbs chains say their companion did not run
         twins = None
         note = "the converged companion is switched off (chapter4.converged.enabled)"

@@ -349,55 +349,29 @@ def _predictive_claims(cir: dict, at: Settings) -> list[Claim]:
     return out
 
 
-def claims(
-    input,
-    output,
-    *,
-    gibbs: dict,
-    mcmc_ind: dict,
-    conjugate_draws: int,
-    health: dict,
-    prior: dict,
-    data_prior: dict,
-    bounds,
-    clamp: bool,
-    mmd: dict,
-    cirrhosis: dict,
-) -> None:
+def claims(input, output, *, section: dict) -> None:
     """Step: every checkable statement of Sec. 5.3 against our summaries -> the claims CSV.
-    The keywords are the chapter's config values the statements refer to (``cirrhosis``: its
-    covariate, response, prior and data prior); trials, panels, credible level and the cirrhosis
-    splits and epsilons are read from the summaries (what was run)."""
+    ``section``: the config's chapter-5 section; each setting is read at its ``config`` path
+    (settings.yaml), the trials, panels, credible level and the cirrhosis splits and epsilons
+    from the summaries (what was run)."""
     syn, cir = load_npz(input.synthetic), load_npz(input.cirrhosis)
-    n_splits, n_test = (int(v) for v in cir["pit"].shape[2:4])
     eps = sorted(float(e) for e in cir["epsilons"])
-    ours = {
-        "trials": int(syn["trials"]),
-        "prior": prior,
-        "data_prior": data_prior,
-        "bounds": [float(b) for b in bounds],
-        "clamp": bool(clamp),
-        "credible_level": float(syn["credible_level"]),
-        "noisy_moments": gibbs.get("noisy_moments"),
-        "conjugate_draws": int(conjugate_draws),
-        "mcmc_ind_burnin": int(mcmc_ind["burnin"]),
-        "mcmc_ind_keep": int(mcmc_ind["keep"]) * int(mcmc_ind["chains"]),
-        "mmd_draws": int(mmd["draws"]),
-        "mmd_bandwidth": float(mmd["bandwidth"]),
-        "max_rhat": float(health["max_rhat"]),
-        "min_ess": float(health["min_ess"]),
-        "cirrhosis_splits": n_splits,
-        "cirrhosis_rows": [_n_train(cir), n_test],
-        **{f"cirrhosis_{k}": v for k, v in cirrhosis.items()},  # prior, response, ...
-        "cirrhosis_epsilons": eps,
-        "cirrhosis_smallest_epsilon": eps[0],
-    }
-    section = {"conjugate_draws": int(conjugate_draws), "gibbs": gibbs, "mcmc_ind": mcmc_ind}
+    mcmc_ind = section["mcmc_ind"]
+    ours = THESIS.config_values(section)
+    ours.update(
+        trials=int(syn["trials"]),
+        credible_level=float(syn["credible_level"]),
+        mcmc_ind_keep=int(mcmc_ind["keep"]) * int(mcmc_ind["chains"]),
+        cirrhosis_splits=int(cir["pit"].shape[2]),
+        cirrhosis_rows=[_n_train(cir), int(cir["pit"].shape[3])],
+        cirrhosis_epsilons=eps,
+        cirrhosis_smallest_epsilon=eps[0],
+    )
     at = Settings(syn, section, ours)
     rows = (
         _settings_claims(at, cir)
         + [_in_bounds_claim()]
-        + _health_claims(syn, cir, health, at)
+        + _health_claims(syn, cir, section["health"], at)
         + calibration_claims(syn, at)
         + coverage_claims(syn, at)
         + utility_claims(syn, at)

@@ -41,9 +41,6 @@ __all__ = [
     "THESIS",
     "Settings",
     "union",
-    "PRIOR_MOMENTS",
-    "SLOPE",
-    "NOISY",
     "setting_label",
     "calibration_claims",
     "coverage_claims",
@@ -77,8 +74,8 @@ def union(*groups) -> tuple[Setting, ...]:
 class Settings(Run):
     """The thesis's settings (settings.yaml) beside this run's (``ours``: key -> value, the
     panels' read from the synthetic summary ``syn``), called with keys or groups; :meth:`chain`
-    gives a method's chain lengths from its chain specs (``section``: the config's
-    ``conjugate_draws``, ``gibbs``, ``mcmc_ind``), :meth:`panel` a panel's grid."""
+    gives a method's chain lengths from its chain specs (``section``: the config's chapter-5
+    section), :meth:`panel` a panel's grid."""
 
     def __init__(self, syn: dict, section: dict, ours: dict):
         self.syn, self.section = syn, section
@@ -160,49 +157,53 @@ def _panel_settings(at: Settings, method: str, name: str) -> tuple[Setting, ...]
     return union(at.chain(method, ns), at("trials"), at("model"), at.panel(name, method))
 
 
-def _cells(syn: dict, name: str, method: str, metric: str) -> list[tuple]:
-    """(value, n, epsilon, parameter) of ``method``'s ``metric`` (:func:`.summarise.setting_metric`)
-    for every parameter and setting of panel ``name`` at which it ran (MCMC-Ind is skipped above
-    max_n)."""
-    out = []
-    for n, e in panel(syn, name):
-        methods, values = setting_metric(syn, n, e, metric)
-        if method in methods:
-            out += [(values[methods.index(method)][p], n, e, p) for p in range(3)]
-    return out
+def _panel_cells(syn: dict, metric: str):
+    """Per noise-aware method and panel at which it ran: (method, panel name, its description,
+    cells), the cells (value, n, epsilon, parameter) of its ``metric``
+    (:func:`.summarise.setting_metric`) for every parameter and setting of the panel at which it
+    ran (MCMC-Ind is skipped above max_n)."""
+    for method in NOISE_AWARE:
+        for name, desc in _PANELS.items():
+            cells = []
+            for n, e in panel(syn, name):
+                methods, values = setting_metric(syn, n, e, metric)
+                if method in methods:
+                    cells += [(values[methods.index(method)][p], n, e, p) for p in range(3)]
+            if cells:
+                yield method, name, desc, cells
 
 
 def calibration_claims(syn: dict, at: Settings) -> list[Claim]:
     trials = int(syn["trials"])
     out = []
-    for method in NOISE_AWARE:
-        for name, desc in _PANELS.items():
-            ks = _cells(syn, name, method, "ks")
-            if not ks:
-                continue
-            crit = ks_critical_value(trials, 0.05 / len(ks))
-            worst = max(ks)
-            failures = [cell[1:] for cell in ks if cell[0] >= crit]
-            out.append(
-                Claim(
-                    "fig5_4",
-                    f"{LABELS[method]}: KS of the posterior quantiles of the truth below the 5% "
-                    f"critical value (Bonferroni over the {len(ks)} tests) for every parameter "
-                    f"and setting of the {desc}",
-                    "at or near Non-Private's calibration",
-                    f"max KS {worst[0]:.3f} ({setting_label(*worst[1:])})",
-                    f"critical value {crit:.3f}",
-                    not failures,
-                    _explain(method, failures),
-                    _panel_settings(at, method, name),
-                    headline=method in ("mcmc_ind", "gibbs_ss_update") and name == "vs_n",
-                )
+    for method, name, desc, ks in _panel_cells(syn, "ks"):
+        crit = ks_critical_value(trials, 0.05 / len(ks))
+        worst = max(ks)
+        failures = [cell[1:] for cell in ks if cell[0] >= crit]
+        out.append(
+            Claim(
+                "fig5_4",
+                f"{LABELS[method]}: KS of the posterior quantiles of the truth below the 5% "
+                f"critical value (Bonferroni over the {len(ks)} tests) for every parameter "
+                f"and setting of the {desc}",
+                "at or near Non-Private's calibration",
+                f"max KS {worst[0]:.3f} ({setting_label(*worst[1:])})",
+                f"critical value {crit:.3f}",
+                not failures,
+                _explain(method, failures),
+                _panel_settings(at, method, name),
+                headline=method in ("mcmc_ind", "gibbs_ss_update") and name == "vs_n",
             )
+        )
     small = [panel(syn, "vs_n")[0], min(panel(syn, "vs_eps"), key=lambda p: p[1])]
     crit = ks_critical_value(trials, 0.05)
     naive = [
         float(np.max(dict(zip(*setting_metric(syn, n, e, "ks"))).get("naive"))) for n, e in small
     ]
+    # the two settings, by their keys (settings.yaml)
+    smallest = dict(
+        zip(("smallest_n", "eps_vs_n", "n_vs_eps", "smallest_eps_vs_eps"), small[0] + small[1])
+    )
     out.append(
         Claim(
             "fig5_4",
@@ -213,20 +214,7 @@ def calibration_claims(syn: dict, at: Settings) -> list[Claim]:
             f"critical value {crit:.3f}",
             all(k > crit for k in naive),
             "",
-            union(
-                at.chain("naive"),
-                at("trials", "model"),
-                at(
-                    "smallest_n",
-                    "eps_vs_n",
-                    "n_vs_eps",
-                    "smallest_eps_vs_eps",
-                    smallest_n=small[0][0],
-                    eps_vs_n=small[0][1],
-                    n_vs_eps=small[1][0],
-                    smallest_eps_vs_eps=small[1][1],
-                ),
-            ),
+            union(at.chain("naive"), at("trials", "model"), at(*smallest, **smallest)),
         )
     )
     n0, e0 = common_setting(syn)
@@ -257,28 +245,24 @@ def coverage_claims(syn: dict, at: Settings) -> list[Claim]:
     trials, level = int(syn["trials"]), float(syn["credible_level"])
     se = float(binomial_se(level, trials))
     out = []
-    for method in NOISE_AWARE:
-        for name, desc in _PANELS.items():
-            cov = _cells(syn, name, method, "coverage")
-            if not cov:
-                continue
-            worst = max((abs(v - level), v, n, e, p) for v, n, e, p in cov)
-            failures = [cell[1:] for cell in cov if abs(cell[0] - level) > 3 * se]
-            out.append(
-                Claim(
-                    "fig5_6",
-                    f"{LABELS[method]}: coverage of the central {100 * level:g}% credible "
-                    f"intervals within 3 binomial SE of {level:g} for every parameter and setting "
-                    f"of the {desc}",
-                    f"near {THESIS.paper('credible_level'):g}",
-                    f"farthest {format_proportion(round(worst[1] * trials), trials, digits=3)} "
-                    f"({setting_label(*worst[2:])})",
-                    f"binomial SE at {level:g}: {se:.3f}",
-                    not failures,
-                    _explain(method, failures),
-                    at("level") + _panel_settings(at, method, name),
-                )
+    for method, name, desc, cov in _panel_cells(syn, "coverage"):
+        worst = max((abs(v - level), v, n, e, p) for v, n, e, p in cov)
+        failures = [cell[1:] for cell in cov if abs(cell[0] - level) > 3 * se]
+        out.append(
+            Claim(
+                "fig5_6",
+                f"{LABELS[method]}: coverage of the central {100 * level:g}% credible "
+                f"intervals within 3 binomial SE of {level:g} for every parameter and setting "
+                f"of the {desc}",
+                f"near {THESIS.paper('credible_level'):g}",
+                f"farthest {format_proportion(round(worst[1] * trials), trials, digits=3)} "
+                f"({setting_label(*worst[2:])})",
+                f"binomial SE at {level:g}: {se:.3f}",
+                not failures,
+                _explain(method, failures),
+                at("level") + _panel_settings(at, method, name),
             )
+        )
     return out
 
 

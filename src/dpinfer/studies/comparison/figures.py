@@ -38,10 +38,10 @@ def _rows(summary: dict, problem: str, **fixed) -> dict:
     return out
 
 
-def plot_methods(ax, summary, rows, x_key, y_key, max_flagged):
+def plot_methods(ax, summary, rows, x_key, y_key, max_flagged, ylabel, **ylabel_kw):
     """One line per method (``rows``: method -> summary row indices) of ``y_key`` against
-    ``x_key``, floored at FLOOR for log axes; points flagged more often than ``max_flagged``
-    are drawn hollow."""
+    ``x_key`` ("epsilon" or "n"), floored at FLOOR, on log axes with a tick at every x and
+    ``ylabel``; points flagged more often than ``max_flagged`` are drawn hollow."""
     for method, idx in rows.items():
         idx = sorted(idx, key=lambda i: summary[x_key][i])
         x = summary[x_key][idx]
@@ -53,6 +53,11 @@ def plot_methods(ax, summary, rows, x_key, y_key, max_flagged):
             ax.plot(
                 x[bad], y[bad], ls="none", marker=style["marker"], color=style["color"], mfc="white"
             )
+    xs = sorted({float(summary[x_key][i]) for idx in rows.values() for i in idx})
+    log_axis(ax, "x", xs, [fmt_eps(v) if x_key == "epsilon" else f"{int(v)}" for v in xs])
+    log_axis(ax, "y")
+    ax.set_xlabel(x_key)
+    ax.set_ylabel(ylabel, **ylabel_kw)
 
 
 def _accuracy(input, output, x_key: str, fixed_key: str, fixed: float, max_flagged: float):
@@ -63,15 +68,10 @@ def _accuracy(input, output, x_key: str, fixed_key: str, fixed: float, max_flagg
         rows = _rows(summary, problem, **{fixed_key: fixed})
         for c, (key, ylabel) in enumerate(ACCURACY):
             ax = axes[r, c]
-            plot_methods(ax, summary, rows, x_key, key, max_flagged)
+            plot_methods(ax, summary, rows, x_key, key, max_flagged, ylabel, fontsize=7)
             if key == "ks":  # the rule's critical value (the same at every setting of a problem)
                 idx = [i for ids in rows.values() for i in ids]
                 ax.axhline(float(summary["ks_critical"][idx].max()), color="0.5", ls=":", lw=0.8)
-            xs = sorted({float(summary[x_key][i]) for idx in rows.values() for i in idx})
-            log_axis(ax, "x", xs, [fmt_eps(v) if x_key == "epsilon" else f"{int(v)}" for v in xs])
-            log_axis(ax, "y")
-            ax.set_xlabel("epsilon" if x_key == "epsilon" else "n")
-            ax.set_ylabel(ylabel, fontsize=7)
             ax.set_title(PROBLEM_TITLES[problem], fontsize=8)
     fixed_text = f"n = {int(fixed)}" if fixed_key == "n" else f"epsilon = {fmt_eps(fixed)}"
     fig.suptitle(
@@ -101,12 +101,7 @@ def ess_per_second(input, output, *, epsilon, max_flagged) -> None:
     for c, problem in enumerate(problems):
         ax = axes[0, c]
         rows = _rows(summary, problem, epsilon=float(epsilon))
-        plot_methods(ax, summary, rows, "n", "ess_per_s", float(max_flagged))
-        xs = sorted({float(summary["n"][i]) for idx in rows.values() for i in idx})
-        log_axis(ax, "x", xs, [f"{int(v)}" for v in xs])
-        log_axis(ax, "y")
-        ax.set_xlabel("n")
-        ax.set_ylabel("ESS per CPU second")
+        plot_methods(ax, summary, rows, "n", "ess_per_s", float(max_flagged), "ESS per CPU second")
         ax.set_title(PROBLEM_TITLES[problem], fontsize=8)
     fig.suptitle(
         f"Cost: effective samples per CPU second (epsilon = {fmt_eps(epsilon)}; hollow: flagged)",

@@ -22,8 +22,6 @@ draws matching the closed-form posterior hold by theorem, so they are a test
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ...diagnostics import ks_critical_value
@@ -35,7 +33,7 @@ from ..document_settings import document
 from ..scorecard import Claim, Setting, write_claims
 from .problems import PARAMETERS
 
-__all__ = ["claims", "exact_mean_error_bound", "paper_settings"]
+__all__ = ["claims", "paper_settings"]
 
 DEVIATION = "comparison-study"
 # the recommendation row's own entry (its class and the measurement behind it)
@@ -82,15 +80,6 @@ def paper_settings(s: dict, problems: dict, *, credible_level, health, recommend
     return of
 
 
-def exact_mean_error_bound(draws: int, trials: int, z: float = 3.0) -> float:
-    """Bound on the mean over ``trials`` of |mean of ``draws`` iid posterior draws - exact mean| in
-    posterior sds: each term is |N(0, 1/draws)|, mean sqrt(2/pi)/sqrt(draws) and sd
-    sqrt(1 - 2/pi)/sqrt(draws); ``z`` standard errors of the average above its mean."""
-    return (
-        math.sqrt(2.0 / math.pi) + z * math.sqrt(1.0 - 2.0 / math.pi) / math.sqrt(trials)
-    ) / math.sqrt(draws)
-
-
 def _where(s: dict, problem: str, method: str) -> np.ndarray:
     return np.flatnonzero((s["problem"] == problem) & (s["method"] == method))
 
@@ -119,19 +108,20 @@ def _all(s, idx, ok, statement, target, settings=(), mc_error="", diagnostics=Fa
         return Claim(target, statement, EXPECTED, "not run", "", None, DEVIATION)
     failing = idx[~ok]
     ours = (
-        f"holds at all {idx.size} settings"
-        if failing.size == 0
-        else f"fails at {failing.size} of {idx.size}: {'; '.join(_at(s, i) for i in failing)}"
+        f"fails at {failing.size} of {idx.size}: {'; '.join(_at(s, i) for i in failing)}"
+        if failing.size
+        else f"holds at all {idx.size} settings"
     )
+    holds = not failing.size
     return Claim(
         target,
         statement,
         EXPECTED,
         ours,
         mc_error,
-        bool(failing.size == 0),
+        holds,
         DEVIATION,
-        tuple(settings),
+        settings,
         diagnostics=diagnostics,
     )
 
@@ -145,21 +135,13 @@ def _shares(s, idx, key: str, trials: str) -> str:
     )
 
 
-def claims(
-    input,
-    output,
-    *,
-    max_mean_error,
-    max_flagged,
-    credible_level,
-    health,
-    recommend,
-    problems,
-) -> None:
+def claims(input, output, *, credible_level, health, recommend, problems) -> None:
     """Rule step: the study's checkable expectations -> claims CSV. ``problems``: the config
     block of each problem run; ``health``, ``recommend``: the summary's health check and
-    recommendation rule; with ``credible_level`` what each row's settings are read from."""
+    recommendation rule (its thresholds are the rows' too); with ``credible_level`` what each
+    row's settings are read from."""
     s = load_npz(input.summary)
+    max_mean_error, max_flagged = recommend["max_mean_error"], recommend["max_flagged"]
     of = paper_settings(
         s, problems, credible_level=credible_level, health=health, recommend=recommend
     )
@@ -270,13 +252,11 @@ def _falls_with_n(s, problem: str, method: str, target: str, of) -> list[Claim]:
     (medians over the epsilons): each sweep visits every record, so it should fall with n. A
     timing claim: its only setting is the n grid it scales over."""
     i = _where(s, problem, method)
-    if i.size == 0 or len({int(s["n"][k]) for k in i}) < 2:
+    ns = s["n"][i]
+    if len(set(ns)) < 2:
         return []
-    lo, hi = int(s["n"][i].min()), int(s["n"][i].max())
-    ratio = float(
-        np.median(s["ess_per_s"][i[s["n"][i] == lo]])
-        / np.median(s["ess_per_s"][i[s["n"][i] == hi]])
-    )
+    lo, hi = int(ns.min()), int(ns.max())
+    ratio = float(np.median(s["ess_per_s"][i[ns == lo]]) / np.median(s["ess_per_s"][i[ns == hi]]))
     return [
         Claim(
             target,
@@ -297,14 +277,10 @@ def _qualify_claim(s, of, problems) -> Claim:
     it depends on every problem's grid, model, methods and chains, the trial counts, the health
     check and the rule."""
     keys = [(str(p), int(n), float(e)) for p, n, e in zip(s["problem"], s["n"], s["epsilon"])]
-    settings = sorted(set(keys))
-    passing = {key for key, ok in zip(keys, s["qualifies"]) if ok}
-    none = [f"{p} n={n}, eps={fmt_eps(e)}" for p, n, e in settings if (p, n, e) not in passing]
-    ours = (
-        f"all {len(settings)} settings"
-        if not none
-        else f"{len(settings) - len(none)} of {len(settings)}; none at {'; '.join(none)}"
-    )
+    total = len(set(keys))
+    none = sorted(set(keys) - {key for key, ok in zip(keys, s["qualifies"]) if ok})
+    at = "; ".join(f"{p} n={n}, eps={fmt_eps(e)}" for p, n, e in none)
+    ours = f"{total - len(none)} of {total}; none at {at}" if none else f"all {total} settings"
     where = of("problems")
     for p in problems:
         where += of(f"{p}_all", problem=p)

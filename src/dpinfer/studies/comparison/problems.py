@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -134,13 +135,8 @@ def binomial_trial(
         stat = rel.statistics["non_private" if method == "non_private" else "gibbs"]
         iid = table_entry(method).iid
         burnin, keep = (0, settings["draws"]) if iid else (settings["burnin"], settings["keep"])
-
-        problem = expfam.Problem(stat, n, (a, b), mech)
-
-        def run_one(rng, run=run, problem=problem, burnin=burnin, keep=keep):
-            return run(problem, rng, burnin=burnin, keep=keep)
-
-        pooled = run_pooled(run_one, method, 1 if iid else settings["chains"], stream, iid=iid)
+        one = partial(run, expfam.Problem(stat, n, (a, b), mech), burnin=burnin, keep=keep)
+        pooled = run_pooled(one, method, 1 if iid else settings["chains"], stream, iid=iid)
         records[method] = method_record(pooled, truth, level, reference, mmd_draws)
     return truth, records, reference
 

@@ -35,7 +35,6 @@ from ...proportions import wilson_interval
 from .problems import PARAMETERS
 
 __all__ = [
-    "MIN_CPU",
     "mean_se",
     "reference_flags",
     "chain_columns",
@@ -162,21 +161,14 @@ def recommend(rows: list[dict], rule: dict, checks=failed_checks) -> dict:
     private = [r for r in rows if r["method"] != "non_private"]
     ok = [r for r in private if not checks(r, rule)]
     if not ok:
-        return {
-            "method": "none",
-            "recommended": "none qualifies",
-            "ess_per_s": "",
-            "rhat_max": "",
-            "flagged": "",
-            "also_qualify": "",
-        }
+        return {"method": "none", "recommended": "none qualifies"} | dict.fromkeys(
+            ("ess_per_s", "rhat_max", "flagged", "also_qualify"), ""
+        )
     best = max(ok, key=lambda r: r["ess_per_s"])
     return {
         "method": best["method"],
         "recommended": best["label"],
-        "ess_per_s": best["ess_per_s"],
-        "rhat_max": best["rhat_max"],
-        "flagged": best["flagged"],
+        **{k: best[k] for k in ("ess_per_s", "rhat_max", "flagged")},
         "also_qualify": ", ".join(r["label"] for r in ok),
     }
 

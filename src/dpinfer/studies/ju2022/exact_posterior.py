@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from ...diagnostics import effective_sample_size
 from ...mechanisms import ClampRescale
 from ...models import gaussian_linreg
 from ...proportions import format_proportion
+from .run import linreg_problem, run_chains, stream_key
 
 __all__ = [
     "batch_statistics",
@@ -91,6 +93,12 @@ def importance_weights(released, statistics, scale: float) -> tuple[np.ndarray, 
     return w, float(1.0 / np.sum(w * w))
 
 
+def _weighted_cdf(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(``x`` sorted, its cumulative weights ``w``)."""
+    order = np.argsort(x)
+    return x[order], np.cumsum(w[order])
+
+
 def _weighted_quantile(xs: np.ndarray, cum: np.ndarray, q: float) -> float:
     """Inverse of the weighted empirical CDF (``xs`` sorted, ``cum`` its cumulative weights)."""
     i = int(np.searchsorted(cum, min(max(q, 0.0), 1.0), side="left"))
@@ -122,8 +130,7 @@ def _chain_endpoint(chains: np.ndarray, q: float) -> tuple[float, float, float]:
 def _weighted_endpoint(x: np.ndarray, w: np.ndarray, q: float) -> tuple[float, float, float]:
     """(endpoint, its MC error, ESS of its indicator) of weighted draws of one parameter; the
     indicator's ESS is q (1 - q) over its self-normalised importance variance."""
-    order = np.argsort(x)
-    xs, cum = x[order], np.cumsum(w[order])
+    xs, cum = _weighted_cdf(x, w)
     endpoint = _weighted_quantile(xs, cum, q)
     var = float(np.sum(w * w * ((x <= endpoint) - q) ** 2))
     ess = q * (1.0 - q) / var
@@ -163,8 +170,6 @@ def companion_chains(config: dict, epsilon: float, rep: int):
     ``linreg_coverage`` at ``epsilon`` as the study runs it (``config``: a full config, e.g. the
     paper-scale one): its release (:func:`release_of`), and the converged companion's chains on
     it, from the companion's own streams and settings (``ju2022.converged``)."""
-    from .run import run_chains, stream_key
-
     ju = config["ju2022"]
     problem, _ = release_of(config, epsilon, rep)
     comp = ju["converged"]
@@ -183,13 +188,9 @@ def companion_chains(config: dict, epsilon: float, rep: int):
     return problem, np.stack([c.kept for c in chains])
 
 
-def release_of(config: dict, epsilon: float, rep: int) -> gaussian_linreg.Problem:
-    """The problem (release, noise scale, model) of replicate ``rep`` of ``linreg_coverage`` at
-    ``epsilon``, as the study draws it."""
-    from types import SimpleNamespace
-
-    from .run import linreg_problem, stream_key
-
+def release_of(config: dict, epsilon: float, rep: int) -> tuple:
+    """(problem (release, noise scale, model), true beta) of replicate ``rep`` of
+    ``linreg_coverage`` at ``epsilon``, as the study draws it."""
     ju = config["ju2022"]
     parameters = gaussian_linreg.reference_files(ju["data_dir"])[0]
     return linreg_problem(
@@ -219,8 +220,7 @@ def exact_coverage(config: dict, epsilon: float, replicates: int, draws: int) ->
         smallest = min(smallest, kish)
         row = []
         for j in range(beta.shape[1]):
-            order = np.argsort(beta[:, j])
-            xs, cum = beta[order, j], np.cumsum(w[order])
+            xs, cum = _weighted_cdf(beta[:, j], w)
             lo = _weighted_quantile(xs, cum, (1 - level) / 2)
             hi = _weighted_quantile(xs, cum, (1 + level) / 2)
             row.append(lo <= truth[j] <= hi)

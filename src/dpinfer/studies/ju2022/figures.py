@@ -28,9 +28,10 @@ def _posterior_means(input, output, model: str, solid, dashed) -> None:
     D = means.shape[2]
     labels = param_labels(model, D)
     fig, axes = subplots(1, D, width=1.55 * D + 0.5, height=2.6, sharey=(model == "loglinear"))
+    axes = np.atleast_1d(axes)
     x, xt = np.arange(len(eps)), [fmt_eps(e) for e in eps]
     jitter = np.random.default_rng(0).uniform(-0.18, 0.18, size=means.shape[1])  # display only
-    for j, ax in enumerate(np.atleast_1d(axes)):
+    for j, ax in enumerate(axes):
         for e in range(len(eps)):
             ax.scatter(
                 x[e] + jitter,
@@ -46,12 +47,12 @@ def _posterior_means(input, output, model: str, solid, dashed) -> None:
         ax.set_xticks(x, xt)
         ax.set_xlabel("epsilon")
         ax.set_title(labels[j])
-    np.atleast_1d(axes)[0].set_ylabel("posterior mean")
+    axes[0].set_ylabel("posterior mean")
     fig.suptitle(
         f"{means.shape[1]} posterior means per epsilon (one fixed confidential data set)",
         fontsize=9,
     )
-    legend_below(fig, np.atleast_1d(axes)[0], markerscale=2)
+    legend_below(fig, axes[0], markerscale=2)
     save_figure(fig, output.pdf, output.png)
 
 
@@ -76,9 +77,8 @@ def fig1b(input, output) -> None:
     d = load_npz(input.summary)
     eps = d["epsilons"]
     fig, ax = subplots(1, 1, width=4.2, height=3.0)
-    jit = np.exp(
-        np.random.default_rng(1).uniform(-0.08, 0.08, size=d["acc_mean"].shape[1])
-    )  # display only
+    # display only
+    jit = np.exp(np.random.default_rng(1).uniform(-0.08, 0.08, size=d["acc_mean"].shape[1]))
     for e in range(len(eps)):
         for key, color, label in (
             ("acc_mean", COLORS[0], "mean"),

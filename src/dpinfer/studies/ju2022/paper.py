@@ -38,6 +38,7 @@ from ..companions import from_chains, second_verdicts
 from ..scorecard import Claim, health_claim, write_claims
 from .paper_values import PAPER_COVERAGE, PAPER_SECONDS
 from .summarise import (
+    MODEL_NAMES,
     PAPER,
     PAPER_REPLICATES,
     coverage_rows,
@@ -53,13 +54,13 @@ PAPER_EPSILONS = PAPER.paper("epsilons")
 # decimals printed in the headers of the two tables
 PAPER_TRUTH_DECIMALS = {"loglinear": 3, "linreg": 2}
 MODELS = ("loglinear", "linreg")
-TABLE_OF = {"loglinear": "tab1", "linreg": "tabS1"}
-MEANS_FIGURE_OF = {"loglinear": "fig1a", "linreg": "fig2"}
-ACCEPTANCE_FIGURE_OF = {"loglinear": "fig1b", "linreg": "figS1"}
+# each model's targets: coverage table, posterior-means figure, acceptance figure
+TARGETS = {"loglinear": ("tab1", "fig1a", "fig1b"), "linreg": ("tabS1", "fig2", "figS1")}
 # headings of docs/deviations.md (GitHub anchors) that explain a difference
 DEV_RUNTIME = "runtime-compiled-kernels-on-another-machine"
 DEV_MIXING = "mixing-of-the-regression-chain-fig2-tabs1-kept-as-in-the-paper"
 DEV_CONVERGENCE = "convergence-diagnostics-of-the-ju2022-chains"
+_NOT_RUN = "not run (epsilon not in this run's grid)"
 
 
 def _smallest(epsilon: float) -> tuple:
@@ -99,7 +100,7 @@ def _pooled_rule(level: float, prior_sd: float, truth: float) -> str:
 def _coverage_claims(
     summary: dict, model: str, level: float, at: dict, model_cfg: dict
 ) -> list[Claim]:
-    target = TABLE_OF[model]
+    target = TARGETS[model][0]
     rows = coverage_rows(summary, model, level)
     ours = {(float(r["epsilon"]), r["parameter"]): r for r in rows}
     labels = param_labels(model, summary["truth"].shape[2])
@@ -111,16 +112,7 @@ def _coverage_claims(
             pv = paper[eps][j]
             rule = _cell_rule(level, lab, eps)
             if r is None:
-                out.append(
-                    Claim(
-                        target,
-                        rule,
-                        f"{pv:.2f}",
-                        "not run (epsilon not in this run's grid)",
-                        "",
-                        None,
-                    )
-                )
+                out.append(Claim(target, rule, f"{pv:.2f}", _NOT_RUN, "", None))
                 continue
             out.append(
                 Claim(
@@ -170,13 +162,15 @@ def _coverage_claims(
     )
     grid_wide = at["interval"] + at["grid"]
     # the text's remarks
-    remarks = []
     eps_run = sorted({e for e, _ in ours})
     if model == "loglinear":
         n_paper = sum(v >= 0.9 for e in PAPER_EPSILONS for v in paper[e])
         at_least = [r for r in rows if r["coverage"] >= 0.9]
         unsure = sum(r["wilson_low"] < 0.9 <= r["wilson_high"] for r in rows)
-        remarks.append(
+        e0, e_paper = eps_run[0], PAPER_EPSILONS[0]
+        p4 = ours[(e0, "p_4")]
+        lowest = min(ours[(e0, lab)]["coverage"] for lab in labels)
+        remarks = [
             Claim(
                 target,
                 "most coverage values are at least 0.9: more than half of the cells, over every "
@@ -186,12 +180,7 @@ def _coverage_claims(
                 f"{unsure} cells with 0.9 inside their 95% Wilson interval",
                 len(at_least) > len(rows) / 2,
                 settings=grid_wide,
-            )
-        )
-        e0, e_paper = eps_run[0], PAPER_EPSILONS[0]
-        p4 = ours[(e0, "p_4")]
-        lowest = min(ours[(e0, lab)]["coverage"] for lab in labels)
-        remarks.append(
+            ),
             Claim(
                 target,
                 "the notable exception is p_4 at small epsilon: at the smallest epsilon run, p_4 "
@@ -202,14 +191,14 @@ def _coverage_claims(
                 format_interval(p4["hits"], p4["replicates"]),
                 bool(p4["wilson_high"] < 0.9 and p4["coverage"] <= lowest),
                 settings=at["interval"] + _smallest(e0),
-            )
-        )
+            ),
+        ]
     else:
         b1 = [ours[(e, "beta_1")] for e in eps_run]
         k, n = sum(r["hits"] for r in b1), sum(r["replicates"] for r in b1)
         k_paper = sum(paper_hits(paper[e][1]) for e in PAPER_EPSILONS)
         n_paper = PAPER_REPLICATES * len(PAPER_EPSILONS)
-        remarks.append(
+        remarks = [
             Claim(
                 target,
                 _pooled_rule(level, float(model_cfg["prior_sd"]), float(truth[1])),
@@ -219,17 +208,14 @@ def _coverage_claims(
                 bool(wilson_interval(k, n)[1] < 0.9),
                 settings=grid_wide,
             )
-        )
+        ]
     return out + from_chains(remarks)
 
 
-def _paired_coverage(first: dict, second: dict, level: float, j: int, e=None) -> str:
-    """The coverage of parameter ``j`` (at epsilon index ``e``; None: pooled over the grid)
-    under two chains on the same replicates (``first``: the paper's, ``second``: the
-    converged companion's), with McNemar's exact test of the paired hits."""
-    a, b = interval_hits(first, level)[..., j], interval_hits(second, level)[..., j]
-    if e is not None:
-        a, b = a[e], b[e]
+def _paired_coverage(a: np.ndarray, b: np.ndarray) -> str:
+    """The coverage of one parameter under two chains on the same replicates, from their hits
+    (``a``: the paper's chains, ``b``: the converged companion's), with McNemar's exact test of
+    the paired hits."""
     a, b = a.ravel(), b.ravel()
     only_first, only_second, p = mcnemar(a, b)
     return (
@@ -241,17 +227,17 @@ def _paired_coverage(first: dict, second: dict, level: float, j: int, e=None) ->
 
 
 def _paired_notes(first: dict, second: dict, model: str, level: float) -> dict[str, str]:
-    """Statement -> the paired comparison of its coverage (:func:`_paired_coverage`), for every
-    coverage cell and the pooled beta_1 remark."""
-    labels = param_labels(model, first["truth"].shape[2])
-    eps = [float(e) for e in first["epsilons"]]
+    """Statement -> the paired comparison of its coverage (:func:`_paired_coverage`) under the
+    paper's chains (``first``) and the companion's (``second``), for every coverage cell and the
+    beta_1 remark, pooled over the grid."""
+    a, b = interval_hits(first, level), interval_hits(second, level)  # (E, R, D)
     notes = {
-        _cell_rule(level, lab, epsilon): _paired_coverage(first, second, level, j, e)
-        for e, epsilon in enumerate(eps)
-        for j, lab in enumerate(labels)
+        _cell_rule(level, lab, float(epsilon)): _paired_coverage(a[e, :, j], b[e, :, j])
+        for e, epsilon in enumerate(first["epsilons"])
+        for j, lab in enumerate(param_labels(model, a.shape[2]))
     }
     if model == "linreg":
-        notes[_POOLED_BETA_1] = _paired_coverage(first, second, level, 1)
+        notes[_POOLED_BETA_1] = _paired_coverage(a[..., 1], b[..., 1])
     return notes
 
 
@@ -281,27 +267,23 @@ def _falls_claim(target: str, statement: str, quantity: str, values, at: dict) -
 
 
 def _acceptance_claims(summary: dict, model: str, at: dict) -> list[Claim]:
-    target = ACCEPTANCE_FIGURE_OF[model]
+    target = TARGETS[model][2]
     eps, acc_mean = summary["epsilons"], summary["acc_mean"]
-    R = acc_mean.shape[1]
-    out = []
-    for e, epsilon in enumerate(eps):
-        smallest = float(summary["min_log_alpha"][e].min())
-        out.append(
-            Claim(
-                target,
-                "Proposition 3.1: every single acceptance probability of step 2 is at least "
-                f"exp(-epsilon) at epsilon = {fmt_eps(epsilon)} (smallest over all proposals of "
-                f"all {R} chains)",
-                f">= {math.exp(-epsilon):.4g}",
-                f"{math.exp(smallest):.4g}",
-                "",
-                smallest >= -float(epsilon) * (1 + 1e-12),
-            )
-        )
     margin = acc_mean.min(axis=1) - np.exp(-eps)
     worst = int(np.argmin(margin))
-    out.append(
+    return [
+        Claim(
+            target,
+            "Proposition 3.1: every single acceptance probability of step 2 is at least "
+            f"exp(-epsilon) at epsilon = {fmt_eps(epsilon)} (smallest over all proposals of "
+            f"all {acc_mean.shape[1]} chains)",
+            f">= {math.exp(-epsilon):.4g}",
+            f"{math.exp(smallest):.4g}",
+            "",
+            smallest >= -float(epsilon) * (1 + 1e-12),
+        )
+        for epsilon, smallest in zip(eps, summary["min_log_alpha"].min(axis=1).tolist())
+    ] + [
         Claim(
             target,
             "the average acceptance rate is well above the bound: every chain's mean per-sweep "
@@ -311,33 +293,27 @@ def _acceptance_claims(summary: dict, model: str, at: dict) -> list[Claim]:
             "",
             bool(np.all(margin > 0)),
             settings=at["chain"] + at["grid"],
-        )
-    )
-    out.append(
+        ),
         _falls_claim(
             target,
             "acceptance rises as epsilon shrinks (the bound exp(-epsilon) tends to 1)",
             "the mean over chains of the mean per-sweep acceptance",
             acc_mean,
             at,
-        )
-    )
-    return out
-
-
-def _distance(means, point):
-    """(E, R) Euclidean distance of each chain's posterior mean from ``point``."""
-    return np.sqrt(((means - np.asarray(point)[None, None, :]) ** 2).sum(axis=2))
+        ),
+    ]
 
 
 def _posterior_mean_claims(summary: dict, model: str, at: dict) -> list[Claim]:
-    target = MEANS_FIGURE_OF[model]
+    target = TARGETS[model][1]
     eps, means = summary["epsilons"], summary["post_mean"]  # (E, R, D)
     R, D = means.shape[1], means.shape[2]
     confidential = summary["truth"][0, 0]  # fixed_data design: the confidential-data posterior mean
     # every Dirichlet parameter equals the config's prior_concentration; beta ~ N(0, tau^2 I)
     prior = np.full(D, 1.0 / D) if model == "loglinear" else np.zeros(D)
-    to_conf, to_prior = _distance(means, confidential), _distance(means, prior)
+    # (E, R) Euclidean distances of each chain's posterior mean
+    to_conf = np.linalg.norm(means - confidential, axis=2)
+    to_prior = np.linalg.norm(means - prior, axis=2)
     gap = to_prior[0] - to_conf[0]
     return [
         Claim(
@@ -364,7 +340,7 @@ def _posterior_mean_claims(summary: dict, model: str, at: dict) -> list[Claim]:
 # ----------------------------------------------------------------------------- runtime
 def _runtime_claims(summaries: dict) -> list[Claim]:
     out = []
-    for model, name in (("loglinear", "log-linear"), ("linreg", "linear regression")):
+    for model, name in MODEL_NAMES.items():
         ours = seconds_per_chain(summaries[model])
         paper = PAPER_SECONDS[model]
         holds = paper / 2 <= ours <= paper * 2
@@ -392,17 +368,15 @@ def _health_claims(
     degenerate (mean acceptance or minimum ESS collapsed)."""
     out = []
     for design, summary, target in (
-        ("fixed_data", fixed, ACCEPTANCE_FIGURE_OF[model]),
-        ("coverage", coverage, TABLE_OF[model]),
+        ("fixed_data", fixed, TARGETS[model][2]),
+        ("coverage", coverage, TARGETS[model][0]),
     ):
         name = f"{model}_{design}"
         where = at[name]["cell"] + at[name]["grid"]
         bad = degenerate_chains(summary, health)
-        groups = [
-            (f"eps={fmt_eps(e)}", summary["rhat_max"][i], summary["ess_min"][i])
-            for i, e in enumerate(summary["epsilons"])
-        ]
-        out.append(
+        labels = [f"eps={fmt_eps(e)}" for e in summary["epsilons"]]
+        groups = list(zip(labels, summary["rhat_max"], summary["ess_min"]))
+        out += [
             health_claim(
                 target,
                 f"experiment {name}: every chain passes the convergence diagnostics (split-chain "
@@ -413,9 +387,7 @@ def _health_claims(
                 {"max_rhat": health["max_rhat"], "min_ess": health["converged_ess"]},
                 DEV_MIXING if model == "linreg" else DEV_CONVERGENCE,
                 where,
-            )
-        )
-        out.append(
+            ),
             Claim(
                 target,
                 f"experiment {name}: no chain degenerate (mean acceptance >= "
@@ -430,8 +402,8 @@ def _health_claims(
                 DEV_MIXING if model == "linreg" else "",
                 where,
                 diagnostics=True,
-            )
-        )
+            ),
+        ]
     return from_chains(out)
 
 
@@ -447,8 +419,11 @@ def _chain_claims(
     )
 
 
-# where a companion on the first replicates compares with the paper's chains
-_SAME = "the paper's chains on the same replicates"
+_OFF = "companion not built yet for this model (not in ju2022.converged.models)"
+
+
+def _replicates(summary: dict) -> int:
+    return summary["ess_min"].shape[1]
 
 
 def _first_replicates(summary: dict, count: int) -> dict:
@@ -457,9 +432,9 @@ def _first_replicates(summary: dict, count: int) -> dict:
     return {k: v if k in ("epsilons", "iterations") else v[:, :count] for k, v in summary.items()}
 
 
-def _companion_note(summaries: dict, converged: dict, full: dict) -> str:
+def _companion_note(summaries: dict, converged: dict, replicates: int) -> str:
     """What the companion ran and how many of its replicates pass its thresholds (in the worst
-    experiment); ``full``: replicates per epsilon of each experiment of the paper's chains."""
+    experiment); ``replicates``: per epsilon of the paper's regression coverage chains."""
     h = converged["health"]
     passing = {}
     for name, s in summaries.items():
@@ -468,8 +443,8 @@ def _companion_note(summaries: dict, converged: dict, full: dict) -> str:
     worst = min(passing, key=lambda name: passing[name][0] / passing[name][1])
     regression = ""
     if "linreg_coverage" in summaries:
-        count = summaries["linreg_coverage"]["ess_min"].shape[1]
-        which = f"all {count}" if count >= full["linreg_coverage"] else f"the first {count}"
+        count = _replicates(summaries["linreg_coverage"])
+        which = f"all {count}" if count >= replicates else f"the first {count}"
         moves = converged["linreg"]["noncentred_moves"]
         regression = (
             f" (the regression: {moves} non-centred moves of beta per sweep, {which} replicates "
@@ -513,58 +488,41 @@ def claims(
         for m in ran
         for d in ("fixed_data", "coverage")
     }
-    full = {"linreg_coverage": coverage["linreg"]["ess_min"].shape[1]}
-    note = _companion_note(twin, converged, full) if twin else ""
+    note = _companion_note(twin, converged, _replicates(coverage["linreg"])) if twin else ""
     # the companion is judged by its own thresholds; degeneracy as the paper's chains are
     limits = converged["health"]
     twin_health = dict(health, max_rhat=limits["max_rhat"], converged_ess=limits["min_ess"])
-    off = "companion not built yet for this model (not in ju2022.converged.models)"
-
-    # a companion on the first replicates only: the paper's chains on the same replicates
-    def reps(summary):
-        return summary["ess_min"].shape[1]
-
-    cut = {
-        m: (
-            _first_replicates(fixed[m], reps(twin[f"{m}_fixed_data"])),
-            _first_replicates(coverage[m], reps(twin[f"{m}_coverage"])),
-        )
-        for m in ran
-        if reps(twin[f"{m}_coverage"]) < reps(coverage[m])
-        or reps(twin[f"{m}_fixed_data"]) < reps(fixed[m])
-    }
-    subset = {m: f"the first {reps(twin[f'{m}_coverage'])} replicates of each epsilon" for m in cut}
-
-    def judged(build, model: str, notes=None, **companion) -> list[Claim]:
-        """``build(model, fixed, coverage)``'s rows with their second verdicts: from the
-        companion's summaries (``companion``: the keywords of ``build`` that differ for them),
-        with the paper's chains on the same replicates where it ran on the first ones only."""
-        mine = build(model, fixed[model], coverage[model])
+    chain_rows, health_rows = [], []
+    for model in MODELS:
+        mine = fixed[model], coverage[model]
+        chains = partial(_chain_claims, model, level=level, at=at, models=models)
+        diagnosed = partial(_health_claims, model, at=at)
         if model not in ran:
-            return second_verdicts(mine, None, off)
-        twins = build(model, twin[f"{model}_fixed_data"], twin[f"{model}_coverage"], **companion)
-        first = build(model, *cut[model]) if model in cut else None
-        return second_verdicts(
-            mine,
-            twins,
-            note,
-            on_subset=first,
-            subset=subset.get(model, ""),
-            same=_SAME,
-            notes=notes,
+            chain_rows += second_verdicts(chains(*mine), None, _OFF)
+            health_rows += second_verdicts(diagnosed(*mine, health=health), None, _OFF)
+            continue
+        twins = twin[f"{model}_fixed_data"], twin[f"{model}_coverage"]
+        # a companion on the first replicates only: the paper's chains on the same replicates
+        first = None
+        if any(_replicates(t) < _replicates(s) for s, t in zip(mine, twins)):
+            first = [_first_replicates(s, _replicates(t)) for s, t in zip(mine, twins)]
+        judge = partial(
+            second_verdicts,
+            note=note,
+            subset=f"the first {_replicates(twins[1])} replicates of each epsilon",
+            same="the paper's chains on the same replicates",
         )
-
-    chains = partial(_chain_claims, level=level, at=at, models=models)
-    rows = []
-    for model in MODELS:
         # the same replicates under both chains: paired
-        same = cut[model][1] if model in cut else coverage[model]
-        paired = (
-            _paired_notes(same, twin[f"{model}_coverage"], model, level) if model in ran else None
+        paired = _paired_notes((first or mine)[1], twins[1], model, level)
+        chain_rows += judge(
+            chains(*mine),
+            chains(*twins),
+            on_subset=None if first is None else chains(*first),
+            notes=paired,
         )
-        rows += judged(chains, model, paired)
-    rows += _runtime_claims(fixed)
-    diagnosed = partial(_health_claims, health=health, at=at)
-    for model in MODELS:
-        rows += judged(diagnosed, model, health=twin_health)
-    write_claims(output.csv, rows)
+        health_rows += judge(
+            diagnosed(*mine, health=health),
+            diagnosed(*twins, health=twin_health),
+            on_subset=None if first is None else diagnosed(*first, health=health),
+        )
+    write_claims(output.csv, chain_rows + _runtime_claims(fixed) + health_rows)

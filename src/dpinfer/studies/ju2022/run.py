@@ -31,7 +31,6 @@ __all__ = [
     "run_chains",
     "run_chunk",
     "run_converged_chunk",
-    "run_replicates",
     "replicate_row",
 ]
 
@@ -120,26 +119,23 @@ def truth_levels(draws, truth) -> tuple[np.ndarray, np.ndarray]:
     """
     x = np.sort(np.asarray(draws, dtype=float), axis=0)
     truth = np.asarray(truth, dtype=float)
-    n = x.shape[0]
     q_lo, q_hi = np.empty(x.shape[1]), np.empty(x.shape[1])
     for j in range(x.shape[1]):
         xs, t = x[:, j], truth[j]
-        r = int(np.searchsorted(xs, t, side="right"))  # draws <= t
-        if r == 0:
-            q_hi[j] = -1.0
-        elif r == n:
-            q_hi[j] = 1.0
-        else:
-            i = r - 1
-            q_hi[j] = (i + (t - xs[i]) / (xs[i + 1] - xs[i])) / (n - 1)
-        m = int(np.searchsorted(xs, t, side="left"))  # draws < t
-        if m == n:
-            q_lo[j] = 2.0
-        elif m == 0:
-            q_lo[j] = 0.0
-        else:
-            q_lo[j] = (m - 1 + (t - xs[m - 1]) / (xs[m] - xs[m - 1])) / (n - 1)
+        # q_hi from the draws <= t, q_lo from the draws < t
+        q_hi[j] = _level(xs, t, int(np.searchsorted(xs, t, side="right")), -1.0, 1.0)
+        q_lo[j] = _level(xs, t, int(np.searchsorted(xs, t, side="left")), 0.0, 2.0)
     return q_lo, q_hi
+
+
+def _level(xs: np.ndarray, t: float, k: int, below: float, above: float) -> float:
+    """The level of ``t`` in the sorted draws ``xs`` by linear interpolation between draws k-1
+    and k; ``below`` when k is 0, ``above`` when k is past the last draw."""
+    if k == 0:
+        return below
+    if k == xs.size:
+        return above
+    return (k - 1 + (t - xs[k - 1]) / (xs[k] - xs[k - 1])) / (xs.size - 1)
 
 
 # ----------------------------------------------------------------------------- the chunk job
@@ -157,23 +153,7 @@ def run_chains(
     ]
 
 
-def run_chunk(input, output, *, burnin: int, keep: int, **replicates) -> None:
-    """Rule step: replicates ``range(*replicates)`` of one (experiment, epsilon), one chain each
-    as in the paper; per-replicate summaries to ``output.summary`` (:func:`run_replicates`)."""
-    run_replicates(input, output, chains=1, burnin=burnin, keep=keep, **replicates)
-
-
-def run_converged_chunk(input, output, *, converged: dict, **replicates) -> None:
-    """Rule step: the converged companion of the same replicates (issue 33): the same data and
-    release, ``converged.chains`` chains of ``converged.burnin`` + ``converged.keep`` sweeps,
-    pooled (:func:`run_replicates`), with ``converged.noncentred_moves`` non-centred moves of
-    beta per sweep when given (the regression's)."""
-    lengths = {k: int(converged[k]) for k in ("chains", "burnin", "keep")}
-    options = {k: int(converged[k]) for k in ("noncentred_moves",) if k in converged}
-    run_replicates(input, output, **lengths, options=options, **replicates)
-
-
-def run_replicates(
+def run_chunk(
     input,
     output,
     *,
@@ -185,14 +165,15 @@ def run_replicates(
     replicates: list,
     n_records,
     model_config: dict,
-    chains: int,
     burnin: int,
     keep: int,
+    chains: int = 1,
     options: dict | None = None,
 ) -> None:
-    """Run replicates ``range(*replicates)`` of one (experiment, epsilon) with ``chains`` chains
-    each; save per-replicate summaries (:func:`replicate_row`) to ``output.summary``.
-    ``options``: keywords for the sampler (the regression's ``noncentred_moves``).
+    """Rule step: replicates ``range(*replicates)`` of one (experiment, epsilon) with ``chains``
+    chains each (one as in the paper); per-replicate summaries (:func:`replicate_row`) to
+    ``output.summary``. ``options``: keywords for the sampler (the regression's
+    ``noncentred_moves``).
 
     Streams: ``simulate`` and ``release`` for the data and release, the chains' for the chains
     (:func:`run_chains`). ``input.parameters`` / ``input.data``: the authors' files of ``model``;
@@ -226,7 +207,21 @@ def run_replicates(
             rows[-1]["ess_min"],
             rows[-1]["seconds"],
         )
-    _save(output.summary, rows, experiment, eps, burnin + keep)
+    stacked = {k: np.asarray([r[k] for r in rows]) for k in rows[0]}
+    for k, v in stacked.items():
+        if v.dtype.kind == "f" and not np.all(np.isfinite(v)):
+            raise FloatingPointError(f"non-finite {k} in {experiment} eps={eps}")
+    save_npz(output.summary, epsilon=np.float64(eps), iterations=np.int64(burnin + keep), **stacked)
+
+
+def run_converged_chunk(input, output, *, converged: dict, **replicates) -> None:
+    """Rule step: the converged companion of the same replicates (issue 33): the same data and
+    release, ``converged.chains`` chains of ``converged.burnin`` + ``converged.keep`` sweeps,
+    pooled (:func:`run_chunk`), with ``converged.noncentred_moves`` non-centred moves of beta
+    per sweep when given (the regression's)."""
+    lengths = {k: int(converged[k]) for k in ("chains", "burnin", "keep")}
+    options = {k: int(converged[k]) for k in ("noncentred_moves",) if k in converged}
+    run_chunk(input, output, **lengths, options=options, **replicates)
 
 
 def replicate_row(rep: int, chains: list, truth) -> dict:
@@ -252,11 +247,3 @@ def replicate_row(rep: int, chains: list, truth) -> dict:
         ess_min=float(diagnostics.bulk_ess(stacked).min()),
         rhat_max=float(diagnostics.split_rhat(stacked).max()),
     )
-
-
-def _save(path, rows: list[dict], experiment: str, eps: float, iterations: int) -> None:
-    stacked = {k: np.asarray([r[k] for r in rows]) for k in rows[0]}
-    for k, v in stacked.items():
-        if v.dtype.kind == "f" and not np.all(np.isfinite(v)):
-            raise FloatingPointError(f"non-finite {k} in {experiment} eps={eps}")
-    save_npz(path, epsilon=np.float64(eps), iterations=np.int64(iterations), **stacked)

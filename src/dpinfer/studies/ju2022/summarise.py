@@ -27,6 +27,7 @@ from .paper_values import AUTHORS_R_2CORE_SECONDS, PAPER_COVERAGE, PAPER_SECONDS
 
 __all__ = [
     "PAPER",
+    "MODEL_NAMES",
     "paper_settings",
     "param_labels",
     "aggregate",
@@ -43,6 +44,7 @@ __all__ = [
 log = logging.getLogger("dpinfer.ju2022")
 PAPER = document("ju2022")  # the paper's settings (settings.yaml)
 PAPER_REPLICATES = PAPER.paper("replicates")
+MODEL_NAMES = {"loglinear": "log-linear", "linreg": "linear regression"}
 
 
 def paper_settings(
@@ -174,12 +176,11 @@ def _coverage_table(input, output, model: str, level: float, run: dict) -> None:
         wide.setdefault(r["epsilon"], {"epsilon": r["epsilon"]})[columns[r["parameter"]]] = (
             f"{r['coverage']:.2f} [{r['wilson_low']:.2f}, {r['wilson_high']:.2f}] ({paper}){flag}"
         )
-    name = "log-linear" if model == "loglinear" else "linear regression"
     write_markdown(
         output.md,
         list(wide.values()),
         ["epsilon"] + list(columns.values()),
-        title=f"Coverage of {round(level * 100)}% credible intervals ({name} model)",
+        title=f"Coverage of {round(level * 100)}% credible intervals ({MODEL_NAMES[model]} model)",
         notes=(
             f"Cells: ours [95% Wilson interval] (paper). {d['truth'].shape[1]} replicates per "
             f"epsilon here, {PAPER_REPLICATES} in the paper. * marks a difference from the "
@@ -220,8 +221,8 @@ def seconds_per_chain(summary: dict) -> float:
 def runtime(input, output) -> None:
     """runtime: seconds per 10,000-iteration chain, ours (this machine) beside the paper's."""
     rows = []
-    for model, path in (("loglinear", input.loglinear), ("linreg", input.linreg)):
-        d = load_npz(path)
+    for model in MODEL_NAMES:
+        d = load_npz(getattr(input, model))
         ours = seconds_per_chain(d)
         lo, hi = AUTHORS_R_2CORE_SECONDS[model]
         rows.append(

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...grid import fmt_eps
 from ...io import load_npz
-from ...plotting import legend_below, log_axis, save_figure, subplots
+from ...plotting import legend_below, save_figure, subplots
 from ..comparison.figures import plot_methods
 
 __all__ = ["PANELS", "dataset_figure"]
@@ -34,15 +33,10 @@ def dataset_figure(input, output, *, dataset, max_flagged) -> None:
     for i, method in enumerate(summary["method"]):
         rows.setdefault(str(method), []).append(i)
     fig, axes = subplots(1, len(PANELS), width=7.5, height=2.6, squeeze=False)
-    xs = sorted({float(e) for e in summary["epsilon"]})
     for c, (key, ylabel) in enumerate(PANELS):
         ax = axes[0, c]
         shown = rows if key != "np_err" else {m: i for m, i in rows.items() if m != "non_private"}
-        plot_methods(ax, summary, shown, "epsilon", key, float(max_flagged))
-        log_axis(ax, "x", xs, [fmt_eps(v) for v in xs])
-        log_axis(ax, "y")
-        ax.set_xlabel("epsilon")
-        ax.set_ylabel(ylabel, fontsize=7)
+        plot_methods(ax, summary, shown, "epsilon", key, float(max_flagged), ylabel, fontsize=7)
     trials = int(np.max(summary["trials"]))
     fig.suptitle(
         f"{dataset}: {trials} releases per epsilon (hollow: flagged by R-hat/ESS)\nmiddle panel "

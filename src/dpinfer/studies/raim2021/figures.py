@@ -14,20 +14,14 @@ __all__ = ["knots", "error_bound", "step_function", "traces", "mse_densities"]
 METHOD_NAMES = {"equal_steps": "equal steps", "small_rects": "small rectangles"}
 
 
-def _panel_label(ax, text):
-    ax.text(0.98, 0.95, text, transform=ax.transAxes, ha="right", va="top", fontsize=7)
+def _panel_label(ax, text, x=0.98, y=0.95, ha="right"):
+    ax.text(x, y, text, transform=ax.transAxes, ha=ha, va="top", fontsize=7)
 
 
 def _staircase(ax, ku, kh, p0, u_max, **kw):
     """h*(u): P(A_0) on [0, u_0), P(A_{u_j}) on [u_j, u_{j+1}), 0 above u_N."""
-    xs = [0.0]
-    ys = [p0]
-    for j in range(ku.size):
-        xs += [ku[j], ku[j]]
-        ys += [ys[-1], kh[j] if j < ku.size - 1 else 0.0]
-    xs.append(u_max)
-    ys.append(0.0)
-    ax.plot(xs, ys, **kw)
+    heights = np.r_[p0, kh[:-1], 0.0]  # each drawn from its knot to the next
+    ax.plot(np.r_[0.0, np.repeat(ku, 2), u_max], np.repeat(heights, 2), **kw)
 
 
 def _panel(d, prefix):
@@ -122,15 +116,8 @@ def step_function(input, output) -> None:
         ax.set_xlabel("u")
         ax.set_ylabel("h*(u)")
         ax.set_title(f"step function, N = {ku.size - 1}" if c == 0 else "zoom on [u_L, u_H]")
-    axes[0, 0].text(
-        0.04,
-        0.6,
-        f"u_L = {ku[0]:.6g}\nu_H = {ku[-1]:.6g}\nacceptance {float(d['example_acceptance']):.5f}",
-        transform=axes[0, 0].transAxes,
-        ha="left",
-        va="top",
-        fontsize=7,
-    )
+    text = f"u_L = {ku[0]:.6g}\nu_H = {ku[-1]:.6g}\nacceptance {float(d['example_acceptance']):.5f}"
+    _panel_label(axes[0, 0], text, 0.04, 0.6, "left")
     axes[0, 0].legend(loc="lower left", frameon=False)
     save_figure(fig, output.pdf, output.png)
 

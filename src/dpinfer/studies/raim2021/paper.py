@@ -36,7 +36,6 @@ from .grid import parse_raim_setting, raim_setting
 __all__ = [
     "PAPER_SECONDS",
     "PEER_SECONDS",
-    "CODE_EXAMPLE_DRAWS",
     "PACKAGE_KNOTS",
     "PACKAGE_EXAMPLE",
     "knots_match",
@@ -95,10 +94,29 @@ PACKAGE_KNOTS = {
 }
 # FACTS.md Sec. 2.3 and 2.7: the code example with N = 100, tol = 1e-8.
 PACKAGE_EXAMPLE = {"u_L": 0.0152695, "u_H": 0.0175766, "psi_c": 0.0163452, "a": 0.0163465}
+# The code example's rows: the PACKAGE_EXAMPLE key (or the acceptance (psi/c)/a), what it is, the
+# relative difference allowed and the settings group its value refers to.
+EXAMPLE_ROWS = (
+    ("u_L", "u_L, the smallest u with P(A_u) < P(A_0) (FACTS.md 2.3, tol 1e-8)", "1e-5", "ends"),
+    (
+        "u_H",
+        "u_H, the smallest u with P(A_u) = 0 in double precision (FACTS.md 2.3)",
+        "1e-5",
+        "ends",
+    ),
+    ("psi_c", "psi/c = int_0^1 P(A_u) du (FACTS.md 2.7; ours by quadrature)", "2e-5", "target"),
+    ("a", "a = int h*(u) du of the N = 100 step function (FACTS.md 2.7)", "1e-5", "envelope"),
+    (
+        "acceptance",
+        "acceptance probability (psi/c)/a of the accept step at N = 100 (slides 'Accept-"
+        "reject algorithm'; FACTS.md 2.7)",
+        "2e-5",
+        "envelope",
+    ),
+)
 
 # headings of the raim2021 section of docs/deviations.md that explain a difference
 DEV_TIMING = "gibbs-timing-our-sampler-and-machine-not-the-i7-2600"
-DEV_REFERENCE = "knot-and-step-function-reference-values-from-the-package"
 DEV_FIGURES = "mse-and-trace-claims-read-off-the-figures"
 DEV_DESIGN = "design-fixed-per-setting"
 DEV_CONVERGENCE = "convergence-diagnostics-of-the-raim2021-chains"
@@ -176,60 +194,19 @@ def _example_claims(d, at: Run) -> list[Claim]:
 
     ku = np.exp(d["example_knot_log_u"])
     a, psi_c = math.exp(float(d["example_log_a"])), float(d["example_psi_c"])
-    ref = PACKAGE_EXAMPLE
-    rows = [
-        (
-            "u_L, the smallest u with P(A_u) < P(A_0) (FACTS.md 2.3, tol 1e-8): relative "
-            "difference < 1e-5",
-            ref["u_L"],
-            ku[0],
-            1e-5,
-            at("ends"),
-        ),
-        (
-            "u_H, the smallest u with P(A_u) = 0 in double precision (FACTS.md 2.3): relative "
-            "difference < 1e-5",
-            ref["u_H"],
-            ku[-1],
-            1e-5,
-            at("ends"),
-        ),
-        (
-            "psi/c = int_0^1 P(A_u) du (FACTS.md 2.7; ours by quadrature): relative difference "
-            "< 2e-5",
-            ref["psi_c"],
-            psi_c,
-            2e-5,
-            at("target"),
-        ),
-        (
-            "a = int h*(u) du of the N = 100 step function (FACTS.md 2.7): relative difference "
-            "< 1e-5",
-            ref["a"],
-            a,
-            1e-5,
-            at("envelope"),
-        ),
-        (
-            "acceptance probability (psi/c)/a of the accept step at N = 100 (slides 'Accept-"
-            "reject algorithm'; FACTS.md 2.7): relative difference < 2e-5",
-            ref["psi_c"] / ref["a"],
-            psi_c / a,
-            2e-5,
-            at("envelope"),
-        ),
-    ]
+    ours = {"u_L": ku[0], "u_H": ku[-1], "psi_c": psi_c, "a": a, "acceptance": psi_c / a}
+    ref = {**PACKAGE_EXAMPLE, "acceptance": PACKAGE_EXAMPLE["psi_c"] / PACKAGE_EXAMPLE["a"]}
     out = [
         Claim(
             "step_function",
-            f"code example: {s}",
-            f"{paper:.6g}",
-            f"{ours:.6g}",
+            f"code example: {s}: relative difference < {tol}",
+            f"{ref[key]:.6g}",
+            f"{ours[key]:.6g}",
             "",
-            abs(ours / paper - 1) < tol,
-            settings=where,
+            abs(ours[key] / ref[key] - 1) < float(tol),
+            settings=at(group),
         )
-        for s, paper, ours, tol, where in rows
+        for key, s, tol, group in EXAMPLE_ROWS
     ]
     draws = d["example_draws"]
     ks = ks_2samp(CODE_EXAMPLE_DRAWS, draws)
@@ -252,21 +229,21 @@ def _example_claims(d, at: Run) -> list[Claim]:
 
 def _trace_claims(chains, burnin: int, at: Run) -> list[Claim]:
     """The traces figure: one data realisation at rho = 0.01, a panel per lambda (0.2, 0.05)."""
-    out = []
+
+    def mcse(kept) -> float:
+        return float(mc_standard_error(kept[:, None])[0])
+
     free = chains["free"][burnin:, 2]
     rho = float(chains["rho"])
-    panel = {
-        lam: at("traces", traces_rho=rho, traces_lambda=lam)
-        for lam in (float(v) for v in chains["lambdas"])
-    }
     series = [
         (
             f"Algorithm 2, rho = {fmt_eps(rho)}, lambda = {fmt_eps(lam)}",
             chains[f"noisy_{fmt_eps(lam)}"][burnin:, 2],
-            where,
+            at("traces", traces_rho=rho, traces_lambda=lam),
         )
-        for lam, where in panel.items()
+        for lam in (float(v) for v in chains["lambdas"])
     ]
+    out = []
     for name, kept, where in series + [("Algorithm 4 (noise-free)", free, at("chain"))]:
         m, sd = float(kept.mean()), float(kept.std(ddof=1))
         out.append(
@@ -276,7 +253,7 @@ def _trace_claims(chains, burnin: int, at: Run) -> list[Claim]:
                 "value 1: |posterior mean - 1| <= 3 posterior sd",
                 "traces around the red line sigma^2 = 1",
                 f"mean {m:.3f}, sd {sd:.3f}",
-                f"MCSE {float(mc_standard_error(kept[:, None])[0]):.3f}",
+                f"MCSE {mcse(kept):.3f}",
                 abs(m - 1.0) <= 3.0 * sd,
                 settings=where,
             )
@@ -285,9 +262,7 @@ def _trace_claims(chains, burnin: int, at: Run) -> list[Claim]:
     for name, kept, where in series:
         sd = float(kept.std(ddof=1))
         # MC error of a posterior sd: sd / sqrt(2 ESS), from the chain's MCSE of its mean
-        err = math.hypot(
-            *(float(mc_standard_error(k[:, None])[0]) / math.sqrt(2.0) for k in (kept, free))
-        )
+        err = math.hypot(*(mcse(k) / math.sqrt(2.0) for k in (kept, free)))
         out.append(
             Claim(
                 "traces",
@@ -308,49 +283,33 @@ def _names(mse) -> list[str]:
     return [str(s) for s in mse["settings"]]
 
 
-def _study(mse, at: Run) -> Run:
-    """``at`` with the MSE study's own values: S (the fewest replicates of a setting) and the rho
-    and lambda grids of ``mse``."""
-    names = _names(mse)
-    return SLIDES.at(
-        {
-            **at.ours,
-            "replicates": min(int(mse[f"{n}/mse_noisy"].size) for n in names),
-            "rhos": sorted({parse_raim_setting(n)[0] for n in names}),
-            "lambdas": sorted({parse_raim_setting(n)[1] for n in names}),
-        }
-    )
+def _se(x) -> float:
+    """Monte Carlo error of the mean of the replicates' values ``x``."""
+    return float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.inf
 
 
 def _mse_claims(mse, at: Run) -> list[Claim]:
-    settings = _names(mse)
-    study = _study(mse, at)
-    grid = {}
-    for name in settings:
+    grid, out = {}, []  # setting -> Algorithm 2's AMSE and its MC error
+    for name in _names(mse):
         noisy, free = mse[f"{name}/mse_noisy"], mse[f"{name}/mse_free"]
-        se_noisy = float(noisy.std(ddof=1) / math.sqrt(noisy.size)) if noisy.size > 1 else math.inf
-        diff = noisy - free
-        se = float(diff.std(ddof=1) / math.sqrt(diff.size)) if diff.size > 1 else math.inf
-        grid[name] = (float(noisy.mean()), float(free.mean()), se, se_noisy, noisy.size)
-    out = []
-    for name in settings:
-        a2, a4, se, _, s = grid[name]
+        a2, a4, se = float(noisy.mean()), float(free.mean()), _se(noisy - free)
+        grid[name] = (a2, _se(noisy))
         rho, lam = parse_raim_setting(name)
         out.append(
             Claim(
                 "mse_densities",
                 f"rho = {fmt_eps(rho)}, lambda = {fmt_eps(lam)}: "
                 "Algorithm 2's MSE exceeds Algorithm 4's: mean MSE^(s) difference over "
-                f"the S = {s} replicates above 2 MC errors (paired)",
+                f"the S = {noisy.size} replicates above 2 MC errors (paired)",
                 "solid density (Alg 2) right of dashed (Alg 4)",
                 f"AMSE {a2:.4g} vs {a4:.4g}",
                 f"{se:.3g}",
                 a2 - a4 > 2.0 * se,
-                settings=study("panel", panel_rho=rho, panel_lambda=lam),
+                settings=at("panel", panel_rho=rho, panel_lambda=lam),
                 headline=(rho, lam) == (0.01, 0.2),
             )
         )
-    rhos, lams = study.ours["rhos"], study.ours["lambdas"]
+    rhos, lams = at.ours["rhos"], at.ours["lambdas"]
     # (what grows, outer loop, inner values from less to more noise, setting name, need a
     # significant rise (lambda: the panels' clear shift) or only no significant fall (rho))
     for label, outer, inner, key, strict in (
@@ -370,7 +329,7 @@ def _mse_claims(mse, at: Run) -> list[Claim]:
             for o in outer:
                 names = [key(o, i) for i in inner if key(o, i) in grid]
                 for lo, hi in zip(names[:-1], names[1:]):
-                    steps.append((grid[hi][0] - grid[lo][0], math.hypot(grid[hi][3], grid[lo][3])))
+                    steps.append((grid[hi][0] - grid[lo][0], math.hypot(grid[hi][1], grid[lo][1])))
             step, step_err = min(
                 steps, key=lambda se: se[0] - 2.0 * se[1] if strict else se[0] + 2.0 * se[1]
             )
@@ -386,7 +345,7 @@ def _mse_claims(mse, at: Run) -> list[Claim]:
                 err,
                 holds,
                 deviation,
-                settings=study("grid"),
+                settings=at("grid"),
             )
         )
     return out
@@ -411,7 +370,7 @@ def _health_claim(mse, health: dict, at: Run, chain: str) -> Claim:
         [(s, mse[f"{s}/rhat_{chain}"], mse[f"{s}/ess_{chain}"]) for s in _names(mse)],
         health,
         deviation,
-        _study(mse, at)("grid"),
+        at("grid"),
     )
 
 
@@ -421,31 +380,26 @@ def _timing_claims(t) -> list[Claim]:
     lambda: settings.yaml, group ``timing``; the timing table uses the same)."""
     at = SLIDES.at(t)("timing")
     ctx = f"(ours: n = {t['n']}, {t['iterations']} iterations, CPU seconds)"
-    out = []
-    for key, label in (
-        ("total", "total"),
-        ("y", "drawing the y's"),
-        ("xi_x", "drawing the xi^x's"),
-    ):
-        ours, paper = float(t[key]), PAPER_SECONDS[key]
-        out.append(
+    y, xi_x = float(t["y"]), float(t["xi_x"])
+    share = (y + xi_x) / max(float(t["total"]), 1e-12)
+    paper_share = (PAPER_SECONDS["y"] + PAPER_SECONDS["xi_x"]) / PAPER_SECONDS["total"]
+    steps = {"total": "total", "y": "drawing the y's", "xi_x": "drawing the xi^x's"}
+    return [
+        *(
             Claim(
                 "timing",
-                f"seconds for one Gibbs run of Algorithm 2, {label}, rho = .01, "
-                f"lambda = .2, n = 200, 2000 iterations: ours within 10% of the slides' "
-                f"{ctx}",
-                f"{paper:g}",
-                f"{ours:.3g}",
+                f"seconds for one Gibbs run of Algorithm 2, {label}, rho = .01, lambda = .2, "
+                f"n = 200, 2000 iterations: ours within 10% of the slides' {ctx}",
+                f"{PAPER_SECONDS[key]:g}",
+                f"{float(t[key]):.3g}",
                 "",
-                abs(ours / paper - 1) <= 0.1,
+                abs(float(t[key]) / PAPER_SECONDS[key] - 1) <= 0.1,
                 DEV_TIMING,
                 settings=at,
                 headline=key == "total",
             )
-        )
-    share = (float(t["y"]) + float(t["xi_x"])) / max(float(t["total"]), 1e-12)
-    paper_share = (PAPER_SECONDS["y"] + PAPER_SECONDS["xi_x"]) / PAPER_SECONDS["total"]
-    out.append(
+            for key, label in steps.items()
+        ),
         Claim(
             "timing",
             f"the direct-sampler steps dominate a Gibbs run: (y's + xi^x's) / total >= 0.9 {ctx}",
@@ -456,20 +410,17 @@ def _timing_claims(t) -> list[Claim]:
             # our direct steps are so fast that the rest of a sweep is near a tenth of it
             "" if share >= 0.9 else DEV_TIMING,
             settings=at,
-        )
-    )
-    out.append(
+        ),
         Claim(
             "timing",
             f"drawing the y's takes longer than drawing the xi^x's {ctx}",
             f"{PAPER_SECONDS['y']:g} > {PAPER_SECONDS['xi_x']:g}",
-            f"{float(t['y']):.3g} vs {float(t['xi_x']):.3g}",
+            f"{y:.3g} vs {xi_x:.3g}",
             "",
-            float(t["y"]) > float(t["xi_x"]),
+            y > xi_x,
             settings=at,
-        )
-    )
-    return out
+        ),
+    ]
 
 
 def _subset(mse, companion, noisy) -> dict:
@@ -479,10 +430,9 @@ def _subset(mse, companion, noisy) -> dict:
     out = {"settings": mse["settings"]}
     for name in _names(mse):
         S = companion[f"{name}/mse_noisy"].size
-        for k in ("mse_free", "rhat_free", "ess_free"):
-            out[f"{name}/{k}"] = mse[f"{name}/{k}"][:S]
-        for k in ("mse_noisy", "rhat_noisy", "ess_noisy"):
-            out[f"{name}/{k}"] = noisy[f"{name}/{k}"][:S]
+        for k in ("mse", "rhat", "ess"):
+            out[f"{name}/{k}_free"] = mse[f"{name}/{k}_free"][:S]
+            out[f"{name}/{k}_noisy"] = noisy[f"{name}/{k}_noisy"][:S]
     return out
 
 
@@ -514,39 +464,22 @@ def _second_verdicts(rows, mse, companion, converged: dict, at: Run) -> list[Cla
     )
 
 
-def claims(
-    input,
-    output,
-    burnin: int,
-    iterations: int,
-    model: dict,
-    knots: dict,
-    step_function: dict,
-    health: dict,
-    converged: dict,
-) -> None:
+def claims(input, output, health: dict, converged: dict, **section) -> None:
     """Rule step: every checkable statement of the slides (and the package reference values)
     against our envelopes, MSE summary, trace chains and timed run, each with the settings its
-    reference value refers to (``model``, ``iterations``, ``burnin``, ``knots``,
-    ``step_function``: this run's config; the timed run's setting is in its own record)."""
-    ours = {
-        "n": int(model["n"]),
-        "beta": [float(b) for b in model["beta"]],
-        "sigma": float(model["sigma"]),
-        "sigma_beta": float(model["sigma_beta"]),
-        "ig_prior": [float(model["a_sigma"]), float(model["b_sigma"])],
-        "burnin": int(burnin),
-        "kept": int(iterations) - int(burnin),
-        "knots_n": int(knots["n_knots"]),
-        "code_n": int(step_function["n_knots"]),
-        "code_method": str(step_function["method"]),
-    }
-    for key in ("mu", "sigma2", "lambda", "tol"):
-        ours[f"knots_{key}"] = float(knots[key])
-    for key in ("z", "mu", "sigma2", "lambda", "tol"):
-        ours[f"code_{key}"] = float(step_function[key])
-    at = SLIDES.at(ours)
+    reference value refers to: read from ``section`` (this run's ``burnin``, ``iterations``,
+    ``model``, ``knots`` and ``step_function``) at their config paths; the timed run's setting
+    is in its own record."""
     env, mse = load_npz(input.envelopes), load_npz(input.mse)
+    names = _names(mse)
+    ours = SLIDES.config_values(section)
+    ours["ig_prior"] = [section["model"]["a_sigma"], section["model"]["b_sigma"]]
+    ours["kept"] = int(section["iterations"]) - int(section["burnin"])
+    # the MSE study's own: S (the fewest replicates of a setting) and its rho and lambda grids
+    ours["replicates"] = min(int(mse[f"{n}/mse_noisy"].size) for n in names)
+    ours["rhos"] = sorted({parse_raim_setting(n)[0] for n in names})
+    ours["lambdas"] = sorted({parse_raim_setting(n)[1] for n in names})
+    at = SLIDES.at(ours)
     alg2 = _alg2_claims(mse, health, at)
     if getattr(input, "converged", None):
         alg2 = _second_verdicts(alg2, mse, load_npz(input.converged), converged, at)
@@ -557,7 +490,7 @@ def claims(
         _knot_claims(env, at)
         + _envelope_claims(env, at)
         + _example_claims(env, at)
-        + _trace_claims(load_npz(input.chains), int(burnin), at)
+        + _trace_claims(load_npz(input.chains), int(section["burnin"]), at)
         + alg2
         + [_health_claim(mse, health, at, "free")]
         + _timing_claims(read_json(input.timing))

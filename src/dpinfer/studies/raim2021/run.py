@@ -40,15 +40,7 @@ from ...samplers.registry import sampler
 from ...seeding import rng_for
 from .grid import raim_setting
 
-__all__ = [
-    "STUDY",
-    "simulate_replicate",
-    "envelopes",
-    "gibbs_chunk",
-    "converged_chunk",
-    "trace_chains",
-    "timing_run",
-]
+__all__ = ["envelopes", "gibbs_chunk", "converged_chunk", "trace_chains", "timing_run"]
 
 STUDY = "raim2021"
 METHODS = ("equal_steps", "small_rects")  # the knots figure's columns
@@ -70,16 +62,9 @@ class _Algorithms(NamedTuple):
 
     @classmethod
     def of(cls, model: dict, direct: dict) -> _Algorithms:
-        truth = Truth(
-            n=int(model["n"]),
-            beta=tuple(float(b) for b in model["beta"]),
-            sigma=float(model["sigma"]),
-        )
-        prior = Prior(
-            sigma_beta=float(model["sigma_beta"]),
-            a_sigma=float(model["a_sigma"]),
-            b_sigma=float(model["b_sigma"]),
-        )
+        beta = tuple(float(b) for b in model["beta"])
+        truth = Truth(n=int(model["n"]), beta=beta, sigma=float(model["sigma"]))
+        prior = Prior(**{k: float(model[k]) for k in ("sigma_beta", "a_sigma", "b_sigma")})
         return cls(truth, prior, DirectSettings.from_config(direct))
 
     def noisy(self, data: dict, noise, rng, what: str | None, **options):
@@ -140,15 +125,13 @@ def _tv_distance(weight: Weight, base: Base, env: dict, psi_c: float) -> float:
     return 0.5 * total
 
 
-def _envelope_record(
-    prefix: str, weight: Weight, base: Base, settings: DirectSettings, n_curve: int = 800
-) -> dict:
+def _envelope_record(prefix: str, weight: Weight, base: Base, settings: DirectSettings) -> dict:
     env = stepdown(weight, base, settings)
     lu, lh = env["log_u"], env["log_h"]
     # knots u_L..u_H (drop the u=0 pseudo-knot and the closing knot u=1)
     ku, kh = lu[1:-1], lh[1:-1]
     u_hi = float(np.exp(ku[-1]))
-    u = np.linspace(0.0, min(1.0, 1.15 * u_hi), n_curve)[1:]
+    u = np.linspace(0.0, min(1.0, 1.15 * u_hi), 800)[1:]  # the P(A_u) curve's points
     psi_c = psi_over_c(weight, base, ku)
     return {
         f"{prefix}_knot_log_u": ku,

@@ -137,13 +137,10 @@ def timing(input, output) -> None:
         "the same package on a shared 2-vCPU machine (reference FACTS.md). Ours is CPU time "
         "(process time) measured by the pipeline on the machine that ran it, so this is the "
         "one table that differs between runs."
-        + (
-            ""
-            if not differ
-            else " The paper's and the re-run's seconds (n/a here) refer to another "
-            "setting: " + "; ".join(differ) + "."
-        )
     )
+    if differ:
+        notes += " The paper's and the re-run's seconds (n/a here) refer to another setting: "
+        notes += "; ".join(differ) + "."
     write_table(
         output.csv,
         output.md,

@@ -18,24 +18,14 @@ from ..document_settings import Run
 from ..scorecard import Claim, Setting, health_claim, setting
 from .summarise import NAMES, THESIS, n_setting
 
-__all__ = [
-    "BANANA_MODELS",
-    "HARD_MODELS",
-    "iteration_claims",
-    "ordering_claims",
-    "minibatch_claims",
-    "health_claims",
-]
+__all__ = ["BANANA_MODELS", "HARD_MODELS", "iteration_claims", "ordering_claims", "health_claims"]
 
 _PLD_ANCHOR = (
     "numerical-accountant-of-the-minibatch-dp-penalty-dp-accounting-instead-of-fourier-accountant"
 )
-# the docs/deviations.md entry of each statement that can differ (one class per entry)
+# the docs/deviations.md entries of the orderings (one class per entry)
 _ORDERINGS = "raisa2021-orderings"
 _HARD_GAUSS = "raisa2021-correlated-gauss-hmc-against-the-penalty-algorithms"
-_NARROW_BANANA = "raisa2021-narrow-banana-dp-penalty-ocugwmh"
-_GRADIENT_CLIPPING = "raisa2021-gradient-clipping-across-epsilon"
-_BARKER_10D = "raisa2021-dp-barker-in-10-dimensions"
 # the model groups of the thesis's figures: the bananas of Fig 6.3, the harder posteriors of Fig 6.4
 BANANA_MODELS = tuple(THESIS.paper("banana_models"))
 HARD_MODELS = tuple(THESIS.paper("hard_models"))
@@ -176,7 +166,21 @@ def _clip_runs(summary, have, pairs, grid) -> np.ndarray:
     )
 
 
+def _low_clipping(target, statement, words, runs, settings) -> Claim:
+    """The share of ``runs`` (their clipped fractions) below 10% clipped is at least 0.9."""
+    below = int(np.sum(runs < 0.1))
+    return Claim(
+        target,
+        statement,
+        words,
+        *_share(below, runs.size),
+        below >= 0.9 * runs.size,
+        settings=settings,
+    )
+
+
 def ordering_claims(summary, at: Run) -> list[Claim]:
+    """Figs 6.3-6.8: the orderings of the algorithms, their clipping and the minibatch ones."""
     have, ran, chains = _ran(summary)
     eps, ceps = at.ours["epsilons"], at.ours["circle_epsilons"]
     out = []
@@ -211,23 +215,20 @@ def ordering_claims(summary, at: Run) -> list[Claim]:
                 " ".join(f"{w:.3f}/{b:.3f}" for w, b in zip(worse, best)),
                 f"medians of {chains} chains",
                 bool(hi) and bool(np.all(worse > 2 * best)),
-                _NARROW_BANANA,
+                "raisa2021-narrow-banana-dp-penalty-ocugwmh",
                 settings=_mmd_panel(at, "hard-2d"),
             )
         )
         clip = _clip_runs(summary, have, [("hard-2d", "dppa")], eps)
         pairs = [(m, a) for m in HARD_MODELS for a in _FULL_DATA if (m, a) != ("hard-2d", "dppa")]
-        others = _clip_runs(summary, have, pairs, eps)
-        below = int(np.sum(others < 0.1))
         out.append(
-            Claim(
+            _low_clipping(
                 "fig6_6",
                 "share of runs (other than dppa on hard-2d) with less than 10% of ratios clipped "
                 "at least 0.9",
                 "almost all runs below 10%",
-                *_share(below, others.size),
-                below >= 0.9 * others.size,
-                settings=_panels(at, HARD_MODELS, ran),
+                _clip_runs(summary, have, pairs, eps),
+                _panels(at, HARD_MODELS, ran),
             )
         )
         out.append(
@@ -238,7 +239,7 @@ def ordering_claims(summary, at: Run) -> list[Claim]:
                 f"{float(clip.max()):.3f}",
                 "",
                 float(clip.max()) > 0.1,
-                "raisa2021-orderings",
+                _ORDERINGS,
                 settings=_panels(at, ["hard-2d"], ran),
             )
         )
@@ -256,7 +257,7 @@ def ordering_claims(summary, at: Run) -> list[Claim]:
                 f"{np.median(h):.3f} vs {np.median(p):.3f}",
                 f"{se:.3f}",
                 bool(np.median(h) < np.median(p)),
-                "raisa2021-orderings",
+                _ORDERINGS,
                 settings=circle + at("circle_epsilon", circle_epsilon=e0),
             )
         )
@@ -281,36 +282,31 @@ def ordering_claims(summary, at: Run) -> list[Claim]:
                 " / ".join(f"{v.std(ddof=1):.4f}" for v in clips.values()),
                 "",
                 bool(clips["hmc"].std() > clips["dpps"].std()),
-                "raisa2021-orderings",
+                _ORDERINGS,
                 settings=circle + at("circle_epsilons"),
             )
         )
     out += _gradient_clip_claims(summary, have, at)
-    return out
+    return out + _minibatch_claims(summary, have, ran, chains, at)
 
 
 def _gradient_clip_claims(summary, have, at: Run) -> list[Claim]:
     """Fig 6.8: gradient clipping is fairly constant across epsilon and spreads most on hard-2d."""
     eps, ceps = at.ours["epsilons"], at.ours["circle_epsilons"]
-    models = [
-        m for m in NAMES if all(f"{m}|hmc|{e!r}" in have for e in (ceps if m == "circle" else eps))
-    ]
-    if not models:
+    grids = {m: ceps if m == "circle" else eps for m in NAMES}
+    clip = {
+        m: [summary[f"{m}|hmc|{e!r}/grad_clip"] for e in grids[m]]
+        for m in NAMES
+        if _present(have, m, ["hmc"], grids[m])
+    }
+    if not clip:
         return []
-    where = _panels(at, NAMES, models, circle="circle" in models)
-    spans, iqrs = {}, {}
-    for m in models:
-        grid = ceps if m == "circle" else eps
-        med = [float(np.median(summary[f"{m}|hmc|{e!r}/grad_clip"])) for e in grid]
-        spans[m] = max(med) - min(med)
-        iqrs[m] = float(
-            np.mean(
-                [
-                    np.subtract(*np.percentile(summary[f"{m}|hmc|{e!r}/grad_clip"], [75, 25]))
-                    for e in grid
-                ]
-            )
-        )
+    where = _panels(at, NAMES, clip, circle="circle" in clip)
+    spans = {m: float(np.ptp([np.median(c) for c in v])) for m, v in clip.items()}
+    iqrs = {
+        m: float(np.mean([np.subtract(*np.percentile(c, [75, 25])) for c in v]))
+        for m, v in clip.items()
+    }
     worst = max(spans, key=spans.get)
     out = [
         Claim(
@@ -321,7 +317,7 @@ def _gradient_clip_claims(summary, have, at: Run) -> list[Claim]:
             f"largest change {spans[worst]:.3f} ({worst})",
             "",
             spans[worst] < 0.1,
-            _GRADIENT_CLIPPING,
+            "raisa2021-gradient-clipping-across-epsilon",
             settings=where,
         )
     ]
@@ -336,16 +332,15 @@ def _gradient_clip_claims(summary, have, at: Run) -> list[Claim]:
                 f"hard-2d {iqrs['hard-2d']:.3f}; widest {widest} {iqrs[widest]:.3f}",
                 "",
                 widest == "hard-2d",
-                "raisa2021-orderings",
+                _ORDERINGS,
                 settings=where,
             )
         )
     return out
 
 
-def minibatch_claims(summary, at: Run) -> list[Claim]:
+def _minibatch_claims(summary, have, ran, chains, at: Run) -> list[Claim]:
     """Fig 6.3 and 6.5: the minibatch algorithms against the full-data ones (Section 6.3)."""
-    have, ran, chains = _ran(summary)
     eps = at.ours["epsilons"]
     out = []
     for model in ("easy-2d", "easy-10d"):
@@ -377,7 +372,7 @@ def minibatch_claims(summary, at: Run) -> list[Claim]:
                 f"{k} of {m} epsilons",
                 f"medians of {chains} chains",
                 k > m / 2,
-                _BARKER_10D,
+                "raisa2021-dp-barker-in-10-dimensions",
                 settings=_mmd_panel(at, "easy-10d"),
             )
         )
@@ -386,30 +381,29 @@ def minibatch_claims(summary, at: Run) -> list[Claim]:
     if others.size and runs["barker"].size:
         ran_algos = [a for a in ALGOS_ALL if runs[a].size]
         where = _panels(at, BANANA_MODELS, ran) + at("algorithms", algorithms=ran_algos)
-        below = int(np.sum(others < 0.1))
         out.append(
-            Claim(
+            _low_clipping(
                 "fig6_5",
                 "flat and tempered bananas: share of runs of the five other algorithms with less "
                 "than 10% of ratios clipped at least 0.9",
                 "almost all runs had less than 10% clipping",
-                *_share(below, others.size),
-                below >= 0.9 * others.size,
-                settings=where,
+                others,
+                where,
             )
         )
         # two groups of runs (unpaired): the pooled two-proportion z test
         heavy, n_b = int(np.sum(runs["barker"] >= 0.1)), runs["barker"].size
-        z, p = pooled_z(heavy, n_b, others.size - below, others.size)
+        rest = int(np.sum(others >= 0.1))
+        z, p = pooled_z(heavy, n_b, rest, others.size)
+        shares = _share(heavy, n_b), _share(rest, others.size)
         out.append(
             Claim(
                 "fig6_5",
                 "DP Barker: share of runs with at least 10% of ratios clipped above the others' "
                 "(pooled two-proportion z test, p < 0.05)",
                 "the exception of DP Barker, as adjusting its clip bound is not possible",
-                f"{_share(heavy, n_b)[0]} vs {_share(others.size - below, others.size)[0]}",
-                f"{_share(heavy, n_b)[1]} vs {_share(others.size - below, others.size)[1]}; "
-                f"z = {z:.1f}, p = {p:.2g}",
+                f"{shares[0][0]} vs {shares[1][0]}",
+                f"{shares[0][1]} vs {shares[1][1]}; z = {z:.1f}, p = {p:.2g}",
                 bool(z > 0 and p < 0.05),
                 "raisa2021-minibatch-and-barker",
                 settings=where,

@@ -10,16 +10,12 @@ RWMH is DP penalty with tau = 0, HMC is DP HMC with tau_l = tau_g = 0 and unclip
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 
 from ...io import load_npz, save_npz, write_table
-from ...methods import stream_stage
-from ...seeding import rng_for
-from .run import STUDY, problem_of, reference_and_baselines, run_algorithm, sample_errors
+from . import summarise
+from .run import problem_of, reference_and_baselines, run_chains
 from .settings import CLIPPING_ALGORITHMS
-from .summarise import baseline_mmds
 
 __all__ = [
     "model_key",
@@ -29,16 +25,9 @@ __all__ = [
     "summarise_clipping",
 ]
 
-log = logging.getLogger("dpinfer.raisa2021")
-PER_CHAIN = (
-    "llr_clip",
-    "acceptance",
-    "decisions_changed",
-    "mmd",
-    "mean_error",
-    "cov_error",
-    "cpu_seconds",
-)
+# the DP chains' per-chain metrics (grad_clip: 0, the gradients are not clipped) and the accept
+# decisions clipping reversed
+PER_CHAIN = (*summarise.PER_CHAIN, "decisions_changed")
 
 
 def model_key(dim: int) -> str:
@@ -89,51 +78,18 @@ def clipping_chains(
     n / iterations), acceptance, accept decisions the clipping reversed, and the kept second half
     against the reference (MMD, mean and covariance error)."""
     problem = problem_of(seed, model_key(dim), spec)
-    ref = load_npz(input.reference)
-    reference = ref["reference"]
-    ref_mean, ref_cov = reference.mean(axis=0), np.atleast_2d(np.cov(reference, rowvar=False))
-    setting = f"clipping/{algo}/d{int(dim)}/bound{float(bound):g}"
-    rows = {k: [] for k in PER_CHAIN}
-    method = CLIPPING_ALGORITHMS[algo]
-    clipping = dict(hyper, clip_bound=float(bound), clip_rule=threshold)
-    for i in range(chains):
-        chain = run_algorithm(
-            problem,
-            problem.theta_true,
-            hyper["iterations"],
-            method,
-            clipping,
-            rng_for(seed, STUDY, setting, i, stream_stage(method, study=STUDY)),
-        )
-        errors = sample_errors(
-            chain.kept,
-            reference,
-            ref_mean,
-            ref_cov,
-            mmd_bandwidth_pairs,
-            rng_for(seed, STUDY, setting, i, "mmd"),
-        )
-        rows["llr_clip"].append(chain.info.detail.llr_clip_fraction)
-        rows["acceptance"].append(chain.info.acceptance)
-        rows["decisions_changed"].append(chain.info.detail.decisions_changed)
-        rows["cpu_seconds"].append(chain.info.cpu_seconds)
-        for k in ("mmd", "mean_error", "cov_error"):
-            rows[k].append(errors[k])
-        log.info(
-            "%s chain %d: clipped %.4f, acceptance %.3f, %d decisions changed, MMD %.4f, %.2f s",
-            setting,
-            i,
-            rows["llr_clip"][-1],
-            chain.info.acceptance,
-            rows["decisions_changed"][-1],
-            errors["mmd"],
-            chain.info.cpu_seconds,
-        )
-    save_npz(
-        output.chains,
-        iterations=np.int64(hyper["iterations"]),
-        **{k: np.asarray(v, float) for k, v in rows.items()},
+    rows, _ = run_chains(
+        seed,
+        f"clipping/{algo}/d{int(dim)}/bound{float(bound):g}",
+        problem,
+        [problem.theta_true] * chains,
+        hyper["iterations"],
+        CLIPPING_ALGORITHMS[algo],
+        dict(hyper, clip_bound=float(bound), clip_rule=threshold),
+        load_npz(input.reference)["reference"],
+        mmd_bandwidth_pairs,
     )
+    save_npz(output.chains, iterations=np.int64(hyper["iterations"]), **rows)
 
 
 def summarise_clipping(input, output, settings: list, threshold: str) -> None:
@@ -158,7 +114,7 @@ def summarise_clipping(input, output, settings: list, threshold: str) -> None:
                 "max MMD": float(d["mmd"].max()),
             }
         )
-    for model, base in baseline_mmds(input.references).items():  # model_key: clipping-d<dim>
+    for model, base in summarise.baseline_mmds(input.references).items():  # clipping-d<dim>
         rec[f"{model.removeprefix('clipping-d')}/baseline_mmd"] = base
     rec["keys"] = np.array([setting_key(s["algo"], s["dim"], s["bound"]) for s in settings])
     rec["threshold"] = np.array(threshold)

@@ -14,6 +14,7 @@ against the thesis.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 from scipy.stats import chi2, mannwhitneyu
@@ -23,8 +24,8 @@ from ...methods import method
 from ..companions import privacy_budget
 from ..document_settings import Run
 from ..scorecard import Claim, write_claims
-from .chain_claims import health_claims, iteration_claims, minibatch_claims, ordering_claims
-from .settings import CURVE_FAMILIES
+from .chain_claims import health_claims, iteration_claims, ordering_claims
+from .settings import CURVE_FAMILIES, scaled_n
 from .summarise import NAMES, TABLE_5_1, THESIS, n_setting, table_5_1_settings
 
 BUDGET_NOTE = (
@@ -32,52 +33,19 @@ BUDGET_NOTE = (
     "chain would spend more budget (another release), so there is no converged companion"
 )
 
-__all__ = [
-    "FIG6_1_AT_6",
-    "FIG6_1_PLD_AT",
-    "FIG6_1_PLD_EPSILONS",
-    "claims",
-    "run_settings",
-    "shown_positions",
-]
-VERSION = THESIS.paper("version")  # the hyperparameters the thesis text's values come from
-
-# Fig 6.1 at epsilon = 6 (n = 1e5, delta = 1e-6), read from the author's accountants
-# (reference FACTS.md section 6): thesis-text code state (what the scorecard compares with) and,
-# for the record, the final thesis
-FIG6_1_AT_6 = {
-    "seed": {
-        "penalty_zcdp": 1079,
-        "penalty_pld": 1431,
-        "minibatch_rdp": 1542,
-        "minibatch_pld": 2680,
-        "hmc_zcdp": 664,
-        "hmc_pld": 880,
-    },
-    "head": {
-        "penalty_zcdp": 1079,
-        "penalty_pld": 1431,
-        "minibatch_rdp": 991,
-        "minibatch_pld": 1817,
-        "hmc_zcdp": 639,
-        "hmc_pld": 848,
-    },
-}
+__all__ = ["FIG6_1_AT_6", "FIG6_1_PLD_AT", "claims", "run_settings", "shown_positions"]
+# Fig 6.1's loose curves (zCDP; RDP for the minibatch one) at epsilon = 6 (n = 1e5, delta =
+# 1e-6), read from the author's accountants at the thesis text's code state (reference FACTS.md
+# section 6; the final thesis's are in config/data/raisa2021/params.yaml)
+FIG6_1_AT_6 = {"penalty_zcdp": 1079, "minibatch_rdp": 1542, "hmc_zcdp": 664}
 # Fig 6.1's tight (PLD) curves at epsilon 1, ..., 6: its setting (the 2-d flat banana's
 # hyperparameters, n = 1e5, delta = 1e-6) is the easy-2d chains' (delta = 0.1 / n), so they pass
 # through the author's easy-2d counts of DP penalty, minibatch DP penalty and DP HMC (FACTS.md 5;
-# tests/test_raisa2021_claims.py holds them to config/data/raisa2021/params.yaml)
+# tests/test_raisa2021_claims.py holds them and FIG6_1_AT_6 to config/data/raisa2021/params.yaml)
 FIG6_1_PLD_AT = {
-    "seed": {
-        "penalty_pld": (56, 201, 419, 702, 1041, 1431),
-        "minibatch_pld": (39, 324, 747, 1287, 1935, 2680),
-        "hmc_pld": (34, 123, 258, 431, 640, 880),
-    },
-    "head": {
-        "penalty_pld": (56, 201, 419, 702, 1041, 1431),
-        "minibatch_pld": (3, 130, 438, 828, 1289, 1817),
-        "hmc_pld": (33, 119, 248, 416, 616, 848),
-    },
+    "penalty_pld": (56, 201, 419, 702, 1041, 1431),
+    "minibatch_pld": (39, 324, 747, 1287, 1935, 2680),
+    "hmc_pld": (34, 123, 258, 431, 640, 880),
 }
 FIG6_1_PLD_EPSILONS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)
 # Tolerance of each Fig 6.1 curve against the author's counts, in iterations. The closed-form
@@ -93,7 +61,7 @@ _RDP_ANCHOR = "theorem-8s-sum-runs-to-alpha"
 # Fig 6.2's two findings per dimension, each its own docs/deviations.md entry (one class each)
 _CLIP_2D = "raisa2021-clipping-in-2-d-only-the-lowest-bound-matters"
 _CLIP_10D = "raisa2021-clipping-in-10-d-the-higher-bounds-converge"
-_ACCOUNTANT = {"pld": "PLD", "zcdp": "zCDP", "rdp": "RDP"}
+_ACCOUNTANT = {"zcdp": "zCDP", "rdp": "RDP"}
 
 
 def _fig6_1_claims(curves, at: Run) -> list[Claim]:
@@ -105,16 +73,15 @@ def _fig6_1_claims(curves, at: Run) -> list[Claim]:
     check = [float(e) for e in curves["check_epsilons"]] if "check_epsilons" in curves else []
     known = [e for e in check if e in FIG6_1_PLD_EPSILONS]
     for family, algo in CURVE_FAMILIES.items():
-        name = method(algo).label
-        key = f"{family}_pld"
-        tol = FIG6_1_TOLERANCE.get(key, 0)
+        pld = f"{family}_pld"
+        tol = FIG6_1_TOLERANCE.get(pld, 0)
         if known:
-            ours = [int(curves[f"check_{key}"][check.index(e)]) for e in known]
-            theirs = [FIG6_1_PLD_AT[VERSION][key][FIG6_1_PLD_EPSILONS.index(e)] for e in known]
+            ours = [int(curves[f"check_{pld}"][check.index(e)]) for e in known]
+            theirs = [FIG6_1_PLD_AT[pld][FIG6_1_PLD_EPSILONS.index(e)] for e in known]
             out.append(
                 Claim(
                     "fig6_1",
-                    f"{name}: the PLD accountant's iteration counts at epsilon "
+                    f"{method(algo).label}: the PLD accountant's iteration counts at epsilon "
                     f"{', '.join(f'{e:g}' for e in known)} (n = 1e5, delta = 1e-6) equal the "
                     "author's" + (f" within {tol} iteration" if tol else ""),
                     " ".join(map(str, theirs)),
@@ -128,14 +95,14 @@ def _fig6_1_claims(curves, at: Run) -> list[Claim]:
             )
         loose = "rdp" if family == "minibatch" else "zcdp"
         key = f"{family}_{loose}"
-        paper, ours = FIG6_1_AT_6[VERSION][key], int(curves[key][-1])
+        paper, ours = FIG6_1_AT_6[key], int(curves[key][-1])
         out.append(
             Claim(
                 "fig6_1",
                 f"iterations at epsilon = 6, {family} {_ACCOUNTANT[loose]} (n = 1e5, delta = "
                 "1e-6; beside it the PLD accountant's)",
-                f"{paper} (PLD {FIG6_1_AT_6[VERSION][f'{family}_pld']})",
-                f"{ours} (PLD {int(curves[f'{family}_pld'][-1])})",
+                f"{paper} (PLD {FIG6_1_PLD_AT[pld][-1]})",
+                f"{ours} (PLD {int(curves[pld][-1])})",
                 "",
                 ours == paper,
                 (_RDP_ANCHOR if loose == "rdp" else "raisa2021-accountants")
@@ -239,8 +206,6 @@ def _table_claims(specs: dict, start_rule: str, references: dict) -> list[Claim]
     a, sigma_0^2) are the row's settings, as in every row that reads the model."""
     out = []
     for model, spec in specs.items():
-        if model not in references:
-            continue
         where = table_5_1_settings(model, spec, start_rule)
         ref, paper = references[model], TABLE_5_1[model]
         s = float(paper["start deviation"])
@@ -329,73 +294,40 @@ def _trajectory_claims(t, at: Run) -> list[Claim]:
     ]
 
 
-def run_settings(
-    *,
-    version: str,
-    epsilons,
-    circle_epsilons,
-    chains: int,
-    delta_factor: float,
-    start_rule: str,
-    reference_draws: int,
-    mmd_bandwidth_pairs: int,
-    baseline_samples: int,
-    specs: dict,
-    fig6_1: dict,
-    fig4_1: dict,
-    clipping: dict,
-) -> Run:
-    """This run's settings (the claims rule's params) beside the thesis's (settings.yaml), by
-    setting key; ``n`` (beside Table 5.1's): each configured model's n as run (``specs``);
-    ``clipping``: the clipping study's config with its n as run."""
-    return THESIS.at(
-        {
-            "version": version,
-            "epsilons": [float(e) for e in epsilons],
-            "circle_epsilons": [float(e) for e in circle_epsilons],
-            "chains": int(chains),
-            "delta_factor": float(delta_factor),
-            "start_rule": start_rule,
-            "reference_draws": int(reference_draws),
-            "mmd_pairs": int(mmd_bandwidth_pairs),
-            "baselines": int(baseline_samples),
-            "n": {m: int(spec["n"]) for m, spec in specs.items()},
-            "fig6_1_n": int(fig6_1["n"]),
-            "fig6_1_delta": float(fig6_1["delta"]),
-            "fig6_1_epsilon_min": float(fig6_1["epsilon_min"]),
-            "fig6_1_epsilon_max": float(fig6_1["epsilon_max"]),
-            "fig6_1_points": int(fig6_1["points"]),
-            "fig4_1_epsilon": float(fig4_1["epsilon"]),
-            "fig4_1_steps": int(fig4_1["steps"]),
-            "fig4_1_iteration": int(fig4_1["iteration"]),
-            "fig4_1_panels": [int(fig4_1[k]) for k in ("first_position", "every", "panels")],
-            "clipping_n": int(clipping["n"]),
-            "clipping_bounds": [float(b) for b in clipping["bounds"]],
-            "clipping_chains": int(clipping["chains"]),
-            "clipping_threshold": str(clipping["threshold"]),
-        }
+def run_settings(section: Mapping, specs: dict) -> Run:
+    """This run's settings beside the thesis's (settings.yaml), by setting key, each read at its
+    ``config`` path in ``section`` (the raisa2021 config); ``n`` (beside Table 5.1's): each
+    configured model's n as run (``specs``); ``clipping_n``: the clipping study's n as run;
+    ``fig4_1_panels``: the figure's three panel keys."""
+    ours = THESIS.config_values(section)
+    ours.update(
+        # floats, as the chains' setting keys spell them
+        epsilons=[float(e) for e in section["epsilons"]],
+        circle_epsilons=[float(e) for e in section["circle_epsilons"]],
+        n={m: int(spec["n"]) for m, spec in specs.items()},
+        clipping_n=scaled_n(section["clipping"]["n"], section["data_fraction"]),
+        fig4_1_panels=[section["fig4_1"][k] for k in ("first_position", "every", "panels")],
     )
+    return THESIS.at(ours)
 
 
-def claims(input, output, *, specs: dict, start_rule: str, health: dict, **params) -> None:
+def claims(input, output, *, section: Mapping, specs: dict) -> None:
     """Rule step: the thesis's statements against our runs, each with the settings its value
-    refers to (:func:`run_settings` of ``params``; ``specs``: each configured model as run;
-    ``health``: the diagnostics' thresholds)."""
-    summary = load_npz(input.summary)
-    curves = load_npz(input.curves)
+    refers to (:func:`run_settings`; ``section``: the raisa2021 config, its ``health``: the
+    diagnostics' thresholds; ``specs``: each configured model as run)."""
+    summary, curves = load_npz(input.summary), load_npz(input.curves)
     keys = [str(k) for k in summary["keys"]]
     references = {f.rsplit("/", 1)[-1].removesuffix(".npz"): load_npz(f) for f in input.references}
-    at = run_settings(specs=specs, start_rule=start_rule, **params)
+    at = run_settings(section, specs)
     out = (
-        _table_claims(specs, start_rule, references)
+        _table_claims(specs, section["start_rule"], references)
         + _tempering_claim(references)
         + _trajectory_claims(load_npz(input.trajectory), at)
+        + _fig6_1_claims(curves, at)
+        + iteration_claims(summary, keys, at)
     )
-    out += _fig6_1_claims(curves, at)
-    out += iteration_claims(summary, keys, at)
     # Claims computed from the DP chains get no converged companion: the budget sets their length.
     out += privacy_budget(ordering_claims(summary, at), BUDGET_NOTE)
-    out += privacy_budget(minibatch_claims(summary, at), BUDGET_NOTE)
     out += _clipping_claims(load_npz(input.clipping), at)
-    out += privacy_budget(health_claims(summary, keys, at, health), BUDGET_NOTE)
+    out += privacy_budget(health_claims(summary, keys, at, section["health"]), BUDGET_NOTE)
     write_claims(output.claims, out)

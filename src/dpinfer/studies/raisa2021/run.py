@@ -21,15 +21,13 @@ from ...models.barker_correction import load_vcorr
 from ...models.dp_mcmc import Problem, exact_posterior_draws, log_posterior, make_problem
 from ...samplers.registry import dp_chain_lengths, options_of, sampler
 from ...seeding import rng_for
-from .settings import chain_setting
+from .settings import CURVE_FAMILIES, chain_setting
 
 __all__ = [
-    "STUDY",
     "problem_of",
     "start_points",
     "mmd",
-    "run_algorithm",
-    "sample_errors",
+    "run_chains",
     "reference_and_baselines",
     "model_reference",
     "chains",
@@ -91,27 +89,6 @@ def mmd(
     return math.sqrt(abs(mmd2_unbiased(sample, reference, bandwidth=h))), h
 
 
-def sample_errors(
-    x: np.ndarray,
-    reference: np.ndarray,
-    ref_mean: np.ndarray,
-    ref_cov: np.ndarray,
-    pairs: int,
-    rng: np.random.Generator,
-) -> dict:
-    """A kept sample against the reference: MMD (and its bandwidth), L2 error of the mean,
-    Frobenius error of the covariance (FACTS 1: the author's per-chain record)."""
-    m, h = mmd(x, reference, pairs, rng)
-    d = reference.shape[1]
-    cov = np.atleast_2d(np.cov(x, rowvar=False)) if x.shape[0] > 1 else np.zeros((d, d))
-    return {
-        "mmd": m,
-        "bandwidth": h,
-        "mean_error": float(np.linalg.norm(x.mean(axis=0) - ref_mean)),
-        "cov_error": float(np.linalg.norm(cov - ref_cov)),
-    }
-
-
 def _contour_window(model: str, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if model == "circle":
         return np.array([-4.5, -4.5]), np.array([4.5, 4.5])
@@ -146,14 +123,8 @@ def reference_and_baselines(
         fresh = exact_posterior_draws(
             problem, reference_draws, rng_for(seed, STUDY, model, b, "baseline")
         )
-        base.append(
-            mmd(
-                fresh,
-                reference,
-                mmd_bandwidth_pairs,
-                rng_for(seed, STUDY, model, b, "baseline_mmd"),
-            )[0]
-        )
+        mmd_rng = rng_for(seed, STUDY, model, b, "baseline_mmd")
+        base.append(mmd(fresh, reference, mmd_bandwidth_pairs, mmd_rng)[0])
     log.info(
         "%s: %d reference draws; baseline MMD %.4f .. %.4f",
         model,
@@ -214,6 +185,73 @@ def run_algorithm(
     return run(problem, rng, start=start, **options, **dp_chain_lengths(iterations))
 
 
+# what each chain's record (DPChainDetail) reports, as the chain files name it
+_DETAIL = {
+    "llr_clip": "llr_clip_fraction",
+    "grad_clip": "grad_clip_fraction",
+    "decisions_changed": "decisions_changed",
+    "batch_variance_rejections": "batch_variance_rejections",
+}
+
+
+def run_chains(
+    seed: int,
+    setting: str,
+    problem: Problem,
+    starts,
+    iterations: int,
+    algo: str,
+    hyper: dict,
+    reference: np.ndarray | None,
+    mmd_bandwidth_pairs: int,
+    hmc_gradients: str = "seed",
+) -> tuple[dict, np.ndarray]:
+    """Chain i of ``setting`` (:func:`run_algorithm`) from ``starts[i]``: per chain (arrays) its
+    acceptance, CPU seconds, what its record reports (``_DETAIL``) and its kept half against the
+    reference (FACTS 1: the author's per-chain record): MMD and its bandwidth, L2 error of the mean,
+    Frobenius error of the covariance. The circle has no reference: its mean error is from the true
+    mean (0, 0), the others are 0 (undefined). Also the kept draws (chains, kept, d)."""
+    if reference is None:
+        centre = problem.theta_true
+    else:  # the reference's moments, once per job
+        centre, ref_cov = reference.mean(axis=0), np.atleast_2d(np.cov(reference, rowvar=False))
+    rows, kept = {}, []
+    for i, start in enumerate(starts):
+        stream = rng_for(seed, STUDY, setting, i, stream_stage(algo, study=STUDY))
+        chain = run_algorithm(
+            problem, start, iterations, algo, hyper, stream, hmc_gradients=hmc_gradients
+        )
+        x, info = chain.kept, chain.info
+        kept.append(x)
+        row = {
+            "acceptance": info.acceptance,
+            "cpu_seconds": info.cpu_seconds,
+            **{k: getattr(info.detail, name) for k, name in _DETAIL.items()},
+            "mean_error": float(np.linalg.norm(x.mean(axis=0) - centre)),
+            "mmd": 0.0,
+            "bandwidth": 0.0,
+            "cov_error": 0.0,
+        }
+        if reference is not None:
+            pairs, mmd_rng = mmd_bandwidth_pairs, rng_for(seed, STUDY, setting, i, "mmd")
+            row["mmd"], row["bandwidth"] = mmd(x, reference, pairs, mmd_rng)
+            cov = np.atleast_2d(np.cov(x, rowvar=False)) if len(x) > 1 else np.zeros_like(ref_cov)
+            row["cov_error"] = float(np.linalg.norm(cov - ref_cov))
+        for k, v in row.items():
+            rows.setdefault(k, []).append(v)
+        log.info(
+            "%s chain %d: acceptance %.3f, clipped %.4f, %s %.4f, %.2f s",
+            setting,
+            i,
+            info.acceptance,
+            row["llr_clip"],
+            "MMD" if reference is not None else "mean error",
+            row["mmd"] if reference is not None else row["mean_error"],
+            info.cpu_seconds,
+        )
+    return {k: np.asarray(v, float) for k, v in rows.items()}, np.stack(kept)
+
+
 def chains(
     input,
     output,
@@ -235,8 +273,6 @@ def chains(
     if algo == "barker":
         hyper = dict(hyper, vcorr=load_vcorr(input.vcorr))
     ref = load_npz(input.reference)
-    starts = ref["starts"]
-    reference = ref.get("reference")
     delta = delta_factor / problem.n
     iterations = accounting.iteration_count(
         algo, hyper, problem.n, float(epsilon), delta, hmc_variant=hmc_gradients
@@ -247,82 +283,27 @@ def chains(
             "need at least 3 to keep a second half (raise epsilon or n)"
         )
     setting = chain_setting(model, algo, fmt_eps(epsilon))
-    log.info(
-        "%s: n=%d delta=%.3g -> %d iterations x %d chains",
+    log.info("%s: n=%d delta=%.3g -> %d iterations", setting, problem.n, delta, iterations)
+    rows, draws = run_chains(
+        seed,
         setting,
-        problem.n,
-        delta,
+        problem,
+        ref["starts"],
         iterations,
-        len(starts),
+        algo,
+        hyper,
+        ref.get("reference"),
+        mmd_bandwidth_pairs,
+        hmc_gradients,
     )
-    rows = {
-        k: []
-        for k in (
-            "acceptance",
-            "llr_clip",
-            "grad_clip",
-            "mmd",
-            "bandwidth",
-            "mean_error",
-            "cov_error",
-            "cpu_seconds",
-            "batch_variance_rejections",
-        )
-    }
-    kept = []
-    if reference is not None:  # the reference's moments, once per job
-        ref_mean, ref_cov = reference.mean(axis=0), np.atleast_2d(np.cov(reference, rowvar=False))
-    for i, start in enumerate(starts):
-        chain = run_algorithm(
-            problem,
-            start,
-            iterations,
-            algo,
-            hyper,
-            rng_for(seed, STUDY, setting, i, stream_stage(algo, study=STUDY)),
-            hmc_gradients=hmc_gradients,
-        )
-        x = chain.kept
-        kept.append(x)
-        rows["acceptance"].append(chain.info.acceptance)
-        rows["llr_clip"].append(chain.info.detail.llr_clip_fraction)
-        rows["grad_clip"].append(chain.info.detail.grad_clip_fraction)
-        rows["cpu_seconds"].append(chain.info.cpu_seconds)
-        rows["batch_variance_rejections"].append(chain.info.detail.batch_variance_rejections)
-        if reference is None:  # circle: distance of the kept mean from the true mean (0, 0)
-            rows["mean_error"].append(float(np.linalg.norm(x.mean(axis=0) - problem.theta_true)))
-            for k in ("mmd", "bandwidth", "cov_error"):  # undefined without a reference sample
-                rows[k].append(0.0)
-        else:
-            errors = sample_errors(
-                x,
-                reference,
-                ref_mean,
-                ref_cov,
-                mmd_bandwidth_pairs,
-                rng_for(seed, STUDY, setting, i, "mmd"),
-            )
-            for k, v in errors.items():
-                rows[k].append(v)
-        log.info(
-            "%s chain %d: acceptance %.3f, clipped %.4f, %s %.4f, %.2f s",
-            setting,
-            i,
-            chain.info.acceptance,
-            rows["llr_clip"][-1],
-            "MMD" if reference is not None else "mean error",
-            rows["mmd"][-1] if reference is not None else rows["mean_error"][-1],
-            chain.info.cpu_seconds,
-        )
-    draws = np.stack(kept)  # (chains, kept, d)
     save_npz(
         output.chains,
         iterations=np.int64(iterations),
         delta=np.float64(delta),
         rhat=split_rhat(draws),
         ess=bulk_ess(draws),
-        has_reference=np.bool_(reference is not None),
-        **{k: np.asarray(v, float) for k, v in rows.items()},
+        has_reference=np.bool_("reference" in ref),
+        **rows,
     )
 
 
@@ -345,28 +326,25 @@ def accountant_curves(
     (``epsilons``, one array per curve) and at ``check_epsilons`` (the chains' epsilons, where
     the author's counts are known: ``check_epsilons`` and ``check_<curve>``)."""
     B, tau_mb = int(minibatch["batch_size"]), float(minibatch["tau_variance_multiplier"])
+    hypers = {"penalty": penalty, "minibatch": minibatch, "hmc": hmc}
+    counts = {"hmc_variant": hmc_gradients}  # DP HMC's gradient releases (the others ignore it)
 
     def curves_at(eps) -> dict:
-        return {
-            "penalty_zcdp": [
-                accounting.zcdp_iteration_count("dpps", penalty, n, e, delta) for e in eps
-            ],
-            "penalty_pld": [accounting.iteration_count("dpps", penalty, n, e, delta) for e in eps],
-            "minibatch_rdp": [
-                accounting.minibatch_rdp_iterations(e, delta, tau_mb, B, n) for e in eps
-            ],
-            "minibatch_pld": [
-                accounting.iteration_count("mdpps", minibatch, n, e, delta) for e in eps
-            ],
-            "hmc_zcdp": [
-                accounting.zcdp_iteration_count("hmc", hmc, n, e, delta, hmc_variant=hmc_gradients)
-                for e in eps
-            ],
-            "hmc_pld": [
-                accounting.iteration_count("hmc", hmc, n, e, delta, hmc_variant=hmc_gradients)
-                for e in eps
-            ],
-        }
+        out = {}
+        for family, algo in CURVE_FAMILIES.items():
+            hyper = hypers[family]
+            if family == "minibatch":
+                out["minibatch_rdp"] = [
+                    accounting.minibatch_rdp_iterations(e, delta, tau_mb, B, n) for e in eps
+                ]
+            else:
+                out[f"{family}_zcdp"] = [
+                    accounting.zcdp_iteration_count(algo, hyper, n, e, delta, **counts) for e in eps
+                ]
+            out[f"{family}_pld"] = [
+                accounting.iteration_count(algo, hyper, n, e, delta, **counts) for e in eps
+            ]
+        return out
 
     eps = np.linspace(epsilon_min, epsilon_max, points)
     check = np.asarray([float(e) for e in check_epsilons], float)

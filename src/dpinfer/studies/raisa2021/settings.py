@@ -13,10 +13,10 @@ from collections.abc import Mapping
 import yaml
 
 __all__ = [
-    "ALGORITHMS",
     "CLIPPING_ALGORITHMS",
     "CURVE_FAMILIES",
     "load_params",
+    "scaled_n",
     "hyperparameters",
     "model_spec",
     "author_iterations",
@@ -26,7 +26,6 @@ __all__ = [
     "clipping_hyper",
 ]
 
-ALGORITHMS = ("dpps", "dppa", "hmc", "mdpps", "mdppa", "barker")
 # the clipping study's samplers (Fig 6.2), not DP: its ``algo`` wildcard (in file names and seed
 # keys) -> the method (dpinfer.methods) that runs it
 CLIPPING_ALGORITHMS = {"rwmh": "rwmh_nondp", "hmc": "hmc_nondp"}
@@ -76,9 +75,13 @@ def hyperparameters(params: Mapping, model: str, algo: str, version: str) -> dic
     return out
 
 
+def scaled_n(n: int, data_fraction: float) -> int:
+    """``n`` rows scaled by ``data_fraction`` (smoke runs), never below 20."""
+    return max(20, int(round(int(n) * float(data_fraction))))
+
+
 def model_spec(params: Mapping, model: str, data_fraction: float = 1.0) -> dict:
-    """What :func:`dpinfer.models.dp_mcmc.make_problem` reads; n scaled by ``data_fraction``
-    (smoke runs), never below 20 rows."""
+    """What :func:`dpinfer.models.dp_mcmc.make_problem` reads; n scaled (:func:`scaled_n`)."""
     entry = _model(params, model)
     spec = {k: entry[k] for k in _SPEC_KEYS if k in entry}
     # Table 5.1's prior variance; the correlated Gauss stores it under a longer key because the
@@ -86,7 +89,7 @@ def model_spec(params: Mapping, model: str, data_fraction: float = 1.0) -> dict:
     spec["prior_variance"] = entry.get(
         "prior_variance", entry.get("prior_variance_table_and_reference")
     )
-    spec["n"] = max(20, int(round(int(entry["n"]) * float(data_fraction))))
+    spec["n"] = scaled_n(entry["n"], data_fraction)
     if entry.get("n0") is not None:  # tempering T = n0 / n (Table 5.1), also when n is scaled
         spec["temperature"] = float(entry["n0"]) / spec["n"]
     return spec
@@ -123,7 +126,7 @@ def clipping_spec(params: Mapping, dim: int, n: int, data_fraction: float = 1.0)
     spec = model_spec(params, "easy-2d", data_fraction)
     spec.update(
         dim=int(dim),
-        n=max(20, int(round(n * float(data_fraction)))),
+        n=scaled_n(n, data_fraction),
         theta_true=[0.0, 3.0] + [0.0] * (int(dim) - 2),
         label=f"flat banana, d = {dim} (clipping study)",
     )

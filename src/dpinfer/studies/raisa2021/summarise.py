@@ -102,9 +102,8 @@ def summarise(
             differ.setdefault(s["model"], "; ".join(x.describe() for x in at if not x.same))
         d = load_npz(s["file"])
         key = setting_key(s["model"], s["algo"], s["epsilon"])
-        for k in PER_CHAIN + ("rhat", "ess"):
+        for k in PER_CHAIN + ("rhat", "ess", "iterations"):
             rec[f"{key}/{k}"] = d[k]
-        rec[f"{key}/iterations"] = d["iterations"]
         flagged = passing_share(d["rhat"], d["ess"], health) < 1.0  # some coordinate fails
         has_ref = bool(d["has_reference"])
         rec[f"{key}/flagged"] = np.bool_(flagged)
