@@ -70,6 +70,11 @@ if enabled("own_data"):
     include: "workflow/rules/own_data.smk"
 
 
+if enabled("releases"):
+
+    include: "workflow/rules/releases.smk"
+
+
 include: "workflow/rules/targets.smk"  # every figure and table the studies above declare
 include: "workflow/rules/scorecard.smk"
 

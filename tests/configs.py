@@ -36,4 +36,5 @@ SECTIONS = {
     "raisa2021": ("raisa2021",),
     "comparison": ("comparison",),
     "own_data": ("own_data",),
+    "releases": ("releases",),
 }

@@ -30,6 +30,7 @@ FIGURE_GROUPS = {
     "raim2021": ("alg2_noisy", "alg4_noise_free"),
     "ju2022": ("record_wise",),
     "comparison, binomial problem": ("non_private", "naive", "exact", "gibbs", "record_wise"),
+    "releases": ("naive", "exact", "gibbs", "record_wise", "latent_counts"),
 }
 
 

@@ -26,7 +26,7 @@ SENTINELS = {"y": 3.14159271, "x1": 2.71828163, "x2": -1.41421359}
 BOUNDS = {"y": [-5.0, 5.0], "x1": [-4.0, 4.0], "x2": [-3.0, 3.0]}
 
 
-def _records(seed: int) -> dict[str, np.ndarray]:
+def own_records(seed: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     x1, x2 = rng.normal(0.5, 1.0, N), rng.normal(-0.3, 0.8, N)
     y = 0.8 * x1 - 0.5 * x2 + 0.2 + rng.normal(0, 0.7, N)
@@ -36,7 +36,7 @@ def _records(seed: int) -> dict[str, np.ndarray]:
     return cols
 
 
-def _write_csv(path: Path, cols: dict[str, np.ndarray]) -> None:
+def write_own_csv(path: Path, cols: dict[str, np.ndarray]) -> None:
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(list(cols))
@@ -44,11 +44,11 @@ def _write_csv(path: Path, cols: dict[str, np.ndarray]) -> None:
             w.writerow([repr(float(cols[c][i])) for c in cols])
 
 
-def _entry(path: str) -> dict:
+def own_entry(path: str) -> dict:
     return {"source": path, "response": "y", "covariates": ["x1", "x2"], "bounds": BOUNDS}
 
 
-def _config(datasets: dict) -> dict:
+def own_config(datasets: dict) -> dict:
     return {
         "seed": 7,
         "own_data": {
@@ -92,9 +92,9 @@ def _forbidden(cols: dict[str, np.ndarray]) -> list[str]:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     work = copy_workflow(tmp_path_factory.mktemp("own_data"))
-    cols = _records(1)
-    _write_csv(work / "secret.csv", cols)
-    write_yaml(work / "config" / "config.yaml", _config({"secret": _entry("secret.csv")}))
+    cols = own_records(1)
+    write_own_csv(work / "secret.csv", cols)
+    write_yaml(work / "config" / "config.yaml", own_config({"secret": own_entry("secret.csv")}))
     snakemake(work, "--cores", "2")
     return work, cols
 
@@ -178,8 +178,8 @@ def test_outputs_derived_from_the_non_private_posterior_say_so(run):
 
 def test_a_second_data_set_adds_only_its_own_jobs(run, tmp_path):
     work, _ = run
-    _write_csv(work / "other.csv", _records(2))
-    cfg = _config({"secret": _entry("secret.csv"), "other": _entry("other.csv")})
+    write_own_csv(work / "other.csv", own_records(2))
+    cfg = own_config({"secret": own_entry("secret.csv"), "other": own_entry("other.csv")})
     write_yaml(tmp_path / "two.yaml", cfg)
     jobs = planned_jobs(
         snakemake(work, "-n", "--cores", "2", "--configfile", tmp_path / "two.yaml")
@@ -196,8 +196,8 @@ def test_a_second_data_set_adds_only_its_own_jobs(run, tmp_path):
 
 def test_a_missing_bound_is_refused_naming_the_key(run, tmp_path):
     work, _ = run
-    entry = dict(_entry("secret.csv"), covariates=["x1", "x3"])  # x3 has no bounds
-    write_yaml(tmp_path / "bad.yaml", _config({"secret": entry}))
+    entry = dict(own_entry("secret.csv"), covariates=["x1", "x3"])  # x3 has no bounds
+    write_yaml(tmp_path / "bad.yaml", own_config({"secret": entry}))
     proc = snakemake(work, "-n", "--configfile", tmp_path / "bad.yaml", check=False)
     assert proc.returncode != 0
     assert "'own_data.datasets.secret'" in proc.stderr and "bounds.x3 is missing" in proc.stderr
@@ -205,10 +205,10 @@ def test_a_missing_bound_is_refused_naming_the_key(run, tmp_path):
 
 def test_a_nan_stops_its_data_set_before_any_sampler_and_keeps_the_others(run, tmp_path):
     work, _ = run
-    cols = _records(3)
+    cols = own_records(3)
     cols["x2"][41] = np.nan
-    _write_csv(work / "broken.csv", cols)
-    cfg = _config({"secret": _entry("secret.csv"), "broken": _entry("broken.csv")})
+    write_own_csv(work / "broken.csv", cols)
+    cfg = own_config({"secret": own_entry("secret.csv"), "broken": own_entry("broken.csv")})
     write_yaml(tmp_path / "broken.yaml", cfg)
     before = (work / "results" / "own_data" / "secret_metrics.csv").read_bytes()
     proc = snakemake(

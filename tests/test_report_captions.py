@@ -67,6 +67,9 @@ def _output(path: Path, experiment: str) -> str:
     and per-data-set targets read the name from it: their rules have no wildcards)."""
     if path.parent.name == "own_data":
         return f"results/own_data/fair_{path.stem}.{'pdf' if path.stem == 'accuracy' else 'html'}"
+    if path.parent.name == "releases":
+        kind = "pdf" if path.stem == "marginals" else "html"
+        return f"results/releases/ju2022_tables_{path.stem}.{kind}"
     if path.stem == "experiments":
         return f"results/ju2022/experiments/{experiment}.html"
     return f"results/{path.parent.name}/{path.stem}.html"

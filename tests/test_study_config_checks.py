@@ -100,6 +100,13 @@ BAD = [
     ("own_data", {"chunk_size": 10**6}, "own_data.chunk_size"),
     ("own_data", {"reference.longer": [1]}, "own_data.reference.longer"),
     ("own_data", {"data_prior.nu": 1}, "own_data.data_prior.nu"),
+    ("releases", {"max_keep": 10}, "releases.max_keep"),
+    ("releases", {"entries.ju2022_tables.n": 0}, "releases.entries.ju2022_tables"),
+    (
+        "releases",
+        {"entries.ju2022_regression.clamp": [1, -1]},
+        "releases.entries.ju2022_regression",
+    ),
 ]
 
 

@@ -132,6 +132,28 @@ BAD_CONFIGS = [
     ),
     (("comparison", "binomial", "methods"), ["exact", "ops"], "'comparison.binomial.methods.1'"),
     (("comparison", "accuracy_trials"), 500, "'comparison.accuracy_trials': must not exceed"),
+    # a release entry: its keys by the schema, its mechanism and file by dpinfer.releases.spec
+    (("releases", "entries", "ju2022_tables", "n"), _DELETE, "'n' is a required property"),
+    (
+        ("releases", "entries", "ju2022_tables", "mechanism"),
+        {"kind": "laplace", "scale": -1.0},
+        "releases.entries.ju2022_tables.mechanism.scale must be a finite positive number",
+    ),
+    (
+        ("releases", "entries", "ju2022_regression", "clamp"),
+        [10.0, -10.0],
+        "releases.entries.ju2022_regression.clamp needs lower < upper",
+    ),
+    (
+        ("releases", "entries", "ju2022_tables", "object"),
+        "mijk_noiselevel9_eps7",
+        "releases.entries.ju2022_tables.object must name one of the file's 5 tables",
+    ),
+    (
+        ("releases", "entries", "ju2022_tables", "file"),
+        "data/user/missing.json",
+        "release 'ju2022_tables': file 'data/user/missing.json'",
+    ),
 ]
 
 

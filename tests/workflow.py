@@ -53,6 +53,12 @@ OWN_DATA_TARGETS = [
         ("recommended", "table"),
     )
 ]
+# the releases section's targets for the default config's worked examples (report/releases/)
+RELEASE_TARGETS = [
+    ("releases", f"{name}_{tid}", kind)
+    for name in ("ju2022_tables", "ju2022_regression")
+    for tid, kind in (("marginals", "figure"), ("posterior", "table"))
+]
 # study units: (config path of the section, results prefix of its tables)
 UNITS = {
     "ju2022": (("ju2022",), "ju2022/"),
@@ -94,7 +100,7 @@ def target_rows() -> list[tuple[str, str, str]]:
 
 def expected_targets() -> list[Path]:
     paths = []
-    for study, tid, kind in target_rows() + OWN_DATA_TARGETS:
+    for study, tid, kind in target_rows() + OWN_DATA_TARGETS + RELEASE_TARGETS:
         for suffix in (".pdf", ".png") if kind == "figure" else (".csv", ".md"):
             paths.append(Path("results") / study / f"{tid}{suffix}")
     return paths

@@ -167,6 +167,15 @@ METHODS: dict[str, Method] = _methods(
         },
     ),
     Method("ops", "OPS", BROWN, "^", "-.", runs={"binomial": "ops:run_ops_binomial"}, iid=True),
+    # exact-target MCMC over a noisy table's latent counts, any additive mechanism (releases)
+    Method(
+        "latent_counts",
+        "Latent-count MCMC",
+        SKY,
+        "p",
+        "-",
+        runs={"multinomial": "latent_counts:run_latent_counts"},
+    ),
     # bernstein2020 chapter 5 and the case study
     *(
         Method(name, label, color, marker, linestyle, runs=dict.fromkeys(_NIG_MODELS, run))

@@ -12,11 +12,15 @@ would not be differentially private):
 - ``covariates``: the covariate columns of a regression (one or more; none for a proportion);
 - ``bounds``: ``{column: [lower, upper]}`` for every column used.
 
-:func:`load` reads the columns and checks them before any sampler runs. A missing file or
-column, a non-numeric entry, a NaN or infinite value, fewer records than regression
-coefficients, or a covariate that is constant after clamping raises :class:`DataSetError`,
-naming the data set, the column and the record count. Values outside the bounds are clamped and
-the share clamped per column is reported (:attr:`Confidential.clamped`).
+:func:`load` reads the columns and checks them before any sampler runs. A CSV is read by
+:func:`dpinfer.user_files.read_csv_columns` (UTF-8 with or without a byte-order mark, cp1252 or
+Latin-1; a header name used twice is refused). A missing or empty file or column, a non-numeric
+entry, a NaN or infinite value, fewer records than regression coefficients, or a covariate that
+is constant after clamping raises :class:`DataSetError` (a
+:class:`~dpinfer.user_files.UserFileError`), one line naming the data set, the file or column and
+the record count. Fewer than 10 records per coefficient is run with a logged warning
+(:func:`dpinfer.user_files.warn_if_few_records`). Values outside the bounds are clamped and the
+share clamped per column is reported (:attr:`Confidential.clamped`).
 
 :class:`UnitScaling` maps each column onto [-1, 1] by its public bounds (the model's records,
 :mod:`dpinfer.models.linreg_nig_multi`) and the regression's draws back to the data's units.
@@ -28,13 +32,19 @@ this module reports as non-private (it is not released through a mechanism).
 
 from __future__ import annotations
 
-import csv
 import importlib
 import math
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+
+from .user_files import (
+    UserFileError,
+    missing_column_error,
+    read_csv_columns,
+    warn_if_few_records,
+)
 
 __all__ = [
     "DataSetError",
@@ -48,9 +58,9 @@ __all__ = [
 STATSMODELS = "statsmodels:"
 
 
-class DataSetError(ValueError):
-    """A data set that cannot be used: the message names the data set, the column and the
-    record count, never a value."""
+class DataSetError(UserFileError):
+    """A data set that cannot be used: the message names the data set, the file or key, the
+    column and the record count, never a value."""
 
 
 class DataSpec(NamedTuple):
@@ -100,23 +110,19 @@ def spec_from_config(name: str, entry: dict) -> DataSpec:
 
 
 def _read_csv(spec: DataSpec, path: Path) -> tuple[list[str], dict[str, list[str]], int]:
-    """The file's header, its used columns that it has, and its record count."""
-    if not path.is_file():
-        raise DataSetError(f"data set {spec.name!r}: file {str(path)!r} does not exist")
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.reader(fh)
-        header = next(reader, None)
-        if header is None:
-            raise DataSetError(f"data set {spec.name!r}: file {str(path)!r} is empty")
-        header = [h.strip() for h in header]
-        records = list(reader)
-    index = {h: i for i, h in enumerate(header)}
-    columns = {
-        c: [r[index[c]] if index[c] < len(r) else "" for r in records]
-        for c in (spec.response, *spec.covariates)
-        if c in index
-    }
-    return header, columns, len(records)
+    """The file's header, its used columns that it has, and its record count, read by
+    :func:`dpinfer.user_files.read_csv_columns` (encodings, duplicate names, one-line refusals);
+    a column the file lacks is refused here, naming the file."""
+    owner = f"data set {spec.name!r}"
+    used = (spec.response, *spec.covariates)
+    try:
+        read = read_csv_columns(path, used, owner=owner)
+    except UserFileError as err:
+        raise DataSetError(str(err)) from None
+    missing = [c for c in used if c not in read.columns]
+    if missing:
+        raise DataSetError(str(missing_column_error(owner, path, missing[0], read)))
+    return read.header, read.columns, read.n_records
 
 
 def _read_statsmodels(spec: DataSpec) -> tuple[list[str], dict[str, list], int]:
@@ -176,6 +182,7 @@ def load(spec: DataSpec, root: Path | str = ".") -> Confidential:
             if p
             else f"data set {spec.name!r} has no records"
         )
+    warn_if_few_records(n_rows, p, owner=f"data set {spec.name!r}")
     values, clamped = {}, {}
     for column in (spec.response, *spec.covariates):
         v = _numeric(spec, column, columns[column], n_rows)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .job_cost import job_record
 from .kernel_time import kernel_seconds
+from .user_files import UserFileError
 
 __all__ = ["STEP_PATTERN", "resolve_step", "run_step"]
 
@@ -70,12 +71,25 @@ def _setup_logging(log_path) -> logging.Logger:
     return logging.getLogger("dpinfer")
 
 
+def _refuse_once(log: logging.Logger, message: str) -> None:
+    """Log a refusal once and exit 1 without a traceback. Snakemake prints a failed job's log
+    (profiles/default: show-failed-logs), so with a log file the message goes there alone."""
+    root = logging.getLogger()
+    if any(isinstance(h, logging.FileHandler) for h in root.handlers):
+        for h in [h for h in root.handlers if not isinstance(h, logging.FileHandler)]:
+            root.removeHandler(h)
+    log.error("%s", message)
+    raise SystemExit(1)
+
+
 def run_step(smk) -> None:
     """Run one pipeline step for a Snakemake ``script:`` job.
 
     ``smk.params.step`` names the function (see :func:`resolve_step`); it is called as
     ``function(smk.input, smk.output, **other_params)``. Progress goes to the rule's log; an
-    exception is logged with its traceback and re-raised so the job fails.
+    exception is logged with its traceback and re-raised so the job fails, except a user's file
+    refused (:class:`~dpinfer.user_files.UserFileError`): its one-line message, which names the
+    file and shows none of it, is logged once and the job exits without a traceback.
     """
     params = dict(smk.params.items())
     step = resolve_step(params.pop("step"))
@@ -86,6 +100,8 @@ def run_step(smk) -> None:
     log.info("step %s (rule %s) starts", step, getattr(smk, "rule", "?"))
     try:
         function(smk.input, smk.output, **params)
+    except UserFileError as err:
+        _refuse_once(log, f"step {step} refused: {err}")
     except Exception:
         log.exception("step %s failed", step)
         raise

@@ -216,6 +216,18 @@ def own_data(cfg: dict) -> Problems:
             )
 
 
+def releases(cfg: dict) -> Problems:
+    if cfg["max_keep"] < cfg["keep"]:
+        yield "releases.max_keep", f"must be at least releases.keep ({cfg['keep']})"
+    from .releases.spec import ReleaseError, release_of
+
+    for name, entry in cfg["entries"].items():
+        try:  # reads the file: a wrong length or a non-integer discrete release is refused now
+            release_of(name, entry, ".")
+        except ReleaseError as err:
+            yield f"releases.entries.{name}", str(err)
+
+
 UNITS: dict[str, Callable[[dict], Problems]] = {
     f.__name__: f
     for f in (
@@ -228,6 +240,7 @@ UNITS: dict[str, Callable[[dict], Problems]] = {
         raisa2021,
         comparison,
         own_data,
+        releases,
     )
 }
 

@@ -33,6 +33,8 @@ TARGETS = {}
 TARGET_RULES = []
 # claim tables of the enabled study units: the scorecard's inputs
 CLAIMS = []
+# digests of the releases section's posteriors: a line each in results/summary.md
+RELEASE_DIGESTS = []
 
 
 def enabled(*keys):
@@ -105,6 +107,14 @@ def target_files():
         study: [target_paths(study, target_id, kind, RESULTS) for target_id, kind in TARGETS[study]]
         for study in sorted(TARGETS)
     }
+
+
+def user_file(source):
+    """A file a user gives (an own-data CSV, a release), as an input of the jobs that read it, so
+    an edit reruns them and what they feed. A ``statsmodels:`` source has no file; a missing file
+    is left out so that the job refuses it in one line naming it (Snakemake's missing-input error
+    would not)."""
+    return [] if source.startswith("statsmodels:") or not os.path.isfile(source) else [source]
 
 
 def refuse(message):

@@ -42,6 +42,8 @@ wildcard_constraints:
 
 
 rule own_data_check:
+    input:
+        data=lambda w: user_file(OWN_SPECS[w.dataset].source),
     output:
         check=f"{OWN_DIR}/{{dataset}}/nonprivate_check.md",
     log:
@@ -59,6 +61,7 @@ rule own_data_check:
 rule own_data_run_chunk:
     input:
         check=rules.own_data_check.output.check,  # the records pass their checks first
+        data=lambda w: user_file(OWN_SPECS[w.dataset].source),
     output:
         runs=f"{OWN_DIR}/{{dataset}}/runs/eps{{eps}}/chunk{{chunk}}.npz",
     log:

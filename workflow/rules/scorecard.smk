@@ -29,6 +29,7 @@ rule fidelity:
 rule results_summary:
     input:
         fidelity=rules.fidelity.output.csv,
+        releases=RELEASE_DIGESTS,
         targets=all_targets(),  # last: it counts the targets built
     output:
         md=f"{RESULTS}/summary.md",

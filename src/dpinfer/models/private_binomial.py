@@ -16,13 +16,13 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betainc, betaln, gammaln, logsumexp
 
-__all__ = ["mixture_weights", "exact_moments", "exact_cdf", "exact_draws"]
+__all__ = ["count_weights", "mixture_weights", "exact_moments", "exact_cdf", "exact_draws"]
 
 
-def mixture_weights(y: float, n: int, a: float, b: float, scale: float) -> np.ndarray:
-    """Normalised weights w_0..w_n of the Beta mixture (the posterior of the count s given y)."""
-    if n < 1 or not (a > 0 and b > 0 and scale > 0):
-        raise ValueError("mixture_weights: need n >= 1, a, b > 0 and scale > 0")
+def count_weights(y: float, n: int, a: float, b: float, noise_logpdf) -> np.ndarray:
+    """Normalised weights w_0..w_n of the count s given the release y = s + noise, for any noise
+    law (``noise_logpdf``: its log-density, vectorised, up to a constant): BetaBinomial(s | n, a, b)
+    f(y - s) in log space. theta | y is the Beta mixture sum_s w_s Beta(a + s, b + n - s)."""
     k = np.arange(n + 1, dtype=float)
     log_w = (
         gammaln(n + 1.0)
@@ -30,10 +30,17 @@ def mixture_weights(y: float, n: int, a: float, b: float, scale: float) -> np.nd
         - gammaln(n - k + 1.0)
         + betaln(a + k, b + n - k)
         - betaln(a, b)
-        - np.abs(float(y) - k) / float(scale)
+        + noise_logpdf(float(y) - k)
     )
     w = np.exp(log_w - logsumexp(log_w))
     return w / w.sum()  # exact normalisation after the exp (logsumexp rounds at large |log w|)
+
+
+def mixture_weights(y: float, n: int, a: float, b: float, scale: float) -> np.ndarray:
+    """:func:`count_weights` of Laplace(scale) noise."""
+    if n < 1 or not (a > 0 and b > 0 and scale > 0):
+        raise ValueError("mixture_weights: need n >= 1, a, b > 0 and scale > 0")
+    return count_weights(y, n, a, b, lambda e: -(np.abs(e) / float(scale)))
 
 
 def exact_moments(y: float, n: int, a: float, b: float, scale: float) -> tuple[float, float]:

@@ -13,7 +13,7 @@ import csv
 from collections import Counter
 from pathlib import Path
 
-from ..io import write_json, write_text
+from ..io import read_json, write_json, write_text
 from .deviations import CLASSES
 from .scorecard import (
     BUDGET_FIXED,
@@ -478,9 +478,41 @@ def _built(targets: dict[str, list[str]]) -> dict[str, list[int]]:
     return out
 
 
+def release_lines(digests: list[dict]) -> list[str]:
+    """results/summary.md's section on the releases a user holds (no scorecard: no document):
+    a line per release and noise-aware method, its first parameter's interval beside the naive
+    one, and whether its chains passed the diagnostics."""
+    if not digests:
+        return []
+    lines = ["", "## Your releases", ""]
+    for d in digests:
+        for method in dict.fromkeys(r["method"] for r in d["rows"]):
+            rows = [r for r in d["rows"] if r["method"] == method]
+            first, worst = rows[0], max(r["rhat"] for r in rows)
+            passed = all(r["converged"] == "yes" for r in rows)
+            lines.append(
+                f"- `{d['name']}` ({d['model']}, n = {d['n']}, {d['mechanism']}), {method}: "
+                f"{first['parameter']} {d['level']:.0%} interval [{first['lower']:.4g}, "
+                f"{first['upper']:.4g}] (naive [{first['naive_lower']:.4g}, "
+                f"{first['naive_upper']:.4g}]); chains "
+                + (
+                    "pass R-hat <= 1.01 and ESS >= 400"
+                    if passed
+                    else f"NOT converged (max R-hat {worst:.3f})"
+                )
+                + f"; every parameter in `releases/{d['name']}_posterior.md`."
+            )
+    return lines
+
+
 def summary(input, output, *, targets: dict) -> None:
     """Rule step: results/fidelity.csv -> results/summary.md and its digest results/summary.json
-    (``targets``: study -> the file lists of each of its targets)."""
+    (``targets``: study -> the file lists of each of its targets), with a line per release the
+    user holds (``input.releases``: their digests)."""
     d = digest_of(read_rows(input.fidelity), _built(targets))
     write_json(output.json, d)
-    write_text(output.md, render_summary(d))
+    text = render_summary(d)
+    releases = [read_json(p) for p in getattr(input, "releases", [])]
+    if releases:
+        text += "\n".join(release_lines(releases)) + "\n"
+    write_text(output.md, text)

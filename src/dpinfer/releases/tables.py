@@ -1,0 +1,196 @@
+"""A released multi-way table under the naive-Bayes log-linear model (ju2022, Sec. 4).
+
+The release: K tables m[k, j, i] (feature k at level j in class i; K features, J levels, I
+classes), every cell with independent noise, the count of records N public. The noise-aware
+posterior of the class probabilities p is ju2022's Algorithm 1
+(:func:`dpinfer.samplers.data_augmentation.run_loglinear`, method ``record_wise``), run on
+independent chains extended until they pass the diagnostics
+(:func:`dpinfer.releases.core.run_until_converged`).
+
+Mechanisms: Laplace by its scale, or by (epsilon, sensitivity) with scale = sensitivity /
+epsilon; ju2022 uses sensitivity 2K (one changed record moves one unit between two cells of each
+of the K tables: :func:`dpinfer.models.naive_bayes.sensitivity_l1`). A discrete Laplace
+(double geometric) release of integer counts is served by the same sampler: its mass
+exp(-|k| / t) at integer noise has the Laplace(t) density ratios that Algorithm 1's acceptance
+step reads, so the posterior is the same as with Laplace(t).
+
+Prior: Dirichlet(alpha_p) on p and Dirichlet(alpha[k, :, i]) on each class-conditional
+distribution; by default every parameter is 2, as in ju2022 (``prior_concentration``).
+
+Naive (noise-ignoring) posterior: Dirichlet(alpha_p + n_hat) with n_hat the class counts read off
+the released tables as if they were exact: each cell clipped at 0, each table summed over its
+levels, and the K tables' class counts averaged (each is an estimate of the same counts), the
+Dirichlet parameters floored as the package's other naive posteriors
+(:data:`dpinfer.samplers.conjugate.DIRICHLET_FLOOR`). The ju2022 study has no naive method; its
+non-private reference is this Dirichlet on the confidential counts
+(:func:`dpinfer.models.naive_bayes.posterior_mean_p`).
+
+:func:`run_record_wise` is the chain loop of every Algorithm 1 posterior of this package (the
+regression's too: :mod:`dpinfer.releases.regression`).
+
+Worked example (:func:`dpinfer.releases.formats.tables_from_ju2022`): the noisy tables the
+ju2022 authors' script
+creates for replicate 1 at each epsilon, ``config/data/ju2022/derived_loglinear_privatized_
+tables_iexp1.json``: objects ``mijk_noiselevel<L>_eps<E>``, each a (5, 3, 5) table
+``values[k][j][i]``, Laplace scale 2K / E = 10 / E, N = 100 (the ``N`` of the authors'
+``loglinear_datageneratingparameters.json``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ..mechanisms import DoubleGeometric, Laplace
+from ..models import naive_bayes
+from ..samplers.conjugate import DIRICHLET_FLOOR
+from ..samplers.registry import sampler
+from .core import Posterior, chain_rngs, run_until_converged
+
+__all__ = [
+    "METHOD",
+    "TableError",
+    "laplace_scale",
+    "dirichlet_prior",
+    "naive_class_counts",
+    "run_record_wise",
+    "loglinear_posterior",
+]
+
+METHOD = "record_wise"  # ju2022's Algorithm 1 (dpinfer.methods.METHODS)
+
+Streams = Callable[
+    [], list
+]  # () -> one fresh np.random.Generator per chain, same streams each call
+
+
+class TableError(ValueError):
+    """A table release the model cannot take; the message names the release and never a value."""
+
+
+def laplace_scale(mechanism, released: np.ndarray, where: str) -> float:
+    """The Laplace scale whose density ratios Algorithm 1 reads for ``mechanism``: a Laplace's
+    scale, or t = -1 / log(1 - rho) of a discrete Laplace (double geometric) on integer counts.
+    ``where`` names the release in messages."""
+    if isinstance(mechanism, Laplace):
+        return float(mechanism.scale)
+    if isinstance(mechanism, DoubleGeometric):
+        if not np.all(released == np.round(released)):
+            bad = int(np.sum(released != np.round(released)))
+            raise TableError(
+                f"{where}: a discrete Laplace release must hold integers ({bad} cells do not)"
+            )
+        return -1.0 / math.log1p(-float(mechanism.rho))
+    raise TableError(
+        f"{where}: the log-linear sampler takes a Laplace or discrete Laplace mechanism, "
+        f"not {type(mechanism).__name__}"
+    )
+
+
+def dirichlet_prior(shape: tuple[int, int, int], prior) -> tuple[np.ndarray, np.ndarray]:
+    """(alpha_p (I,), alpha (K, J, I)) from ``prior``: one concentration for every parameter
+    (ju2022: 2), or the pair of arrays itself."""
+    K, J, I = shape
+    if np.isscalar(prior):
+        return np.full(I, float(prior)), np.full((K, J, I), float(prior))
+    alpha_p, alpha = (np.asarray(a, dtype=float) for a in prior)
+    if alpha_p.shape != (I,) or alpha.shape != (K, J, I):
+        raise TableError(f"the prior must be ({I},) and ({K}, {J}, {I}) for these tables")
+    return alpha_p, alpha
+
+
+def naive_class_counts(released: np.ndarray) -> np.ndarray:
+    """Class counts (I,) read off noisy (K, J, I) tables as if exact: cells clipped at 0, each
+    table summed over its levels, the K tables' counts averaged."""
+    return np.clip(released, 0.0, None).sum(axis=1).mean(axis=0)
+
+
+def run_record_wise(
+    model: str,
+    problem,
+    streams: Streams,
+    *,
+    burnin: int,
+    keep: int,
+    max_keep: int,
+    options: dict | None = None,
+):
+    """Chains of Algorithm 1 (``record_wise`` of registry ``model``) on ``problem``, one per
+    generator of ``streams()``, rerun with doubled ``keep`` until they converge or reach
+    ``max_keep`` (:func:`~dpinfer.releases.core.run_until_converged`; every run restarts the same
+    streams, so a longer run extends the shorter). ``options``: the sampler's keywords.
+
+    Returns (chains, rhat, ess, converged, keep, seconds); seconds are the kernels' CPU seconds
+    over every run, the shorter ones the doubling replaced included."""
+    run = sampler(model, METHOD)
+    spent = [0.0]
+
+    def run_chains(k: int) -> np.ndarray:
+        runs = [run(problem, rng, burnin=burnin, keep=k, **(options or {})) for rng in streams()]
+        spent[0] += sum(c.info.cpu_seconds for c in runs)
+        return np.stack([c.kept for c in runs])
+
+    chains, rhat, ess, converged, keep = run_until_converged(
+        run_chains, keep=keep, max_keep=max_keep
+    )
+    return chains, rhat, ess, converged, keep, spent[0]
+
+
+def loglinear_posterior(
+    released,
+    mechanism,
+    *,
+    n_records: int,
+    name: str,
+    seed: int,
+    prior=2.0,
+    chains: int = 4,
+    burnin: int = 1000,
+    keep: int = 1000,
+    max_keep: int = 32_000,
+    naive_draws: int = 4000,
+    streams: Streams | None = None,
+) -> Posterior:
+    """The posterior of the class probabilities p given noisy tables ``released`` (K, J, I) of
+    ``n_records`` records under ``mechanism`` (a :mod:`dpinfer.mechanisms` record, e.g. from
+    :func:`dpinfer.releases.mechanism_spec.mechanism_of`).
+
+    ``prior``: a Dirichlet concentration for every parameter, or (alpha_p, alpha)
+    (:func:`dirichlet_prior`). ``chains`` chains of ``burnin`` + ``keep`` sweeps, ``keep``
+    doubled up to ``max_keep`` until R-hat <= 1.01 and bulk ESS >= 400. Streams: one generator
+    per chain from (``seed``, release ``name``, method, chain) (:func:`~.core.chain_rngs`),
+    or ``streams`` (a test runs the ju2022 study's). ``naive_draws`` iid draws of the naive
+    posterior (module docstring) on the stream of method ``naive``.
+    """
+    where = f"release {name!r}"
+    released = np.asarray(released, dtype=float)
+    if released.ndim != 3 or min(released.shape) < 1:
+        raise TableError(f"{where}: the tables must be (K features, J levels, I classes)")
+    if not np.all(np.isfinite(released)):
+        raise TableError(f"{where}: {int(np.sum(~np.isfinite(released)))} cells are not finite")
+    if int(n_records) != n_records or n_records < 1:
+        raise TableError(f"{where}: n_records must be a positive integer")
+    scale = laplace_scale(mechanism, released, where)
+    alpha_p, alpha = dirichlet_prior(released.shape, prior)
+    problem = naive_bayes.Problem(released, scale, alpha_p, alpha, int(n_records))
+    if streams is None:
+        streams = lambda: chain_rngs(seed, name, METHOD, chains)  # noqa: E731
+    draws, rhat, ess, converged, keep, seconds = run_record_wise(
+        "loglinear", problem, streams, burnin=burnin, keep=keep, max_keep=max_keep
+    )
+    conc = np.maximum(alpha_p + naive_class_counts(released), DIRICHLET_FLOOR)
+    naive = chain_rngs(seed, name, "naive", 1)[0].dirichlet(conc, size=int(naive_draws))
+    return Posterior(
+        model="loglinear",
+        method=METHOD,
+        parameters=tuple(f"p[{i}]" for i in range(released.shape[2])),
+        chains=draws,
+        rhat=rhat,
+        ess=ess,
+        converged=converged,
+        keep=keep,
+        naive=naive,
+        seconds=seconds,
+    )
