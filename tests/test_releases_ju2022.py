@@ -10,7 +10,7 @@ import yaml
 
 from dpinfer import diagnostics
 from dpinfer.io import read_json
-from dpinfer.mechanisms import DoubleGeometric, Gaussian, Laplace, calibrate
+from dpinfer.mechanisms import DiscreteGaussian, DoubleGeometric, Laplace, calibrate
 from dpinfer.methods import stream_stage
 from dpinfer.models import gaussian_linreg, naive_bayes
 from dpinfer.releases import formats, regression, tables
@@ -131,16 +131,16 @@ def test_loglinear_matches_enumerated_posterior(discrete):
 
 
 def test_tables_refuse_without_showing_values():
-    """A discrete Laplace release of non-integers and a Gaussian mechanism are refused naming
-    the release; no cell value appears in the message."""
+    """A discrete Laplace or discrete Gaussian release of non-integers is refused naming the
+    release; no cell value appears in the message."""
     with pytest.raises(tables.TableError, match="release 'tiny'.*integers") as err:
         tables.loglinear_posterior(
             exact.RELEASED, DoubleGeometric(rho=0.5), n_records=3, name="tiny", seed=1
         )
     assert "2.3" not in str(err.value)
-    with pytest.raises(tables.TableError, match="Gaussian"):
+    with pytest.raises(tables.TableError, match="release 't'.*DiscreteGaussian.*integers"):
         tables.loglinear_posterior(
-            exact.RELEASED, Gaussian(sigma=1.0), n_records=3, name="t", seed=1
+            exact.RELEASED, DiscreteGaussian(sigma=1.0), n_records=3, name="t", seed=1
         )
 
 
@@ -233,8 +233,8 @@ def test_regression_refusals_name_the_release():
     rel = formats.regression_from_ju2022(read_json(REGRESSION_FILE), "f")
     model = regression.RegressionModel(np.zeros(2), np.eye(2), 2.0)
     kw = dict(n_records=100, clamp=(-10, 10), model=model, name="r", seed=1)
-    with pytest.raises(regression.RegressionError, match="release 'r'.*Laplace"):
-        regression.linreg_posterior(rel.statistics, Gaussian(sigma=1.0), **kw)
+    with pytest.raises(regression.RegressionError, match="release 'r'.*DoubleGeometric"):
+        regression.linreg_posterior(rel.statistics, DoubleGeometric(rho=0.5), **kw)
     with pytest.raises(regression.RegressionError, match="8 statistics given, 9 needed"):
         regression.linreg_posterior(rel.statistics[:8], Laplace(scale=1.0), **kw)
     with pytest.raises(regression.RegressionError, match="clamp"):

@@ -97,14 +97,23 @@ MECHANISMS = {
 }
 RUNS = [("binomial", m, [13]) for m in MECHANISMS]
 RUNS += [("multinomial", m, [6, 3, 9]) for m in MECHANISMS]
-RUNS += [("loglinear", m, np.full((2, 2, 3), 3).tolist()) for m in ("laplace", "discrete_laplace")]
+RUNS += [("loglinear", m, np.full((2, 2, 3), 3).tolist()) for m in MECHANISMS]
+# p = 1: sum y~, x~'y~, y~'y~, sum x~, x~'x~ of 20 records on the [-1, 1] scale
+LINREG = [2.0, 3.0, 6.0, 1.0, 7.0]
+LINREG_PUBLIC = dict(
+    clamp=[-3.0, 3.0], covariate_mean=[0.0], covariate_cov=[[1.0]], noise_variance=1.0
+)
+RUNS += [("linreg", m, LINREG) for m in ("laplace", "gaussian")]
 
 
 @pytest.mark.parametrize("model, kind, values", RUNS)
 def test_each_model_and_mechanism_runs_at_smoke_scale(model, kind, values):
     """Every pair the section takes gives finite posteriors on the model's parameters, the
     chains' diagnostics and the naive draws beside them."""
-    posts = dpinfer.posterior(values, model=model, mechanism=MECHANISMS[kind], n=20, settings=SMOKE)
+    public = LINREG_PUBLIC if model == "linreg" else {}
+    posts = dpinfer.posterior(
+        values, model=model, mechanism=MECHANISMS[kind], n=20, settings=SMOKE, **public
+    )
     assert posts
     for p in posts:
         rows = summary_rows(p)
@@ -115,11 +124,20 @@ def test_each_model_and_mechanism_runs_at_smoke_scale(model, kind, values):
 
 
 @pytest.mark.parametrize(
-    "model, kind, values", [("loglinear", "gaussian", np.full((2, 2, 3), 3).tolist())]
+    "kind, name",
+    [("discrete_laplace", "DoubleGeometric"), ("discrete_gaussian", "DiscreteGaussian")],
 )
-def test_a_pair_without_a_sampler_is_refused_naming_both(model, kind, values):
-    with pytest.raises(ReleaseError, match=f"{model}.*Gaussian"):
-        dpinfer.posterior(values, model=model, mechanism=MECHANISMS[kind], n=20, settings=SMOKE)
+def test_a_pair_without_a_sampler_is_refused_naming_both(kind, name):
+    """The one pair without a sampler: integer noise on the regression's real statistics."""
+    with pytest.raises(ReleaseError, match=f"linreg.*{name}"):
+        dpinfer.posterior(
+            LINREG,
+            model="linreg",
+            mechanism=MECHANISMS[kind],
+            n=20,
+            settings=SMOKE,
+            **LINREG_PUBLIC,
+        )
 
 
 def test_the_entry_point_reproduces_the_config_paths_table(tmp_path):

@@ -2,7 +2,9 @@
 
 - ``("loglinear", "record_wise")``: a tiny log-linear problem (K = J = I = 2,
   N = 3) whose private posterior E[p | s_dp] and sd(p | s_dp) are computed by enumerating every
-  confidential data set, at two noise scales.
+  confidential data set: Laplace noise at two scales, Gaussian noise, and discrete Gaussian noise
+  on integer tables (the sampler runs the Gaussian kernel without the discrete law's normaliser,
+  :func:`dpinfer.releases.tables.noise_law`; the enumeration uses the discrete mass itself).
 - ``("linreg", "record_wise")``: one record, nothing clamped and a vanishing noise
   scale, so beta | s_dp is the conjugate posterior given the record (supplement S-5), up to an
   O(noise) slack.
@@ -15,8 +17,9 @@ import itertools
 import numpy as np
 from scipy.special import gammaln
 
-from dpinfer.mechanisms import Laplace
+from dpinfer.mechanisms import DiscreteGaussian, Gaussian, Laplace
 from dpinfer.models import gaussian_linreg, naive_bayes
+from dpinfer.releases.tables import noise_law
 from dpinfer.samplers.data_augmentation import run_linreg, run_loglinear
 from tests.harness import ExactCase
 
@@ -28,6 +31,14 @@ ALPHA[0, 0, 1] = 1.0  # asymmetric prior: catches index mix-ups
 # noisy tables that no confidential data set matches exactly
 RELEASED = np.array([[[2.3, -0.4], [0.2, 1.1]], [[0.7, 0.9], [1.6, -0.2]]])
 SCALES = (0.5, 2.0)
+# integer tables for the discrete Gaussian case (a discrete release holds whole numbers)
+RELEASED_INT = np.array([[[2.0, -1.0], [0.0, 1.0]], [[1.0, 1.0], [2.0, 0.0]]])
+# (mechanism, released, seed) of every log-linear case
+LOGLINEAR = [(Laplace(scale=s), RELEASED, seed) for s, seed in zip(SCALES, (11, 13))]
+LOGLINEAR += [
+    (Gaussian(sigma=0.6, sensitivity=1.0), RELEASED, 17),
+    (DiscreteGaussian(sigma=0.7, sensitivity=1.0), RELEASED_INT, 19),
+]
 
 
 def _log_dirmult_sequence(counts, alpha):
@@ -40,12 +51,14 @@ def _log_dirmult_sequence(counts, alpha):
     )
 
 
-def exact_private_posterior(released, scale, alpha_p, alpha, n_records):
+def exact_private_posterior(released, noise, alpha_p, alpha, n_records):
     """(mean, sd) of p | s_dp by enumerating every data set of n_records records.
 
-    p(x | s_dp) is proportional to prod_cells Laplace(m - n(x)) times the Dirichlet-multinomial
+    p(x | s_dp) is proportional to prod_cells f(m - n(x)), f the noise law of ``noise`` (a
+    mechanism's ``logpdf``, or a number: the Laplace scale), times the Dirichlet-multinomial
     marginal of the sequence x; given x, p ~ Dirichlet(n_class(x) + alpha_p).
     """
+    mechanism = Laplace(scale=noise) if np.isscalar(noise) else noise
     k_, j_, i_ = released.shape
     values = list(itertools.product(range(i_), *[range(j_)] * k_))  # a record: (class, answer_1..K)
     logw, m1, m2 = [], [], []
@@ -56,7 +69,7 @@ def exact_private_posterior(released, scale, alpha_p, alpha, n_records):
             for k in range(k_):
                 t[k, rec[1 + k], rec[0]] += 1
         ncls = t[0].sum(axis=0)
-        lw = -np.abs(released - t).sum() / scale + _log_dirmult_sequence(ncls, alpha_p)
+        lw = mechanism.logpdf(released - t).sum() + _log_dirmult_sequence(ncls, alpha_p)
         for k in range(k_):
             for i in range(i_):
                 lw += _log_dirmult_sequence(t[k, :, i], alpha[k, :, i])
@@ -70,10 +83,13 @@ def exact_private_posterior(released, scale, alpha_p, alpha, n_records):
     return mean, np.sqrt(w @ np.asarray(m2) - mean**2)
 
 
-def loglinear_chain(scale: float, seed: int):
-    """A long chain of Algorithm 1 on the tiny problem, told the noise scale ``scale``."""
+def loglinear_chain(noise, seed: int, released=RELEASED):
+    """A long chain of Algorithm 1 on the tiny problem ``released``, told the noise law of
+    ``noise`` (a mechanism, or a number: the Laplace scale)."""
+    mechanism = Laplace(scale=noise) if np.isscalar(noise) else noise
+    noise, scale = noise_law(mechanism, released, "the exact case")
     return run_loglinear(
-        naive_bayes.Problem(RELEASED, scale=scale, alpha_p=ALPHA_P, alpha=ALPHA, n_records=N),
+        naive_bayes.Problem(released, scale, ALPHA_P, ALPHA, N, noise),
         burnin=2_000,
         keep=118_000,
         rng=np.random.default_rng(seed),
@@ -82,9 +98,9 @@ def loglinear_chain(scale: float, seed: int):
 
 def loglinear_cases() -> list[ExactCase]:
     cases = []
-    for scale, seed in zip(SCALES, (11, 13)):
-        mean, sd = exact_private_posterior(RELEASED, scale, ALPHA_P, ALPHA, N)
-        cases.append(ExactCase(loglinear_chain(scale, seed).kept, mean, sd))
+    for mechanism, released, seed in LOGLINEAR:
+        mean, sd = exact_private_posterior(released, mechanism, ALPHA_P, ALPHA, N)
+        cases.append(ExactCase(loglinear_chain(mechanism, seed, released).kept, mean, sd))
     return cases
 
 

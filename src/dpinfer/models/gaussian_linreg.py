@@ -3,14 +3,14 @@
 x_0 ~ N_p(m, Sigma), y | x ~ N((1, x_0) beta, sigma^2), beta ~ N(0, tau^2 I); m, Sigma, sigma^2
 known. The released statistic is s = (x~'y~, y~'y~, unique entries of x~'x~ except [0, 0]) of
 the clamped and rescaled records (Definition 5.1 and Sec. 5 of ju2022), d = (p+1) + 1 +
-(p+1)(p+2)/2 - 1 entries, each with Laplace noise.
+(p+1)(p+2)/2 - 1 entries, each with Laplace noise (ju2022's; Gaussian noise too here).
 
 Samplers of this model (registry model ``"linreg"``) are called through the registry as
 ``run(problem, rng, *, burnin, keep) -> Chain`` with :class:`Problem`: ``released`` the d noisy
 statistics in :func:`stat_labels` order, ``scale`` the Laplace scale (the release record's
-``scale``), ``clamp`` = (a, b) for every covariate and the response, ``n_records`` the number
-of latent records; the chain's draws are beta (iterations, p+1). Method ``"record_wise"``:
-:func:`dpinfer.samplers.data_augmentation.run_linreg`.
+``scale``; with ``noise = "gaussian"`` the sd), ``clamp`` = (a, b) for every covariate and the
+response, ``n_records`` the number of latent records; the chain's draws are beta (iterations,
+p+1). Method ``"record_wise"``: :func:`dpinfer.samplers.data_augmentation.run_linreg`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Problem:
-    """What a sampler of this model conditions on: the release, its noise scale, the known
+    """What a sampler of this model conditions on: the release, its noise (law ``noise``,
+    "laplace" or "gaussian", with ``scale`` its Laplace scale or Gaussian sd), the known
     covariate law and variance, the prior sd and the clamp."""
 
     released: np.ndarray
@@ -53,6 +54,7 @@ class Problem:
     tau: float
     clamp: tuple
     n_records: int
+    noise: str = "laplace"
 
 
 @dataclass(frozen=True)

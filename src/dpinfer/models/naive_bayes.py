@@ -9,7 +9,8 @@ Arrays are (K, J, I) as in the authors' data files (values[k][j][i]).
 
 Samplers of this model (registry model ``"loglinear"``) are called through the registry as
 ``run(problem, rng, *, burnin, keep) -> Chain`` with :class:`Problem`: ``released`` (K, J, I)
-noisy counts, ``scale`` the Laplace scale of each cell's noise (the release record's ``scale``),
+noisy counts, ``scale`` the Laplace scale of each cell's noise (the release record's ``scale``;
+with ``noise = "gaussian"`` its sd),
 ``alpha_p`` (I,) and ``alpha`` (K, J, I) the Dirichlet parameters, ``n_records`` the number of
 latent records; the chain's draws are p (iterations, I). Method ``"record_wise"``:
 :func:`dpinfer.samplers.data_augmentation.run_loglinear`.
@@ -41,13 +42,15 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Problem:
-    """What a sampler of this model conditions on: the release, its noise scale and the prior."""
+    """What a sampler of this model conditions on: the release, its noise (law ``noise``,
+    "laplace" or "gaussian", with ``scale`` its Laplace scale or Gaussian sd) and the prior."""
 
     released: np.ndarray
     scale: float
     alpha_p: np.ndarray
     alpha: np.ndarray
     n_records: int
+    noise: str = "laplace"
 
 
 @dataclass(frozen=True)

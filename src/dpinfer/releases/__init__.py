@@ -4,8 +4,9 @@
 code per config entry (:mod:`dpinfer.studies.releases`). Modules: :mod:`.spec` (an entry and
 its file, checked), :mod:`.mechanism_spec` (the noise law from what the holder published),
 :mod:`.formats` (the ju2022 authors' file layouts), :mod:`.model_methods` (which methods run per
-model), :mod:`.counts`, :mod:`.tables`, :mod:`.regression` (the models), :mod:`.core` (the
-result record, chains extended until they pass the diagnostics, the per-parameter table).
+model), :mod:`.counts`, :mod:`.tables`, :mod:`.regression`, :mod:`.nig` (the models),
+:mod:`.core` (the result record, chains extended until they pass the diagnostics, the
+per-parameter table).
 
 Names are imported on first use, so the workflow can check entries (:mod:`.spec`, NumPy only)
 without loading the samplers.

@@ -2,7 +2,7 @@
 diagnostics (:func:`run_until_converged`), and the per-parameter table (:func:`summary_rows`).
 
 An analyst holds a released (privatized) statistic and the mechanism's public parameters; each
-model module of this package (counts, tables, regression) turns them into one ``Posterior`` per
+model module of this package (counts, tables, regression, nig) turns them into one ``Posterior`` per
 noise-aware method, with draws of the noise-ignoring (naive) posterior beside it.
 
 Convergence: R-hat <= ``max_rhat`` (1.01) and bulk ESS >= ``min_ess`` (400) for every parameter
@@ -39,7 +39,7 @@ MIN_ESS = 400.0
 class Posterior(NamedTuple):
     """One noise-aware method's posterior of one release, with the naive posterior beside it."""
 
-    model: str  # "binomial" | "multinomial" | "loglinear" | "linreg"
+    model: str  # "binomial" | "multinomial" | "loglinear" | "linreg" | "nig_regression"
     method: str  # a name of dpinfer.methods.METHODS
     parameters: tuple[str, ...]  # parameter names, in the draws' column order
     chains: np.ndarray  # (chains, keep, n_params) kept draws of the noise-aware method

@@ -9,8 +9,11 @@ binomial    exact (enumeration of the latent count)      all four
             record_wise (ju2022 Algorithm 1)
 multinomial latent_counts (MCMC on the latent table)     all four
             gibbs (Ch. 4 Algorithm 3, K - 1 cells)       Laplace
-loglinear   record_wise (ju2022 Algorithm 1)             Laplace, discrete Laplace
-linreg      record_wise (ju2022 Algorithm 1)             Laplace
+loglinear   record_wise (ju2022 Algorithm 1)             all four
+linreg      record_wise (ju2022 Algorithm 1)             Laplace, Gaussian (the statistics
+                                                         are real: no discrete release)
+nig_regr.   mcmc_ind, gibbs_ss_update, gibbs_ss_prior    Laplace
+            (chapter 5; :mod:`.nig`)
 =========== ============================================ ====================================
 
 A model and mechanism pair outside this table is refused before any chain runs, naming both.
@@ -22,10 +25,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..mechanisms import DoubleGeometric, Laplace
+from ..mechanisms import Gaussian, Laplace
 from . import counts, regression, tables
 from .core import Posterior
 from .mechanism_spec import mechanism_of
+from .nig import nig_posteriors
 from .spec import MODELS, Release, ReleaseError
 
 __all__ = ["ChainSettings", "SUPPORTED", "posteriors"]
@@ -34,8 +38,9 @@ __all__ = ["ChainSettings", "SUPPORTED", "posteriors"]
 SUPPORTED = {
     "binomial": None,  # every mechanism
     "multinomial": None,
-    "loglinear": (Laplace, DoubleGeometric),
-    "linreg": (Laplace,),
+    "loglinear": None,
+    "linreg": (Laplace, Gaussian),
+    "nig_regression": (Laplace,),
 }
 
 
@@ -84,6 +89,19 @@ def posteriors(release: Release, settings: ChainSettings = ChainSettings()) -> l
             release.n,
             mechanism,
             prior=np.array(alpha),
+            release=release.name,
+            seed=s.seed,
+            draws=s.draws,
+            **lengths,
+        )
+    if release.model == "nig_regression":
+        return nig_posteriors(
+            release.values,
+            release.n,
+            mechanism,
+            bounds=release.public["bounds"],
+            prior=prior,
+            data_prior=release.public["data_prior"],
             release=release.name,
             seed=s.seed,
             draws=s.draws,

@@ -3,7 +3,8 @@
 The model: x ~ N_p(m, Sigma), y | x ~ N((1, x)'beta, sigma^2), beta ~ N(0, tau^2 I), with m,
 Sigma and sigma^2 known (:class:`RegressionModel`; ju2022 takes them as known, and tau = 2).
 The mechanism clamps every covariate and the response to [a, b] (``clamp``, one pair for all),
-rescales to [-1, 1], and adds Laplace noise to the d statistics of the n rescaled records, in
+rescales to [-1, 1], and adds Laplace (ju2022) or Gaussian noise to the d statistics of the n
+rescaled records, in
 :func:`dpinfer.models.gaussian_linreg.stat_labels` order:
 
     x~'y~ (p + 1 entries, the first the sum of y~), y~'y~, then the upper triangle of x~'x~
@@ -15,6 +16,8 @@ The noise-aware posterior of beta is ju2022's Algorithm 1
 converged companion: without them the chains need far more sweeps), on chains extended until
 they pass the diagnostics (:func:`dpinfer.releases.tables.run_record_wise`). ju2022 calibrates
 the Laplace scale as Delta / epsilon with the printed Delta = p^2 + 3p + 3 (13 for p = 2).
+The discrete mechanisms are refused: they add integer noise to integer statistics, and these
+statistics are real numbers, so no latent data set is consistent with such a release.
 
 Naive (noise-ignoring) posterior: the conjugate posterior of supplement S-5 (what
 :func:`dpinfer.models.gaussian_linreg.conjugate_posterior` computes from X and y, the ju2022
@@ -38,10 +41,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..mechanisms import ClampRescale, Laplace
+from ..mechanisms import ClampRescale, Gaussian, Laplace
 from ..models import gaussian_linreg
 from .core import Posterior, chain_rngs
-from .tables import METHOD, Streams, run_record_wise
+from .tables import METHOD, Streams, noise_law, run_record_wise
 
 __all__ = [
     "RegressionError",
@@ -115,10 +118,10 @@ def _checked(statistics, mechanism, n_records, clamp, model, where) -> tuple:
         raise RegressionError(f"{where}: {int(np.sum(~np.isfinite(s)))} statistics not finite")
     if np.asarray(model.cov_x).shape != (p, p):
         raise RegressionError(f"{where}: cov_x must be ({p}, {p})")
-    if not isinstance(mechanism, Laplace):
+    if not isinstance(mechanism, (Laplace, Gaussian)):
         raise RegressionError(
-            f"{where}: the regression sampler takes a Laplace mechanism, "
-            f"not {type(mechanism).__name__}"
+            f"{where}: the regression sampler takes a Laplace or Gaussian mechanism "
+            f"(the statistics are not integers), not {type(mechanism).__name__}"
         )
     if int(n_records) != n_records or n_records < 1:
         raise RegressionError(f"{where}: n_records must be a positive integer")
@@ -147,7 +150,7 @@ def linreg_posterior(
 ) -> Posterior:
     """The posterior of beta (intercept first) given the released ``statistics`` (module
     docstring's order, on the rescaled scale) of ``n_records`` records clamped to ``clamp`` =
-    (a, b), under a Laplace ``mechanism``, in ``model``.
+    (a, b), under a Laplace or Gaussian ``mechanism``, in ``model``.
 
     ``chains`` chains of ``burnin`` + ``keep`` sweeps, ``keep`` doubled up to ``max_keep`` until
     R-hat <= 1.01 and bulk ESS >= 400. Streams: one generator per chain from (``seed``, release
@@ -156,15 +159,17 @@ def linreg_posterior(
     """
     where = f"release {name!r}"
     s, p, clamp = _checked(statistics, mechanism, n_records, clamp, model, where)
+    noise, scale = noise_law(mechanism, s, where)
     problem = gaussian_linreg.Problem(
         s,
-        float(mechanism.scale),
+        scale,
         np.asarray(model.mean_x, float),
         np.asarray(model.cov_x, float),
         float(model.sigma2),
         float(model.tau),
         clamp,
         int(n_records),
+        noise,
     )
     if streams is None:
         streams = lambda: chain_rngs(seed, name, METHOD, chains)  # noqa: E731

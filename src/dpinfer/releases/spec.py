@@ -5,7 +5,7 @@ An entry (docs/your-release.md has a worked example per model)::
 
     <name>:
       file: data/user/my_release.json   # CSV or JSON (formats below)
-      model: binomial | multinomial | loglinear | linreg
+      model: binomial | multinomial | loglinear | linreg | nig_regression
       mechanism: {kind: laplace, scale: 2.0}      # or epsilon (+ delta) and sensitivity
       n: 1000                                     # records behind the release (public)
       prior: {...}                                # optional; defaults below
@@ -23,7 +23,11 @@ Per model: ``binomial`` (one count of n; prior ``{a, b}`` of the Beta, default 1
 prior ``{concentration}``, default 2 as ju2022), ``linreg`` (ju2022's regression on p
 covariates clamped to ``clamp: [a, b]`` and rescaled to [-1, 1], the covariates' known
 ``covariate_mean`` (p) and ``covariate_cov`` (p x p) and the residual ``noise_variance``;
-prior ``{tau}``, the coefficients' prior sd, default 2).
+prior ``{tau}``, the coefficients' prior sd, default 2), ``nig_regression`` (chapter 5's NIG
+regression, the covariates' law unknown: the (p + 2)(p + 3)/2 - 1 sums of :mod:`.nig`'s order
+of the records clamped to ``bounds: [[lo, hi], ...]``, the p covariates' then the response's,
+and rescaled to [-1, 1]; prior ``{mu0, precision, a0, b0}`` and ``data_prior``
+``{m0, kappa, psi, nu}`` on that scale, defaults :data:`NIG_PRIOR`, :data:`NIG_DATA_PRIOR`).
 
 Every refusal is one :class:`ReleaseError` naming the entry's key or the file (and counts), never
 a value of the file.
@@ -43,12 +47,16 @@ from .mechanism_spec import DISCRETE, MechanismError, check_mechanism
 
 __all__ = ["MODELS", "ReleaseError", "Release", "release_of", "release_from_values"]
 
-MODELS = ("binomial", "multinomial", "loglinear", "linreg")
+MODELS = ("binomial", "multinomial", "loglinear", "linreg", "nig_regression")
+# nig_regression's priors on the unit scale: the own-data study's (config/config.yaml, own_data)
+NIG_PRIOR = {"mu0": 0.0, "precision": 1.0, "a0": 3.0, "b0": 0.5}
+NIG_DATA_PRIOR = {"m0": 0.0, "kappa": 1.0, "psi": 1.0, "nu": 12.0}
 _DEFAULT_PRIOR = {
     "binomial": {"a": 1.0, "b": 1.0},
     "multinomial": {"alpha": 1.0},
     "loglinear": {"concentration": 2.0},
     "linreg": {"tau": 2.0},
+    "nig_regression": NIG_PRIOR,
 }
 
 
@@ -61,7 +69,8 @@ class Release(NamedTuple):
     """A checked release: ``values`` shaped for its model (binomial (1,), multinomial (K,),
     loglinear (K, J, I), linreg (d,) statistics), the mechanism entry (checked; built by
     :func:`~.mechanism_spec.mechanism_of` where the chains run), ``n`` and the model's other
-    public facts and prior (``public``: clamp, mean_x, cov_x, sigma2 for linreg)."""
+    public facts and prior (``public``: clamp, mean_x, cov_x, sigma2 for linreg; bounds and
+    data_prior for nig_regression)."""
 
     name: str
     model: str
@@ -111,6 +120,8 @@ def _expected_shape(model: str, entry: dict, values: np.ndarray, where: str) -> 
         if shape is None or len(shape) != 3 or min(int(s) for s in shape) < 1:
             raise ReleaseError(f"{where}.shape must be [K, J, I] for a flat table")
         return tuple(int(s) for s in shape)
+    if model == "nig_regression":  # p + 1 bounds pairs: (p + 2)(p + 3)/2 - 1 sums
+        return ((len(entry["bounds"]) + 1) * (len(entry["bounds"]) + 2) // 2 - 1,)
     p = len(entry.get("covariate_mean", ()))
     q = p + 1
     return (q + 1 + q * (q + 1) // 2 - 1,)  # x'y, y'y, upper x'x without n
@@ -136,6 +147,30 @@ def _regression_public(entry: dict, where: str) -> dict:
     return {"clamp": (lo, hi), "mean_x": mean, "cov_x": cov, "sigma2": sigma2}
 
 
+def _nig_public(entry: dict, where: str) -> dict:
+    """nig_regression's ``bounds`` (the p covariates', then the response's [lower, upper]) and
+    ``data_prior`` (NIG_DATA_PRIOR's keys, unit scale)."""
+    bounds = entry.get("bounds")
+    if not isinstance(bounds, (list, tuple)) or len(bounds) < 2:
+        raise ReleaseError(
+            f"{where}.bounds must list [lower, upper] of each covariate, then of the response"
+        )
+    pairs = []
+    for j, pair in enumerate(bounds):
+        try:
+            lo, hi = (float(v) for v in pair)
+        except (TypeError, ValueError):
+            raise ReleaseError(f"{where}.bounds[{j}] must be a pair [lower, upper]") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise ReleaseError(f"{where}.bounds[{j}] must be finite with lower < upper")
+        pairs.append((lo, hi))
+    data_prior = dict(NIG_DATA_PRIOR, **(entry.get("data_prior") or {}))
+    unknown = set(data_prior) - set(NIG_DATA_PRIOR)
+    if unknown:
+        raise ReleaseError(f"{where}.data_prior.{sorted(unknown)[0]} is not a data_prior key")
+    return {"bounds": pairs, "data_prior": data_prior}
+
+
 def _entry_checks(name: str, entry: dict, where: str):
     """(model, n, mechanism, public) of an entry, before its file is read."""
     model = entry.get("model")
@@ -152,6 +187,8 @@ def _entry_checks(name: str, entry: dict, where: str):
     except MechanismError as err:
         raise ReleaseError(str(err)) from None
     public = _regression_public(entry, where) if model == "linreg" else {}
+    if model == "nig_regression":
+        public = _nig_public(entry, where)
     return model, int(n), public
 
 

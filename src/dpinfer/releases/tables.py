@@ -9,10 +9,12 @@ independent chains extended until they pass the diagnostics
 
 Mechanisms: Laplace by its scale, or by (epsilon, sensitivity) with scale = sensitivity /
 epsilon; ju2022 uses sensitivity 2K (one changed record moves one unit between two cells of each
-of the K tables: :func:`dpinfer.models.naive_bayes.sensitivity_l1`). A discrete Laplace
-(double geometric) release of integer counts is served by the same sampler: its mass
-exp(-|k| / t) at integer noise has the Laplace(t) density ratios that Algorithm 1's acceptance
-step reads, so the posterior is the same as with Laplace(t).
+of the K tables: :func:`dpinfer.models.naive_bayes.sensitivity_l1`); Gaussian by its sd. A
+discrete release of integer counts is served by the same sampler (:func:`noise_law`): the mass
+of a discrete Laplace (double geometric), exp(-|k| / t), or of a discrete Gaussian,
+exp(-k^2 / (2 sigma^2)), at integer noise has the density ratios of Laplace(t) or N(0, sigma^2),
+which are all Algorithm 1's acceptance step reads (the normalisers cancel), so the posterior is
+the same as with the continuous law.
 
 Prior: Dirichlet(alpha_p) on p and Dirichlet(alpha[k, :, i]) on each class-conditional
 distribution; by default every parameter is 2, as in ju2022 (``prior_concentration``).
@@ -43,7 +45,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..mechanisms import DoubleGeometric, Laplace
+from ..mechanisms import DiscreteGaussian, DoubleGeometric, Gaussian, Laplace
 from ..models import naive_bayes
 from ..samplers.conjugate import DIRICHLET_FLOOR
 from ..samplers.registry import sampler
@@ -52,7 +54,7 @@ from .core import Posterior, chain_rngs, run_until_converged
 __all__ = [
     "METHOD",
     "TableError",
-    "laplace_scale",
+    "noise_law",
     "dirichlet_prior",
     "naive_class_counts",
     "run_record_wise",
@@ -70,22 +72,29 @@ class TableError(ValueError):
     """A table release the model cannot take; the message names the release and never a value."""
 
 
-def laplace_scale(mechanism, released: np.ndarray, where: str) -> float:
-    """The Laplace scale whose density ratios Algorithm 1 reads for ``mechanism``: a Laplace's
-    scale, or t = -1 / log(1 - rho) of a discrete Laplace (double geometric) on integer counts.
-    ``where`` names the release in messages."""
+def noise_law(mechanism, released: np.ndarray, where: str) -> tuple[str, float]:
+    """(noise, scale) of the continuous law whose density ratios Algorithm 1 reads for
+    ``mechanism`` (a Problem's ``noise`` and ``scale``): ("laplace", b) of a Laplace,
+    ("gaussian", sigma) of a Gaussian, and on integer statistics ("laplace", t = -1 / log(1 -
+    rho)) of a discrete Laplace (double geometric) or ("gaussian", sigma) of a discrete
+    Gaussian. ``where`` names the release in messages."""
     if isinstance(mechanism, Laplace):
-        return float(mechanism.scale)
-    if isinstance(mechanism, DoubleGeometric):
+        return "laplace", float(mechanism.scale)
+    if isinstance(mechanism, Gaussian):
+        return "gaussian", float(mechanism.sigma)
+    if isinstance(mechanism, (DoubleGeometric, DiscreteGaussian)):
         if not np.all(released == np.round(released)):
             bad = int(np.sum(released != np.round(released)))
             raise TableError(
-                f"{where}: a discrete Laplace release must hold integers ({bad} cells do not)"
+                f"{where}: a {type(mechanism).__name__} release must hold integers "
+                f"({bad} values do not)"
             )
-        return -1.0 / math.log1p(-float(mechanism.rho))
+        if isinstance(mechanism, DoubleGeometric):
+            return "laplace", -1.0 / math.log1p(-float(mechanism.rho))
+        return "gaussian", float(mechanism.sigma)
     raise TableError(
-        f"{where}: the log-linear sampler takes a Laplace or discrete Laplace mechanism, "
-        f"not {type(mechanism).__name__}"
+        f"{where}: Algorithm 1 takes a Laplace, Gaussian, discrete Laplace or discrete Gaussian "
+        f"mechanism, not {type(mechanism).__name__}"
     )
 
 
@@ -172,9 +181,9 @@ def loglinear_posterior(
         raise TableError(f"{where}: {int(np.sum(~np.isfinite(released)))} cells are not finite")
     if int(n_records) != n_records or n_records < 1:
         raise TableError(f"{where}: n_records must be a positive integer")
-    scale = laplace_scale(mechanism, released, where)
+    noise, scale = noise_law(mechanism, released, where)
     alpha_p, alpha = dirichlet_prior(released.shape, prior)
-    problem = naive_bayes.Problem(released, scale, alpha_p, alpha, int(n_records))
+    problem = naive_bayes.Problem(released, scale, alpha_p, alpha, int(n_records), noise)
     if streams is None:
         streams = lambda: chain_rngs(seed, name, METHOD, chains)  # noqa: E731
     draws, rhat, ess, converged, keep, seconds = run_record_wise(

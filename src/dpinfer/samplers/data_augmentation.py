@@ -1,9 +1,15 @@
 """Privacy-aware Metropolis-within-Gibbs sampler: Algorithm 1 of ju2022, numba kernels.
 
 One sweep: (1) theta | x by conjugacy; (2) a systematic scan over the N latent records, each
-proposed from the model f(. | theta) and accepted with the ratio of Laplace densities of the
+proposed from the model f(. | theta) and accepted with the ratio of the noise densities of the
 release given the latent statistic (Eq. 5), which record additivity (Assumption 2) updates in
 O(1) per record.
+
+The noise law is the Problem's ``noise`` with its ``scale``: ``"laplace"`` (scale b, ju2022's) or
+``"gaussian"`` (sd sigma). A discrete Laplace or discrete Gaussian release of integer statistics
+is the same problem: at integer noise its mass has the density ratios of Laplace(t) (t =
+-1 / log(1 - rho)) or N(0, sigma^2), and the acceptance step reads only ratios
+(:func:`dpinfer.releases.tables.noise_law`).
 
 Two models, registered as ``(model, "privacy_aware_gibbs")`` (call signatures in the model
 modules' docstrings):
@@ -34,7 +40,7 @@ from ..models import gaussian_linreg, naive_bayes
 from .base import Chain, Info, RecordWiseDetail, check_lengths, timed
 from .conditionals import categorical, dirichlet, metropolis_accept, robbins_monro
 
-__all__ = ["run_loglinear", "run_linreg"]
+__all__ = ["NOISES", "run_loglinear", "run_linreg"]
 
 
 def _chain(draws, acc, burnin: int, min_log_alpha: float, seconds: float, nc=None) -> Chain:
@@ -47,10 +53,20 @@ def _chain(draws, acc, burnin: int, min_log_alpha: float, seconds: float, nc=Non
     return Chain(draws, burnin, info)
 
 
+NOISES = ("laplace", "gaussian")  # the noise laws the kernels take (Problem.noise)
+
+
+def _noise_code(problem) -> bool:
+    """Whether ``problem``'s noise is Gaussian (the kernels' flag); refuses another law."""
+    if problem.noise not in NOISES:
+        raise ValueError(f"noise must be one of {NOISES}, got {problem.noise!r}")
+    return problem.noise == "gaussian"
+
+
 # ----------------------------------------------------------------------------- log-linear model
 @njit(cache=True)
 def _loglinear_kernel(
-    rng, released, scale, alpha_p, alpha, n_records, iterations, p_draws, acc_rate
+    rng, released, scale, gaussian, alpha_p, alpha, n_records, iterations, p_draws, acc_rate
 ):
     """Algorithm 1 of ju2022 for the naive-Bayes log-linear model (Sec. 4).
 
@@ -58,12 +74,13 @@ def _loglinear_kernel(
     draw, as in the authors' code). Each sweep: (1) p ~ Dirichlet(n_i + alpha_p) and
     pi[k, :, i] ~ Dirichlet(n[k, :, i] + alpha[k, :, i]) from the latent counts; (2) for each
     record, a whole new record (class, K answers) from f(. | theta), accepted with the ratio (5)
-    of Laplace(0, scale) densities of the released counts, which changes only in the cell each
-    table's record leaves and the cell it enters. Fills p_draws (iterations, I) and acc_rate
-    (iterations,); returns the smallest log acceptance ratio seen.
+    of Laplace(0, scale) densities (N(0, scale^2) if ``gaussian``) of the released counts, which
+    changes only in the cell each table's record leaves and the cell it enters. Fills p_draws
+    (iterations, I) and acc_rate (iterations,); returns the smallest log acceptance ratio seen.
     """
     K, J, I = released.shape
     inv_b = 1.0 / scale
+    inv_v = 1.0 / (scale * scale)
     p = np.empty(I)
     pi = np.empty((K, J, I))
     col = np.empty(J)
@@ -124,6 +141,11 @@ def _loglinear_kernel(
                 m_old = released[k, a_old, c_old]
                 n_new = counts[k, a_new, c_new]
                 n_old = counts[k, a_old, c_old]
+                if gaussian:
+                    # [(n_new - m)^2 - (n_new + 1 - m)^2 + (n_old - m')^2 - (n_old - 1 - m')^2]
+                    # / (2 sigma^2), expanded
+                    log_ratio += ((n_old - m_old) - (n_new - m_new) - 1.0) * inv_v
+                    continue
                 log_ratio += (
                     abs(n_new - m_new)
                     - abs(n_new + 1 - m_new)
@@ -152,14 +174,15 @@ def run_loglinear(
     """Algorithm 1 for the naive-Bayes log-linear model: draws of p, one row per sweep.
 
     The record (:class:`dpinfer.models.naive_bayes.Problem`): ``released`` (K, J, I) are the
-    noisy counts m[k, j, i]; ``scale`` the Laplace scale of the noise on each cell (``mech.scale``
-    of the release's record); ``alpha_p`` (I,), ``alpha`` (K, J, I) the Dirichlet parameters;
-    ``n_records`` the number of latent records N.
+    noisy counts m[k, j, i]; ``noise`` the law of each cell's noise (:data:`NOISES`) and
+    ``scale`` its Laplace scale or Gaussian sd; ``alpha_p`` (I,), ``alpha`` (K, J, I) the
+    Dirichlet parameters; ``n_records`` the number of latent records N.
     """
     released = np.ascontiguousarray(problem.released, dtype=float)
     alpha = np.ascontiguousarray(problem.alpha, dtype=float)
     alpha_p = np.ascontiguousarray(problem.alpha_p, dtype=float)
     scale, n_records = problem.scale, problem.n_records
+    gaussian = _noise_code(problem)
     if released.ndim != 3 or alpha.shape != released.shape or alpha_p.shape != (released.shape[2],):
         raise ValueError("released and alpha must be (K, J, I) and alpha_p (I,)")
     if not (np.all(np.isfinite(released)) and scale > 0 and n_records >= 1):
@@ -170,8 +193,8 @@ def run_loglinear(
     iterations = burnin + keep
     p_draws = np.empty((iterations, released.shape[2]))
     acc = np.empty(iterations)
-    args = (rng, released, float(scale), alpha_p, alpha, int(n_records), iterations, p_draws, acc)
-    min_log_alpha, seconds = timed(_loglinear_kernel, *args)
+    args = (rng, released, float(scale), gaussian, alpha_p, alpha, int(n_records))
+    min_log_alpha, seconds = timed(_loglinear_kernel, *args, iterations, p_draws, acc)
     return _chain(p_draws, acc, burnin, min_log_alpha, seconds)
 
 
@@ -273,14 +296,24 @@ def _draw_beta(rng, x0s, ys, sigma2, tau2, beta):
         beta[j] = s / L[j, j]
 
 
+@njit(cache=True, inline="always")  # called once per statistic and move: keep the loop tight
+def _noise_log_ratio(gaussian, weight, r_cur, r_prop):
+    """log f(r_prop) - log f(r_cur) of one statistic's noise, r = released - latent: Laplace
+    with weight = 1 / b, or Gaussian with weight = 1 / (2 sigma^2)."""
+    if gaussian:
+        return (r_cur * r_cur - r_prop * r_prop) * weight
+    return (abs(r_cur) - abs(r_prop)) * weight
+
+
 @njit(cache=True)
-def _noncentred_beta_move(rng, mv, log_h, released, inv_b, tau2, lo, hi):
+def _noncentred_beta_move(rng, mv, log_h, released, gaussian, weight, tau2, lo, hi):
     """One Metropolis move of beta with the covariates and the standardised residuals
     e_i = (y_i - (1, x_i)'beta) / sigma held fixed: beta' = beta + h L'^-1 z (proposal
     covariance h^2 P^-1, symmetric since P depends on the covariates only), every y_i moves by
-    (1, x_i)'(beta' - beta), and the ratio is the N(0, tau2 I) prior's times the Laplace
-    likelihood's of the released statistics (the Jacobian of y -> e is constant, sigma known).
-    ``mv`` is a :class:`_Moves` of the state and its scratch; returns whether it moved."""
+    (1, x_i)'(beta' - beta), and the ratio is the N(0, tau2 I) prior's times the noise
+    likelihood's of the released statistics (:func:`_noise_log_ratio`; the Jacobian of y -> e
+    is constant, sigma known). ``mv`` is a :class:`_Moves` of the state and its scratch;
+    returns whether it moved."""
     x0s, ys, rec, total, beta = mv.x0s, mv.ys, mv.rec, mv.total, mv.beta
     n, p = x0s.shape
     q = p + 1
@@ -308,7 +341,8 @@ def _noncentred_beta_move(rng, mv, log_h, released, inv_b, tau2, lo, hi):
         for m in range(d):
             mv.total_new[m] += mv.rec_new[i, m]
     for m in range(d):
-        log_ratio += (abs(released[m] - total[m]) - abs(released[m] - mv.total_new[m])) * inv_b
+        r_prop = released[m] - mv.total_new[m]
+        log_ratio += _noise_log_ratio(gaussian, weight, released[m] - total[m], r_prop)
     if not metropolis_accept(rng, log_ratio):
         return False
     for j in range(q):
@@ -323,12 +357,13 @@ def _noncentred_beta_move(rng, mv, log_h, released, inv_b, tau2, lo, hi):
 
 
 class _ClampedRelease(NamedTuple):
-    """What the regression kernel conditions on: the d released statistics and their Laplace
-    scale, the covariates' mean and Cholesky factor, sigma^2, the prior variance tau^2, the clamp
-    bounds and the number of latent records."""
+    """What the regression kernel conditions on: the d released statistics, their noise's scale
+    (Laplace b, or Gaussian sd if ``gaussian``), the covariates' mean and Cholesky factor,
+    sigma^2, the prior variance tau^2, the clamp bounds and the number of latent records."""
 
     released: np.ndarray
     scale: float
+    gaussian: bool
     mean_x: np.ndarray
     chol_x: np.ndarray
     sigma2: float
@@ -362,18 +397,18 @@ def _linreg_kernel(rng, release, iterations, n_burn, nc_moves, beta_draws, acc_r
 
     Start: beta from its N(0, tau2 I) prior and N records from the model. Each sweep: (1) beta
     from its conjugate posterior given the unclamped latent records; (2) for each record, a new
-    record from the model, accepted with the ratio (5) of Laplace(0, scale) densities of the d
-    released statistics, the latent statistic changing by t(new) - t(old); (3) ``nc_moves``
-    non-centred moves of beta (:func:`_noncentred_beta_move`; none in the paper's algorithm),
-    their step adapting while t < ``n_burn``. Fills beta_draws (iterations, p+1) and acc_rate
-    (iterations,); counts accepted non-centred moves in nc_accepted[0]; returns the smallest
-    log acceptance ratio seen.
+    record from the model, accepted with the ratio (5) of Laplace(0, scale) (or N(0, scale^2))
+    densities of the d released statistics, the latent statistic changing by t(new) - t(old);
+    (3) ``nc_moves`` non-centred moves of beta (:func:`_noncentred_beta_move`; none in the
+    paper's algorithm), their step adapting while t < ``n_burn``. Fills beta_draws
+    (iterations, p+1) and acc_rate (iterations,); counts accepted non-centred moves in
+    nc_accepted[0]; returns the smallest log acceptance ratio seen.
     """
-    released, scale, mean_x, chol_x, sigma2, tau2, lo, hi, n_records = release
+    released, scale, gaussian, mean_x, chol_x, sigma2, tau2, lo, hi, n_records = release
     d = released.size
     p = mean_x.size
     q = p + 1
-    inv_b = 1.0 / scale
+    weight = 0.5 / (scale * scale) if gaussian else 1.0 / scale
     sigma = math.sqrt(sigma2)
     tau = math.sqrt(tau2)
     beta = np.empty(q)
@@ -422,7 +457,8 @@ def _linreg_kernel(rng, release, iterations, n_burn, nc_moves, beta_draws, acc_r
             for m in range(d):
                 cur = total[m]
                 prop = cur - rec[i, m] + t_new[m]
-                log_ratio += (abs(released[m] - cur) - abs(released[m] - prop)) * inv_b
+                r_prop = released[m] - prop
+                log_ratio += _noise_log_ratio(gaussian, weight, released[m] - cur, r_prop)
             if log_ratio < min_log_alpha:
                 min_log_alpha = log_ratio
             if metropolis_accept(rng, log_ratio):
@@ -437,7 +473,7 @@ def _linreg_kernel(rng, release, iterations, n_burn, nc_moves, beta_draws, acc_r
         if nc_moves > 0:
             _precision_cholesky(x0s, sigma2, tau2, mv.chol)
             for _ in range(nc_moves):
-                ok = _noncentred_beta_move(rng, mv, log_h, released, inv_b, tau2, lo, hi)
+                ok = _noncentred_beta_move(rng, mv, log_h, released, gaussian, weight, tau2, lo, hi)
                 if ok:
                     nc_accepted[0] += 1
                 if t < n_burn:
@@ -461,16 +497,18 @@ def run_linreg(
     conjugate step and the record moves alone crawl; ``info.detail.noncentred_acceptance``).
 
     The record (:class:`dpinfer.models.gaussian_linreg.Problem`): ``released`` are the d noisy
-    statistics in :func:`dpinfer.models.gaussian_linreg.stat_labels` order; ``scale`` the Laplace
-    scale (``mech.scale``); m = ``mean_x``, Sigma = ``cov_x`` and sigma^2 = ``sigma2`` known;
-    beta ~ N(0, tau^2 I); ``clamp`` = (a, b) for every covariate and the response; ``n_records``
-    the number of latent records n.
+    statistics in :func:`dpinfer.models.gaussian_linreg.stat_labels` order; ``noise`` their
+    noise's law (:data:`NOISES`) and ``scale`` its Laplace scale or Gaussian sd; m =
+    ``mean_x``, Sigma = ``cov_x`` and sigma^2 = ``sigma2`` known; beta ~ N(0, tau^2 I);
+    ``clamp`` = (a, b) for every covariate and the response; ``n_records`` the number of
+    latent records n.
     """
     released = np.ascontiguousarray(problem.released, dtype=float)
     mean_x = np.ascontiguousarray(problem.mean_x, dtype=float)
     cov_x = np.asarray(problem.cov_x, dtype=float)
     scale, sigma2, tau = problem.scale, problem.sigma2, problem.tau
     clamp, n_records = problem.clamp, problem.n_records
+    gaussian = _noise_code(problem)
     p = mean_x.size
     expected = gaussian_linreg.stat_dim(p)
     if released.shape != (expected,) or cov_x.shape != (p, p):
@@ -494,6 +532,7 @@ def run_linreg(
     release = _ClampedRelease(
         released,
         float(scale),
+        gaussian,
         mean_x,
         chol_x,
         float(sigma2),
