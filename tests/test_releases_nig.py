@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpinfer.mechanisms import Gaussian, Laplace
+from dpinfer.mechanisms import DoubleGeometric, Gaussian, Laplace
 from dpinfer.models.linreg_nig_multi import (
     NIWPriorP,
     ProblemP,
@@ -50,13 +50,14 @@ def _mcse(post) -> np.ndarray:
     return post.draws.std(axis=0, ddof=1) / np.sqrt(post.ess)
 
 
-def test_negligible_noise_gives_the_conjugate_posterior_of_the_clamped_records():
-    """Laplace scale 0.01 on sums of order n: every noise-aware method's posterior means (data
-    units) agree with the exact NIG posterior of the clamped records' statistics (what the
-    registry's non_private draws from), mapped by own-data's UnitScaling, within 4 MCSE."""
+@pytest.mark.parametrize("mech", [Laplace(scale=0.01), Gaussian(sigma=0.01)], ids=repr)
+def test_negligible_noise_gives_the_conjugate_posterior_of_the_clamped_records(mech):
+    """Laplace scale or Gaussian sd 0.01 on sums of order n: every noise-aware method's posterior
+    means (data units) agree with the exact NIG posterior of the clamped records' statistics
+    (what the registry's non_private draws from), mapped by own-data's UnitScaling, within 4
+    MCSE."""
     X, y = _records(200, seed=1)
     s = sufficient_statistics_p(X, y)
-    mech = Laplace(scale=0.01)
     z = s + mech.release(np.random.default_rng(2), np.zeros_like(s))
     posts = nig_posteriors(z, 200, mech, bounds=_bounds_list(), release="tiny", seed=5, **SHORT)
     assert [p.method for p in posts] == ["mcmc_ind", "gibbs_ss_update", "gibbs_ss_prior"]
@@ -88,6 +89,31 @@ def test_methods_agree_under_real_noise():
     tol = 4.0 * np.hypot(_mcse(a), _mcse(b))
     assert np.all(diff < tol), diff / tol
     assert np.all(a.draws.std(axis=0) > a.naive.std(axis=0))
+
+
+def test_methods_agree_under_real_gaussian_noise_and_a_wrong_sd_disagrees():
+    """At Gaussian sd 5 MCMC-Ind (exact target) and Gibbs-SS-Update (its mixture variances fixed
+    at sigma^2) agree on every posterior mean within 4 combined MCSE, both converged; told three
+    times the true sd, Gibbs-SS-Update's posterior is off MCMC-Ind's at the true sd: a mean by
+    more than 4 combined MCSE and every coefficient's sd over 1.3 times (so the sd reaches the
+    kernels; observed about 2.6)."""
+    X, y = _records(300, seed=3)
+    mech = Gaussian(sigma=5.0)
+    z = mech.release(np.random.default_rng(4), sufficient_statistics_p(X, y))
+    kw = dict(bounds=_bounds_list(), release="gauss", **SHORT)
+    posts = {p.method: p for p in nig_posteriors(z, 300, mech, **kw)}
+    a, b = posts["mcmc_ind"], posts["gibbs_ss_update"]
+    assert a.converged and b.converged
+    diff = np.abs(a.draws.mean(axis=0) - b.draws.mean(axis=0))
+    tol = 4.0 * np.hypot(_mcse(a), _mcse(b))
+    assert np.all(diff < tol), diff / tol
+    wrong = nig_posteriors(z, 300, Gaussian(sigma=15.0), **kw)[1]
+    assert wrong.method == "gibbs_ss_update" and wrong.converged
+    off = np.abs(wrong.draws.mean(axis=0) - a.draws.mean(axis=0))
+    assert np.any(off > 4.0 * np.hypot(_mcse(wrong), _mcse(a))), off
+    # sd of each coefficient: relative MC error of an sd from ESS >= 400 draws is below 4%
+    ratio = wrong.draws.std(axis=0)[:3] / a.draws.std(axis=0)[:3]
+    assert np.all(ratio > 1.3), ratio
 
 
 def test_data_units_are_own_datas():
@@ -132,17 +158,18 @@ def test_refusals_name_the_key_and_counts():
         release_from_values("r", _entry(data_prior={"rho": 1}), z5)
     with pytest.raises(ReleaseError, match=r"prior.tau is not a nig_regression prior key"):
         release_from_values("r", _entry(prior={"tau": 1}), z5)
-    with pytest.raises(ReleaseError, match=r"release 'r'.*nig_regression.*Laplace.*Gaussian"):
-        posterior(z5, name="r", **dict(_entry(), mechanism={"kind": "gaussian", "scale": 1.0}))
-    # the function itself: a length no p gives, reversed bounds, a Gaussian mechanism
+    dlap = {"kind": "discrete_laplace", "epsilon": 1.0, "sensitivity": 1}
+    with pytest.raises(ReleaseError, match=r"release 'r'.*nig_regression.*Gaussian.*DoubleGeom"):
+        posterior(z5, name="r", **dict(_entry(), mechanism=dlap))
+    # the function itself: a length no p gives, reversed bounds, a discrete mechanism
     with pytest.raises(ReleaseError, match=r"'r': 6 released statistics"):
         nig_posteriors(np.ones(6), 100, Laplace(scale=1.0), bounds=[[0, 1]] * 2, release="r")
     with pytest.raises(ReleaseError, match=r"lower < upper"):
         nig_posteriors(z5, 100, Laplace(scale=1.0), bounds=[[1, 0], [0, 1]], release="r")
     with pytest.raises(ReleaseError, match=r"needs 2 pairs"):
         nig_posteriors(z5, 100, Laplace(scale=1.0), bounds=[[0, 1]] * 3, release="r")
-    with pytest.raises(ReleaseError, match=r"nig_regression model's samplers take Laplace"):
-        nig_posteriors(z5, 100, Gaussian(sigma=1.0), bounds=[[0, 1]] * 2, release="r")
+    with pytest.raises(ReleaseError, match=r"nig_regression model's samplers take Laplace or"):
+        nig_posteriors(z5, 100, DoubleGeometric(rho=0.5), bounds=[[0, 1]] * 2, release="r")
 
 
 def test_entry_point_runs_the_model():

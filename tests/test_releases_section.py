@@ -104,13 +104,17 @@ LINREG_PUBLIC = dict(
     clamp=[-3.0, 3.0], covariate_mean=[0.0], covariate_cov=[[1.0]], noise_variance=1.0
 )
 RUNS += [("linreg", m, LINREG) for m in ("laplace", "gaussian")]
+# p = 1: sum x~^2, sum x~, sum x~y~, sum y~, sum y~^2 of 20 records on the [-1, 1] scale
+NIG = [7.0, 1.0, 3.0, 2.0, 6.0]
+PUBLIC = {"linreg": LINREG_PUBLIC, "nig_regression": {"bounds": [[0.0, 10.0], [-5.0, 5.0]]}}
+RUNS += [("nig_regression", m, NIG) for m in ("laplace", "gaussian")]
 
 
 @pytest.mark.parametrize("model, kind, values", RUNS)
 def test_each_model_and_mechanism_runs_at_smoke_scale(model, kind, values):
     """Every pair the section takes gives finite posteriors on the model's parameters, the
     chains' diagnostics and the naive draws beside them."""
-    public = LINREG_PUBLIC if model == "linreg" else {}
+    public = PUBLIC.get(model, {})
     posts = dpinfer.posterior(
         values, model=model, mechanism=MECHANISMS[kind], n=20, settings=SMOKE, **public
     )
@@ -208,3 +212,26 @@ def test_the_readme_example_runs_and_its_chains_converge(capsys):
         ["gibbs", "True"],
         ["record_wise", "True"],
     ]
+
+
+def test_a_regression_release_of_few_records_runs_with_the_minimum_n_warning(tmp_path, caplog):
+    entry = dict(
+        _entry(tmp_path, [0.5, 0.2, 1.1, 0.1, 0.9], model="linreg", n=5),
+        clamp=[-1.0, 1.0],
+        covariate_mean=[0.0],
+        covariate_cov=[[1.0]],
+        noise_variance=1.0,
+    )
+    out = SimpleNamespace(
+        csv=tmp_path / "t.csv",
+        md=tmp_path / "t.md",
+        draws=tmp_path / "d.npz",
+        digest=tmp_path / "g.json",
+    )
+    with caplog.at_level("WARNING"):
+        posterior_step(
+            None, out, name="r", entry=entry, settings=SMOKE._asdict(), credible_level=0.9
+        )
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("release 'r': only 5 records" in m for m in warned), warned
+    assert out.csv.exists()

@@ -37,6 +37,7 @@ __all__ = [
     "NIWPriorP",
     "ReleaseP",
     "ProblemP",
+    "noise_law",
     "ChainTargetP",
     "n_stats",
     "stat_pairs",
@@ -214,11 +215,26 @@ def release_statistics_p(rng: np.random.Generator, X, y, epsilon: float, clamp: 
 
 @dataclass(frozen=True)
 class ProblemP:
-    """What a sampler of this model conditions on: the release and the two priors."""
+    """What a sampler of this model conditions on: the release, the two priors and the law of
+    the release's noise, ``noise`` "laplace" (mechanisms with ``.scale``) or "gaussian" (with
+    ``.sigma``; MCMC-Ind and Gibbs-SS-Update/-Prior, :func:`noise_law`)."""
 
     release: ReleaseP
     prior: NIGPrior
     data_prior: NIWPriorP
+    noise: str = "laplace"
+
+
+def noise_law(noise: str, mechanism) -> tuple[bool, float]:
+    """(gaussian, scale) of a release's noise: Laplace scale b, or Gaussian sd sigma if
+    ``noise`` is "gaussian"; refuses a mechanism record without that parameter."""
+    if noise not in ("laplace", "gaussian"):
+        raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+    gaussian = noise == "gaussian"
+    scale = getattr(mechanism, "sigma" if gaussian else "scale", None)
+    if scale is None:
+        raise ValueError(f"{noise} noise needs its mechanism's scale: {type(mechanism).__name__}")
+    return gaussian, float(scale)
 
 
 SCALAR_ORDER = np.array([1, 0, 3, 2, 4])  # chapter 5's [Sx, Sxx, Sy, Sxy, Syy] as stat_pairs(1)
@@ -252,7 +268,8 @@ def as_p(problem) -> ProblemP:
 
 class ChainTargetP(NamedTuple):
     """A noise-aware chain's target as its kernel takes it: release z of n records with p
-    covariates, Laplace scale b, the priors and the (q, q) map of :func:`pair_index`."""
+    covariates, noise scale b (Laplace scale or Gaussian sd), the priors and the (q, q) map of
+    :func:`pair_index`."""
 
     z: np.ndarray
     n: float

@@ -12,8 +12,8 @@ multinomial latent_counts (MCMC on the latent table)     all four
 loglinear   record_wise (ju2022 Algorithm 1)             all four
 linreg      record_wise (ju2022 Algorithm 1)             Laplace, Gaussian (the statistics
                                                          are real: no discrete release)
-nig_regr.   mcmc_ind, gibbs_ss_update, gibbs_ss_prior    Laplace
-            (chapter 5; :mod:`.nig`)
+nig_regr.   mcmc_ind, gibbs_ss_update, gibbs_ss_prior    Laplace, Gaussian (real statistics,
+            (chapter 5; :mod:`.nig`)                     as for linreg)
 =========== ============================================ ====================================
 
 A model and mechanism pair outside this table is refused before any chain runs, naming both.
@@ -40,7 +40,7 @@ SUPPORTED = {
     "multinomial": None,
     "loglinear": None,
     "linreg": (Laplace, Gaussian),
-    "nig_regression": (Laplace,),
+    "nig_regression": (Laplace, Gaussian),
 }
 
 

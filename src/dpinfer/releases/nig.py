@@ -5,7 +5,7 @@ The data holder clamped every covariate and the response to its public bounds, r
 column onto [-1, 1] (v~ = (v - centre) / half, centre and half of its bounds) and released the
 K = (p + 2)(p + 3)/2 - 1 sums of A'A, A = [x~_1, ..., x~_p, 1, y~], other than n (public), in
 :func:`dpinfer.models.linreg_nig_multi.stat_pairs` order (the upper triangle of A'A row by row
-without the constant's [p, p] = n), each plus Laplace noise. For p = 1 that is
+without the constant's [p, p] = n), each plus Laplace or Gaussian noise. For p = 1 that is
 [sum x~^2, sum x~, sum x~ y~, sum y~, sum y~^2]; for p = 2 [x1 x1, x1 x2, x1, x1 y, x2 x2, x2,
 x2 y, y, y y] (sums over records of those products of the rescaled columns).
 The thesis's sensitivity of these sums for records in [-1, 1] is
@@ -21,7 +21,8 @@ the own-data study the records are modelled as Gaussian without clamping (the re
 Methods (every chain of the registry's ``nig_linreg_p`` model that needs only this release):
 ``mcmc_ind`` (record-wise data augmentation, 500 non-centred moves per sweep as own_data),
 ``gibbs_ss_update`` and ``gibbs_ss_prior`` (Gibbs over the statistics with a CLT, 8 collapsed
-moves per iteration as own_data); all three take Laplace noise only. ``gibbs_ss_noisy`` needs
+moves per iteration as own_data); all three take Laplace or Gaussian noise (Gibbs-SS's Laplace
+mixture variances are then fixed at sigma^2). ``gibbs_ss_noisy`` needs
 a second release (the moment sums of x at half the budget) and is not run. Naive: the
 registry's ``naive`` (the NIG posterior of the projected release). Every draw is mapped back to
 the data's units by :meth:`dpinfer.own_data.UnitScaling.to_original`; R-hat and ESS are read
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..mechanisms import Laplace
+from ..mechanisms import Gaussian, Laplace
 from ..methods import stream_stage
 from ..models.linreg_nig_multi import NIWPriorP, ProblemP, ReleaseP, n_stats, nig_prior_p
 from ..own_data import UnitScaling
@@ -99,7 +100,8 @@ def _problem(z, n: int, p: int, mechanism, prior, data_prior, where: str) -> Pro
     # them (non_private, gibbs_ss_noisy) fails instead of using made-up values
     missing = np.full(z.shape, np.nan)
     release = ReleaseP(missing, n, p, z, mechanism, missing, mechanism, clamped=False)
-    return ProblemP(release, nig, niw)
+    noise = "gaussian" if isinstance(mechanism, Gaussian) else "laplace"
+    return ProblemP(release, nig, niw, noise)
 
 
 def nig_posteriors(
@@ -120,16 +122,16 @@ def nig_posteriors(
 ) -> list[Posterior]:
     """Posteriors of (beta_1..beta_p, intercept, sigma2) in the data's units from ``released``,
     the K noisy statistics of the n records on the unit scale (module docstring), ``bounds`` the
-    p + 1 public pairs [lower, upper] of the covariates, then the response, and a Laplace
-    ``mechanism``. One :class:`Posterior` per method of :data:`METHODS`, ``chains`` chains of
-    ``burnin`` + ``keep`` iterations, ``keep`` doubled on the same streams up to ``max_keep``
-    until R-hat <= 1.01 and bulk ESS >= 400; ``draws`` naive draws beside each. ``prior``
-    {mu0, precision, a0, b0} and ``data_prior`` {m0, kappa, psi, nu} on the unit scale (missing
-    keys: the own-data study's). Streams: :func:`~dpinfer.releases.core.chain_rngs`."""
+    p + 1 public pairs [lower, upper] of the covariates, then the response, and a Laplace or
+    Gaussian ``mechanism``. One :class:`Posterior` per method of :data:`METHODS`, ``chains``
+    chains of ``burnin`` + ``keep`` iterations, ``keep`` doubled on the same streams up to
+    ``max_keep`` until R-hat <= 1.01 and bulk ESS >= 400; ``draws`` naive draws beside each.
+    ``prior`` {mu0, precision, a0, b0} and ``data_prior`` {m0, kappa, psi, nu} on the unit scale
+    (missing keys: the own-data study's). Streams: :func:`~dpinfer.releases.core.chain_rngs`."""
     where = f"release {release!r}"
-    if not isinstance(mechanism, Laplace):
+    if not isinstance(mechanism, (Laplace, Gaussian)):
         raise ReleaseError(
-            f"{where}: the {MODEL} model's samplers take Laplace noise, "
+            f"{where}: the {MODEL} model's samplers take Laplace or Gaussian noise, "
             f"not {type(mechanism).__name__}"
         )
     z = np.asarray(released, dtype=float).ravel()

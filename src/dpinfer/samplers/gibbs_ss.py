@@ -32,6 +32,9 @@ parameters (mu_x, Sigma_x). One iteration:
 5. Update flavour: (mu_x, Sigma_x) ~ NIW posterior given the covariate sums in s (Fig. 5.3c).
 6. 1/omega_j^2 ~ InverseGaussian(1/(b |z_j - s_j|), 1/b^2), b the Laplace scale (App. B.2).
 
+Gaussian noise of sd sigma (``problem.noise`` "gaussian") is the mixture's special case of a
+fixed variance: omega_j^2 = sigma^2 throughout and step 6 is left out (no draw).
+
 Steps 1-6 are the released code's order; with ``collapsed_moves=0`` the sampler is Algorithm 7 as
 printed. Algorithm 7's conditionals (a CLT for s | theta, the exact-model NIG for theta | s, the
 projections) are not those of one joint distribution, so its stationary law is defined only by
@@ -39,7 +42,7 @@ the kernel; the collapsed move targets the CLT model that steps 2 and 6 share, a
 differ (small n) the chain's law lies between them (docs/deviations.md, "Convergence diagnostics
 of the regression chains"). Chains start from one draw of the Naive posterior
 (:func:`~dpinfer.models.linreg_nig_multi.naive_start_p`) for (theta, sigma^2) and (mu_x,
-Sigma_x), omega^2 from its prior Exp(mean 2 b^2).
+Sigma_x), omega^2 from its prior Exp(mean 2 b^2) (sigma^2 for Gaussian noise).
 
 Clamped releases (``release.clamped``; not in the thesis): with one covariate, Gibbs-SS-Update
 takes the moments of the clamped statistics (:mod:`dpinfer.samplers.clt_clamped`) and leaves out
@@ -81,6 +84,7 @@ from ..models.linreg_nig_multi import (
     nig_conjugate_draw_p,
     nig_draw_p,
     niw_draw_p,
+    noise_law,
     project_into,
     stat_pairs,
 )
@@ -114,8 +118,8 @@ __all__ = [
 
 class _Settings(NamedTuple):
     """Burn-in length (adaptation), collapsed moves per iteration, sign flip on/off, Update
-    flavour on/off, and the bounds [lo, hi] of a clamped release (``clamp``: Update with one
-    covariate only)."""
+    flavour on/off, the bounds [lo, hi] of a clamped release (``clamp``: Update with one
+    covariate only), and whether the noise is Gaussian (sd target.b: omega^2 fixed at b^2)."""
 
     n_burn: int
     n_moves: int
@@ -124,6 +128,7 @@ class _Settings(NamedTuple):
     clamp: bool
     lo: float
     hi: float
+    gaussian: bool = False
 
 
 def phi_dimension(p: int, update: bool) -> int:
@@ -322,6 +327,7 @@ def _gibbs_ss_kernel(rng, target, mw, settings, out, counts):
     prior = target.prior
     data_prior = target.data_prior
     update = settings.update
+    gaussian = settings.gaussian
     n_burn = settings.n_burn
     n_moves = settings.n_moves
     k = z.shape[0]
@@ -386,7 +392,7 @@ def _gibbs_ss_kernel(rng, target, mw, settings, out, counts):
         # Naive draw and _PRIOR_STARTS prior draws under the collapsed density, omega^2 at its
         # prior mean (any start is valid; this one only shortens the burn-in)
         for j in range(k):
-            omega2[j] = 2.0 * b * b
+            omega2[j] = b * b if gaussian else 2.0 * b * b
         _pack(phi, p, theta, sigma2, mu_x, lchol, update)
         best = _log_collapsed(phi, p, target, settings, omega2, mw, mu_p, cov_p_t, sw)
         chol0 = np.linalg.cholesky(prior.lam0)
@@ -403,8 +409,8 @@ def _gibbs_ss_kernel(rng, target, mw, settings, out, counts):
         sigma2 = math.exp(phi[p + 1])
         _unpack_data(phi, p, mu_x, lchol)
         _outer_into(lchol, sigma_x)
-    for j in range(k):
-        omega2[j] = rng.exponential(2.0 * b * b)
+    for j in range(k):  # Gaussian noise: the fixed variance, no draw
+        omega2[j] = b * b if gaussian else rng.exponential(2.0 * b * b)
     for it in range(out.shape[0]):
         if n_moves > 0:
             # phi | z, omega^2 with s integrated out; s is drawn fresh below
@@ -469,8 +475,9 @@ def _gibbs_ss_kernel(rng, target, mw, settings, out, counts):
             if update:
                 niw_draw_p(rng, cw.g, n, data_prior, mu_x, sigma_x, cw.niw)
                 lchol[:, :] = cw.niw[3]  # the Cholesky factor of sigma_x
-        for j in range(k):
-            omega2[j] = 1.0 / laplace_mixture_precision(rng, z[j] - s[j], b)
+        if not gaussian:
+            for j in range(k):
+                omega2[j] = 1.0 / laplace_mixture_precision(rng, z[j] - s[j], b)
         for i in range(p + 1):
             out[it, i] = theta[i]
         out[it, p + 1] = sigma2
@@ -526,7 +533,8 @@ def _run(
         )
     lo, hi = (float(v) for v in release.bounds) if clamp else (-np.inf, np.inf)
     z, mech = (release.z_half, release.mechanism_half) if half else (release.z, release.mechanism)
-    target = chain_target_p(z, release.n, p, mech.scale, prior, data_prior)
+    gaussian, scale = noise_law(problem.noise, mech)
+    target = chain_target_p(z, release.n, p, scale, prior, data_prior)
     burnin, keep = check_lengths(burnin, keep)
     if int(collapsed_moves) < 0:
         raise ValueError(f"collapsed_moves must be >= 0, got {collapsed_moves}")
@@ -546,7 +554,7 @@ def _run(
         np.empty((2, 5, 5)),
     )
     flip = bool(sign_flip)
-    settings = _Settings(burnin, int(collapsed_moves), flip, update, clamp, lo, hi)
+    settings = _Settings(burnin, int(collapsed_moves), flip, update, clamp, lo, hi, gaussian)
     iterations = burnin + keep
     out = np.empty((iterations, p + 2))
     counts = np.zeros(4, dtype=np.int64)

@@ -14,7 +14,8 @@ hierarchical normal data prior x ~ N(mu_x, Sigma_x), (mu_x, Sigma_x) ~ NIW. One 
    (through the Cholesky factor L of Sigma_x), y_i' ~ N(theta'[x_i', 1], sigma^2); the K
    statistics change by t(a_i') - t(a_i) (additivity, O(K)); accept by the shared Metropolis
    step (``conditionals.metropolis_accept``) with the Laplace log-likelihood ratio of the release,
-   (|z - s|_1 - |z - s'|_1) / b. The proposal is the prior conditional of the record, so the
+   (|z - s|_1 - |z - s'|_1) / b (Gaussian noise of sd sigma, ``problem.noise``: (|z - s|_2^2 -
+   |z - s'|_2^2) / (2 sigma^2)). The proposal is the prior conditional of the record, so the
    ratio is the release's likelihood ratio alone;
 2. a sign flip (theta, y) -> (-theta, -y), accepted with the NIG prior ratio times the release's
    likelihood ratio (every record's likelihood is unchanged): the mirror mode that sum y^2 leaves
@@ -69,6 +70,7 @@ from ..models.linreg_nig_multi import (
     naive_start_p,
     nig_conjugate_draw_p,
     niw_draw_p,
+    noise_law,
     stat_pairs,
 )
 from .base import Chain, Info, NigChainDetail, check_lengths, timed
@@ -78,27 +80,30 @@ __all__ = ["run_mcmc_ind"]
 
 
 class _Settings(NamedTuple):
-    """Burn-in length (step sizes adapt within it), non-centred moves of each kind per sweep, and
-    the bounds [lo, hi] the released records were clamped to (-inf, inf: not clamped)."""
+    """Burn-in length (step sizes adapt within it), non-centred moves of each kind per sweep,
+    the bounds [lo, hi] the released records were clamped to (-inf, inf: not clamped), and
+    whether the release's noise is Gaussian (sd target.b) rather than Laplace (scale target.b)."""
 
     n_burn: int
     n_nc: int
     lo: float
     hi: float
+    gaussian: bool
 
 
 class _Latent(NamedTuple):
     """The standardised records of the non-centred moves, u (n, p) with u_i = L^{-1}(x_i - mu_x)
-    and e (n) with e_i = (y_i - theta'[x_i, 1])/sigma, the release z and 1/b (b its Laplace
-    scale), the (K, 2) statistic pairs, the clamping bounds and flag, a (q) record scratch and
-    ``rel`` (n, q), the records as released (the kernel's; scratch of the clamped moves); without
-    clamping also ``ww`` = sum_i w_i w_i' of w_i = [u_i, 1, e_i] (q, q) and (q, q) scratch
-    ``amat``, ``tmp``: the statistics of the moved records are then A ww A' (O(q^3), not O(n))."""
+    and e (n) with e_i = (y_i - theta'[x_i, 1])/sigma, the release z and the noise weight
+    (:func:`_misfit`), the (K, 2) statistic pairs, the clamping bounds and flag, a (q) record
+    scratch and ``rel`` (n, q), the records as released (the kernel's; scratch of the clamped
+    moves); without clamping also ``ww`` = sum_i w_i w_i' of w_i = [u_i, 1, e_i] (q, q) and
+    (q, q) scratch ``amat``, ``tmp``: the statistics of the moved records are then A ww A'
+    (O(q^3), not O(n))."""
 
     u: np.ndarray
     e: np.ndarray
     z: np.ndarray
-    inv_b: float
+    weight: float
     pairs: np.ndarray
     lo: float
     hi: float
@@ -130,9 +135,15 @@ def _draw_record(rng, mu, chol, theta, sd_y, w, rows, i):
 
 
 @njit(cache=True, inline="always")
-def _l1(z, s):
-    """|z - s|_1: minus b times the Laplace log-likelihood of the release z given s."""
+def _misfit(z, s, gaussian):
+    """|z - s|_1, or |z - s|_2^2 if ``gaussian``: the release's log-likelihood given s is minus
+    weight times it, weight = 1/b (Laplace scale b) or 1/(2 sigma^2) (Gaussian sd sigma)."""
     acc = 0.0
+    if gaussian:
+        for j in range(z.shape[0]):
+            r = z[j] - s[j]
+            acc += r * r
+        return acc
     for j in range(z.shape[0]):
         acc += abs(z[j] - s[j])
     return acc
@@ -287,7 +298,8 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
     lo = settings.lo
     hi = settings.hi
     clamp = math.isfinite(lo) or math.isfinite(hi)
-    inv_b = 1.0 / target.b
+    gaussian = settings.gaussian
+    weight = 0.5 / (target.b * target.b) if gaussian else 1.0 / target.b
     pairs = np.empty((kk, 2), np.int64)
     for i in range(q):
         for j in range(i, q):
@@ -302,7 +314,7 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
         u,
         e,
         z,
-        inv_b,
+        weight,
         pairs,
         lo,
         hi,
@@ -355,7 +367,7 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
         _draw_record(rng, mu, chol, theta, sd_y, w, rows, i)
     for it in range(out.shape[0]):
         _recompute(rows, pairs, lo, hi, 1.0, s, rel)  # afresh: no round-off drift of O(K) updates
-        cur = _l1(z, s)
+        cur = _misfit(z, s, gaussian)
         sd_y = math.sqrt(sigma2)
         # 1. record moves, proposals from the model (inline: no call per record); ``rel`` holds
         # the released (clamped) entries of every record, ``a_new`` those of the proposal
@@ -367,8 +379,8 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
                 u0 = pairs[k, 0]
                 u1 = pairs[k, 1]
                 sp[k] = s[k] + a_new[u0] * a_new[u1] - rel[i, u0] * rel[i, u1]
-            new = _l1(z, sp)
-            if metropolis_accept(rng, (cur - new) * inv_b):
+            new = _misfit(z, sp, gaussian)
+            if metropolis_accept(rng, (cur - new) * weight):
                 for j in range(q):
                     rows[i, j] = prop[0, j]
                     rel[i, j] = a_new[j]
@@ -389,7 +401,7 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
         log_r = (
             log_nig_p(thn, sigma2, prior)
             - log_nig_p(theta, sigma2, prior)
-            + (_l1(z, s) - _l1(z, sp)) * inv_b
+            + (_misfit(z, s, gaussian) - _misfit(z, sp, gaussian)) * weight
         )
         if metropolis_accept(rng, log_r):
             for j in range(p + 1):
@@ -425,7 +437,7 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
         if not clamp:
             _gram_w(lat)
         _stats_from(lat, mu, chol, theta, sigma, s)
-        cur = _l1(z, s)
+        cur = _misfit(z, s, gaussian)
         lp_t = log_nig_p(theta, sigma2, prior)
         lp_m = log_niw_chol(mu, chol, data_prior, minv)
         for _ in range(settings.n_nc):
@@ -435,8 +447,8 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
             s2n = sigma2 * math.exp(h * base_t[p + 1] * rng.standard_normal())
             lp_new = log_nig_p(thn, s2n, prior)
             _stats_from(lat, mu, chol, thn, math.sqrt(s2n), sp)
-            new = _l1(z, sp)
-            ok = metropolis_accept(rng, lp_new - lp_t + (cur - new) * inv_b)
+            new = _misfit(z, sp, gaussian)
+            ok = metropolis_accept(rng, lp_new - lp_t + (cur - new) * weight)
             if ok:
                 for j in range(p + 1):
                     theta[j] = thn[j]
@@ -456,8 +468,8 @@ def _mcmc_ind_kernel(rng, target, settings, out, accepted):
                     choln[j, m] = 0.0
             lp_new = log_niw_chol(mun, choln, data_prior, minv)
             _stats_from(lat, mun, choln, theta, math.sqrt(sigma2), sp)
-            new = _l1(z, sp)
-            ok = metropolis_accept(rng, lp_new - lp_m + (cur - new) * inv_b)
+            new = _misfit(z, sp, gaussian)
+            ok = metropolis_accept(rng, lp_new - lp_m + (cur - new) * weight)
             if ok:
                 for j in range(p):
                     mu[j] = mun[j]
@@ -509,7 +521,8 @@ def run_mcmc_ind(
     noncentred_moves: int = 5,
 ) -> Chain:
     """MCMC-Ind on the full-budget release z = s_c + Laplace(b) (``release.z``,
-    ``release.mechanism.scale``) of a :class:`~dpinfer.models.linreg_nig_multi.ProblemP` or
+    ``release.mechanism.scale``), or s_c + N(0, sigma^2 I) (``problem.noise`` "gaussian",
+    ``release.mechanism.sigma``), of a :class:`~dpinfer.models.linreg_nig_multi.ProblemP` or
     chapter 5's :class:`~dpinfer.models.linreg_nig.Problem` (p = 1); ``noncentred_moves`` moves
     of each kind per sweep. On a clamped release (``release.clamped``) the latent records are
     clamped to ``release.bounds`` in the release's likelihood, so the chain targets the exact
@@ -524,12 +537,13 @@ def run_mcmc_ind(
     prior, data_prior = _float_priors(prior, data_prior)
     if not prior.a0 > 1.0 or not data_prior.nu > p + 1:
         raise ValueError("step sizes need a0 > 1 and nu > p + 1 (finite prior means)")
-    target = chain_target_p(release.z, n, p, release.mechanism.scale, prior, data_prior)
+    gaussian, scale = noise_law(problem.noise, release.mechanism)
+    target = chain_target_p(release.z, n, p, scale, prior, data_prior)
     burnin, keep = check_lengths(burnin, keep)
     lo, hi = (float(b) for b in release.bounds) if release.clamped else (-np.inf, np.inf)
     if not lo < hi:
         raise ValueError(f"clamping bounds must satisfy lo < hi, got ({lo}, {hi})")
-    settings = _Settings(burnin, int(noncentred_moves), lo, hi)
+    settings = _Settings(burnin, int(noncentred_moves), lo, hi, gaussian)
     sweeps = burnin + keep
     out = np.empty((sweeps, p + 2))
     acc = np.zeros(4, dtype=np.int64)

@@ -18,6 +18,7 @@ from ...releases.core import summary_rows
 from ...releases.mechanism_spec import describe, mechanism_of
 from ...releases.model_methods import ChainSettings, posteriors
 from ...releases.spec import release_of
+from ...user_files import warn_if_few_records
 
 __all__ = ["COLUMNS", "posterior"]
 
@@ -45,6 +46,12 @@ COLUMNS = [
 def posterior(input, output, *, name, entry, settings, credible_level) -> None:
     """Rule step: the release's file -> draws (npz), the table (csv, md), a digest (json)."""
     release = release_of(name, entry, ".")
+    covariates = {  # a regression's p, for the minimum-n warning (docs/deviations.md)
+        "linreg": len(release.public.get("mean_x", ())),
+        "nig_regression": len(release.public.get("bounds", ())) - 1,
+    }
+    if release.model in covariates:
+        warn_if_few_records(release.n, covariates[release.model], owner=f"release {name!r}")
     chains = ChainSettings(**settings)
     results = posteriors(release, chains)
     rows = []
