@@ -19,11 +19,14 @@ tests/test_linreg_multi_gibbs_ss.py and tests/test_linreg_multi_mcmc_ind.py.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import math
 
 import numpy as np
 from scipy import stats
 
+from dpinfer.mechanisms import Gaussian
 from dpinfer.models import linreg_nig_multi
 from dpinfer.models.linreg_nig_multi import (
     NIWPriorP,
@@ -165,9 +168,12 @@ def wide_priors(p: int):
     return nig_prior_p(p, 0.0, 1.0, 3.0, 1.0), NIWPriorP.isotropic(p, 0.0, 1.0, 1.5, p + 6.0)
 
 
-def private_posterior_moments_p(z, scale, clamp, prior, data_prior, draws, seed, chunk=250_000):
+def private_posterior_moments_p(
+    z, scale, clamp, prior, data_prior, draws, seed, chunk=250_000, gaussian=False
+):
     """(mean, sd, ESS, prior mean, prior sd) of (theta, sigma^2) under p(theta, sigma^2 | z) with
-    z = s + Laplace(scale), by self-normalised importance sampling from the joint prior of
+    z = s + Laplace(scale) (N(0, scale^2) if ``gaussian``), by self-normalised importance
+    sampling from the joint prior of
     (theta, sigma^2, mu_x, Sigma_x, X, y) (Sigma_x by scipy's inverse Wishart, independently of
     the sampler's own draws); s is that of the records clamped to [-1, 1] if ``clamp``."""
     rng = np.random.default_rng(seed)
@@ -191,7 +197,12 @@ def private_posterior_moments_p(z, scale, clamp, prior, data_prior, draws, seed,
         if clamp:
             a = np.clip(a, -1.0, 1.0)
         s = np.einsum("mni,mni->mi", a[:, :, pairs[:, 0]], a[:, :, pairs[:, 1]])
-        logw[lo : lo + m] = -np.abs(np.asarray(z) - s).sum(axis=1) / scale
+        r = np.asarray(z) - s
+        logw[lo : lo + m] = (
+            -(r * r).sum(axis=1) / (2.0 * scale * scale)
+            if gaussian
+            else -np.abs(r).sum(axis=1) / scale
+        )
         par[lo : lo + m, : p + 1] = theta
         par[lo : lo + m, p + 1] = sig2
     w = np.exp(logw - logw.max())
@@ -208,12 +219,15 @@ IS_CASES = {
     "p2_clamped": (2, wide_priors, 32.0, True, 33),
     "p5_clamped": (5, wide_priors, 80.0, True, 31),
     "p3": (3, wide_priors, 60.0, False, 33),  # unclamped: the O(q^3) non-centred statistics
+    # Gaussian noise of the Laplace case's variance (the releases section's nig_regression)
+    "p1_gaussian": (1, priors, 48.0, False, 31),
 }
 CHAINS = {
     "p1": (2000, 40000),
     "p2_clamped": (3000, 60000),
     "p5_clamped": (3000, 60000),
     "p3": (3000, 60000),
+    "p1_gaussian": (2000, 40000),
 }
 
 
@@ -224,13 +238,19 @@ def mcmc_case(name: str):
     prior, data_prior = priors(p)
     sim = simulate_dataset_p(np.random.default_rng(seed), N_IS, prior, data_prior)
     release = release_statistics_p(np.random.default_rng(1), sim["X"], sim["y"], eps, clamp)
-    scale = release.mechanism.scale
+    scale, noise = release.mechanism.scale, "laplace"
+    if name.endswith("_gaussian"):
+        noise, gauss = "gaussian", Gaussian(sigma=math.sqrt(2.0) * scale)  # the same variance
+        assert not clamp  # then s is the released statistic
+        z = gauss.release(np.random.default_rng(2), release.s)
+        release = dataclasses.replace(release, z=z, mechanism=gauss)
+        scale = gauss.sigma
     exact = private_posterior_moments_p(
-        release.z, scale, clamp, prior, data_prior, IS_DRAWS, seed=5
+        release.z, scale, clamp, prior, data_prior, IS_DRAWS, seed=5, gaussian=noise == "gaussian"
     )
     burnin, keep = CHAINS[name]
     chain = run_mcmc_ind(
-        linreg_nig_multi.ProblemP(release, prior, data_prior),
+        linreg_nig_multi.ProblemP(release, prior, data_prior, noise),
         np.random.default_rng(23),
         burnin=burnin,
         keep=keep,
