@@ -26,6 +26,8 @@ __all__ = [
     "MIN_ESS",
     "Posterior",
     "run_until_converged",
+    "Streams",
+    "converged_chains",
     "iid_diagnostics",
     "chain_rngs",
     "quantile_mcse",
@@ -92,6 +94,47 @@ def run_until_converged(
         if converged or 2 * keep > max_keep:
             return chains, rhat, ess, converged, keep
         keep *= 2
+
+
+# a fresh list of generators, one per chain, on every call (so a longer run extends the shorter)
+Streams = Callable[[], list[np.random.Generator]]
+
+
+def converged_chains(
+    model: str,
+    method: str,
+    problem,
+    streams: Streams,
+    *,
+    burnin: int,
+    keep: int,
+    max_keep: int,
+    options: dict | None = None,
+    transform: Callable[[np.ndarray], np.ndarray] | None = None,
+):
+    """Chains of the registered sampler ``(model, method)`` on ``problem``, one per generator of
+    ``streams()``, rerun with doubled ``keep`` until they pass or reach ``max_keep``
+    (:func:`run_until_converged`). ``options``: the sampler's keywords; ``transform``: maps the
+    pooled draws (draws, n_params) to the reported parameters, on which the diagnostics are read.
+
+    Returns (chains, rhat, ess, converged, keep, seconds); seconds are the kernels' CPU seconds
+    over every run, the shorter ones the doubling replaced included."""
+    from ..samplers.registry import sampler
+
+    run, spent = sampler(model, method), [0.0]
+
+    def run_chains(k: int) -> np.ndarray:
+        runs = [run(problem, rng, burnin=burnin, keep=k, **(options or {})) for rng in streams()]
+        spent[0] += sum(c.info.cpu_seconds for c in runs)
+        kept = np.stack([c.kept for c in runs])
+        if transform is None:
+            return kept
+        return transform(kept.reshape(-1, kept.shape[2])).reshape(kept.shape[0], k, -1)
+
+    chains, rhat, ess, converged, keep = run_until_converged(
+        run_chains, keep=keep, max_keep=max_keep
+    )
+    return chains, rhat, ess, converged, keep, spent[0]
 
 
 def iid_diagnostics(chains: np.ndarray, min_ess: float = MIN_ESS):

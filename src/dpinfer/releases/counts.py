@@ -32,8 +32,7 @@ from ..mechanisms import DiscreteGaussian, DoubleGeometric, Gaussian, Laplace
 from ..models.expfam import Problem
 from ..models.private_binomial import count_weights
 from ..samplers.conjugate import run_naive_binomial
-from ..samplers.registry import sampler
-from .core import Posterior, chain_rngs, iid_diagnostics, run_until_converged
+from .core import Posterior, chain_rngs, converged_chains, iid_diagnostics
 
 __all__ = [
     "MECHANISM_TYPES",
@@ -96,40 +95,19 @@ def exact_binomial_draws(rng, size: int, released: float, n: int, a: float, b: f
     return rng.beta(a + x, b + n - x)
 
 
-def _chains_of(model, method, problem, rngs_of, burnin, **options):
-    """run_chains(keep) for :func:`run_until_converged`: the registered sampler, one chain per
-    stream, fresh generators each call (so a longer call extends a shorter one)."""
-    run = sampler(model, method)
-    seconds = [0.0]
-
-    def run_chains(keep: int) -> np.ndarray:
-        kept = []
-        for rng in rngs_of():
-            with CpuTimer() as timer:
-                chain = run(problem, rng, burnin=burnin, keep=keep, **options)
-            seconds[0] += timer.seconds
-            kept.append(chain.kept)
-        return np.stack(kept)
-
-    return run_chains, seconds
-
-
 def _mcmc_posterior(model, method, problem, parameters, naive, settings, **options) -> Posterior:
     seed, release, chains, keep, max_keep, burnin = settings
-    run_chains, seconds = _chains_of(
+    draws, rhat, ess, converged, keep, seconds = converged_chains(
         model,
         method,
         problem,
         lambda: chain_rngs(seed, release, method, chains),
-        burnin,
-        **options,
+        burnin=burnin,
+        keep=keep,
+        max_keep=max_keep,
+        options=options,
     )
-    draws, rhat, ess, converged, keep = run_until_converged(
-        run_chains, keep=keep, max_keep=max_keep
-    )
-    return Posterior(
-        model, method, parameters, draws, rhat, ess, converged, keep, naive, seconds[0]
-    )
+    return Posterior(model, method, parameters, draws, rhat, ess, converged, keep, naive, seconds)
 
 
 def binomial_posteriors(

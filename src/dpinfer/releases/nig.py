@@ -34,12 +34,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..mechanisms import Gaussian, Laplace
-from ..methods import stream_stage
 from ..models.linreg_nig_multi import NIWPriorP, ProblemP, ReleaseP, n_stats, nig_prior_p
 from ..own_data import UnitScaling
-from ..samplers.pooled import run_pooled
 from ..samplers.registry import sampler
-from .core import Posterior, chain_rngs, run_until_converged
+from .core import Posterior, chain_rngs, converged_chains
 from .spec import NIG_DATA_PRIOR, NIG_PRIOR, ReleaseError
 
 __all__ = ["MODEL", "REGISTRY_MODEL", "METHODS", "OPTIONS", "stat_count", "nig_posteriors"]
@@ -150,26 +148,18 @@ def nig_posteriors(
 
     out = []
     for method in METHODS:
-        run, options, seconds = sampler(REGISTRY_MODEL, method), OPTIONS[method], [0.0]
-
-        def run_chains(k: int, method=method, run=run, options=options, seconds=seconds):
-            # fresh generators on every call: a longer run extends the shorter one
-            rngs = chain_rngs(seed, release, method, chains)
-            stages = {stream_stage(method, c): rng for c, rng in enumerate(rngs)}
-            pooled = run_pooled(
-                lambda rng: run(problem, rng, burnin=burnin, keep=k, **options),
-                method,
-                chains,
-                stages.__getitem__,
-            )
-            seconds[0] += pooled.cpu
-            # diagnostics on the reported (data-unit) parameters
-            return scaling.to_original(pooled.draws).reshape(chains, k, p + 2)
-
-        kept, rhat, ess, converged, k = run_until_converged(
-            run_chains, keep=keep, max_keep=max_keep
+        kept, rhat, ess, converged, k, seconds = converged_chains(
+            REGISTRY_MODEL,
+            method,
+            problem,
+            lambda method=method: chain_rngs(seed, release, method, chains),
+            burnin=burnin,
+            keep=keep,
+            max_keep=max_keep,
+            options=OPTIONS[method],
+            transform=scaling.to_original,  # diagnostics on the reported (data-unit) parameters
         )
         out.append(
-            Posterior(MODEL, method, parameters, kept, rhat, ess, converged, k, naive, seconds[0])
+            Posterior(MODEL, method, parameters, kept, rhat, ess, converged, k, naive, seconds)
         )
     return out

@@ -14,7 +14,7 @@ The noise-aware posterior of beta is ju2022's Algorithm 1
 (:func:`dpinfer.samplers.data_augmentation.run_linreg`, method ``record_wise``), with
 ``noncentred_moves`` non-centred moves of beta per sweep (10 by default, as the ju2022 study's
 converged companion: without them the chains need far more sweeps), on chains extended until
-they pass the diagnostics (:func:`dpinfer.releases.tables.run_record_wise`). ju2022 calibrates
+they pass the diagnostics (:func:`dpinfer.releases.core.converged_chains`). ju2022 calibrates
 the Laplace scale as Delta / epsilon with the printed Delta = p^2 + 3p + 3 (13 for p = 2).
 The discrete mechanisms are refused: they add integer noise to integer statistics, and these
 statistics are real numbers, so no latent data set is consistent with such a release.
@@ -43,8 +43,8 @@ import numpy as np
 
 from ..mechanisms import ClampRescale, Gaussian, Laplace
 from ..models import gaussian_linreg
-from .core import Posterior, chain_rngs
-from .tables import METHOD, Streams, noise_law, run_record_wise
+from .core import Posterior, Streams, chain_rngs, converged_chains
+from .tables import METHOD, noise_law
 
 __all__ = [
     "RegressionError",
@@ -173,8 +173,9 @@ def linreg_posterior(
     )
     if streams is None:
         streams = lambda: chain_rngs(seed, name, METHOD, chains)  # noqa: E731
-    draws, rhat, ess, converged, keep, seconds = run_record_wise(
+    draws, rhat, ess, converged, keep, seconds = converged_chains(
         "linreg",
+        METHOD,
         problem,
         streams,
         burnin=burnin,

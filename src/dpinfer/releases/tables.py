@@ -27,8 +27,8 @@ Dirichlet parameters floored as the package's other naive posteriors
 non-private reference is this Dirichlet on the confidential counts
 (:func:`dpinfer.models.naive_bayes.posterior_mean_p`).
 
-:func:`run_record_wise` is the chain loop of every Algorithm 1 posterior of this package (the
-regression's too: :mod:`dpinfer.releases.regression`).
+:func:`dpinfer.releases.core.converged_chains` runs the chains (of every model of this
+package).
 
 Worked example (:func:`dpinfer.releases.formats.tables_from_ju2022`): the noisy tables the
 ju2022 authors' script
@@ -41,15 +41,13 @@ tables_iexp1.json``: objects ``mijk_noiselevel<L>_eps<E>``, each a (5, 3, 5) tab
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
 from ..mechanisms import DiscreteGaussian, DoubleGeometric, Gaussian, Laplace
 from ..models import naive_bayes
 from ..samplers.conjugate import DIRICHLET_FLOOR
-from ..samplers.registry import sampler
-from .core import Posterior, chain_rngs, run_until_converged
+from .core import Posterior, Streams, chain_rngs, converged_chains
 
 __all__ = [
     "METHOD",
@@ -57,15 +55,10 @@ __all__ = [
     "noise_law",
     "dirichlet_prior",
     "naive_class_counts",
-    "run_record_wise",
     "loglinear_posterior",
 ]
 
 METHOD = "record_wise"  # ju2022's Algorithm 1 (dpinfer.methods.METHODS)
-
-Streams = Callable[
-    [], list
-]  # () -> one fresh np.random.Generator per chain, same streams each call
 
 
 class TableError(ValueError):
@@ -116,37 +109,6 @@ def naive_class_counts(released: np.ndarray) -> np.ndarray:
     return np.clip(released, 0.0, None).sum(axis=1).mean(axis=0)
 
 
-def run_record_wise(
-    model: str,
-    problem,
-    streams: Streams,
-    *,
-    burnin: int,
-    keep: int,
-    max_keep: int,
-    options: dict | None = None,
-):
-    """Chains of Algorithm 1 (``record_wise`` of registry ``model``) on ``problem``, one per
-    generator of ``streams()``, rerun with doubled ``keep`` until they converge or reach
-    ``max_keep`` (:func:`~dpinfer.releases.core.run_until_converged`; every run restarts the same
-    streams, so a longer run extends the shorter). ``options``: the sampler's keywords.
-
-    Returns (chains, rhat, ess, converged, keep, seconds); seconds are the kernels' CPU seconds
-    over every run, the shorter ones the doubling replaced included."""
-    run = sampler(model, METHOD)
-    spent = [0.0]
-
-    def run_chains(k: int) -> np.ndarray:
-        runs = [run(problem, rng, burnin=burnin, keep=k, **(options or {})) for rng in streams()]
-        spent[0] += sum(c.info.cpu_seconds for c in runs)
-        return np.stack([c.kept for c in runs])
-
-    chains, rhat, ess, converged, keep = run_until_converged(
-        run_chains, keep=keep, max_keep=max_keep
-    )
-    return chains, rhat, ess, converged, keep, spent[0]
-
-
 def loglinear_posterior(
     released,
     mechanism,
@@ -186,8 +148,8 @@ def loglinear_posterior(
     problem = naive_bayes.Problem(released, scale, alpha_p, alpha, int(n_records), noise)
     if streams is None:
         streams = lambda: chain_rngs(seed, name, METHOD, chains)  # noqa: E731
-    draws, rhat, ess, converged, keep, seconds = run_record_wise(
-        "loglinear", problem, streams, burnin=burnin, keep=keep, max_keep=max_keep
+    draws, rhat, ess, converged, keep, seconds = converged_chains(
+        "loglinear", METHOD, problem, streams, burnin=burnin, keep=keep, max_keep=max_keep
     )
     conc = np.maximum(alpha_p + naive_class_counts(released), DIRICHLET_FLOOR)
     naive = chain_rngs(seed, name, "naive", 1)[0].dirichlet(conc, size=int(naive_draws))
